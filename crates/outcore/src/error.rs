@@ -1,0 +1,90 @@
+//! Errors as values with context (path, line, what was expected).
+
+use std::path::{Path, PathBuf};
+
+/// Every fallible operation in outcore returns this error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An operating-system I/O error on a named file.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The device holding `path` ran out of space.
+    #[error("{}: disk full (no space left on device)", path.display())]
+    DiskFull { path: PathBuf },
+    /// A malformed input line.
+    #[error("{}:{line}: {expected}; found `{text}`", path.display())]
+    Parse {
+        path: PathBuf,
+        /// 1-based line number (or 1-based record number for binary inputs).
+        line: u64,
+        /// The offending text, shortened to at most 120 characters.
+        text: String,
+        /// What the parser expected to find.
+        expected: String,
+    },
+    /// A bad argument or an input that cannot be used as asked.
+    #[error("{0}")]
+    Invalid(String),
+    /// A store that is corrupt, half-written or of an unknown version.
+    #[error("store {}: {msg}", path.display())]
+    Store { path: PathBuf, msg: String },
+    /// The memory budget cannot hold what the operation needs.
+    #[error("memory budget: {0}")]
+    Budget(String),
+    /// The user interrupted the operation (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Shorthand for `std::result::Result<T, outcore::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on; ENOSPC becomes [`Error::DiskFull`].
+    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Error {
+        let path = path.as_ref().to_path_buf();
+        if source.raw_os_error() == Some(libc::ENOSPC) {
+            Error::DiskFull { path }
+        } else {
+            Error::Io { path, source }
+        }
+    }
+
+    /// A parse error; `text` is shortened so a binary blob does not flood the terminal.
+    pub fn parse(path: impl AsRef<Path>, line: u64, text: &[u8], expected: impl Into<String>) -> Error {
+        let mut s = String::from_utf8_lossy(text).into_owned();
+        if s.chars().count() > 120 {
+            s = s.chars().take(117).collect::<String>() + "...";
+        }
+        Error::Parse {
+            path: path.as_ref().to_path_buf(),
+            line,
+            text: s.trim_end_matches(['\r', '\n']).to_string(),
+            expected: expected.into(),
+        }
+    }
+
+    /// A corrupt or unreadable store.
+    pub fn store(path: impl AsRef<Path>, msg: impl Into<String>) -> Error {
+        Error::Store {
+            path: path.as_ref().to_path_buf(),
+            msg: msg.into(),
+        }
+    }
+}
+
+/// Attaches a path to `std::io::Result`s.
+pub trait IoContext<T> {
+    /// Maps the error with [`Error::io`].
+    fn at(self, path: impl AsRef<Path>) -> Result<T>;
+}
+
+impl<T> IoContext<T> for std::io::Result<T> {
+    fn at(self, path: impl AsRef<Path>) -> Result<T> {
+        self.map_err(|e| Error::io(path, e))
+    }
+}

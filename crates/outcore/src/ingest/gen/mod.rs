@@ -1,0 +1,1 @@
+//! Graph generators (stub; being written).

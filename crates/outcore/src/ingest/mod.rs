@@ -1,0 +1,57 @@
+//! `ingest`: turning edge lists and generators into stores (DESIGN.md, "Layers").
+//!
+//! Every input — a parsed file or a generator — is an [`EdgeSource`]: a stream of
+//! [`RawEdge`] batches in input order, plus optional isolated vertices. The
+//! external-memory builder in [`build`] consumes any source inside a budget.
+
+pub mod build;
+pub mod gen;
+pub mod idmap;
+pub mod parse;
+pub mod sort;
+
+use crate::error::Result;
+
+/// One edge as read from the input, in the input's own (original) ids.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RawEdge {
+    pub src: u64,
+    pub dst: u64,
+    /// The edge weight; 1.0 when the input is read unweighted.
+    pub weight: f64,
+}
+
+/// A stream of edges (and isolated vertices) to build a store from.
+///
+/// Batches arrive in input order: for duplicate edges the last occurrence wins
+/// (NetworkX `add_edges_from` semantics), so order matters.
+pub trait EdgeSource: Send {
+    /// What is being read, for messages ("graph.txt.gz", "kron scale 22").
+    fn describe(&self) -> String;
+
+    /// Total bytes of input, when known (for progress and MB/s).
+    fn input_bytes(&self) -> Option<u64> {
+        None
+    }
+
+    /// Input bytes consumed so far (updated while streaming; for progress).
+    fn bytes_consumed(&self) -> u64 {
+        0
+    }
+
+    /// `Some(n)` when the vertex set is exactly `0..n` whatever edges appear
+    /// (generators): the builder then needs no id map and keeps isolated vertices.
+    fn dense_vertex_count(&self) -> Option<u64> {
+        None
+    }
+
+    /// Streams ids of vertices that exist even without edges (an LDBC `.v`
+    /// file, the dimension of a Matrix Market matrix). Called before the edges.
+    fn for_each_vertex_batch(&mut self, _f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
+        Ok(())
+    }
+
+    /// Streams all edges, in input order, in batches of any size.
+    /// An error returned by `f` stops the stream and is returned.
+    fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()>;
+}

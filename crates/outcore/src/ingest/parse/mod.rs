@@ -1,0 +1,1 @@
+//! Edge-list parsers (stub; being written).

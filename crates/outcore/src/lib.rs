@@ -1,0 +1,12 @@
+//! outcore: graph analytics on graphs larger than memory, from an SSD, inside a
+//! memory budget. The layers follow DESIGN.md (see docs/DESIGN.md): `mem`
+//! (budget), `store` (the on-disk graph), `ingest` (parsers, generators and
+//! the external-memory build).
+
+pub mod error;
+pub mod ingest;
+pub mod mem;
+pub mod size;
+pub mod store;
+
+pub use error::{Error, Result};

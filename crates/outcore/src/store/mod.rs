@@ -1,0 +1,1 @@
+//! `store`: the on-disk graph (stub).
