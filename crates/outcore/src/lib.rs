@@ -3,9 +3,11 @@
 //! (budget), `store` (the on-disk graph), `ingest` (parsers, generators and
 //! the external-memory build).
 
+pub mod cancel;
 pub mod error;
 pub mod ingest;
 pub mod mem;
+pub mod progress;
 pub mod size;
 pub mod store;
 

@@ -1,0 +1,555 @@
+//! The external-memory store build (G-Store's conversion, done inside a budget).
+//!
+//! 1. **Read**: the source's edges are canonicalised (undirected: src <= dst),
+//!    self-loops optionally dropped, and pushed into an external sorter keyed by
+//!    (src, dst) in original ids; distinct ids are collected on the way.
+//! 2. **Remap**: the sorted stream is merged, duplicates collapse to their last
+//!    occurrence, ids become dense ranks (monotone, so the order holds) and
+//!    every edge goes to the out-CSR writer (directed), to a sorter in tile
+//!    order and to a sorter in reverse order (directed in-CSR; undirected: both
+//!    directions make the adjacency).
+//! 3. **Write**: the tile sorter feeds the tile writer, the other the CSR writer.
+//!
+//! Memory: every buffer is charged to one [`Budget`]; inputs many times larger
+//! than the budget spill sorted runs to a scratch directory. The store appears
+//! only when complete ([`StoreDir`]).
+
+use super::idmap::{IdCollector, IdMap};
+use super::sort::{ExternalSorter, Record, Sorted};
+use super::EdgeSource;
+use crate::cancel;
+use crate::error::{Error, IoContext, Result};
+use crate::mem::{peak_rss_bytes, Budget};
+use crate::progress::Progress;
+use crate::size::format_size;
+use crate::store::csr::{CsrWriter, DEFAULT_PAGE_BYTES};
+use crate::store::file::{StoreDir, WriteLe};
+use crate::store::manifest::{BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION};
+use crate::store::tiles::{TileGeometry, TileWriter, DEFAULT_GROUP_TILES, TILE_BITS};
+use crate::store::IDS_FILE;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How to build a store.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Keep edge direction (default true).
+    pub directed: bool,
+    /// Store edge weights.
+    pub weighted: bool,
+    /// Drop self-loops (default: keep them, as NetworkX does).
+    pub drop_self_loops: bool,
+    /// The memory budget in bytes.
+    pub memory: u64,
+    /// Where sorted runs go (default: beside the destination).
+    pub scratch_dir: Option<PathBuf>,
+    /// Replace an existing store.
+    pub force: bool,
+    /// Tiles per physical group side (a power of two).
+    pub group_tiles: u32,
+    /// Page size of the CSR files (a power of two, at least 4096).
+    pub page_bytes: u64,
+    /// Input format name, for the manifest.
+    pub format: String,
+    /// Caps every sort buffer (bytes), to exercise spilling on small inputs
+    /// in tests; `None` lets the budget decide.
+    #[doc(hidden)]
+    pub sort_buffer_cap: Option<u64>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            directed: true,
+            weighted: false,
+            drop_self_loops: false,
+            memory: Budget::default_limit(),
+            scratch_dir: None,
+            force: false,
+            group_tiles: DEFAULT_GROUP_TILES,
+            page_bytes: DEFAULT_PAGE_BYTES,
+            format: String::new(),
+            sort_buffer_cap: None,
+        }
+    }
+}
+
+impl BuildOptions {
+    /// Checks the options.
+    pub fn validate(&self) -> Result<()> {
+        if !self.group_tiles.is_power_of_two() || self.group_tiles > 1 << 16 {
+            return Err(Error::Invalid(format!(
+                "--group-tiles {} must be a power of two between 1 and 65536",
+                self.group_tiles
+            )));
+        }
+        if !self.page_bytes.is_power_of_two() || self.page_bytes < 4096 || self.page_bytes > 1 << 24 {
+            return Err(Error::Invalid(format!(
+                "--page-size {} must be a power of two between 4 KiB and 16 MiB",
+                self.page_bytes
+            )));
+        }
+        if self.memory < MIN_MEMORY {
+            return Err(Error::Budget(format!(
+                "--memory {} is below the {} a build needs",
+                format_size(self.memory),
+                format_size(MIN_MEMORY)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The smallest budget a build accepts.
+pub const MIN_MEMORY: u64 = 64 << 20;
+/// Budget held back for the input pipeline (parser blocks in flight), the
+/// writers' buffers and the id map's slack; sorters share the rest.
+const RESERVED: u64 = 40 << 20;
+
+/// What a build did.
+#[derive(Clone, Debug)]
+pub struct BuildReport {
+    pub path: PathBuf,
+    pub manifest: Manifest,
+    pub seconds: f64,
+    /// Seconds per phase: read, remap, write.
+    pub phases: Vec<(&'static str, f64)>,
+    pub input_bytes: Option<u64>,
+    /// Bytes written to (and read back from) sorted runs.
+    pub spilled_bytes: u64,
+    pub peak_rss_bytes: u64,
+}
+
+/// Builds a store at `dest` from `source`.
+pub fn build_store(source: &mut dyn EdgeSource, dest: &Path, opts: &BuildOptions) -> Result<BuildReport> {
+    opts.validate()?;
+    let dir = StoreDir::create(dest, opts.force)?;
+    let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
+    if opts.weighted {
+        build::<f64>(source, dir, &scratch.0, opts)
+    } else {
+        build::<()>(source, dir, &scratch.0, opts)
+    }
+}
+
+/// A scratch directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn create(base: Option<&Path>, store_tmp: &Path) -> Result<Scratch> {
+        let path = match base {
+            Some(b) => b.join(format!(".outcore-scratch-{}", std::process::id())),
+            None => store_tmp.with_extension("scratch"),
+        };
+        std::fs::create_dir_all(&path).at(&path)?;
+        Ok(Scratch(path))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An edge weight as carried through the sorters: `()` when unweighted.
+trait Weight: Copy + Send + Sync + 'static {
+    const BYTES: usize;
+    fn from_f64(w: f64) -> Self;
+    fn get(self) -> f64;
+    fn enc(self, out: &mut [u8]);
+    fn dec(b: &[u8]) -> Self;
+}
+
+impl Weight for () {
+    const BYTES: usize = 0;
+    fn from_f64(_: f64) -> Self {}
+    fn get(self) -> f64 {
+        1.0
+    }
+    fn enc(self, _: &mut [u8]) {}
+    fn dec(_: &[u8]) -> Self {}
+}
+
+impl Weight for f64 {
+    const BYTES: usize = 8;
+    fn from_f64(w: f64) -> Self {
+        w
+    }
+    fn get(self) -> f64 {
+        self
+    }
+    fn enc(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn dec(b: &[u8]) -> Self {
+        f64::from_le_bytes(b.try_into().unwrap())
+    }
+}
+
+/// An edge in original ids, sorted by (src, dst).
+#[derive(Clone, Copy)]
+struct Orig<W> {
+    src: u64,
+    dst: u64,
+    w: W,
+}
+
+impl<W: Weight> Record for Orig<W> {
+    const BYTES: usize = 16 + W::BYTES;
+    type Key = (u64, u64);
+    #[inline]
+    fn key(&self) -> (u64, u64) {
+        (self.src, self.dst)
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.src.to_le_bytes());
+        out[8..16].copy_from_slice(&self.dst.to_le_bytes());
+        self.w.enc(&mut out[16..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        Orig {
+            src: u64::from_le_bytes(b[..8].try_into().unwrap()),
+            dst: u64::from_le_bytes(b[8..16].try_into().unwrap()),
+            w: W::dec(&b[16..]),
+        }
+    }
+}
+
+/// An edge in dense ids packed into a 64-bit sort key.
+#[derive(Clone, Copy)]
+struct Keyed<W> {
+    key: u64,
+    w: W,
+}
+
+impl<W: Weight> Record for Keyed<W> {
+    const BYTES: usize = 8 + W::BYTES;
+    type Key = u64;
+    #[inline]
+    fn key(&self) -> u64 {
+        self.key
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.key.to_le_bytes());
+        self.w.enc(&mut out[8..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        Keyed {
+            key: u64::from_le_bytes(b[..8].try_into().unwrap()),
+            w: W::dec(&b[8..]),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    input_edges: u64,
+    self_loops_dropped: u64,
+    duplicates: u64,
+    edges: u64,
+    self_loops: u64,
+}
+
+fn build<W: Weight>(
+    source: &mut dyn EdgeSource,
+    mut dir: StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+) -> Result<BuildReport> {
+    let start = Instant::now();
+    let budget = Budget::new(opts.memory);
+    let _reserved = budget.charge(RESERVED, "input pipeline and writers")?;
+    let undirected = !opts.directed;
+    let dense_n = source.dense_vertex_count();
+    let mut counts = Counts::default();
+
+    // Phase 1: read, canonicalise, sort by (src, dst); collect ids.
+    let t1 = Instant::now();
+    let free = budget.available();
+    let mut ids = match dense_n {
+        Some(_) => None,
+        None => Some(IdCollector::new(&budget, free / 4)),
+    };
+    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
+    let mut sorter = ExternalSorter::<Orig<W>>::new("edges", scratch, &budget, cap(budget.available() - free / 4))?;
+    let mut progress = Progress::new(format!("read {}", source.describe()));
+    if let Some(c) = ids.as_mut() {
+        source.for_each_vertex_batch(&mut |batch| {
+            batch.iter().try_for_each(|&v| c.add(v))?;
+            cancel::check()
+        })?;
+    }
+    let total_bytes = source.input_bytes();
+    {
+        let mut on_batch = |batch: &[super::RawEdge]| -> Result<()> {
+            for e in batch {
+                counts.input_edges += 1;
+                let (mut s, mut d) = (e.src, e.dst);
+                if s == d && opts.drop_self_loops {
+                    counts.self_loops_dropped += 1;
+                    continue;
+                }
+                if undirected && s > d {
+                    std::mem::swap(&mut s, &mut d);
+                }
+                if let Some(c) = ids.as_mut() {
+                    c.add(s)?;
+                    c.add(d)?;
+                } else if d.max(s) >= dense_n.unwrap_or(u64::MAX) {
+                    return Err(Error::Invalid(format!(
+                        "edge ({s}, {d}) lies outside the {} vertices of the source",
+                        dense_n.unwrap_or(0)
+                    )));
+                }
+                sorter.push(Orig {
+                    src: s,
+                    dst: d,
+                    w: W::from_f64(e.weight),
+                })?;
+            }
+            cancel::check()?;
+            let n = counts.input_edges;
+            progress.tick(|| read_progress(n, total_bytes, 0));
+            Ok(())
+        };
+        source.for_each_edge_batch(&mut on_batch)?;
+    }
+    let consumed = source.bytes_consumed();
+    let read_msg = read_progress(counts.input_edges, total_bytes, consumed);
+    progress.done(|| read_msg);
+    let idmap = match ids {
+        Some(c) => c.finish()?,
+        None => IdMap::identity(dense_n.unwrap_or(0)),
+    };
+    let n = idmap.len();
+    if n > u32::MAX as u64 {
+        return Err(Error::Invalid(format!(
+            "{n} vertices: this version supports at most {}",
+            u32::MAX
+        )));
+    }
+    let mut spilled = sorter.spilled_bytes();
+    let mut sorted = sorter.finish()?;
+    let read_secs = t1.elapsed().as_secs_f64();
+
+    // Phase 2: merge, dedup (last wins), remap, fan out.
+    let t2 = Instant::now();
+    let geom = TileGeometry::new(n, opts.group_tiles, undirected);
+    let share = budget.available();
+    let (tile_share, rev_share) = if undirected {
+        (share / 3, share - share / 3)
+    } else {
+        (share / 2, share / 2)
+    };
+    let mut tile_sorter = ExternalSorter::<Keyed<W>>::new("tiles", scratch, &budget, cap(tile_share))?;
+    let mut rev_sorter = ExternalSorter::<Keyed<W>>::new("adjacency", scratch, &budget, cap(rev_share))?;
+    let mut out_csr = if undirected {
+        None
+    } else {
+        Some(CsrWriter::new(&mut dir, "out", n, opts.page_bytes, opts.weighted)?)
+    };
+    let mut progress = Progress::new("sort and remap");
+    {
+        let mut emit = |e: Orig<W>| -> Result<()> {
+            let s = idmap.dense(e.src).expect("every id was collected");
+            let d = idmap.dense(e.dst).expect("every id was collected");
+            counts.edges += 1;
+            counts.self_loops += (s == d) as u64;
+            tile_sorter.push(Keyed {
+                key: geom.edge_key(s, d),
+                w: e.w,
+            })?;
+            if let Some(out) = out_csr.as_mut() {
+                out.push(s, d, e.w.get())?;
+                rev_sorter.push(Keyed {
+                    key: (d as u64) << 32 | s as u64,
+                    w: e.w,
+                })?;
+            } else {
+                rev_sorter.push(Keyed {
+                    key: (s as u64) << 32 | d as u64,
+                    w: e.w,
+                })?;
+                if s != d {
+                    rev_sorter.push(Keyed {
+                        key: (d as u64) << 32 | s as u64,
+                        w: e.w,
+                    })?;
+                }
+            }
+            Ok(())
+        };
+        let mut prev: Option<Orig<W>> = None;
+        let mut i = 0u64;
+        while let Some(e) = sorted.next_record()? {
+            if let Some(p) = prev {
+                if p.key() == e.key() {
+                    counts.duplicates += 1;
+                } else {
+                    emit(p)?;
+                }
+            }
+            prev = Some(e);
+            i += 1;
+            if i % (1 << 20) == 0 {
+                cancel::check()?;
+                progress.tick(|| format!("{i} of {} edges", counts.input_edges));
+            }
+        }
+        if let Some(p) = prev {
+            emit(p)?;
+        }
+    }
+    drop(sorted);
+    progress.done(|| format!("{} distinct edges, {} duplicates merged", counts.edges, counts.duplicates));
+    let out_stats = match out_csr {
+        Some(w) => Some(w.finish(&mut dir)?),
+        None => None,
+    };
+    spilled += tile_sorter.spilled_bytes() + rev_sorter.spilled_bytes();
+    let remap_secs = t2.elapsed().as_secs_f64();
+
+    // Phase 3: write tiles and the remaining CSR direction.
+    let t3 = Instant::now();
+    let progress = Progress::new("write tiles and adjacency");
+    let mut tiles = TileWriter::new(&mut dir, geom, opts.weighted)?;
+    let mut ts = tile_sorter.finish()?;
+    let mut k = 0u64;
+    while let Some(r) = ts.next_record()? {
+        let t = r.key >> 32;
+        let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
+        let (i, j) = tile_of_order(&geom, t);
+        tiles.push(
+            ((i << TILE_BITS) | src_local) as u32,
+            ((j << TILE_BITS) | dst_local) as u32,
+            r.w.get(),
+        )?;
+        k += 1;
+        if k % (1 << 20) == 0 {
+            cancel::check()?;
+        }
+    }
+    drop(ts);
+    let tile_stats = tiles.finish(&mut dir)?;
+    let which = if undirected { "out" } else { "in" };
+    let mut csr = CsrWriter::new(&mut dir, which, n, opts.page_bytes, opts.weighted)?;
+    let mut rs: Sorted<Keyed<W>> = rev_sorter.finish()?;
+    while let Some(r) = rs.next_record()? {
+        csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
+        k += 1;
+        if k % (1 << 20) == 0 {
+            cancel::check()?;
+        }
+    }
+    drop(rs);
+    let rev_stats = csr.finish(&mut dir)?;
+    if !idmap.is_identity() {
+        let mut w = dir.file(IDS_FILE)?;
+        w.put_u64s(idmap.original_ids())?;
+        dir.close(w)?;
+    }
+    progress.done(|| format!("{} tiles", tile_stats.tiles));
+    let write_secs = t3.elapsed().as_secs_f64();
+
+    let (out_stats, in_stats) = match out_stats {
+        Some(o) => (o, Some(rev_stats)),
+        None => (rev_stats, None),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let manifest = Manifest {
+        format: FORMAT_NAME.into(),
+        format_version: FORMAT_VERSION,
+        num_vertices: n,
+        num_edges: counts.edges,
+        num_self_loops: counts.self_loops,
+        directed: opts.directed,
+        weighted: opts.weighted,
+        weight_type: opts.weighted.then(|| "f64".to_string()),
+        has_id_map: !idmap.is_identity(),
+        tiles: TileInfo {
+            tile_bits: TILE_BITS,
+            group_tiles: opts.group_tiles,
+            blocks: geom.blocks,
+            upper_triangle: undirected,
+            num_tiles: tile_stats.tiles,
+            num_groups: tile_stats.groups,
+            max_tile_edges: tile_stats.max_tile_edges,
+            edges: tile_stats.edges,
+        },
+        csr: CsrInfo {
+            page_bytes: opts.page_bytes,
+            id_bytes: 4,
+            out_slots: out_stats.slots,
+            out_entries: out_stats.entries,
+            in_slots: in_stats.map_or(0, |s| s.slots),
+            in_entries: in_stats.map_or(0, |s| s.entries),
+        },
+        degrees: DegreeInfo {
+            max_out: out_stats.max_degree,
+            max_in: in_stats.map_or(out_stats.max_degree, |s| s.max_degree),
+            out_overflow: out_stats.overflow,
+            in_overflow: in_stats.map_or(0, |s| s.overflow),
+        },
+        build: BuildInfo {
+            tool: format!("outcore {}", env!("CARGO_PKG_VERSION")),
+            source: source.describe(),
+            format: opts.format.clone(),
+            memory_budget: opts.memory,
+            drop_self_loops: opts.drop_self_loops,
+            input_edges: counts.input_edges,
+            duplicates_merged: counts.duplicates,
+            self_loops_dropped: counts.self_loops_dropped,
+            seconds,
+            created_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        },
+        files: Default::default(),
+    };
+    let path = dir.commit(manifest.clone())?;
+    let manifest = crate::store::Manifest::read(&path)?;
+    Ok(BuildReport {
+        path,
+        manifest,
+        seconds,
+        phases: vec![("read", read_secs), ("remap", remap_secs), ("write", write_secs)],
+        input_bytes: total_bytes,
+        spilled_bytes: spilled,
+        peak_rss_bytes: peak_rss_bytes(),
+    })
+}
+
+/// Inverse of [`TileGeometry::tile_order`].
+fn tile_of_order(g: &TileGeometry, t: u64) -> (u64, u64) {
+    let q = g.group_tiles;
+    let (jl, rest) = (t % q, t / q);
+    let (il, g_idx) = (rest % q, rest / q);
+    let gps = g.groups_per_side();
+    let (gi, gj) = (g_idx / gps, g_idx % gps);
+    (gi * q + il, gj * q + jl)
+}
+
+fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
+    match total {
+        Some(t) if consumed > 0 => format!("{edges} edges from {} of {}", format_size(consumed), format_size(t)),
+        _ => format!("{edges} edges"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tile_order_inverts() {
+        for (n, q, up) in [(5 * 65536, 2, true), (1 << 20, 16, false), (3, 1, false)] {
+            let g = TileGeometry::new(n, q, up);
+            for i in 0..g.blocks {
+                for j in 0..g.blocks {
+                    assert_eq!(tile_of_order(&g, g.tile_order(i, j)), (i, j));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Original 64-bit ids <-> dense ids.
+//!
+//! Dense id = rank of the original id among all distinct ids, so the map is
+//! monotone: sorting by original ids is sorting by dense ids, and the smallest
+//! original id of a set is its smallest dense id (what WCC labels need).
+//! Lookups go through a bucket table over the id range (one cache miss plus a
+//! short search) rather than a binary search over the whole array.
+
+use crate::error::{Error, Result};
+use crate::mem::budget::Charge;
+use crate::mem::Budget;
+
+/// Collects the distinct ids of an input inside a budget share.
+///
+/// Ids start in a bitmap over `0..=max id` (one bit per possible id, O(1) per
+/// id: what SNAP-style inputs with small ids need); an id too large for the
+/// bitmap's share switches to a list that is sorted and deduplicated whenever
+/// it fills.
+pub struct IdCollector {
+    bits: Vec<u64>,
+    bitmap: bool,
+    ids: Vec<u64>,
+    limit: usize,
+    budget: Budget,
+    charge: Option<Charge>,
+}
+
+impl IdCollector {
+    /// A collector that may use up to `bytes` (fails cleanly past that).
+    pub fn new(budget: &Budget, bytes: u64) -> IdCollector {
+        IdCollector {
+            bits: Vec::new(),
+            bitmap: true,
+            ids: Vec::new(),
+            limit: (bytes / 16).max(1024) as usize,
+            budget: budget.clone(),
+            charge: None,
+        }
+    }
+
+    /// Adds an id (duplicates are fine).
+    #[inline]
+    pub fn add(&mut self, id: u64) -> Result<()> {
+        if self.bitmap {
+            let w = (id / 64) as usize;
+            if w < self.bits.len() {
+                self.bits[w] |= 1 << (id % 64);
+                return Ok(());
+            }
+            if self.grow_bitmap(id)? {
+                self.bits[w] |= 1 << (id % 64);
+                return Ok(());
+            }
+        }
+        if self.ids.len() == self.ids.capacity() {
+            self.grow()?;
+        }
+        self.ids.push(id);
+        Ok(())
+    }
+
+    /// Grows the bitmap to hold `id`, or switches to list mode (false).
+    fn grow_bitmap(&mut self, id: u64) -> Result<bool> {
+        let words = (id / 64 + 1).next_power_of_two().max(1024);
+        // The bitmap may use the whole share: 16 bytes per listed id buys 128 bits.
+        if words.saturating_mul(8) <= self.limit as u64 * 16 {
+            if let Ok(c) = self.budget.charge((words as usize - self.bits.len()) as u64 * 8, "vertex id bitmap") {
+                self.bits.resize(words as usize, 0);
+                self.charge = Some(match self.charge.take() {
+                    Some(o) => o.absorb(c),
+                    None => c,
+                });
+                return Ok(true);
+            }
+        }
+        // Move to list mode: the bitmap's ids become the start of the list.
+        self.bitmap = false;
+        let bits = std::mem::take(&mut self.bits);
+        let count: u64 = bits.iter().map(|w| w.count_ones() as u64).sum();
+        self.charge = None;
+        let cap = (count as usize * 2).max(1 << 16);
+        if cap > self.limit {
+            return Err(too_many(count as usize));
+        }
+        self.charge = Some(self.budget.charge(cap as u64 * 16, "vertex id collection")?);
+        self.ids.reserve_exact(cap);
+        self.ids.extend(bitmap_ids(&bits));
+        Ok(false)
+    }
+
+    fn grow(&mut self) -> Result<()> {
+        self.compact();
+        if self.ids.len() < self.ids.capacity() / 2 {
+            return Ok(());
+        }
+        let new_cap = (self.ids.capacity() * 2).clamp(1 << 16, self.limit);
+        if new_cap <= self.ids.len() {
+            return Err(too_many(self.ids.len()));
+        }
+        // Charge before allocating: the old and new vectors coexist briefly.
+        self.charge = None;
+        let charge = self.budget.charge(new_cap as u64 * 16, "vertex id collection")?;
+        self.ids.reserve_exact(new_cap - self.ids.len());
+        self.charge = Some(charge);
+        Ok(())
+    }
+
+    fn compact(&mut self) {
+        use rayon::slice::ParallelSliceMut;
+        self.ids.par_sort_unstable();
+        self.ids.dedup();
+    }
+
+    /// The map from the distinct ids collected.
+    pub fn finish(mut self) -> Result<IdMap> {
+        let budget = self.budget.clone();
+        let ids = if self.bitmap {
+            bitmap_ids(&self.bits).collect()
+        } else {
+            self.compact();
+            std::mem::take(&mut self.ids)
+        };
+        drop(self);
+        IdMap::from_sorted(ids, &budget)
+    }
+}
+
+fn too_many(n: usize) -> Error {
+    Error::Budget(format!(
+        "the input has more than {n} distinct vertex ids, whose id map does not fit the budget; raise --memory"
+    ))
+}
+
+fn bitmap_ids(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        std::iter::from_fn(move || {
+            if word == 0 {
+                return None;
+            }
+            let b = word.trailing_zeros() as u64;
+            word &= word - 1;
+            Some(w as u64 * 64 + b)
+        })
+    })
+}
+
+/// The map between original and dense ids.
+pub struct IdMap {
+    /// Sorted distinct original ids; empty when the map is the identity.
+    ids: Vec<u64>,
+    n: u64,
+    identity: bool,
+    /// `bucket[b]` = first index whose id has bucket >= b.
+    bucket: Vec<u32>,
+    min: u64,
+    shift: u32,
+    _charge: Option<Charge>,
+}
+
+impl IdMap {
+    /// The identity map on `0..n`.
+    pub fn identity(n: u64) -> IdMap {
+        IdMap {
+            ids: Vec::new(),
+            n,
+            identity: true,
+            bucket: Vec::new(),
+            min: 0,
+            shift: 0,
+            _charge: None,
+        }
+    }
+
+    /// A map from sorted distinct ids; the identity if they are exactly `0..n`.
+    pub fn from_sorted(ids: Vec<u64>, budget: &Budget) -> Result<IdMap> {
+        let n = ids.len() as u64;
+        if n > u32::MAX as u64 {
+            return Err(Error::Invalid(format!(
+                "the input has {n} distinct vertices; this version supports at most {}",
+                u32::MAX
+            )));
+        }
+        if ids.last().is_none_or(|&l| l == n - 1) {
+            return Ok(IdMap::identity(n));
+        }
+        let min = ids[0];
+        let span = ids[ids.len() - 1] - min;
+        let bits = 64 - span.leading_zeros();
+        let want_bits = 64 - (n.max(2) - 1).leading_zeros() + 1; // about 2 buckets per id
+        let shift = bits.saturating_sub(want_bits);
+        let nb = (span >> shift) as usize + 2;
+        let charge = budget.charge((ids.len() * 8 + nb * 4) as u64, "vertex id map")?;
+        let mut bucket = vec![0u32; nb];
+        let mut i = 0usize;
+        for (b, slot) in bucket.iter_mut().enumerate() {
+            while i < ids.len() && (((ids[i] - min) >> shift) as usize) < b {
+                i += 1;
+            }
+            *slot = i as u32;
+        }
+        Ok(IdMap {
+            ids,
+            n,
+            identity: false,
+            bucket,
+            min,
+            shift,
+            _charge: Some(charge),
+        })
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// True when there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// True when dense ids equal original ids.
+    pub fn is_identity(&self) -> bool {
+        self.identity
+    }
+
+    /// The sorted original ids (empty for the identity).
+    pub fn original_ids(&self) -> &[u64] {
+        &self.ids
+    }
+
+    /// The dense id of `orig`, if it is a vertex.
+    #[inline]
+    pub fn dense(&self, orig: u64) -> Option<u32> {
+        if self.identity {
+            return (orig < self.n).then_some(orig as u32);
+        }
+        if orig < self.min {
+            return None;
+        }
+        let b = ((orig - self.min) >> self.shift) as usize;
+        if b + 1 >= self.bucket.len() {
+            return None;
+        }
+        let (lo, hi) = (self.bucket[b] as usize, self.bucket[b + 1] as usize);
+        self.ids[lo..hi]
+            .binary_search(&orig)
+            .ok()
+            .map(|i| (lo + i) as u32)
+    }
+
+    /// The original id of dense id `v`.
+    #[inline]
+    pub fn original(&self, v: u32) -> u64 {
+        if self.identity {
+            v as u64
+        } else {
+            self.ids[v as usize]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_are_monotone_and_exact() {
+        let budget = Budget::new(1 << 30);
+        for ids in [
+            vec![5u64, 7, 1 << 40, u64::MAX - 1, u64::MAX],
+            vec![0, 1, 2, 3],
+            vec![1, 2, 3],
+            vec![u32::MAX as u64 - 1, u32::MAX as u64, u32::MAX as u64 + 1],
+            vec![],
+            vec![42],
+        ] {
+            let mut c = IdCollector::new(&budget, 1 << 20);
+            for &x in ids.iter().rev().chain(ids.iter()) {
+                c.add(x).unwrap();
+            }
+            let m = c.finish().unwrap();
+            assert_eq!(m.len(), ids.len() as u64);
+            for (i, &x) in ids.iter().enumerate() {
+                assert_eq!(m.dense(x), Some(i as u32), "{ids:?}");
+                assert_eq!(m.original(i as u32), x);
+                if x > 0 && !ids.contains(&(x - 1)) {
+                    assert_eq!(m.dense(x - 1), None);
+                }
+            }
+            assert_eq!(m.dense(u64::MAX - 2), None);
+        }
+    }
+
+    #[test]
+    fn collector_refuses_past_its_share() {
+        let budget = Budget::new(1 << 30);
+        let mut c = IdCollector::new(&budget, 8 * 100_000);
+        let r: Result<()> = (0..1_000_000u64).try_for_each(|i| c.add(i * 3));
+        assert!(matches!(r, Err(Error::Budget(_))));
+    }
+}

@@ -55,3 +55,44 @@ pub trait EdgeSource: Send {
     /// An error returned by `f` stops the stream and is returned.
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()>;
 }
+
+/// An in-memory source: for tests, small programmatic graphs and bindings.
+pub struct VecSource {
+    /// Vertices that exist even without edges.
+    pub vertices: Vec<u64>,
+    pub edges: Vec<RawEdge>,
+    /// `Some(n)`: the vertex set is exactly `0..n`.
+    pub dense: Option<u64>,
+}
+
+impl VecSource {
+    /// A source of `(src, dst, weight)` triples.
+    pub fn new(edges: impl IntoIterator<Item = (u64, u64, f64)>) -> VecSource {
+        VecSource {
+            vertices: Vec::new(),
+            edges: edges
+                .into_iter()
+                .map(|(src, dst, weight)| RawEdge { src, dst, weight })
+                .collect(),
+            dense: None,
+        }
+    }
+}
+
+impl EdgeSource for VecSource {
+    fn describe(&self) -> String {
+        format!("{} in-memory edges", self.edges.len())
+    }
+
+    fn dense_vertex_count(&self) -> Option<u64> {
+        self.dense
+    }
+
+    fn for_each_vertex_batch(&mut self, f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
+        f(&self.vertices)
+    }
+
+    fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
+        self.edges.chunks(1000).try_for_each(f)
+    }
+}

@@ -101,6 +101,12 @@ impl Charge {
         self.bytes
     }
 
+    /// Joins another charge of the same budget into this one.
+    pub fn absorb(mut self, mut other: Charge) -> Charge {
+        self.bytes += std::mem::take(&mut other.bytes);
+        self
+    }
+
     /// What the charge is for.
     pub fn what(&self) -> &'static str {
         self.what

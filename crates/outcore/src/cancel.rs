@@ -1,0 +1,23 @@
+//! Cooperative cancellation: a Ctrl-C handler sets the flag, long loops poll it
+//! and return [`Error::Interrupted`], and the normal error path cleans up
+//! (so an interrupted build leaves no half-written store).
+
+use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Requests cancellation of running work (call from a signal handler).
+pub fn request() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Fails with [`Error::Interrupted`] once cancellation was requested.
+#[inline]
+pub fn check() -> Result<()> {
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        Err(Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,206 @@
+//! The CSR layout (PartitionedVC, TurboGraph): page-packed adjacency lists.
+//!
+//! `csr/{out,in}.adj` holds u32 neighbour ids in pages of `page_bytes`; a list
+//! that fits in one page never straddles two (the select engine then reads one
+//! page for it), a longer list starts on a page boundary and spans consecutive
+//! pages; unused slots hold `u32::MAX`. `csr/{out,in}.off` holds n + 1 u64 slot
+//! offsets (the last is the slot count); a list's length is its degree.
+//! Lists are sorted and free of duplicates. `weights/{out,in}.f64` is aligned
+//! slot by slot with the adjacency (padding slots hold 0).
+//! Directed stores have `out` and `in`; undirected stores have `out` only,
+//! holding both directions of every edge (a self-loop once).
+
+use super::degrees::DegreeWriter;
+use super::file::{DataWriter, StoreDir, WriteLe};
+use crate::error::Result;
+
+/// Default page size of the adjacency files.
+pub const DEFAULT_PAGE_BYTES: u64 = 4096;
+/// The value of padding slots.
+pub const PAD: u32 = u32::MAX;
+
+/// Paths of one direction: adjacency, offsets, weights.
+pub fn files(which: &str) -> (String, String, String) {
+    (
+        format!("csr/{which}.adj"),
+        format!("csr/{which}.off"),
+        format!("weights/{which}.f64"),
+    )
+}
+
+/// Statistics of a written CSR direction.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CsrStats {
+    pub slots: u64,
+    pub entries: u64,
+    pub max_degree: u64,
+    pub overflow: u64,
+}
+
+/// Writes a CSR direction from (vertex, neighbour) pairs sorted by vertex then
+/// neighbour, without duplicates.
+pub struct CsrWriter {
+    n: u64,
+    page_slots: u64,
+    adj: DataWriter,
+    off: DataWriter,
+    weights: Option<DataWriter>,
+    degrees: DegreeWriter,
+    /// Next vertex whose offset is not written yet.
+    next_vertex: u64,
+    cur: Option<u32>,
+    /// The current list's first entries while its placement is undecided.
+    pending: Vec<(u32, f64)>,
+    placed: bool,
+    cur_len: u64,
+    slots: u64,
+    entries: u64,
+    adj_buf: Vec<u32>,
+    w_buf: Vec<f64>,
+    off_buf: Vec<u64>,
+}
+
+impl CsrWriter {
+    /// Starts direction `which` ("out" or "in") for `n` vertices.
+    pub fn new(dir: &mut StoreDir, which: &str, n: u64, page_bytes: u64, weighted: bool) -> Result<CsrWriter> {
+        let (a, o, w) = files(which);
+        Ok(CsrWriter {
+            n,
+            page_slots: page_bytes / 4,
+            adj: dir.file(&a)?,
+            off: dir.file(&o)?,
+            weights: if weighted { Some(dir.file(&w)?) } else { None },
+            degrees: DegreeWriter::new(dir, which)?,
+            next_vertex: 0,
+            cur: None,
+            pending: Vec::new(),
+            placed: false,
+            cur_len: 0,
+            slots: 0,
+            entries: 0,
+            adj_buf: Vec::with_capacity(1 << 18),
+            w_buf: Vec::new(),
+            off_buf: Vec::with_capacity(1 << 16),
+        })
+    }
+
+    /// Appends neighbour `dst` to the list of `src`.
+    #[inline]
+    pub fn push(&mut self, src: u32, dst: u32, weight: f64) -> Result<()> {
+        if self.cur != Some(src) {
+            self.end_list()?;
+            while self.next_vertex < src as u64 {
+                self.place_offset()?;
+                self.degrees.push(0)?;
+            }
+            self.cur = Some(src);
+        }
+        self.cur_len += 1;
+        self.entries += 1;
+        if self.placed {
+            return self.emit(dst, weight);
+        }
+        self.pending.push((dst, weight));
+        let room = self.page_slots - self.slots % self.page_slots;
+        if self.pending.len() as u64 > room {
+            // Too long for the rest of this page: start on the next one.
+            if room < self.page_slots {
+                self.pad(room)?;
+            }
+            self.place_pending()?;
+        }
+        Ok(())
+    }
+
+    fn place_offset(&mut self) -> Result<()> {
+        self.off_buf.push(self.slots);
+        self.next_vertex += 1;
+        if self.off_buf.len() == self.off_buf.capacity() {
+            self.off.put_u64s(&self.off_buf)?;
+            self.off_buf.clear();
+        }
+        Ok(())
+    }
+
+    fn place_pending(&mut self) -> Result<()> {
+        self.place_offset()?;
+        self.placed = true;
+        let pending = std::mem::take(&mut self.pending);
+        for &(d, w) in &pending {
+            self.emit(d, w)?;
+        }
+        self.pending = pending;
+        self.pending.clear();
+        Ok(())
+    }
+
+    fn end_list(&mut self) -> Result<()> {
+        if self.cur.is_none() {
+            return Ok(());
+        }
+        if !self.placed {
+            self.place_pending()?;
+        }
+        self.degrees.push(self.cur_len)?;
+        self.cur = None;
+        self.placed = false;
+        self.cur_len = 0;
+        Ok(())
+    }
+
+    #[inline]
+    fn emit(&mut self, dst: u32, weight: f64) -> Result<()> {
+        self.adj_buf.push(dst);
+        if self.weights.is_some() {
+            self.w_buf.push(weight);
+        }
+        self.slots += 1;
+        if self.adj_buf.len() == self.adj_buf.capacity() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn pad(&mut self, count: u64) -> Result<()> {
+        for _ in 0..count {
+            self.emit(PAD, 0.0)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.adj.put_u32s(&self.adj_buf)?;
+        self.adj_buf.clear();
+        if let Some(w) = &mut self.weights {
+            w.put_f64s(&self.w_buf)?;
+            self.w_buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Ends the last list, pads the file to a whole page and closes everything.
+    pub fn finish(mut self, dir: &mut StoreDir) -> Result<CsrStats> {
+        self.end_list()?;
+        while self.next_vertex < self.n {
+            self.place_offset()?;
+            self.degrees.push(0)?;
+        }
+        let tail = (self.page_slots - self.slots % self.page_slots) % self.page_slots;
+        self.pad(tail)?;
+        self.off_buf.push(self.slots);
+        self.off.put_u64s(&self.off_buf)?;
+        self.flush()?;
+        dir.close(self.adj)?;
+        dir.close(self.off)?;
+        if let Some(w) = self.weights {
+            dir.close(w)?;
+        }
+        let (max_degree, overflow, _) = self.degrees.finish(dir)?;
+        Ok(CsrStats {
+            slots: self.slots,
+            entries: self.entries,
+            max_degree,
+            overflow,
+        })
+    }
+}

@@ -1,0 +1,101 @@
+//! Compact degrees: one u16 per vertex, with an overflow table for degrees of
+//! 0xFFFF and more (G-Store's compact degree array).
+//!
+//! Files `degrees/{out,in}.u16` (n little-endian u16, 0xFFFF = see overflow)
+//! and `degrees/{out,in}.ovf` ((vertex u64, degree u64) pairs by vertex).
+
+use super::file::{read_chunks, DataWriter, StoreDir, WriteLe};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// The marker for "degree in the overflow table".
+pub const OVERFLOW: u16 = u16::MAX;
+
+/// Paths of a degree array: `degrees/{dir}.u16` and `degrees/{dir}.ovf`.
+pub fn files(dir: &str) -> (String, String) {
+    (format!("degrees/{dir}.u16"), format!("degrees/{dir}.ovf"))
+}
+
+/// Writes degrees in vertex order.
+pub struct DegreeWriter {
+    compact: DataWriter,
+    ovf_name: String,
+    overflow: Vec<u64>,
+    buf: Vec<u16>,
+    next: u64,
+    max: u64,
+    sum: u64,
+}
+
+impl DegreeWriter {
+    /// Starts `degrees/{which}.*` in `dir`.
+    pub fn new(dir: &mut StoreDir, which: &str) -> Result<DegreeWriter> {
+        let (c, o) = files(which);
+        Ok(DegreeWriter {
+            compact: dir.file(&c)?,
+            ovf_name: o,
+            overflow: Vec::new(),
+            buf: Vec::with_capacity(1 << 16),
+            next: 0,
+            max: 0,
+            sum: 0,
+        })
+    }
+
+    /// The degree of the next vertex.
+    #[inline]
+    pub fn push(&mut self, degree: u64) -> Result<()> {
+        if degree >= OVERFLOW as u64 {
+            self.overflow.push(self.next);
+            self.overflow.push(degree);
+            self.buf.push(OVERFLOW);
+        } else {
+            self.buf.push(degree as u16);
+        }
+        self.next += 1;
+        self.max = self.max.max(degree);
+        self.sum += degree;
+        if self.buf.len() == self.buf.capacity() {
+            self.compact.put_u16s(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Closes the files; returns (max degree, overflow entries, degree sum).
+    pub fn finish(mut self, dir: &mut StoreDir) -> Result<(u64, u64, u64)> {
+        self.compact.put_u16s(&self.buf)?;
+        dir.close(self.compact)?;
+        let mut ovf = dir.file(&self.ovf_name)?;
+        ovf.put_u64s(&self.overflow)?;
+        dir.close(ovf)?;
+        Ok((self.max, self.overflow.len() as u64 / 2, self.sum))
+    }
+}
+
+/// Streams the degrees of `degrees/{which}.*` in vertex order to `f`.
+pub fn for_each(store: &Path, which: &str, mut f: impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+    let (c, o) = files(which);
+    let ovf = super::file::read_u64s(&store.join(&o))?;
+    let mut k = 0usize;
+    let mut v = 0u64;
+    read_chunks(&store.join(&c), 2, |b| {
+        for d in b.chunks_exact(2) {
+            let mut deg = u16::from_le_bytes([d[0], d[1]]) as u64;
+            if deg == OVERFLOW as u64 {
+                if k + 1 >= ovf.len() || ovf[k] != v {
+                    return Err(Error::store(store.join(&o), format!("no overflow entry for vertex {v}")));
+                }
+                deg = ovf[k + 1];
+                k += 2;
+            }
+            f(v, deg)?;
+            v += 1;
+        }
+        Ok(())
+    })?;
+    if k != ovf.len() {
+        return Err(Error::store(store.join(&o), "overflow entries without a marked vertex"));
+    }
+    Ok(())
+}

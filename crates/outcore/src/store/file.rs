@@ -1,0 +1,299 @@
+//! Store files: checksummed writers, atomic store directories, checked readers.
+
+use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
+use crate::error::{Error, IoContext, Result};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use xxhash_rust::xxh3::Xxh3;
+
+/// Fault injection for tests of the disk-full path: with
+/// `OUTCORE_FAULT_DISK_FULL_AFTER=N` in the environment, store writes fail
+/// with ENOSPC once N bytes were written by this process.
+fn fault_limit() -> Option<u64> {
+    static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        std::env::var("OUTCORE_FAULT_DISK_FULL_AFTER")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    })
+}
+
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+/// Writes one store file, hashing and counting as it goes.
+pub struct DataWriter {
+    rel: String,
+    path: PathBuf,
+    out: BufWriter<File>,
+    hasher: Xxh3,
+    bytes: u64,
+}
+
+impl DataWriter {
+    fn create(path: PathBuf, rel: String) -> Result<DataWriter> {
+        let f = File::create(&path).at(&path)?;
+        Ok(DataWriter {
+            rel,
+            path,
+            out: BufWriter::with_capacity(1 << 20, f),
+            hasher: Xxh3::new(),
+            bytes: 0,
+        })
+    }
+
+    /// Appends bytes.
+    pub fn write_all(&mut self, buf: &[u8]) -> Result<()> {
+        if let Some(limit) = fault_limit() {
+            let total = WRITTEN.fetch_add(buf.len() as u64, Ordering::Relaxed) + buf.len() as u64;
+            if total > limit {
+                return Err(Error::io(&self.path, std::io::Error::from_raw_os_error(libc::ENOSPC)));
+            }
+        }
+        self.hasher.update(buf);
+        self.bytes += buf.len() as u64;
+        self.out.write_all(buf).at(&self.path)
+    }
+
+    /// Bytes written so far.
+    pub fn position(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Flushes and fsyncs; returns the file's manifest entry.
+    fn finish(mut self) -> Result<(String, FileEntry)> {
+        self.out.flush().at(&self.path)?;
+        self.out.get_ref().sync_all().at(&self.path)?;
+        Ok((
+            self.rel,
+            FileEntry {
+                bytes: self.bytes,
+                xxh3: format!("{:016x}", self.hasher.digest()),
+            },
+        ))
+    }
+}
+
+/// Typed little-endian appends.
+pub trait WriteLe {
+    fn put_u16s(&mut self, v: &[u16]) -> Result<()>;
+    fn put_u32s(&mut self, v: &[u32]) -> Result<()>;
+    fn put_u64s(&mut self, v: &[u64]) -> Result<()>;
+    fn put_f64s(&mut self, v: &[f64]) -> Result<()>;
+}
+
+macro_rules! put_le {
+    ($name:ident, $t:ty) => {
+        fn $name(&mut self, v: &[$t]) -> Result<()> {
+            const W: usize = std::mem::size_of::<$t>();
+            let mut buf = [0u8; 8192];
+            for chunk in v.chunks(8192 / W) {
+                for (i, x) in chunk.iter().enumerate() {
+                    buf[i * W..(i + 1) * W].copy_from_slice(&x.to_le_bytes());
+                }
+                self.write_all(&buf[..chunk.len() * W])?;
+            }
+            Ok(())
+        }
+    };
+}
+
+impl WriteLe for DataWriter {
+    put_le!(put_u16s, u16);
+    put_le!(put_u32s, u32);
+    put_le!(put_u64s, u64);
+    put_le!(put_f64s, f64);
+}
+
+/// A store being created: everything goes to a hidden temporary directory
+/// beside the destination, which is renamed into place only by [`commit`];
+/// dropping it uncommitted removes the temporary directory.
+///
+/// [`commit`]: StoreDir::commit
+pub struct StoreDir {
+    dest: PathBuf,
+    tmp: PathBuf,
+    force: bool,
+    files: BTreeMap<String, FileEntry>,
+    committed: bool,
+}
+
+impl StoreDir {
+    /// Starts a store at `dest`; refuses an existing `dest` unless `force`.
+    pub fn create(dest: &Path, force: bool) -> Result<StoreDir> {
+        if dest.exists() && !force {
+            return Err(Error::Invalid(format!(
+                "{} already exists; pass --force to replace it",
+                dest.display()
+            )));
+        }
+        if dest.exists() && dest.is_dir() && !dest.join(MANIFEST_FILE).exists() && dir_nonempty(dest) {
+            return Err(Error::Invalid(format!(
+                "{} exists and is not an outcore store; refusing to replace it even with --force",
+                dest.display()
+            )));
+        }
+        let name = dest
+            .file_name()
+            .ok_or_else(|| Error::Invalid(format!("{}: not a valid store path", dest.display())))?;
+        let parent = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !parent.is_dir() {
+            return Err(Error::Invalid(format!(
+                "{}: the directory does not exist",
+                parent.display()
+            )));
+        }
+        let tmp = parent.join(format!(
+            ".{}.outcore-tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).at(&tmp)?;
+        }
+        std::fs::create_dir(&tmp).at(&tmp)?;
+        Ok(StoreDir {
+            dest: dest.to_path_buf(),
+            tmp,
+            force,
+            files: BTreeMap::new(),
+            committed: false,
+        })
+    }
+
+    /// The temporary directory (scratch files may live here too).
+    pub fn tmp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Creates the data file `rel` (e.g. `tiles/edges.bin`).
+    pub fn file(&mut self, rel: &str) -> Result<DataWriter> {
+        let path = self.tmp.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).at(dir)?;
+        }
+        DataWriter::create(path, rel.to_string())
+    }
+
+    /// Finishes a data file and records it for the manifest.
+    pub fn close(&mut self, w: DataWriter) -> Result<()> {
+        let (rel, entry) = w.finish()?;
+        self.files.insert(rel, entry);
+        Ok(())
+    }
+
+    /// Writes the manifest (with the file table) and moves the store into place.
+    pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf> {
+        crate::cancel::check()?;
+        manifest.files = std::mem::take(&mut self.files);
+        let mpath = self.tmp.join(MANIFEST_FILE);
+        {
+            let mut f = File::create(&mpath).at(&mpath)?;
+            f.write_all(manifest.to_json().as_bytes()).at(&mpath)?;
+            f.write_all(b"\n").at(&mpath)?;
+            f.sync_all().at(&mpath)?;
+        }
+        for sub in ["", "tiles", "csr", "degrees", "weights"] {
+            let d = self.tmp.join(sub);
+            if d.is_dir() {
+                File::open(&d).and_then(|f| f.sync_all()).at(&d)?;
+            }
+        }
+        let mut trash = None;
+        if self.dest.exists() {
+            if !self.force {
+                return Err(Error::Invalid(format!(
+                    "{} appeared while building; pass --force to replace it",
+                    self.dest.display()
+                )));
+            }
+            let t = self.tmp.with_extension("old");
+            std::fs::rename(&self.dest, &t).at(&self.dest)?;
+            trash = Some(t);
+        }
+        std::fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
+        self.committed = true;
+        if let Some(parent) = self.dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            File::open(parent).and_then(|f| f.sync_all()).at(parent)?;
+        }
+        if let Some(t) = trash {
+            if t.is_dir() {
+                std::fs::remove_dir_all(&t).at(&t)?;
+            } else {
+                std::fs::remove_file(&t).at(&t)?;
+            }
+        }
+        Ok(self.dest.clone())
+    }
+}
+
+impl Drop for StoreDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+fn dir_nonempty(p: &Path) -> bool {
+    std::fs::read_dir(p).map(|mut d| d.next().is_some()).unwrap_or(false)
+}
+
+/// Streams a file in chunks of whole `unit`-byte records to `f`.
+pub fn read_chunks(path: &Path, unit: usize, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    let mut file = File::open(path).at(path)?;
+    let chunk = (1 << 20) / unit * unit;
+    let mut buf = vec![0u8; chunk];
+    let mut have = 0;
+    loop {
+        let n = file.read(&mut buf[have..]).at(path)?;
+        if n == 0 {
+            break;
+        }
+        have += n;
+        let whole = have / unit * unit;
+        if have == buf.len() {
+            f(&buf[..whole])?;
+            buf.copy_within(whole..have, 0);
+            have -= whole;
+        }
+    }
+    if have % unit != 0 {
+        return Err(Error::store(path, format!("size is not a multiple of {unit} bytes")));
+    }
+    if have > 0 {
+        f(&buf[..have])?;
+    }
+    Ok(())
+}
+
+/// Size and XXH3 of a file, read sequentially.
+pub fn checksum(path: &Path) -> Result<FileEntry> {
+    let mut h = Xxh3::new();
+    let mut bytes = 0u64;
+    read_chunks(path, 1, |b| {
+        h.update(b);
+        bytes += b.len() as u64;
+        Ok(())
+    })?;
+    Ok(FileEntry {
+        bytes,
+        xxh3: format!("{:016x}", h.digest()),
+    })
+}
+
+/// Reads a whole little-endian u64 file (small index files only).
+pub fn read_u64s(path: &Path) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    read_chunks(path, 8, |b| {
+        out.extend(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
+        Ok(())
+    })?;
+    Ok(out)
+}

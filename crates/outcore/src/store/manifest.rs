@@ -1,0 +1,144 @@
+//! `manifest.json`: what a store holds and how it was built (DESIGN.md, "The store").
+
+use crate::error::{Error, IoContext, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The format name written in every manifest.
+pub const FORMAT_NAME: &str = "outcore-store";
+/// The store format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The manifest's file name inside a store directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Size and checksum of one store file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FileEntry {
+    pub bytes: u64,
+    /// XXH3-64 of the file's bytes, 16 hex digits.
+    pub xxh3: String,
+}
+
+/// Tile layout parameters (G-Store).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TileInfo {
+    /// log2 of the tile width: 16 (local ids are u16).
+    pub tile_bits: u32,
+    /// Tiles per group side (q): a group is q x q tiles.
+    pub group_tiles: u32,
+    /// Vertex blocks per side (p = ceil(|V| / 2^16)).
+    pub blocks: u64,
+    /// Undirected stores keep only tiles (i, j) with i <= j, each edge once.
+    pub upper_triangle: bool,
+    pub num_tiles: u64,
+    pub num_groups: u64,
+    pub max_tile_edges: u64,
+    /// Edges stored in the tiles.
+    pub edges: u64,
+}
+
+/// CSR layout parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CsrInfo {
+    /// Page size the adjacency is packed to: a list that fits a page never
+    /// straddles two; a longer one starts on a page boundary.
+    pub page_bytes: u64,
+    /// Bytes per neighbour id (4).
+    pub id_bytes: u64,
+    /// Slots (neighbours plus padding) in `csr/out.adj`.
+    pub out_slots: u64,
+    /// Neighbour entries in `csr/out.adj` (undirected: both directions, a self-loop once).
+    pub out_entries: u64,
+    /// Same for `csr/in.adj` (directed stores only; 0 otherwise).
+    pub in_slots: u64,
+    pub in_entries: u64,
+}
+
+/// Degree summary.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DegreeInfo {
+    pub max_out: u64,
+    pub max_in: u64,
+    /// Vertices whose out-degree is >= 0xFFFF (kept in the overflow table).
+    pub out_overflow: u64,
+    pub in_overflow: u64,
+}
+
+/// How the store was built.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct BuildInfo {
+    pub tool: String,
+    /// The input files or the generator description.
+    pub source: String,
+    pub format: String,
+    pub memory_budget: u64,
+    pub drop_self_loops: bool,
+    pub input_edges: u64,
+    pub duplicates_merged: u64,
+    pub self_loops_dropped: u64,
+    pub seconds: f64,
+    pub created_unix: u64,
+}
+
+/// The manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub format_version: u32,
+    pub num_vertices: u64,
+    /// Distinct edges: arcs of a directed graph, unordered pairs of an undirected one.
+    pub num_edges: u64,
+    pub num_self_loops: u64,
+    pub directed: bool,
+    pub weighted: bool,
+    /// "f64" when weighted.
+    pub weight_type: Option<String>,
+    /// True when `ids.bin` maps dense ids to original ids.
+    pub has_id_map: bool,
+    pub tiles: TileInfo,
+    pub csr: CsrInfo,
+    pub degrees: DegreeInfo,
+    pub build: BuildInfo,
+    /// Every data file, by path relative to the store, with size and checksum.
+    pub files: BTreeMap<String, FileEntry>,
+}
+
+impl Manifest {
+    /// Reads and checks the manifest of the store at `dir`.
+    pub fn read(dir: &Path) -> Result<Manifest> {
+        let path = dir.join(MANIFEST_FILE);
+        if !dir.is_dir() {
+            return Err(Error::store(dir, "not a directory (expected an outcore store)"));
+        }
+        if !path.exists() {
+            return Err(Error::store(
+                dir,
+                "no manifest.json: not an outcore store, or a build that did not finish",
+            ));
+        }
+        let text = std::fs::read(&path).at(&path)?;
+        let value: serde_json::Value = serde_json::from_slice(&text)
+            .map_err(|e| Error::store(dir, format!("manifest.json is not valid JSON: {e}")))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT_NAME) {
+            return Err(Error::store(dir, "manifest.json does not describe an outcore store"));
+        }
+        let version = value.get("format_version").and_then(|v| v.as_u64());
+        if version != Some(FORMAT_VERSION as u64) {
+            return Err(Error::store(
+                dir,
+                format!(
+                    "format version {} is not supported (this outcore reads version {FORMAT_VERSION}); rebuild the store",
+                    version.map_or("unknown".to_string(), |v| v.to_string())
+                ),
+            ));
+        }
+        serde_json::from_value(value)
+            .map_err(|e| Error::store(dir, format!("manifest.json is damaged: {e}")))
+    }
+
+    /// Serialises the manifest as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("manifest serialises")
+    }
+}

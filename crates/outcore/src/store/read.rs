@@ -1,0 +1,182 @@
+//! Sequential little-endian readers over store files (export, verify).
+//!
+//! These are buffered tools' readers; the engines read graph data with their
+//! own direct I/O.
+
+use crate::error::{Error, IoContext, Result};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Reads fixed-size little-endian values one after another.
+pub struct LeReader {
+    path: PathBuf,
+    input: BufReader<File>,
+}
+
+macro_rules! next_le {
+    ($name:ident, $t:ty) => {
+        /// The next value, or `None` at the end of the file.
+        #[inline]
+        pub fn $name(&mut self) -> Result<Option<$t>> {
+            let mut b = [0u8; std::mem::size_of::<$t>()];
+            match self.input.read_exact(&mut b) {
+                Ok(()) => Ok(Some(<$t>::from_le_bytes(b))),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+                Err(e) => Err(Error::io(&self.path, e)),
+            }
+        }
+    };
+}
+
+impl LeReader {
+    /// Opens `path`.
+    pub fn open(path: &Path) -> Result<LeReader> {
+        let f = File::open(path).at(path)?;
+        Ok(LeReader {
+            path: path.to_path_buf(),
+            input: BufReader::with_capacity(1 << 20, f),
+        })
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    next_le!(next_u16, u16);
+    next_le!(next_u32, u32);
+    next_le!(next_u64, u64);
+    next_le!(next_f64, f64);
+
+    /// The next u16; the end of the file is an error.
+    pub fn req_u16(&mut self) -> Result<u16> {
+        self.next_u16()?.ok_or_else(|| self.early())
+    }
+
+    /// The next u32; the end of the file is an error.
+    pub fn req_u32(&mut self) -> Result<u32> {
+        self.next_u32()?.ok_or_else(|| self.early())
+    }
+
+    /// The next u64; the end of the file is an error.
+    pub fn req_u64(&mut self) -> Result<u64> {
+        self.next_u64()?.ok_or_else(|| self.early())
+    }
+
+    /// The next f64; the end of the file is an error.
+    pub fn req_f64(&mut self) -> Result<f64> {
+        self.next_f64()?.ok_or_else(|| self.early())
+    }
+
+    fn early(&self) -> Error {
+        Error::store(&self.path, "ends early")
+    }
+}
+
+/// An edge as stored, in dense ids.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DenseEdge {
+    pub src: u64,
+    pub dst: u64,
+    pub weight: f64,
+}
+
+/// Scans `tiles/` in physical order, calling `f(tile_row, tile_col, edge)`.
+pub fn scan_tiles(
+    store: &Path,
+    weighted: bool,
+    mut f: impl FnMut(u32, u32, DenseEdge) -> Result<()>,
+) -> Result<()> {
+    use super::tiles::{EDGES_FILE, INDEX_FILE, TILE_BITS, WEIGHTS_FILE};
+    let mut index = LeReader::open(&store.join(INDEX_FILE))?;
+    let mut edges = LeReader::open(&store.join(EDGES_FILE))?;
+    let mut weights = if weighted {
+        Some(LeReader::open(&store.join(WEIGHTS_FILE))?)
+    } else {
+        None
+    };
+    let read_entry = |r: &mut LeReader| -> Result<(u32, u32, u64)> {
+        let row = r.req_u32()?;
+        let col = r.req_u32()?;
+        let first = r.req_u64()?;
+        Ok((row, col, first))
+    };
+    let mut cur = read_entry(&mut index)?;
+    while cur.0 != u32::MAX {
+        let next = read_entry(&mut index)?;
+        if next.2 < cur.2 {
+            return Err(Error::store(index.path(), "tile start edges decrease"));
+        }
+        for _ in cur.2..next.2 {
+            let s = edges.req_u16()? as u64;
+            let d = edges.req_u16()? as u64;
+            let w = match weights.as_mut() {
+                Some(r) => r.req_f64()?,
+                None => 1.0,
+            };
+            let e = DenseEdge {
+                src: ((cur.0 as u64) << TILE_BITS) | s,
+                dst: ((cur.1 as u64) << TILE_BITS) | d,
+                weight: w,
+            };
+            f(cur.0, cur.1, e)?;
+        }
+        cur = next;
+    }
+    if edges.next_u16()?.is_some() {
+        return Err(Error::store(edges.path(), "holds edges past the last tile"));
+    }
+    Ok(())
+}
+
+/// Scans one CSR direction (`"out"` or `"in"`), calling
+/// `f(vertex, slot_offset, neighbour, weight)` for every entry; padding slots
+/// are skipped (and must hold the padding value).
+pub fn scan_csr(
+    store: &Path,
+    which: &str,
+    n: u64,
+    weighted: bool,
+    mut f: impl FnMut(u64, u64, u64, f64) -> Result<()>,
+) -> Result<()> {
+    use super::csr::{files, PAD};
+    let (a, o, w) = files(which);
+    let mut adj = LeReader::open(&store.join(&a))?;
+    let mut off = LeReader::open(&store.join(&o))?;
+    let mut weights = if weighted {
+        Some(LeReader::open(&store.join(&w))?)
+    } else {
+        None
+    };
+    let mut slot = 0u64;
+    if off.req_u64()? != 0 {
+        return Err(Error::store(off.path(), "the first offset is not 0"));
+    }
+    for v in 0..n {
+        let end = off.req_u64()?;
+        if end < slot {
+            return Err(Error::store(off.path(), format!("offsets decrease at vertex {v}")));
+        }
+        let mut padding = false;
+        while slot < end {
+            let x = adj.req_u32()?;
+            let wt = match weights.as_mut() {
+                Some(r) => r.req_f64()?,
+                None => 1.0,
+            };
+            if x == PAD {
+                padding = true;
+            } else if padding {
+                return Err(Error::store(adj.path(), format!("the list of vertex {v} has a gap at slot {slot}")));
+            } else {
+                f(v, slot, x as u64, wt)?;
+            }
+            slot += 1;
+        }
+    }
+    if adj.next_u32()?.is_some() {
+        return Err(Error::store(adj.path(), "holds slots past the last offset"));
+    }
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! Shared helpers: the NetworkX-semantics reference edge set and store export.
+#![allow(dead_code)]
+
+use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::VecSource;
+use outcore::store::export::{export, Layout};
+use outcore::store::Store;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Edges keyed by (src, dst) with the last weight seen, as a NetworkX
+/// Graph/DiGraph built with `add_edges_from` holds them; undirected keys are
+/// (min, max).
+pub fn reference(
+    edges: &[(u64, u64, f64)],
+    directed: bool,
+    drop_loops: bool,
+) -> BTreeMap<(u64, u64), f64> {
+    let mut m = BTreeMap::new();
+    for &(s, d, w) in edges {
+        if drop_loops && s == d {
+            continue;
+        }
+        let k = if directed { (s, d) } else { (s.min(d), s.max(d)) };
+        m.insert(k, w);
+    }
+    m
+}
+
+/// The vertex set: every endpoint plus the listed isolated vertices.
+pub fn reference_vertices(edges: &[(u64, u64, f64)], isolated: &[u64], drop_loops: bool) -> BTreeSet<u64> {
+    let mut v: BTreeSet<u64> = isolated.iter().copied().collect();
+    for &(s, d, _) in edges {
+        if drop_loops && s == d {
+            continue;
+        }
+        v.insert(s);
+        v.insert(d);
+    }
+    v
+}
+
+/// Builds a store from edges with the given options.
+pub fn build(dir: &Path, edges: &[(u64, u64, f64)], isolated: &[u64], opts: &BuildOptions) -> BuildReport {
+    outcore::progress::set_quiet(true);
+    let mut src = VecSource::new(edges.iter().copied());
+    src.vertices = isolated.to_vec();
+    build_store(&mut src, &dir.join("g.oc"), opts).expect("build")
+}
+
+/// Exports a layout and parses it back.
+pub fn exported(store: &Store, layout: Layout, both: bool) -> Vec<(u64, u64, f64)> {
+    let out = store.path().with_extension(format!("{layout:?}-{both}.txt"));
+    export(store, layout, both, &out).expect("export");
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let w = f.get(2).map_or(1.0, |w| w.parse().unwrap());
+            (f[0].parse().unwrap(), f[1].parse().unwrap(), w)
+        })
+        .collect()
+}
