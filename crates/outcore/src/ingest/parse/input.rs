@@ -1,0 +1,160 @@
+//! Opening input files: up-front checks, transparent gzip, byte counting.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use flate2::bufread::MultiGzDecoder;
+
+use crate::error::{Error, IoContext, Result};
+
+/// Read buffer under the gzip decoder (compressed bytes).
+const GZ_BUFFER: usize = 256 << 10;
+
+/// One checked input file.
+#[derive(Clone, Debug)]
+pub(crate) struct InputFile {
+    pub path: PathBuf,
+    /// Size on disk (compressed size for `.gz`).
+    pub size: u64,
+    /// Decompressed transparently (the name ends in `.gz`).
+    pub gz: bool,
+}
+
+/// True when `path`'s name ends in `.gz` (any case).
+pub(crate) fn is_gz(path: &Path) -> bool {
+    path.file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase().ends_with(".gz"))
+        .unwrap_or(false)
+}
+
+/// The file name without a trailing `.gz`, lowercased (for extension checks).
+pub(crate) fn plain_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match name.strip_suffix(".gz") {
+        Some(s) => s.to_string(),
+        None => name,
+    }
+}
+
+/// Checks that `path` exists, is a regular file (or a symlink to one) and can
+/// be opened for reading.
+pub(crate) fn check(path: &Path) -> Result<InputFile> {
+    let meta = std::fs::metadata(path).at(path)?;
+    if meta.is_dir() {
+        return Err(Error::io(
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is a directory, expected an input file",
+            ),
+        ));
+    }
+    File::open(path).at(path)?;
+    Ok(InputFile {
+        path: path.to_path_buf(),
+        size: meta.len(),
+        gz: is_gz(path),
+    })
+}
+
+/// Counts the bytes read from the file (compressed bytes for `.gz`).
+struct Counting<R> {
+    inner: R,
+    counter: Option<Arc<AtomicU64>>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(c) = &self.counter {
+            c.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        Ok(n)
+    }
+}
+
+/// Opens `file` for streaming its (decompressed) contents; bytes read from
+/// disk are added to `counter`.
+pub(crate) fn open_stream(
+    file: &InputFile,
+    counter: Option<Arc<AtomicU64>>,
+) -> Result<Box<dyn Read + Send>> {
+    let f = File::open(&file.path).at(&file.path)?;
+    let counted = Counting { inner: f, counter };
+    if file.gz {
+        let buffered = BufReader::with_capacity(GZ_BUFFER, counted);
+        Ok(Box::new(MultiGzDecoder::new(buffered)))
+    } else {
+        Ok(Box::new(counted))
+    }
+}
+
+/// Reads lines from the start of a file (for headers), with a length limit.
+pub(crate) struct LineReader {
+    inner: BufReader<Box<dyn Read + Send>>,
+    path: PathBuf,
+    /// Lines read so far.
+    pub lines: u64,
+}
+
+/// The longest header line accepted.
+const MAX_HEADER_LINE: u64 = 16 << 20;
+
+impl LineReader {
+    pub(crate) fn open(file: &InputFile) -> Result<LineReader> {
+        Ok(LineReader {
+            inner: BufReader::with_capacity(64 << 10, open_stream(file, None)?),
+            path: file.path.clone(),
+            lines: 0,
+        })
+    }
+
+    /// The next line without its `\n` / `\r\n`, or `None` at the end of the file.
+    pub(crate) fn next_line(&mut self) -> Result<Option<Vec<u8>>> {
+        let mut line = Vec::new();
+        let n = (&mut self.inner)
+            .take(MAX_HEADER_LINE)
+            .read_until(b'\n', &mut line)
+            .at(&self.path)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if n as u64 == MAX_HEADER_LINE && line.last() != Some(&b'\n') {
+            return Err(Error::parse(
+                &self.path,
+                self.lines + 1,
+                &line[..200],
+                "expected a text line (this line is longer than 16 MiB; is the file binary?)",
+            ));
+        }
+        self.lines += 1;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        Ok(Some(line))
+    }
+}
+
+/// A short description of the inputs for messages.
+pub(crate) fn describe(paths: &[PathBuf]) -> String {
+    let name = |p: &PathBuf| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    match paths {
+        [] => "no input".to_string(),
+        [one] => name(one),
+        [a, b] => format!("{} + {}", name(a), name(b)),
+        [a, .., z] => format!("{} .. {} ({} files)", name(a), name(z), paths.len()),
+    }
+}

@@ -1,0 +1,401 @@
+//! Text edge lists: SNAP-style whitespace lists (also LDBC `.e`/`.v` files)
+//! and CSV/TSV with optional headers and column selection.
+
+use super::input::{InputFile, LineReader};
+use super::lex::{
+    at_field_end, clean_field, is_blank, line_end, parse_id, parse_id_field, parse_weight,
+    skip_blanks, token_end, Fault, LocalError,
+};
+use super::pipeline::{BlockParser, Stats};
+use crate::error::{Error, Result};
+use crate::ingest::RawEdge;
+
+/// Whitespace-separated `src dst [weight]` lines; `#`/`%` comments.
+pub(crate) struct SnapParser {
+    pub weighted: bool,
+}
+
+impl SnapParser {
+    fn expected(&self, fault: Fault) -> String {
+        let what = if self.weighted {
+            "expected two non-negative integer vertex ids, then a weight (`src dst weight`, separated by spaces or tabs)"
+        } else {
+            "expected two non-negative integer vertex ids (`src dst`, separated by spaces or tabs)"
+        };
+        format!("{}{what}", fault.prefix())
+    }
+
+    /// Parses the fields of one data line starting at `p` (not blank, not a comment).
+    #[inline(always)]
+    fn edge(&self, data: &[u8], p: &mut usize) -> Result<RawEdge, Fault> {
+        let src = parse_id(data, p)?;
+        if *p >= data.len() || !is_blank(data[*p]) {
+            return Err(Fault::Syntax);
+        }
+        *p = skip_blanks(data, *p);
+        let dst = parse_id(data, p)?;
+        if !at_field_end(data, *p) {
+            return Err(Fault::Syntax);
+        }
+        let weight = if self.weighted {
+            *p = skip_blanks(data, *p);
+            let end = token_end(data, *p);
+            let w = parse_weight(&data[*p..end])?;
+            *p = end;
+            w
+        } else {
+            1.0
+        };
+        Ok(RawEdge { src, dst, weight })
+    }
+}
+
+/// Calls `line(p, n)` for each data line of `data` (skipping blank lines and
+/// `#`/`%` comments), with `p` at its first non-blank byte and `n` its 1-based
+/// number; `line` returns where it stopped, and the rest of the line is ignored.
+/// Returns the number of newlines.
+#[inline(always)]
+pub(crate) fn for_each_line<E>(
+    data: &[u8],
+    mut line: impl FnMut(usize, u64) -> Result<usize, E>,
+) -> Result<u64, E> {
+    let n = data.len();
+    let mut p = 0;
+    let mut lines = 0u64;
+    while p < n {
+        p = skip_blanks(data, p);
+        if p >= n {
+            break;
+        }
+        let c = data[p];
+        if c == b'\n' {
+            p += 1;
+            lines += 1;
+            continue;
+        }
+        if c != b'#' && c != b'%' {
+            p = line(p, lines + 1)?;
+            // Fast path: the line ends right here.
+            if p < n && data[p] == b'\n' {
+                p += 1;
+                lines += 1;
+                continue;
+            }
+        }
+        p = line_end(data, p);
+        if p < n {
+            p += 1;
+            lines += 1;
+        }
+    }
+    Ok(lines)
+}
+
+/// The start of the line containing `p`.
+pub(crate) fn line_start(data: &[u8], p: usize) -> usize {
+    match data[..p].iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None => 0,
+    }
+}
+
+impl BlockParser for SnapParser {
+    type Item = RawEdge;
+
+    fn parse(
+        &self,
+        _file: usize,
+        data: &[u8],
+        out: &mut Vec<RawEdge>,
+    ) -> Result<Stats, LocalError> {
+        let lines = for_each_line(data, |p, line| {
+            let mut q = p;
+            match self.edge(data, &mut q) {
+                Ok(e) => {
+                    out.push(e);
+                    Ok(q)
+                }
+                Err(f) => Err(LocalError::at(
+                    data,
+                    line_start(data, p),
+                    line,
+                    self.expected(f),
+                )),
+            }
+        })?;
+        Ok(Stats { lines, records: 0 })
+    }
+}
+
+/// LDBC `.v` files: one vertex id per line (further fields are ignored).
+pub(crate) struct VertexParser;
+
+impl BlockParser for VertexParser {
+    type Item = u64;
+
+    fn parse(&self, _file: usize, data: &[u8], out: &mut Vec<u64>) -> Result<Stats, LocalError> {
+        let lines = for_each_line(data, |p, line| {
+            let mut q = p;
+            match parse_id(data, &mut q) {
+                Ok(v) if at_field_end(data, q) => {
+                    out.push(v);
+                    Ok(q)
+                }
+                r => {
+                    let f = r.err().unwrap_or(Fault::Syntax);
+                    let msg = format!(
+                        "{}expected one non-negative integer vertex id per line",
+                        f.prefix()
+                    );
+                    Err(LocalError::at(data, line_start(data, p), line, msg))
+                }
+            }
+        })?;
+        Ok(Stats { lines, records: 0 })
+    }
+}
+
+/// Column selection of a CSV/TSV file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Columns {
+    pub src: usize,
+    pub dst: usize,
+    /// The weight column, when reading weighted.
+    pub weight: Option<usize>,
+}
+
+impl Columns {
+    fn max(&self) -> usize {
+        self.src.max(self.dst).max(self.weight.unwrap_or(0))
+    }
+}
+
+/// CSV (`,`) or TSV (`\t`) rows; blank lines and `#` lines are skipped.
+pub(crate) struct DelimitedParser {
+    pub delim: u8,
+    /// Columns per input file (names may resolve differently in each header).
+    pub columns: Vec<Columns>,
+}
+
+/// Splits a line (without `\n`) into fields at `delim`; a field that starts
+/// (after blanks) with `"` extends to its closing quote (`""` escapes a quote).
+/// Calls `f(index, field)` until it returns false.
+pub(crate) fn split_fields<'a>(
+    line: &'a [u8],
+    delim: u8,
+    mut f: impl FnMut(usize, &'a [u8]) -> bool,
+) {
+    let mut i = 0;
+    let mut col = 0;
+    loop {
+        let start = i;
+        let mut j = i;
+        while j < line.len() && line[j] != delim && is_blank(line[j]) {
+            j += 1;
+        }
+        if j < line.len() && line[j] == b'"' {
+            j += 1;
+            while j < line.len() {
+                if line[j] == b'"' {
+                    if line.get(j + 1) == Some(&b'"') {
+                        j += 2;
+                        continue;
+                    }
+                    j += 1;
+                    break;
+                }
+                j += 1;
+            }
+        }
+        while j < line.len() && line[j] != delim {
+            j += 1;
+        }
+        if !f(col, &line[start..j]) || j >= line.len() {
+            return;
+        }
+        col += 1;
+        i = j + 1;
+    }
+}
+
+impl DelimitedParser {
+    fn delim_name(&self) -> &'static str {
+        if self.delim == b'\t' {
+            "tab"
+        } else {
+            "comma"
+        }
+    }
+
+    fn expected(&self, cols: &Columns, fault: Fault) -> String {
+        let mut s = format!(
+            "{}expected {}-separated rows with non-negative integer vertex ids in columns {} and {}",
+            fault.prefix(),
+            self.delim_name(),
+            cols.src,
+            cols.dst
+        );
+        if let Some(w) = cols.weight {
+            s += &format!(" and a weight in column {w}");
+        }
+        s + " (0-based)"
+    }
+
+    #[inline]
+    fn row(&self, cols: &Columns, line: &[u8]) -> Result<RawEdge, Fault> {
+        let mut got: [Option<&[u8]>; 3] = [None; 3];
+        let max = cols.max();
+        split_fields(line, self.delim, |i, field| {
+            if i == cols.src {
+                got[0] = Some(field);
+            }
+            if i == cols.dst {
+                got[1] = Some(field);
+            }
+            if Some(i) == cols.weight {
+                got[2] = Some(field);
+            }
+            i < max
+        });
+        let (Some(s), Some(d)) = (got[0], got[1]) else {
+            return Err(Fault::Syntax);
+        };
+        let src = parse_id_field(clean_field(s))?;
+        let dst = parse_id_field(clean_field(d))?;
+        let weight = match cols.weight {
+            None => 1.0,
+            Some(_) => match got[2] {
+                None => return Err(Fault::MissingWeight),
+                Some(w) => parse_weight(clean_field(w))?,
+            },
+        };
+        Ok(RawEdge { src, dst, weight })
+    }
+}
+
+impl BlockParser for DelimitedParser {
+    type Item = RawEdge;
+
+    fn parse(&self, file: usize, data: &[u8], out: &mut Vec<RawEdge>) -> Result<Stats, LocalError> {
+        let cols = self.columns[file];
+        let n = data.len();
+        let mut p = 0;
+        let mut lines = 0u64;
+        while p < n {
+            let start = p;
+            let end = line_end(data, p);
+            p = end + 1;
+            lines += 1;
+            let line = &data[start..end];
+            let first = skip_blanks(line, 0);
+            if first == line.len() || line[first] == b'#' {
+                continue;
+            }
+            match self.row(&cols, line) {
+                Ok(e) => out.push(e),
+                Err(f) => return Err(LocalError::at(data, start, lines, self.expected(&cols, f))),
+            }
+        }
+        if n > 0 && data[n - 1] != b'\n' {
+            lines -= 1;
+        }
+        Ok(Stats { lines, records: 0 })
+    }
+}
+
+/// Resolves the `columns` option for one CSV/TSV file (reading its header
+/// line when `header` is set).
+pub(crate) fn resolve_columns(
+    file: &InputFile,
+    delim: u8,
+    header: bool,
+    columns: Option<&str>,
+    weighted: bool,
+) -> Result<Columns> {
+    let names: Option<Vec<String>> = if header {
+        let mut r = LineReader::open(file)?;
+        let mut line = r.next_line()?.unwrap_or_default();
+        if line.starts_with(b"\xEF\xBB\xBF") {
+            line.drain(..3);
+        }
+        let mut names = Vec::new();
+        split_fields(&line, delim, |_, f| {
+            names.push(String::from_utf8_lossy(clean_field(f)).into_owned());
+            true
+        });
+        Some(names)
+    } else {
+        None
+    };
+    let Some(spec) = columns else {
+        return Ok(Columns {
+            src: 0,
+            dst: 1,
+            weight: weighted.then_some(2),
+        });
+    };
+    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+    match (parts.len(), weighted) {
+        (2, false) | (3, true) => {}
+        (3, false) => {
+            return Err(Error::Invalid(format!(
+                "columns `{spec}` names a weight column but the input is not read weighted \
+                 (ask for weights, or give only SRC,DST)"
+            )))
+        }
+        (2, true) => {
+            return Err(Error::Invalid(format!(
+            "columns `{spec}` has no weight column but the input is read weighted (give SRC,DST,W)"
+        )))
+        }
+        _ => {
+            return Err(Error::Invalid(format!(
+                "columns `{spec}`: expected SRC,DST or SRC,DST,W (0-based indices{})",
+                if header { " or header names" } else { "" }
+            )))
+        }
+    }
+    let mut idx = [0usize; 3];
+    for (k, part) in parts.iter().enumerate() {
+        idx[k] = resolve_one(part, names.as_deref(), file, spec)?;
+    }
+    Ok(Columns {
+        src: idx[0],
+        dst: idx[1],
+        weight: weighted.then_some(idx[2]),
+    })
+}
+
+fn resolve_one(
+    part: &str,
+    names: Option<&[String]>,
+    file: &InputFile,
+    spec: &str,
+) -> Result<usize> {
+    if let Some(names) = names {
+        if let Some(i) = names.iter().position(|n| n == part) {
+            return Ok(i);
+        }
+        let folded: Vec<usize> = (0..names.len())
+            .filter(|&i| names[i].eq_ignore_ascii_case(part))
+            .collect();
+        if folded.len() == 1 {
+            return Ok(folded[0]);
+        }
+        if let Ok(i) = part.parse::<usize>() {
+            if i < names.len() {
+                return Ok(i);
+            }
+        }
+        return Err(Error::Invalid(format!(
+            "columns `{spec}`: `{part}` is not a column of the header of {} (its columns are: {})",
+            file.path.display(),
+            names.join(", ")
+        )));
+    }
+    part.parse::<usize>().map_err(|_| {
+        Error::Invalid(format!(
+            "columns `{spec}`: `{part}` is not a 0-based column index (column names need a header line)"
+        ))
+    })
+}
