@@ -55,7 +55,12 @@ impl Error {
     }
 
     /// A parse error; `text` is shortened so a binary blob does not flood the terminal.
-    pub fn parse(path: impl AsRef<Path>, line: u64, text: &[u8], expected: impl Into<String>) -> Error {
+    pub fn parse(
+        path: impl AsRef<Path>,
+        line: u64,
+        text: &[u8],
+        expected: impl Into<String>,
+    ) -> Error {
         let mut s = String::from_utf8_lossy(text).into_owned();
         if s.chars().count() > 120 {
             s = s.chars().take(117).collect::<String>() + "...";

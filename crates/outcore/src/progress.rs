@@ -37,7 +37,11 @@ impl Progress {
             start: now,
             last: now,
             tty,
-            every: if tty { Duration::from_millis(200) } else { Duration::from_secs(10) },
+            every: if tty {
+                Duration::from_millis(200)
+            } else {
+                Duration::from_secs(10)
+            },
             drawn: false,
         }
     }

@@ -24,7 +24,9 @@ use crate::progress::Progress;
 use crate::size::format_size;
 use crate::store::csr::{CsrWriter, DEFAULT_PAGE_BYTES};
 use crate::store::file::{StoreDir, WriteLe};
-use crate::store::manifest::{BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION};
+use crate::store::manifest::{
+    BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION,
+};
 use crate::store::tiles::{TileGeometry, TileWriter, DEFAULT_GROUP_TILES, TILE_BITS};
 use crate::store::IDS_FILE;
 use std::path::{Path, PathBuf};
@@ -83,7 +85,8 @@ impl BuildOptions {
                 self.group_tiles
             )));
         }
-        if !self.page_bytes.is_power_of_two() || self.page_bytes < 4096 || self.page_bytes > 1 << 24 {
+        if !self.page_bytes.is_power_of_two() || self.page_bytes < 4096 || self.page_bytes > 1 << 24
+        {
             return Err(Error::Invalid(format!(
                 "--page-size {} must be a power of two between 4 KiB and 16 MiB",
                 self.page_bytes
@@ -101,10 +104,10 @@ impl BuildOptions {
 }
 
 /// The smallest budget a build accepts.
-pub const MIN_MEMORY: u64 = 64 << 20;
+pub const MIN_MEMORY: u64 = 128 << 20;
 /// Budget held back for the input pipeline (parser blocks in flight), the
 /// writers' buffers and the id map's slack; sorters share the rest.
-const RESERVED: u64 = 40 << 20;
+const RESERVED: u64 = 64 << 20;
 
 /// What a build did.
 #[derive(Clone, Debug)]
@@ -121,7 +124,11 @@ pub struct BuildReport {
 }
 
 /// Builds a store at `dest` from `source`.
-pub fn build_store(source: &mut dyn EdgeSource, dest: &Path, opts: &BuildOptions) -> Result<BuildReport> {
+pub fn build_store(
+    source: &mut dyn EdgeSource,
+    dest: &Path,
+    opts: &BuildOptions,
+) -> Result<BuildReport> {
     opts.validate()?;
     let dir = StoreDir::create(dest, opts.force)?;
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
@@ -202,6 +209,10 @@ impl<W: Weight> Record for Orig<W> {
     fn key(&self) -> (u64, u64) {
         (self.src, self.dst)
     }
+    #[inline]
+    fn radix_key(&self) -> u128 {
+        (self.src as u128) << 64 | self.dst as u128
+    }
     fn encode(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.src.to_le_bytes());
         out[8..16].copy_from_slice(&self.dst.to_le_bytes());
@@ -229,6 +240,10 @@ impl<W: Weight> Record for Keyed<W> {
     #[inline]
     fn key(&self) -> u64 {
         self.key
+    }
+    #[inline]
+    fn radix_key(&self) -> u128 {
+        self.key as u128
     }
     fn encode(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.key.to_le_bytes());
@@ -272,7 +287,12 @@ fn build<W: Weight>(
         None => Some(IdCollector::new(&budget, free / 4)),
     };
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
-    let mut sorter = ExternalSorter::<Orig<W>>::new("edges", scratch, &budget, cap(budget.available() - free / 4))?;
+    let mut sorter = ExternalSorter::<Orig<W>>::new(
+        "edges",
+        scratch,
+        &budget,
+        cap(budget.available() - free / 4),
+    )?;
     let mut progress = Progress::new(format!("read {}", source.describe()));
     if let Some(c) = ids.as_mut() {
         source.for_each_vertex_batch(&mut |batch| {
@@ -286,21 +306,25 @@ fn build<W: Weight>(
             for e in batch {
                 counts.input_edges += 1;
                 let (mut s, mut d) = (e.src, e.dst);
+                // A vertex seen only in a dropped self-loop still exists (as
+                // after NetworkX's remove_edges_from(selfloop_edges(G))).
+                if let Some(c) = ids.as_mut() {
+                    c.add(s)?;
+                    if d != s {
+                        c.add(d)?;
+                    }
+                } else if d.max(s) >= dense_n.unwrap_or(u64::MAX) {
+                    return Err(Error::Invalid(format!(
+                        "edge ({s}, {d}) lies outside the {} vertices of the source",
+                        dense_n.unwrap_or(0)
+                    )));
+                }
                 if s == d && opts.drop_self_loops {
                     counts.self_loops_dropped += 1;
                     continue;
                 }
                 if undirected && s > d {
                     std::mem::swap(&mut s, &mut d);
-                }
-                if let Some(c) = ids.as_mut() {
-                    c.add(s)?;
-                    c.add(d)?;
-                } else if d.max(s) >= dense_n.unwrap_or(u64::MAX) {
-                    return Err(Error::Invalid(format!(
-                        "edge ({s}, {d}) lies outside the {} vertices of the source",
-                        dense_n.unwrap_or(0)
-                    )));
                 }
                 sorter.push(Orig {
                     src: s,
@@ -342,12 +366,20 @@ fn build<W: Weight>(
     } else {
         (share / 2, share / 2)
     };
-    let mut tile_sorter = ExternalSorter::<Keyed<W>>::new("tiles", scratch, &budget, cap(tile_share))?;
-    let mut rev_sorter = ExternalSorter::<Keyed<W>>::new("adjacency", scratch, &budget, cap(rev_share))?;
+    let mut tile_sorter =
+        ExternalSorter::<Keyed<W>>::new("tiles", scratch, &budget, cap(tile_share))?;
+    let mut rev_sorter =
+        ExternalSorter::<Keyed<W>>::new("adjacency", scratch, &budget, cap(rev_share))?;
     let mut out_csr = if undirected {
         None
     } else {
-        Some(CsrWriter::new(&mut dir, "out", n, opts.page_bytes, opts.weighted)?)
+        Some(CsrWriter::new(
+            &mut dir,
+            "out",
+            n,
+            opts.page_bytes,
+            opts.weighted,
+        )?)
     };
     let mut progress = Progress::new("sort and remap");
     {
@@ -392,7 +424,7 @@ fn build<W: Weight>(
             }
             prev = Some(e);
             i += 1;
-            if i % (1 << 20) == 0 {
+            if i.is_multiple_of(1 << 20) {
                 cancel::check()?;
                 progress.tick(|| format!("{i} of {} edges", counts.input_edges));
             }
@@ -402,7 +434,12 @@ fn build<W: Weight>(
         }
     }
     drop(sorted);
-    progress.done(|| format!("{} distinct edges, {} duplicates merged", counts.edges, counts.duplicates));
+    progress.done(|| {
+        format!(
+            "{} distinct edges, {} duplicates merged",
+            counts.edges, counts.duplicates
+        )
+    });
     let out_stats = match out_csr {
         Some(w) => Some(w.finish(&mut dir)?),
         None => None,
@@ -426,7 +463,7 @@ fn build<W: Weight>(
             r.w.get(),
         )?;
         k += 1;
-        if k % (1 << 20) == 0 {
+        if k.is_multiple_of(1 << 20) {
             cancel::check()?;
         }
     }
@@ -438,7 +475,7 @@ fn build<W: Weight>(
     while let Some(r) = rs.next_record()? {
         csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
         k += 1;
-        if k % (1 << 20) == 0 {
+        if k.is_multiple_of(1 << 20) {
             cancel::check()?;
         }
     }
@@ -513,7 +550,11 @@ fn build<W: Weight>(
         path,
         manifest,
         seconds,
-        phases: vec![("read", read_secs), ("remap", remap_secs), ("write", write_secs)],
+        phases: vec![
+            ("read", read_secs),
+            ("remap", remap_secs),
+            ("write", write_secs),
+        ],
         input_bytes: total_bytes,
         spilled_bytes: spilled,
         peak_rss_bytes: peak_rss_bytes(),
@@ -532,7 +573,11 @@ fn tile_of_order(g: &TileGeometry, t: u64) -> (u64, u64) {
 
 fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
     match total {
-        Some(t) if consumed > 0 => format!("{edges} edges from {} of {}", format_size(consumed), format_size(t)),
+        Some(t) if consumed > 0 => format!(
+            "{edges} edges from {} of {}",
+            format_size(consumed),
+            format_size(t)
+        ),
         _ => format!("{edges} edges"),
     }
 }

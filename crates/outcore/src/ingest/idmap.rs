@@ -64,7 +64,10 @@ impl IdCollector {
         let words = (id / 64 + 1).next_power_of_two().max(1024);
         // The bitmap may use the whole share: 16 bytes per listed id buys 128 bits.
         if words.saturating_mul(8) <= self.limit as u64 * 16 {
-            if let Ok(c) = self.budget.charge((words as usize - self.bits.len()) as u64 * 8, "vertex id bitmap") {
+            if let Ok(c) = self.budget.charge(
+                (words as usize - self.bits.len()) as u64 * 8,
+                "vertex id bitmap",
+            ) {
                 self.bits.resize(words as usize, 0);
                 self.charge = Some(match self.charge.take() {
                     Some(o) => o.absorb(c),
@@ -82,7 +85,10 @@ impl IdCollector {
         if cap > self.limit {
             return Err(too_many(count as usize));
         }
-        self.charge = Some(self.budget.charge(cap as u64 * 16, "vertex id collection")?);
+        self.charge = Some(
+            self.budget
+                .charge(cap as u64 * 16, "vertex id collection")?,
+        );
         self.ids.reserve_exact(cap);
         self.ids.extend(bitmap_ids(&bits));
         Ok(false)
@@ -99,7 +105,9 @@ impl IdCollector {
         }
         // Charge before allocating: the old and new vectors coexist briefly.
         self.charge = None;
-        let charge = self.budget.charge(new_cap as u64 * 16, "vertex id collection")?;
+        let charge = self
+            .budget
+            .charge(new_cap as u64 * 16, "vertex id collection")?;
         self.ids.reserve_exact(new_cap - self.ids.len());
         self.charge = Some(charge);
         Ok(())

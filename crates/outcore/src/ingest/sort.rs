@@ -9,7 +9,6 @@
 use crate::error::{Error, IoContext, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use rayon::slice::ParallelSliceMut;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
@@ -24,6 +23,8 @@ pub trait Record: Copy + Send + Sync + 'static {
     type Key: Ord + Copy + Send + Sync;
     /// This record's key.
     fn key(&self) -> Self::Key;
+    /// The key as an unsigned integer with the same order (for radix sorting).
+    fn radix_key(&self) -> u128;
     /// Writes exactly `BYTES` bytes.
     fn encode(&self, out: &mut [u8]);
     /// Reads a record from exactly `BYTES` bytes.
@@ -127,7 +128,7 @@ impl<R: Record> ExternalSorter<R> {
     }
 
     fn sort_buf(&mut self) {
-        self.buf.par_sort_by_key(|r| r.key());
+        sort_records(&mut self.buf);
     }
 
     fn spill(&mut self) -> Result<()> {
@@ -135,7 +136,9 @@ impl<R: Record> ExternalSorter<R> {
             return Ok(());
         }
         self.sort_buf();
-        let path = self.dir.join(format!("{}-run{:05}.tmp", self.name, self.runs.len()));
+        let path = self
+            .dir
+            .join(format!("{}-run{:05}.tmp", self.name, self.runs.len()));
         write_run(&path, &self.buf)?;
         self.spilled_bytes += (self.buf.len() * R::BYTES) as u64;
         self.runs.push(path);
@@ -170,7 +173,9 @@ impl<R: Record> ExternalSorter<R> {
             generation += 1;
             let mut next = Vec::new();
             for (i, group) in runs.chunks(max_fanin).enumerate() {
-                let path = self.dir.join(format!("{}-merge{generation}-{i:05}.tmp", self.name));
+                let path = self
+                    .dir
+                    .join(format!("{}-merge{generation}-{i:05}.tmp", self.name));
                 let mut merger = Merger::<R>::open(group, mem / group.len())?;
                 let mut out = RunWriter::create(&path)?;
                 while let Some(r) = merger.next_record()? {
@@ -193,6 +198,110 @@ impl<R: Record> ExternalSorter<R> {
             inner: Inner::Merge(merger, RunFiles(std::mem::take(&mut self.runs))),
             _charge: Some(charge),
         })
+    }
+}
+
+/// Sorts records stably by key: chunks are LSD-radix sorted on all cores
+/// (only the key bytes that vary get a pass), then merged pairwise.
+pub fn sort_records<R: Record>(buf: &mut Vec<R>) {
+    let n = buf.len();
+    if n < 1 << 14 {
+        buf.sort_by_key(|r| r.radix_key());
+        return;
+    }
+    let mut scratch: Vec<R> = vec![buf[0]; n];
+    let parts = rayon::current_num_threads().clamp(1, 16);
+    let chunk = n.div_ceil(parts);
+    {
+        use rayon::prelude::*;
+        buf.par_chunks_mut(chunk)
+            .zip(scratch.par_chunks_mut(chunk))
+            .for_each(|(a, t)| radix_lsd(a, t));
+    }
+    // Pairwise stable merges of sorted runs of `width`, ping-ponging buffers.
+    let mut width = chunk;
+    let (mut src, mut dst) = (buf, &mut scratch);
+    let mut swapped = false;
+    while width < n {
+        {
+            use rayon::prelude::*;
+            src.par_chunks(2 * width)
+                .zip(dst.par_chunks_mut(2 * width))
+                .for_each(|(s, d)| {
+                    let mid = width.min(s.len());
+                    merge_into(&s[..mid], &s[mid..], d);
+                });
+        }
+        std::mem::swap(&mut src, &mut dst);
+        swapped = !swapped;
+        width *= 2;
+    }
+    if swapped {
+        // The sorted data is in `scratch` (now `src`); hand it back.
+        std::mem::swap(src, dst);
+    }
+}
+
+fn merge_into<R: Record>(a: &[R], b: &[R], out: &mut [R]) {
+    let (mut i, mut j) = (0, 0);
+    for slot in out.iter_mut() {
+        let take_a = j >= b.len() || (i < a.len() && a[i].radix_key() <= b[j].radix_key());
+        if take_a {
+            *slot = a[i];
+            i += 1;
+        } else {
+            *slot = b[j];
+            j += 1;
+        }
+    }
+}
+
+/// Stable LSD radix sort of `a` by `radix_key`, using `tmp` (same length).
+fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) {
+    if a.len() < 256 {
+        a.sort_by_key(|r| r.radix_key());
+        return;
+    }
+    let (mut or, mut and) = (0u128, u128::MAX);
+    for r in a.iter() {
+        let k = r.radix_key();
+        or |= k;
+        and &= k;
+    }
+    let varying = or ^ and;
+    let digits: Vec<u32> = (0..16)
+        .filter(|d| (varying >> (8 * d)) & 0xFF != 0)
+        .collect();
+    if digits.is_empty() {
+        return;
+    }
+    let mut hist = vec![[0usize; 256]; digits.len()];
+    for r in a.iter() {
+        let k = r.radix_key();
+        for (h, &d) in hist.iter_mut().zip(&digits) {
+            h[((k >> (8 * d)) & 0xFF) as usize] += 1;
+        }
+    }
+    let (mut src, mut dst) = (a, tmp);
+    let mut in_tmp = false;
+    for (h, &d) in hist.iter().zip(&digits) {
+        let mut pos = [0usize; 256];
+        let mut sum = 0;
+        for (p, &c) in pos.iter_mut().zip(h.iter()) {
+            *p = sum;
+            sum += c;
+        }
+        for r in src.iter() {
+            let b = ((r.radix_key() >> (8 * d)) & 0xFF) as usize;
+            dst[pos[b]] = *r;
+            pos[b] += 1;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        in_tmp = !in_tmp;
+    }
+    if in_tmp {
+        // `src` is tmp holding the result; `dst` is the caller's slice.
+        dst.copy_from_slice(src);
     }
 }
 
@@ -366,6 +475,9 @@ mod tests {
         fn key(&self) -> u64 {
             self.0
         }
+        fn radix_key(&self) -> u128 {
+            self.0 as u128
+        }
         fn encode(&self, out: &mut [u8]) {
             out[..8].copy_from_slice(&self.0.to_le_bytes());
             out[8..12].copy_from_slice(&self.1.to_le_bytes());
@@ -385,7 +497,9 @@ mod tests {
         let mut expect = Vec::new();
         let mut x: u64 = 12345;
         for seq in 0..n {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let p = Pair((x >> 33) % 1000, seq);
             s.push(p).unwrap();
             expect.push(p);
@@ -397,6 +511,25 @@ mod tests {
             got.push(r);
         }
         assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn radix_sort_is_stable_at_every_size() {
+        for n in [0usize, 1, 255, 256, 1000, 20_000, 100_003] {
+            let mut x: u64 = 99;
+            let mut v: Vec<Pair> = (0..n as u32)
+                .map(|i| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    Pair((x >> 30) % (n as u64 / 3 + 1) + (1 << 40), i)
+                })
+                .collect();
+            let mut expect = v.clone();
+            expect.sort_by_key(|p| p.0);
+            sort_records(&mut v);
+            assert_eq!(v, expect, "n = {n}");
+        }
     }
 
     #[test]

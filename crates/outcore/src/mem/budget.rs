@@ -80,7 +80,12 @@ impl Budget {
                     crate::size::format_size(next + (64 << 20)),
                 )));
             }
-            match self.inner.used.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
+            match self.inner.used.compare_exchange_weak(
+                cur,
+                next,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => {
                     self.inner.peak.fetch_max(next, Ordering::Relaxed);
                     return Ok(Charge {
@@ -115,7 +120,10 @@ impl Charge {
 
 impl Drop for Charge {
     fn drop(&mut self) {
-        self.budget.inner.used.fetch_sub(self.bytes, Ordering::AcqRel);
+        self.budget
+            .inner
+            .used
+            .fetch_sub(self.bytes, Ordering::AcqRel);
     }
 }
 
@@ -147,7 +155,14 @@ fn proc_status_kib(key: &str) -> u64 {
     };
     s.lines()
         .find(|l| l.starts_with(key))
-        .and_then(|l| l[key.len()..].trim().trim_end_matches("kB").trim().parse().ok())
+        .and_then(|l| {
+            l[key.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()
+        })
         .unwrap_or(0)
 }
 

@@ -62,7 +62,13 @@ pub struct CsrWriter {
 
 impl CsrWriter {
     /// Starts direction `which` ("out" or "in") for `n` vertices.
-    pub fn new(dir: &mut StoreDir, which: &str, n: u64, page_bytes: u64, weighted: bool) -> Result<CsrWriter> {
+    pub fn new(
+        dir: &mut StoreDir,
+        which: &str,
+        n: u64,
+        page_bytes: u64,
+        weighted: bool,
+    ) -> Result<CsrWriter> {
         let (a, o, w) = files(which);
         Ok(CsrWriter {
             n,

@@ -74,7 +74,11 @@ impl DegreeWriter {
 }
 
 /// Streams the degrees of `degrees/{which}.*` in vertex order to `f`.
-pub fn for_each(store: &Path, which: &str, mut f: impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+pub fn for_each(
+    store: &Path,
+    which: &str,
+    mut f: impl FnMut(u64, u64) -> Result<()>,
+) -> Result<()> {
     let (c, o) = files(which);
     let ovf = super::file::read_u64s(&store.join(&o))?;
     let mut k = 0usize;
@@ -84,7 +88,10 @@ pub fn for_each(store: &Path, which: &str, mut f: impl FnMut(u64, u64) -> Result
             let mut deg = u16::from_le_bytes([d[0], d[1]]) as u64;
             if deg == OVERFLOW as u64 {
                 if k + 1 >= ovf.len() || ovf[k] != v {
-                    return Err(Error::store(store.join(&o), format!("no overflow entry for vertex {v}")));
+                    return Err(Error::store(
+                        store.join(&o),
+                        format!("no overflow entry for vertex {v}"),
+                    ));
                 }
                 deg = ovf[k + 1];
                 k += 2;
@@ -95,7 +102,10 @@ pub fn for_each(store: &Path, which: &str, mut f: impl FnMut(u64, u64) -> Result
         Ok(())
     })?;
     if k != ovf.len() {
-        return Err(Error::store(store.join(&o), "overflow entries without a marked vertex"));
+        return Err(Error::store(
+            store.join(&o),
+            "overflow entries without a marked vertex",
+        ));
     }
     Ok(())
 }

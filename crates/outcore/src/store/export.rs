@@ -25,7 +25,9 @@ impl std::str::FromStr for Layout {
             "tiles" => Ok(Layout::Tiles),
             "csr" | "csr-out" => Ok(Layout::Csr),
             "csr-in" => Ok(Layout::CsrIn),
-            _ => Err(Error::Invalid(format!("unknown layout `{s}`: expected tiles, csr or csr-in"))),
+            _ => Err(Error::Invalid(format!(
+                "unknown layout `{s}`: expected tiles, csr or csr-in"
+            ))),
         }
     }
 }
@@ -46,7 +48,9 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
     let to_stdout = out.as_os_str() == "-";
     let tmp = out.with_file_name(format!(
         ".{}.tmp-{}",
-        out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        out.file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         std::process::id()
     ));
     let sink: Box<dyn Write> = if to_stdout {
@@ -54,7 +58,11 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
     } else {
         Box::new(std::fs::File::create(&tmp).at(&tmp)?)
     };
-    let target = if to_stdout { Path::new("<stdout>") } else { tmp.as_path() };
+    let target = if to_stdout {
+        Path::new("<stdout>")
+    } else {
+        tmp.as_path()
+    };
     let mut w = BufWriter::with_capacity(1 << 20, sink);
     let mut lines = 0u64;
     let weighted = m.weighted;
@@ -76,15 +84,25 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
                 }
                 Ok(())
             }),
-            Layout::Csr => scan_csr(store.path(), "out", m.num_vertices, weighted, |v, _, u, wt| {
-                if m.directed || both_directions || v <= u {
-                    line(&mut w, v, u, wt)?;
-                }
-                Ok(())
-            }),
-            Layout::CsrIn => scan_csr(store.path(), "in", m.num_vertices, weighted, |v, _, u, wt| {
-                line(&mut w, u, v, wt)
-            }),
+            Layout::Csr => scan_csr(
+                store.path(),
+                "out",
+                m.num_vertices,
+                weighted,
+                |v, _, u, wt| {
+                    if m.directed || both_directions || v <= u {
+                        line(&mut w, v, u, wt)?;
+                    }
+                    Ok(())
+                },
+            ),
+            Layout::CsrIn => scan_csr(
+                store.path(),
+                "in",
+                m.num_vertices,
+                weighted,
+                |v, _, u, wt| line(&mut w, u, v, wt),
+            ),
         }?;
         w.flush().at(target)
     })();

@@ -50,7 +50,10 @@ impl DataWriter {
         if let Some(limit) = fault_limit() {
             let total = WRITTEN.fetch_add(buf.len() as u64, Ordering::Relaxed) + buf.len() as u64;
             if total > limit {
-                return Err(Error::io(&self.path, std::io::Error::from_raw_os_error(libc::ENOSPC)));
+                return Err(Error::io(
+                    &self.path,
+                    std::io::Error::from_raw_os_error(libc::ENOSPC),
+                ));
             }
         }
         self.hasher.update(buf);
@@ -130,7 +133,11 @@ impl StoreDir {
                 dest.display()
             )));
         }
-        if dest.exists() && dest.is_dir() && !dest.join(MANIFEST_FILE).exists() && dir_nonempty(dest) {
+        if dest.exists()
+            && dest.is_dir()
+            && !dest.join(MANIFEST_FILE).exists()
+            && dir_nonempty(dest)
+        {
             return Err(Error::Invalid(format!(
                 "{} exists and is not an outcore store; refusing to replace it even with --force",
                 dest.display()
@@ -242,7 +249,9 @@ impl Drop for StoreDir {
 }
 
 fn dir_nonempty(p: &Path) -> bool {
-    std::fs::read_dir(p).map(|mut d| d.next().is_some()).unwrap_or(false)
+    std::fs::read_dir(p)
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false)
 }
 
 /// Streams a file in chunks of whole `unit`-byte records to `f`.
@@ -265,7 +274,10 @@ pub fn read_chunks(path: &Path, unit: usize, mut f: impl FnMut(&[u8]) -> Result<
         }
     }
     if have % unit != 0 {
-        return Err(Error::store(path, format!("size is not a multiple of {unit} bytes")));
+        return Err(Error::store(
+            path,
+            format!("size is not a multiple of {unit} bytes"),
+        ));
     }
     if have > 0 {
         f(&buf[..have])?;
@@ -292,7 +304,10 @@ pub fn checksum(path: &Path) -> Result<FileEntry> {
 pub fn read_u64s(path: &Path) -> Result<Vec<u64>> {
     let mut out = Vec::new();
     read_chunks(path, 8, |b| {
-        out.extend(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())));
+        out.extend(
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
+        );
         Ok(())
     })?;
     Ok(out)

@@ -109,7 +109,10 @@ impl Manifest {
     pub fn read(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
         if !dir.is_dir() {
-            return Err(Error::store(dir, "not a directory (expected an outcore store)"));
+            return Err(Error::store(
+                dir,
+                "not a directory (expected an outcore store)",
+            ));
         }
         if !path.exists() {
             return Err(Error::store(
@@ -121,7 +124,10 @@ impl Manifest {
         let value: serde_json::Value = serde_json::from_slice(&text)
             .map_err(|e| Error::store(dir, format!("manifest.json is not valid JSON: {e}")))?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT_NAME) {
-            return Err(Error::store(dir, "manifest.json does not describe an outcore store"));
+            return Err(Error::store(
+                dir,
+                "manifest.json does not describe an outcore store",
+            ));
         }
         let version = value.get("format_version").and_then(|v| v.as_u64());
         if version != Some(FORMAT_VERSION as u64) {

@@ -51,13 +51,20 @@ impl Store {
             if meta.len() != entry.bytes {
                 return Err(Error::store(
                     path,
-                    format!("{rel} has {} bytes, the manifest says {}: the store is damaged", meta.len(), entry.bytes),
+                    format!(
+                        "{rel} has {} bytes, the manifest says {}: the store is damaged",
+                        meta.len(),
+                        entry.bytes
+                    ),
                 ));
             }
         }
         let required = required_files(&manifest);
         if let Some(missing) = required.iter().find(|f| !manifest.files.contains_key(*f)) {
-            return Err(Error::store(path, format!("the manifest does not list {missing}")));
+            return Err(Error::store(
+                path,
+                format!("the manifest does not list {missing}"),
+            ));
         }
         Ok(Store {
             path: path.to_path_buf(),
@@ -87,7 +94,10 @@ impl Store {
         }
         let ids = file::read_u64s(&self.file(IDS_FILE))?;
         if ids.len() as u64 != self.manifest.num_vertices {
-            return Err(Error::store(&self.path, "ids.bin does not hold one id per vertex"));
+            return Err(Error::store(
+                &self.path,
+                "ids.bin does not hold one id per vertex",
+            ));
         }
         Ok(OriginalIds(Some(ids)))
     }

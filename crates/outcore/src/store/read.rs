@@ -156,7 +156,10 @@ pub fn scan_csr(
     for v in 0..n {
         let end = off.req_u64()?;
         if end < slot {
-            return Err(Error::store(off.path(), format!("offsets decrease at vertex {v}")));
+            return Err(Error::store(
+                off.path(),
+                format!("offsets decrease at vertex {v}"),
+            ));
         }
         let mut padding = false;
         while slot < end {
@@ -168,7 +171,10 @@ pub fn scan_csr(
             if x == PAD {
                 padding = true;
             } else if padding {
-                return Err(Error::store(adj.path(), format!("the list of vertex {v} has a gap at slot {slot}")));
+                return Err(Error::store(
+                    adj.path(),
+                    format!("the list of vertex {v} has a gap at slot {slot}"),
+                ));
             } else {
                 f(v, slot, x as u64, wt)?;
             }

@@ -112,7 +112,11 @@ impl TileWriter {
         Ok(TileWriter {
             geom,
             edges: dir.file(EDGES_FILE)?,
-            weights: if weighted { Some(dir.file(WEIGHTS_FILE)?) } else { None },
+            weights: if weighted {
+                Some(dir.file(WEIGHTS_FILE)?)
+            } else {
+                None
+            },
             index: dir.file(INDEX_FILE)?,
             groups: dir.file(GROUPS_FILE)?,
             buf: Vec::with_capacity(1 << 18),
@@ -235,7 +239,9 @@ mod tests {
         assert!(g.tile_order(0, 7) < g.tile_order(4, 0));
         assert_eq!(g.tile_order(0, 1), 1);
         assert_eq!(g.tile_order(1, 0), 4);
-        let mut seen: Vec<u64> = (0..8).flat_map(|i| (0..8).map(move |j| g.tile_order(i, j))).collect();
+        let mut seen: Vec<u64> = (0..8)
+            .flat_map(|i| (0..8).map(move |j| g.tile_order(i, j)))
+            .collect();
         seen.sort();
         assert_eq!(seen, (0..64).collect::<Vec<_>>());
         // The largest possible geometry fits the 32-bit tile part of the key.

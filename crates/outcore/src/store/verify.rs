@@ -44,7 +44,10 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     let bad = |rel: &str, msg: String| Error::store(path, format!("{rel}: {msg}"));
     let n = m.num_vertices;
     if n > u32::MAX as u64 {
-        return Err(bad("manifest.json", format!("{n} vertices is more than supported")));
+        return Err(bad(
+            "manifest.json",
+            format!("{n} vertices is more than supported"),
+        ));
     }
 
     if m.has_id_map {
@@ -61,7 +64,10 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     // Tiles: order, bounds, triangle, sorted unique edges; degrees from tiles.
     let geom = TileGeometry::new(n, m.tiles.group_tiles, !m.directed);
     if geom.blocks != m.tiles.blocks || m.tiles.upper_triangle == m.directed {
-        return Err(bad("manifest.json", "tile geometry does not match the vertex count".into()));
+        return Err(bad(
+            "manifest.json",
+            "tile geometry does not match the vertex count".into(),
+        ));
     }
     let mut out_deg = vec![0u32; n as usize];
     let mut in_deg = vec![0u32; if m.directed { n as usize } else { 0 }];
@@ -70,18 +76,30 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     scan_tiles(path, m.weighted, |row, col, e| {
         let order = geom.tile_order(row as u64, col as u64);
         if row as u64 >= geom.blocks || col as u64 >= geom.blocks {
-            return Err(bad(INDEX_FILE, format!("tile ({row}, {col}) is outside the {} blocks", geom.blocks)));
+            return Err(bad(
+                INDEX_FILE,
+                format!("tile ({row}, {col}) is outside the {} blocks", geom.blocks),
+            ));
         }
         if e.src >= n || e.dst >= n {
-            return Err(bad("tiles/edges.bin", format!("edge ({}, {}) names a vertex >= {n}", e.src, e.dst)));
+            return Err(bad(
+                "tiles/edges.bin",
+                format!("edge ({}, {}) names a vertex >= {n}", e.src, e.dst),
+            ));
         }
         if !m.directed && e.src > e.dst {
-            return Err(bad("tiles/edges.bin", format!("edge ({}, {}) is below the diagonal", e.src, e.dst)));
+            return Err(bad(
+                "tiles/edges.bin",
+                format!("edge ({}, {}) is below the diagonal", e.src, e.dst),
+            ));
         }
         let key = (order, e.src, e.dst);
         match last {
             Some(l) if l >= key => {
-                return Err(bad("tiles/edges.bin", format!("edge ({}, {}) is out of order or repeated", e.src, e.dst)));
+                return Err(bad(
+                    "tiles/edges.bin",
+                    format!("edge ({}, {}) is out of order or repeated", e.src, e.dst),
+                ));
             }
             Some(l) if l.0 == order => {}
             _ => tiles += 1,
@@ -97,7 +115,11 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         }
         Ok(())
     })?;
-    if edges != m.num_edges || edges != m.tiles.edges || tiles != m.tiles.num_tiles || loops != m.num_self_loops {
+    if edges != m.num_edges
+        || edges != m.tiles.edges
+        || tiles != m.tiles.num_tiles
+        || loops != m.num_self_loops
+    {
         return Err(bad(
             "tiles/edges.bin",
             format!(
@@ -121,8 +143,13 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         let mut count = vec![0u32; n as usize];
         let check_list = |v: u64, first: u64, len: u64| -> Result<()> {
             let fits = len <= page_slots;
-            if (fits && first / page_slots != (first + len - 1) / page_slots) || (!fits && first % page_slots != 0) {
-                return Err(bad(&off, format!("the list of vertex {v} breaks the page packing")));
+            if (fits && first / page_slots != (first + len - 1) / page_slots)
+                || (!fits && !first.is_multiple_of(page_slots))
+            {
+                return Err(bad(
+                    &off,
+                    format!("the list of vertex {v} breaks the page packing"),
+                ));
             }
             Ok(())
         };
@@ -133,10 +160,16 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             match cur {
                 Some((cv, first, lastn)) if cv == v => {
                     if u <= lastn {
-                        return Err(bad(&adj, format!("the list of vertex {v} is not sorted and unique")));
+                        return Err(bad(
+                            &adj,
+                            format!("the list of vertex {v} is not sorted and unique"),
+                        ));
                     }
                     if slot != first + count[v as usize] as u64 {
-                        return Err(bad(&adj, format!("the list of vertex {v} is not contiguous")));
+                        return Err(bad(
+                            &adj,
+                            format!("the list of vertex {v} is not contiguous"),
+                        ));
                     }
                     cur = Some((v, first, u));
                 }
@@ -190,12 +223,21 @@ fn check_groups(path: &Path, geom: &TileGeometry, groups: u64, tiles: u64) -> Re
         }
     }
     if firsts.len() as u64 != groups {
-        return Err(bad(GROUPS_FILE, format!("{} groups in the index, the manifest says {groups}", firsts.len())));
+        return Err(bad(
+            GROUPS_FILE,
+            format!(
+                "{} groups in the index, the manifest says {groups}",
+                firsts.len()
+            ),
+        ));
     }
     for (g, t) in firsts {
         let (row, col, first) = (gr.req_u32()?, gr.req_u32()?, gr.req_u64()?);
         if (row as u64, col as u64, first) != (g.0, g.1, t) {
-            return Err(bad(GROUPS_FILE, format!("group ({row}, {col}) does not match the tile index")));
+            return Err(bad(
+                GROUPS_FILE,
+                format!("group ({row}, {col}) does not match the tile index"),
+            ));
         }
     }
     let (row, _, last) = (gr.req_u32()?, gr.req_u32()?, gr.req_u64()?);

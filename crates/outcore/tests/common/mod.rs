@@ -21,19 +21,21 @@ pub fn reference(
         if drop_loops && s == d {
             continue;
         }
-        let k = if directed { (s, d) } else { (s.min(d), s.max(d)) };
+        let k = if directed {
+            (s, d)
+        } else {
+            (s.min(d), s.max(d))
+        };
         m.insert(k, w);
     }
     m
 }
 
 /// The vertex set: every endpoint plus the listed isolated vertices.
-pub fn reference_vertices(edges: &[(u64, u64, f64)], isolated: &[u64], drop_loops: bool) -> BTreeSet<u64> {
+/// Dropping self-loops keeps their vertices.
+pub fn reference_vertices(edges: &[(u64, u64, f64)], isolated: &[u64]) -> BTreeSet<u64> {
     let mut v: BTreeSet<u64> = isolated.iter().copied().collect();
     for &(s, d, _) in edges {
-        if drop_loops && s == d {
-            continue;
-        }
         v.insert(s);
         v.insert(d);
     }
@@ -41,7 +43,12 @@ pub fn reference_vertices(edges: &[(u64, u64, f64)], isolated: &[u64], drop_loop
 }
 
 /// Builds a store from edges with the given options.
-pub fn build(dir: &Path, edges: &[(u64, u64, f64)], isolated: &[u64], opts: &BuildOptions) -> BuildReport {
+pub fn build(
+    dir: &Path,
+    edges: &[(u64, u64, f64)],
+    isolated: &[u64],
+    opts: &BuildOptions,
+) -> BuildReport {
     outcore::progress::set_quiet(true);
     let mut src = VecSource::new(edges.iter().copied());
     src.vertices = isolated.to_vec();
@@ -50,7 +57,9 @@ pub fn build(dir: &Path, edges: &[(u64, u64, f64)], isolated: &[u64], opts: &Bui
 
 /// Exports a layout and parses it back.
 pub fn exported(store: &Store, layout: Layout, both: bool) -> Vec<(u64, u64, f64)> {
-    let out = store.path().with_extension(format!("{layout:?}-{both}.txt"));
+    let out = store
+        .path()
+        .with_extension(format!("{layout:?}-{both}.txt"));
     export(store, layout, both, &out).expect("export");
     let text = std::fs::read_to_string(&out).unwrap();
     std::fs::remove_file(&out).unwrap();
