@@ -1,1 +1,626 @@
-//! Graph generators (stub; being written).
+//! Graph generators as [`EdgeSource`]s: Graph500 Kronecker, R-MAT, exact
+//! Erdős–Rényi G(n, m) and 2D grids; and [`write_edge_file`] to save any
+//! source as a plain edge list.
+//!
+//! Every generator's vertex set is exactly `0..n` (isolated vertices
+//! included; [`EdgeSource::dense_vertex_count`]). Output is deterministic: a
+//! seed gives the identical edge sequence on any machine and with any number
+//! of threads (self-contained RNGs, fixed blocks each with its own random
+//! stream, generated in parallel and delivered in block order; see `par`).
+//! Undirected edges are emitted once (or as sampled, for Kronecker) and never
+//! canonicalized or deduplicated here: the store builder does that.
+
+mod edgefile;
+mod er;
+mod grid;
+mod hyper;
+mod kron;
+mod par;
+mod rng;
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub use edgefile::{write_edge_file, EdgeFileFormat};
+
+use crate::error::{Error, Result};
+use crate::ingest::{EdgeSource, RawEdge};
+
+/// Which generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenKind {
+    /// Graph500 Kronecker (A, B, C = 0.57, 0.19, 0.19), undirected by default.
+    Kron,
+    /// R-MAT with a chosen initiator, directed by default.
+    Rmat,
+    /// Exact Erdős–Rényi G(n, m), directed by default.
+    Er,
+    /// A `rows x cols` 2D lattice, undirected by default.
+    Grid,
+}
+
+impl FromStr for GenKind {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<GenKind> {
+        match s.to_ascii_lowercase().as_str() {
+            "kron" => Ok(GenKind::Kron),
+            "rmat" => Ok(GenKind::Rmat),
+            "er" => Ok(GenKind::Er),
+            "grid" => Ok(GenKind::Grid),
+            _ => Err(Error::Invalid(format!(
+                "unknown generator `{s}` (expected kron, rmat, er or grid)"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for GenKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GenKind::Kron => "kron",
+            GenKind::Rmat => "rmat",
+            GenKind::Er => "er",
+            GenKind::Grid => "grid",
+        })
+    }
+}
+
+/// What to generate. Fields not used by `kind` are ignored.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    pub kind: GenKind,
+    /// kron/rmat: `2^scale` vertices (default 16); at most 31.
+    pub scale: u32,
+    /// kron/rmat: `edge_factor * 2^scale` edge samples (default 16).
+    pub edge_factor: u64,
+    /// rmat initiator (default 0.57, 0.19, 0.19; `d = 1 - a - b - c`). kron
+    /// always uses the Graph500 values.
+    pub a: f64,
+    pub b: f64,
+    pub c: f64,
+    /// er: `n` (default `1 << 16`).
+    pub vertices: u64,
+    /// er: `m` (default `16 * (1 << 16)`; not updated when `vertices` changes).
+    pub edges: u64,
+    /// grid: rows and columns (default 256 x 256).
+    pub rows: u64,
+    pub cols: u64,
+    /// Default 1.
+    pub seed: u64,
+    /// See [`GenConfig::default_directed`].
+    pub directed: bool,
+    /// kron/rmat/er: uniform `[0, 1)` weights; grid: integers in `1..=max_weight`.
+    pub weighted: bool,
+    /// grid: the largest integer weight (default 100).
+    pub max_weight: u64,
+}
+
+/// Largest grid `max_weight`: every integer up to it is exact in an f64.
+const MAX_GRID_WEIGHT: u64 = 1 << 53;
+
+impl GenConfig {
+    /// The documented defaults for `kind`, `directed = default_directed(kind)`.
+    pub fn new(kind: GenKind) -> GenConfig {
+        let (a, b, c) = kron::GRAPH500_ABC;
+        GenConfig {
+            kind,
+            scale: 16,
+            edge_factor: 16,
+            a,
+            b,
+            c,
+            vertices: 1 << 16,
+            edges: 16 << 16,
+            rows: 256,
+            cols: 256,
+            seed: 1,
+            directed: GenConfig::default_directed(kind),
+            weighted: false,
+            max_weight: 100,
+        }
+    }
+
+    /// kron: undirected (as Graph500); rmat: directed; er: directed; grid: undirected.
+    pub fn default_directed(kind: GenKind) -> bool {
+        match kind {
+            GenKind::Kron | GenKind::Grid => false,
+            GenKind::Rmat | GenKind::Er => true,
+        }
+    }
+
+    /// The initiator actually used (kron ignores `a`, `b`, `c`).
+    fn initiator(&self) -> (f64, f64, f64) {
+        match self.kind {
+            GenKind::Kron => kron::GRAPH500_ABC,
+            _ => (self.a, self.b, self.c),
+        }
+    }
+
+    /// Checks the parameters of `kind`, with a message fit for the user.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |msg: String| Err(Error::Invalid(format!("{}: {msg}", self.kind)));
+        match self.kind {
+            GenKind::Kron | GenKind::Rmat => {
+                if self.scale > 31 {
+                    return bad(format!("scale {} is too large (at most 31)", self.scale));
+                }
+                if self
+                    .edge_factor
+                    .checked_shl(self.scale)
+                    .map(|s| s >> self.scale)
+                    != Some(self.edge_factor)
+                {
+                    return bad(format!(
+                        "edge factor {} times 2^{} overflows",
+                        self.edge_factor, self.scale
+                    ));
+                }
+                if self.kind == GenKind::Rmat {
+                    let (a, b, c) = (self.a, self.b, self.c);
+                    for (name, p) in [("a", a), ("b", b), ("c", c)] {
+                        if !p.is_finite() || p < 0.0 {
+                            return bad(format!("initiator {name} = {p} must be a number >= 0"));
+                        }
+                    }
+                    let sum = a + b + c;
+                    if sum >= 1.0 {
+                        return bad(format!(
+                            "initiator a + b + c = {sum} must be < 1 (d = 1 - a - b - c must be > 0)"
+                        ));
+                    }
+                }
+            }
+            GenKind::Er => {
+                let n = self.vertices;
+                if n == 0 {
+                    return bad("the number of vertices must be at least 1".into());
+                }
+                if n >= 1 << 32 {
+                    return bad(format!("{n} vertices is too many (must be < 2^32)"));
+                }
+                let pairs = er::possible_pairs(n, self.directed);
+                if self.edges as u128 > pairs {
+                    return bad(format!(
+                        "{} edges requested but only {pairs} distinct {} pairs exist among {n} vertices (no self-loops)",
+                        self.edges,
+                        if self.directed { "ordered" } else { "unordered" }
+                    ));
+                }
+            }
+            GenKind::Grid => {
+                if self.rows == 0 || self.cols == 0 {
+                    return bad(format!(
+                        "{}x{} has no vertices (rows and cols must be >= 1)",
+                        self.rows, self.cols
+                    ));
+                }
+                match self.rows.checked_mul(self.cols) {
+                    Some(n) if n < 1 << 32 => {}
+                    _ => {
+                        return bad(format!(
+                            "{}x{} is too many vertices (must be < 2^32)",
+                            self.rows, self.cols
+                        ))
+                    }
+                }
+                if self.max_weight == 0 || self.max_weight > MAX_GRID_WEIGHT {
+                    return bad(format!(
+                        "max weight {} must be in 1..=2^53",
+                        self.max_weight
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of vertices (ids `0..n`).
+    pub fn num_vertices(&self) -> u64 {
+        match self.kind {
+            GenKind::Kron | GenKind::Rmat => 1u64.checked_shl(self.scale).unwrap_or(0),
+            GenKind::Er => self.vertices,
+            GenKind::Grid => self.rows.saturating_mul(self.cols),
+        }
+    }
+
+    /// The exact number of edges the generator emits (samples for kron/rmat).
+    fn num_edges(&self) -> u64 {
+        match self.kind {
+            GenKind::Kron | GenKind::Rmat => self.edge_factor.checked_shl(self.scale).unwrap_or(0),
+            GenKind::Er => self.edges,
+            GenKind::Grid => {
+                let lattice = self.rows * self.cols.saturating_sub(1)
+                    + self.cols * self.rows.saturating_sub(1);
+                if self.directed {
+                    2 * lattice
+                } else {
+                    lattice
+                }
+            }
+        }
+    }
+
+    /// E.g. "kron scale 22 edge factor 16 (undirected, seed 1)".
+    pub fn describe(&self) -> String {
+        let what = match self.kind {
+            GenKind::Kron => format!("kron scale {} edge factor {}", self.scale, self.edge_factor),
+            GenKind::Rmat => format!(
+                "rmat scale {} edge factor {} a {} b {} c {}",
+                self.scale, self.edge_factor, self.a, self.b, self.c
+            ),
+            GenKind::Er => format!("er n {} m {}", self.vertices, self.edges),
+            GenKind::Grid => format!("grid {}x{}", self.rows, self.cols),
+        };
+        let dir = if self.directed {
+            "directed"
+        } else {
+            "undirected"
+        };
+        let weights = match (self.weighted, self.kind) {
+            (false, _) => String::new(),
+            (true, GenKind::Grid) => format!(", weights 1..={}", self.max_weight),
+            (true, _) => ", weights [0,1)".to_string(),
+        };
+        format!("{what} ({dir}{weights}, seed {})", self.seed)
+    }
+}
+
+/// A generator as an edge source.
+struct GenSource {
+    cfg: GenConfig,
+    delivered: AtomicU64,
+}
+
+impl EdgeSource for GenSource {
+    fn describe(&self) -> String {
+        self.cfg.describe()
+    }
+
+    /// Progress in bytes of in-memory edges: `edges * size_of::<RawEdge>()`.
+    fn input_bytes(&self) -> Option<u64> {
+        Some(
+            self.cfg
+                .num_edges()
+                .saturating_mul(std::mem::size_of::<RawEdge>() as u64),
+        )
+    }
+
+    fn bytes_consumed(&self) -> u64 {
+        self.delivered.load(Ordering::Relaxed) * std::mem::size_of::<RawEdge>() as u64
+    }
+
+    fn dense_vertex_count(&self) -> Option<u64> {
+        Some(self.cfg.num_vertices())
+    }
+
+    fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
+        self.delivered.store(0, Ordering::Relaxed);
+        let c = &self.cfg;
+        match c.kind {
+            GenKind::Kron | GenKind::Rmat => {
+                let (a, b, ic) = c.initiator();
+                let g = kron::KronBlocks::new(
+                    c.kind == GenKind::Rmat,
+                    c.scale,
+                    c.edge_factor,
+                    a,
+                    b,
+                    ic,
+                    c.seed,
+                    c.weighted,
+                );
+                par::stream(&g, f, &self.delivered)
+            }
+            GenKind::Er => {
+                let g = er::ErBlocks::new(c.vertices, c.edges, c.directed, c.seed, c.weighted);
+                par::stream(&g, f, &self.delivered)
+            }
+            GenKind::Grid => {
+                let g = grid::GridBlocks::new(
+                    c.rows,
+                    c.cols,
+                    c.directed,
+                    c.seed,
+                    c.weighted,
+                    c.max_weight,
+                );
+                par::stream(&g, f, &self.delivered)
+            }
+        }
+    }
+}
+
+/// The generator for `cfg` (validated first) as an [`EdgeSource`].
+///
+/// Each call of `for_each_edge_batch` streams the same edges again.
+pub fn generator(cfg: &GenConfig) -> Result<Box<dyn EdgeSource>> {
+    cfg.validate()?;
+    Ok(Box::new(GenSource {
+        cfg: cfg.clone(),
+        delivered: AtomicU64::new(0),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(cfg: &GenConfig) -> Vec<RawEdge> {
+        let mut g = generator(cfg).unwrap();
+        let mut all = Vec::new();
+        g.for_each_edge_batch(&mut |b| {
+            all.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        all
+    }
+
+    fn in_pool(threads: usize, cfg: &GenConfig) -> Vec<RawEdge> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| run(cfg))
+    }
+
+    fn configs() -> Vec<GenConfig> {
+        let mut kron = GenConfig::new(GenKind::Kron);
+        kron.scale = 12;
+        kron.edge_factor = 40; // 163840 samples: 3 blocks
+        kron.weighted = true;
+        let mut rmat = GenConfig::new(GenKind::Rmat);
+        rmat.scale = 11;
+        rmat.edge_factor = 70;
+        rmat.a = 0.45;
+        rmat.b = 0.25;
+        rmat.c = 0.15;
+        let mut er = GenConfig::new(GenKind::Er);
+        er.vertices = 1000;
+        er.edges = 250_000; // 4 chunks
+        er.weighted = true;
+        let mut er_u = er.clone();
+        er_u.directed = false;
+        er_u.weighted = false;
+        let mut grid = GenConfig::new(GenKind::Grid);
+        grid.rows = 300;
+        grid.cols = 301;
+        grid.weighted = true;
+        let mut grid_d = grid.clone();
+        grid_d.directed = true;
+        vec![kron, rmat, er, er_u, grid, grid_d]
+    }
+
+    #[test]
+    fn deterministic_across_thread_counts_and_seed_dependent() {
+        for cfg in configs() {
+            let one = in_pool(1, &cfg);
+            assert_eq!(one.len() as u64, cfg.num_edges(), "{}", cfg.describe());
+            assert!(!one.is_empty());
+            for t in [2, 3] {
+                let other = in_pool(t, &cfg);
+                assert!(
+                    one == other,
+                    "{}: {t} threads differ from 1",
+                    cfg.describe()
+                );
+            }
+            assert!(one == run(&cfg));
+            let mut cfg2 = cfg.clone();
+            cfg2.seed = 2;
+            let two = in_pool(2, &cfg2);
+            assert_eq!(two.len(), one.len());
+            assert!(one != two, "{}: seed does not matter", cfg.describe());
+            let n = cfg.num_vertices();
+            assert!(one.iter().all(|e| e.src < n && e.dst < n));
+        }
+    }
+
+    #[test]
+    fn source_metadata() {
+        let mut cfg = GenConfig::new(GenKind::Kron);
+        cfg.scale = 10;
+        let mut g = generator(&cfg).unwrap();
+        assert_eq!(g.dense_vertex_count(), Some(1024));
+        assert_eq!(
+            g.describe(),
+            "kron scale 10 edge factor 16 (undirected, seed 1)"
+        );
+        assert_eq!(g.input_bytes(), Some(16 * 1024 * 24));
+        g.for_each_edge_batch(&mut |_| Ok(())).unwrap();
+        assert_eq!(g.bytes_consumed(), g.input_bytes().unwrap());
+        let mut cfg = GenConfig::new(GenKind::Grid);
+        cfg.weighted = true;
+        assert_eq!(
+            cfg.describe(),
+            "grid 256x256 (undirected, weights 1..=100, seed 1)"
+        );
+        assert_eq!(cfg.num_vertices(), 65536);
+        let cfg = GenConfig::new(GenKind::Er);
+        assert_eq!(cfg.describe(), "er n 65536 m 1048576 (directed, seed 1)");
+        let cfg = GenConfig::new(GenKind::Rmat);
+        assert_eq!(
+            cfg.describe(),
+            "rmat scale 16 edge factor 16 a 0.57 b 0.19 c 0.19 (directed, seed 1)"
+        );
+    }
+
+    #[test]
+    fn kinds_parse_and_defaults() {
+        for (s, k) in [
+            ("kron", GenKind::Kron),
+            ("rmat", GenKind::Rmat),
+            ("er", GenKind::Er),
+            ("grid", GenKind::Grid),
+        ] {
+            assert_eq!(s.parse::<GenKind>().unwrap(), k);
+            assert_eq!(k.to_string(), s);
+            let cfg = GenConfig::new(k);
+            cfg.validate().unwrap();
+            assert_eq!(cfg.directed, GenConfig::default_directed(k));
+        }
+        assert!("ba".parse::<GenKind>().is_err());
+        assert!(!GenConfig::default_directed(GenKind::Kron));
+        assert!(GenConfig::default_directed(GenKind::Rmat));
+        assert!(GenConfig::default_directed(GenKind::Er));
+        assert!(!GenConfig::default_directed(GenKind::Grid));
+    }
+
+    fn invalid(cfg: &GenConfig, needle: &str) {
+        match cfg.validate() {
+            Err(Error::Invalid(msg)) => assert!(msg.contains(needle), "`{msg}` lacks `{needle}`"),
+            other => panic!("expected Invalid containing `{needle}`, got {other:?}"),
+        }
+        assert!(generator(cfg).is_err());
+    }
+
+    #[test]
+    fn validation() {
+        let mut c = GenConfig::new(GenKind::Rmat);
+        c.a = 0.6;
+        c.b = 0.2;
+        c.c = 0.2;
+        invalid(&c, "must be < 1");
+        c.a = -0.1;
+        invalid(&c, "a = -0.1");
+        c.a = f64::NAN;
+        invalid(&c, "a = NaN");
+        c.a = 0.5;
+        c.b = 0.0;
+        c.c = 0.0;
+        c.validate().unwrap();
+        c.scale = 32;
+        invalid(&c, "at most 31");
+        c.scale = 31;
+        c.edge_factor = 1 << 33;
+        invalid(&c, "overflows");
+        c.edge_factor = 16;
+        c.validate().unwrap();
+        // kron ignores a, b, c.
+        let mut k = GenConfig::new(GenKind::Kron);
+        k.a = 2.0;
+        k.validate().unwrap();
+
+        let mut e = GenConfig::new(GenKind::Er);
+        e.vertices = 0;
+        invalid(&e, "at least 1");
+        e.vertices = 1 << 32;
+        invalid(&e, "< 2^32");
+        e.vertices = 10;
+        e.edges = 90;
+        e.validate().unwrap();
+        e.edges = 91;
+        invalid(&e, "only 90");
+        e.directed = false;
+        e.edges = 46;
+        invalid(&e, "only 45");
+        e.vertices = 1;
+        e.edges = 0;
+        e.validate().unwrap();
+
+        let mut g = GenConfig::new(GenKind::Grid);
+        g.rows = 0;
+        invalid(&g, "rows and cols");
+        g.rows = 1 << 16;
+        g.cols = 1 << 16;
+        invalid(&g, "< 2^32");
+        g.cols = (1 << 16) - 1;
+        g.validate().unwrap();
+        g.max_weight = 0;
+        invalid(&g, "max weight");
+    }
+
+    #[test]
+    fn tiny_generators() {
+        // scale 0: one vertex, all samples are self-loops 0 -> 0.
+        let mut k = GenConfig::new(GenKind::Kron);
+        k.scale = 0;
+        k.edge_factor = 5;
+        let e = run(&k);
+        assert_eq!(e.len(), 5);
+        assert!(e
+            .iter()
+            .all(|x| x.src == 0 && x.dst == 0 && x.weight == 1.0));
+        // er with m = 0 and with all pairs, through the pipeline.
+        let mut er = GenConfig::new(GenKind::Er);
+        er.vertices = 4;
+        er.edges = 0;
+        assert!(run(&er).is_empty());
+        er.edges = 12;
+        let mut all: Vec<(u64, u64)> = run(&er).iter().map(|x| (x.src, x.dst)).collect();
+        all.sort();
+        let want: Vec<(u64, u64)> = (0..4)
+            .flat_map(|u| (0..4).filter(move |&v| v != u).map(move |v| (u, v)))
+            .collect();
+        assert_eq!(all, want);
+        // 1x1 grid: one vertex, no edges.
+        let mut g = GenConfig::new(GenKind::Grid);
+        g.rows = 1;
+        g.cols = 1;
+        assert!(run(&g).is_empty());
+        assert_eq!(generator(&g).unwrap().dense_vertex_count(), Some(1));
+    }
+
+    #[test]
+    fn write_generated_edge_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = GenConfig::new(GenKind::Grid);
+        cfg.rows = 30;
+        cfg.cols = 40;
+        cfg.weighted = true;
+        let want = run(&cfg);
+        let path = dir.path().join("grid.txt");
+        let mut g = generator(&cfg).unwrap();
+        let n = write_edge_file(g.as_mut(), &path, EdgeFileFormat::Text, true, false).unwrap();
+        assert_eq!(n, want.len() as u64);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (line, e) in text.lines().zip(&want) {
+            assert_eq!(line, format!("{} {} {}", e.src, e.dst, e.weight as u64));
+        }
+        assert!(write_edge_file(g.as_mut(), &path, EdgeFileFormat::Text, true, false).is_err());
+    }
+
+    fn time(cfg: &GenConfig) {
+        let mut g = generator(cfg).unwrap();
+        let t = std::time::Instant::now();
+        let (mut n, mut x) = (0u64, 0u64);
+        g.for_each_edge_batch(&mut |b| {
+            n += b.len() as u64;
+            x ^= b[b.len() / 2].src;
+            Ok(())
+        })
+        .unwrap();
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "{}: {n} edges in {s:.3} s = {:.1} M edges/s ({} threads, {x})",
+            cfg.describe(),
+            n as f64 / s / 1e6,
+            rayon::current_num_threads()
+        );
+    }
+
+    /// Timing: `cargo test --release -p outcore --lib ingest::gen::tests::gen_speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn gen_speed() {
+        for scale in [20u32, 22] {
+            let mut cfg = GenConfig::new(GenKind::Kron);
+            cfg.scale = scale;
+            time(&cfg);
+        }
+        let mut cfg = GenConfig::new(GenKind::Er);
+        cfg.vertices = 1 << 20;
+        cfg.edges = 16 << 20;
+        time(&cfg);
+        cfg.weighted = true;
+        time(&cfg);
+        cfg.directed = false;
+        cfg.weighted = false;
+        time(&cfg);
+        let mut cfg = GenConfig::new(GenKind::Grid);
+        cfg.rows = 4096;
+        cfg.cols = 4096;
+        time(&cfg);
+    }
+}
