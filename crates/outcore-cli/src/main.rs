@@ -1,1 +1,99 @@
-fn main() {}
+//! The `outcore` command line.
+
+mod build;
+mod demo;
+mod info;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "outcore",
+    version,
+    about = "Graph analytics on graphs larger than memory, from an SSD, inside a memory budget"
+)]
+struct Cli {
+    /// No progress output on stderr.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate a synthetic graph (Graph500 Kronecker, R-MAT, Erdős–Rényi, grid)
+    /// into a store, or into a plain edge list with --edges.
+    Generate(build::GenerateArgs),
+    /// Import edge lists (SNAP, CSV/TSV, Matrix Market, LDBC, binary; .gz too) into a store.
+    Import(build::ImportArgs),
+    /// Describe a store: counts, layouts, tiles, degrees, size.
+    Info(info::InfoArgs),
+    /// Recompute checksums and structural invariants; non-zero exit names the broken file.
+    Verify(info::VerifyArgs),
+    /// Write a layout back as an edge list in original ids.
+    Export(info::ExportArgs),
+    /// Run the built-in demo: generate a Kronecker graph, build a store, show info.
+    Demo(demo::DemoArgs),
+}
+
+/// Options shared by the commands that build stores.
+#[derive(Args, Clone)]
+pub struct StoreArgs {
+    /// The store directory to create.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// Memory budget (e.g. 512MiB, 4GiB, 512M, 4G); default: half of RAM.
+    #[arg(long, value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Replace an existing store.
+    #[arg(long)]
+    pub force: bool,
+    /// Directory for sorted runs (default: beside the store).
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
+    /// Tiles per physical group side (power of two).
+    #[arg(long, default_value_t = outcore::store::tiles::DEFAULT_GROUP_TILES)]
+    pub group_tiles: u32,
+    /// Page size of the CSR adjacency files.
+    #[arg(long, value_parser = parse_size, default_value = "4KiB")]
+    pub page_size: u64,
+    /// Drop self-loops (default: keep them, as NetworkX does).
+    #[arg(long)]
+    pub drop_self_loops: bool,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    outcore::size::parse_size(s).map_err(|e| e.to_string())
+}
+
+fn main() {
+    let cli = Cli::parse();
+    outcore::progress::set_quiet(cli.quiet);
+    let _ = ctrlc::set_handler(|| {
+        eprintln!("\ninterrupted: cleaning up (press Ctrl-C again to exit at once)");
+        static ONCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if ONCE.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        outcore::cancel::request();
+    });
+    let result: Result<()> = match cli.command {
+        Command::Generate(a) => build::generate(a),
+        Command::Import(a) => build::import(a),
+        Command::Info(a) => info::info(a),
+        Command::Verify(a) => info::verify(a),
+        Command::Export(a) => info::export(a),
+        Command::Demo(a) => demo::demo(a),
+    };
+    if let Err(e) = result {
+        let interrupted = matches!(
+            e.downcast_ref::<outcore::Error>(),
+            Some(outcore::Error::Interrupted)
+        );
+        eprintln!("error: {e:#}");
+        std::process::exit(if interrupted { 130 } else { 1 });
+    }
+}

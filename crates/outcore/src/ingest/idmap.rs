@@ -19,6 +19,7 @@ use crate::mem::Budget;
 pub struct IdCollector {
     bits: Vec<u64>,
     bitmap: bool,
+    adds: u64,
     ids: Vec<u64>,
     limit: usize,
     budget: Budget,
@@ -31,6 +32,7 @@ impl IdCollector {
         IdCollector {
             bits: Vec::new(),
             bitmap: true,
+            adds: 0,
             ids: Vec::new(),
             limit: (bytes / 16).max(1024) as usize,
             budget: budget.clone(),
@@ -42,6 +44,7 @@ impl IdCollector {
     #[inline]
     pub fn add(&mut self, id: u64) -> Result<()> {
         if self.bitmap {
+            self.adds += 1;
             let w = (id / 64) as usize;
             if w < self.bits.len() {
                 self.bits[w] |= 1 << (id % 64);
@@ -62,8 +65,11 @@ impl IdCollector {
     /// Grows the bitmap to hold `id`, or switches to list mode (false).
     fn grow_bitmap(&mut self, id: u64) -> Result<bool> {
         let words = (id / 64 + 1).next_power_of_two().max(1024);
-        // The bitmap may use the whole share: 16 bytes per listed id buys 128 bits.
-        if words.saturating_mul(8) <= self.limit as u64 * 16 {
+        // The bitmap may use the whole share (16 bytes per listed id buys 128
+        // bits) but, so that a few huge ids do not allocate a huge bitmap, at
+        // most 2 bytes per id seen so far beyond a 16 MiB floor.
+        let cap = (self.limit as u64 * 16).min(self.adds.saturating_mul(2).max(16 << 20));
+        if words.saturating_mul(8) <= cap {
             if let Ok(c) = self.budget.charge(
                 (words as usize - self.bits.len()) as u64 * 8,
                 "vertex id bitmap",
@@ -305,7 +311,7 @@ mod tests {
     fn collector_refuses_past_its_share() {
         let budget = Budget::new(1 << 30);
         let mut c = IdCollector::new(&budget, 8 * 100_000);
-        let r: Result<()> = (0..1_000_000u64).try_for_each(|i| c.add(i * 3));
+        let r: Result<()> = (0..1_000_000u64).try_for_each(|i| c.add(i << 30));
         assert!(matches!(r, Err(Error::Budget(_))));
     }
 }

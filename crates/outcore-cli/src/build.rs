@@ -1,0 +1,237 @@
+//! `outcore generate` and `outcore import`.
+
+use crate::StoreArgs;
+use anyhow::{bail, Result};
+use clap::Args;
+use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::gen::{self, EdgeFileFormat, GenConfig, GenKind};
+use outcore::ingest::parse::{self, InputFormat, ParseOptions};
+use outcore::mem::Budget;
+use outcore::size::format_size;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// kron (Graph500 Kronecker), rmat, er (G(n, m)) or grid.
+    pub kind: GenKind,
+    /// kron/rmat: 2^SCALE vertices.
+    #[arg(long, default_value_t = 16)]
+    pub scale: u32,
+    /// kron/rmat: EDGE_FACTOR * 2^SCALE edge samples.
+    #[arg(long, default_value_t = 16)]
+    pub edge_factor: u64,
+    /// rmat initiator probabilities (d = 1 - a - b - c); default 0.57, 0.19, 0.19.
+    #[arg(long)]
+    pub a: Option<f64>,
+    #[arg(long)]
+    pub b: Option<f64>,
+    #[arg(long)]
+    pub c: Option<f64>,
+    /// er: number of vertices n.
+    #[arg(long, default_value_t = 1 << 16)]
+    pub vertices: u64,
+    /// er: number of distinct edges m (default 16 n).
+    #[arg(long)]
+    pub num_edges: Option<u64>,
+    /// grid: rows and columns.
+    #[arg(long, default_value_t = 256)]
+    pub rows: u64,
+    #[arg(long, default_value_t = 256)]
+    pub cols: u64,
+    /// grid: integer weights uniform in 1..=MAX_WEIGHT.
+    #[arg(long, default_value_t = 100)]
+    pub max_weight: u64,
+    /// Random seed: the same seed gives the same graph on any machine and thread count.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Undirected graph (the default for kron and grid).
+    #[arg(long, conflicts_with = "directed")]
+    pub undirected: bool,
+    /// Directed graph (the default for rmat and er).
+    #[arg(long)]
+    pub directed: bool,
+    /// Random weights (kron/rmat/er: uniform [0, 1); grid: integers).
+    #[arg(long)]
+    pub weighted: bool,
+    /// Write a plain edge list to FILE instead of a store.
+    #[arg(long, conflicts_with = "out")]
+    pub edges: Option<PathBuf>,
+    /// Format of --edges.
+    #[arg(long, default_value = "text")]
+    pub edge_format: EdgeFileFormat,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// Input files (read one after the other; .gz is decompressed).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// snap, csv, tsv, mtx, ldbc, bin32 or bin64 (default: from the extension, else snap).
+    #[arg(long, short)]
+    pub format: Option<InputFormat>,
+    /// Keep edge direction (the default).
+    #[arg(long, conflicts_with = "undirected")]
+    pub directed: bool,
+    /// Treat every edge as undirected.
+    #[arg(long)]
+    pub undirected: bool,
+    /// Read a weight column.
+    #[arg(long)]
+    pub weighted: bool,
+    /// csv/tsv: the first line of each file is a header.
+    #[arg(long)]
+    pub header: bool,
+    /// csv/tsv: SRC,DST[,W] as 0-based column numbers, or header names with --header.
+    #[arg(long)]
+    pub columns: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+}
+
+fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) -> BuildOptions {
+    BuildOptions {
+        directed,
+        weighted,
+        drop_self_loops: store.drop_self_loops,
+        memory: store.memory.unwrap_or_else(Budget::default_limit),
+        scratch_dir: store.tmp_dir.clone(),
+        force: store.force,
+        group_tiles: store.group_tiles,
+        page_bytes: store.page_size,
+        format,
+        sort_buffer_cap: None,
+    }
+}
+
+pub fn generate(a: GenerateArgs) -> Result<()> {
+    let mut cfg = GenConfig::new(a.kind);
+    cfg.scale = a.scale;
+    cfg.edge_factor = a.edge_factor;
+    if a.kind == GenKind::Rmat {
+        (cfg.a, cfg.b, cfg.c) = (
+            a.a.unwrap_or(cfg.a),
+            a.b.unwrap_or(cfg.b),
+            a.c.unwrap_or(cfg.c),
+        );
+    } else if a.a.is_some() || a.b.is_some() || a.c.is_some() {
+        bail!("--a, --b and --c set the R-MAT initiator and apply to `generate rmat` only (kron uses Graph500's 0.57, 0.19, 0.19)");
+    }
+    cfg.vertices = a.vertices;
+    cfg.edges = a.num_edges.unwrap_or(16 * a.vertices);
+    cfg.rows = a.rows;
+    cfg.cols = a.cols;
+    cfg.max_weight = a.max_weight;
+    cfg.seed = a.seed;
+    if a.directed {
+        cfg.directed = true;
+    } else if a.undirected {
+        cfg.directed = false;
+    }
+    cfg.weighted = a.weighted;
+    cfg.validate()?;
+    let mut source = gen::generator(&cfg)?;
+    if let Some(path) = a.edges {
+        let t = Instant::now();
+        let n = gen::write_edge_file(
+            source.as_mut(),
+            &path,
+            a.edge_format,
+            cfg.weighted,
+            a.store.force,
+        )?;
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "wrote {n} edges of {} to {} ({}, {:.1}s, {:.1} M edges/s; isolated vertices are not in an edge list)",
+            cfg.describe(),
+            path.display(),
+            format_size(bytes),
+            secs,
+            n as f64 / secs / 1e6
+        );
+        return Ok(());
+    }
+    let Some(out) = a.store.out.clone() else {
+        bail!("say where to write: --out STORE (a store) or --edges FILE (a plain edge list)");
+    };
+    let opts = options(
+        &a.store,
+        cfg.directed,
+        cfg.weighted,
+        format!("generate {}", cfg.describe()),
+    );
+    let report = build_store(source.as_mut(), &out, &opts)?;
+    print_report(&report);
+    Ok(())
+}
+
+/// Guesses the input format from the first input's extension.
+fn guess_format(p: &std::path::Path) -> InputFormat {
+    let name = p.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    let ext = name.rsplit('.').next().unwrap_or("");
+    match ext {
+        "csv" => InputFormat::Csv,
+        "tsv" => InputFormat::Tsv,
+        "mtx" => InputFormat::Mtx,
+        "e" | "v" => InputFormat::Ldbc,
+        "bin32" => InputFormat::Bin32,
+        "bin64" => InputFormat::Bin64,
+        _ => InputFormat::Snap,
+    }
+}
+
+pub fn import(a: ImportArgs) -> Result<()> {
+    let Some(out) = a.store.out.clone() else {
+        bail!("say where to write the store: --out STORE");
+    };
+    let format = a.format.unwrap_or_else(|| guess_format(&a.inputs[0]));
+    let directed = !a.undirected;
+    let popts = ParseOptions {
+        weighted: a.weighted,
+        header: a.header,
+        columns: a.columns.clone(),
+        directed,
+    };
+    let mut source = parse::open(&a.inputs, format, &popts)?;
+    let opts = options(
+        &a.store,
+        directed,
+        a.weighted,
+        format!("{format:?}").to_lowercase(),
+    );
+    let report = build_store(source.as_mut(), &out, &opts)?;
+    print_report(&report);
+    Ok(())
+}
+
+fn print_report(r: &BuildReport) {
+    let m = &r.manifest;
+    let size: u64 = m.files.values().map(|f| f.bytes).sum();
+    let mbps = r
+        .input_bytes
+        .map(|b| format!(", {:.1} MB/s of input", b as f64 / 1e6 / r.seconds))
+        .unwrap_or_default();
+    let phases: Vec<String> = r
+        .phases
+        .iter()
+        .map(|(p, s)| format!("{p} {s:.1}s"))
+        .collect();
+    println!(
+        "built {}: {} vertices, {} edges ({}{}) from {} input edges in {:.1}s ({}){mbps}; spilled {}; store {}; peak RSS {}",
+        r.path.display(),
+        m.num_vertices,
+        m.num_edges,
+        if m.directed { "directed" } else { "undirected" },
+        if m.weighted { ", weighted" } else { "" },
+        m.build.input_edges,
+        r.seconds,
+        phases.join(", "),
+        format_size(r.spilled_bytes),
+        format_size(size),
+        format_size(r.peak_rss_bytes),
+    );
+}

@@ -1,0 +1,388 @@
+//! The command line end to end: imports, bad input, atomicity, verify, export.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn outcore() -> Command {
+    let mut c = Command::cargo_bin("outcore").unwrap();
+    c.arg("--quiet");
+    c
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Nothing but the inputs remains: no store, no temporary directories.
+fn assert_clean(dir: &Path, inputs: &[&str]) {
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !inputs.contains(&n.as_str()))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+fn export_set(store: &Path, layout: &str, both: bool) -> BTreeSet<String> {
+    let out = store.with_extension(format!("{layout}.txt"));
+    let mut c = outcore();
+    c.args([
+        "export",
+        store.to_str().unwrap(),
+        "--layout",
+        layout,
+        "--force",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    if both {
+        c.arg("--both-directions");
+    }
+    c.assert().success();
+    let s = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    s.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn snap_import_round_trips_and_gz_is_transparent() {
+    let d = tempfile::tempdir().unwrap();
+    let text = "# comment\n% other comment\n1 2\n2 3\n\n1 2\n3 3\n10000000000 1\n";
+    let plain = write(d.path(), "g.txt", text);
+    let gz = d.path().join("g.txt.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    enc.write_all(text.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    for (input, store) in [(&plain, "a.oc"), (&gz, "b.oc")] {
+        let s = d.path().join(store);
+        outcore()
+            .args([
+                "import",
+                input.to_str().unwrap(),
+                "--format",
+                "snap",
+                "--out",
+                s.to_str().unwrap(),
+            ])
+            .assert()
+            .success();
+        outcore()
+            .args(["verify", s.to_str().unwrap()])
+            .assert()
+            .success();
+        let expect: BTreeSet<String> = ["1 2", "2 3", "3 3", "10000000000 1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(export_set(&s, "tiles", false), expect);
+        assert_eq!(export_set(&s, "csr", false), expect);
+        let json = outcore()
+            .args(["info", "--json", s.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(v["vertices"], 4);
+        assert_eq!(v["edges"], 4);
+        assert_eq!(v["self_loops"], 1);
+        assert_eq!(v["id_map"], true);
+    }
+}
+
+#[test]
+fn ldbc_examples_import_with_isolated_vertices_and_weights() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/graphalytics");
+    if !data.exists() {
+        panic!(
+            "../shared/data/graphalytics is missing (run from a checkout with shared/ beside it)"
+        );
+    }
+    let d = tempfile::tempdir().unwrap();
+    for (name, directed) in [("example-directed", true), ("example-undirected", false)] {
+        let s = d.path().join(format!("{name}.oc"));
+        let mut c = outcore();
+        c.args([
+            "import",
+            data.join(format!("{name}.v")).to_str().unwrap(),
+            data.join(format!("{name}.e")).to_str().unwrap(),
+        ]);
+        c.args([
+            "--format",
+            "ldbc",
+            "--weighted",
+            "--out",
+            s.to_str().unwrap(),
+        ]);
+        c.arg(if directed {
+            "--directed"
+        } else {
+            "--undirected"
+        });
+        c.assert().success();
+        let vertices = std::fs::read_to_string(data.join(format!("{name}.v")))
+            .unwrap()
+            .lines()
+            .count();
+        let json = outcore()
+            .args(["info", "--json", s.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(v["vertices"], vertices as u64);
+        let edges = std::fs::read_to_string(data.join(format!("{name}.e"))).unwrap();
+        let parse = |l: &str| -> (u64, u64, f64) {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        };
+        let mut expect: Vec<(u64, u64, f64)> = edges.lines().map(parse).collect();
+        if !directed {
+            expect = expect
+                .into_iter()
+                .map(|(a, b, w)| (a.min(b), a.max(b), w))
+                .collect();
+        }
+        expect.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let mut got: Vec<(u64, u64, f64)> = export_set(&s, "csr", false)
+            .iter()
+            .map(|l| parse(l))
+            .collect();
+        got.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(got, expect, "{name}");
+    }
+}
+
+#[test]
+fn malformed_line_names_file_line_and_text_and_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "g.txt", "1 2\n2 3\n3 x4\n");
+    outcore()
+        .current_dir(d.path())
+        .args(["import", "g.txt", "--format", "snap", "--out", "g.oc"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("g.txt:3:").and(predicate::str::contains("3 x4")));
+    assert_clean(d.path(), &["g.txt"]);
+}
+
+#[test]
+fn bad_inputs_fail_clearly() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str, &[&str], &str)] = &[
+        ("neg.txt", "1 2\n-3 4\n", &[], "negative"),
+        (
+            "noweight.txt",
+            "1 2 0.5\n2 3\n",
+            &["--weighted"],
+            "noweight.txt:2:",
+        ),
+        (
+            "badweight.txt",
+            "1 2 0.5\n2 3 heavy\n",
+            &["--weighted"],
+            "badweight.txt:2:",
+        ),
+        ("short.txt", "1 2\n7\n", &[], "short.txt:2:"),
+    ];
+    for (name, text, extra, needle) in cases {
+        write(d.path(), name, text);
+        outcore()
+            .current_dir(d.path())
+            .args(["import", name, "--format", "snap", "--out", "g.oc"])
+            .args(*extra)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(*needle));
+        assert!(!d.path().join("g.oc").exists());
+    }
+    outcore()
+        .current_dir(d.path())
+        .args(["import", "neg.txt", "--format", "graphml", "--out", "g.oc"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("graphml"));
+    outcore()
+        .current_dir(d.path())
+        .args(["import", "missing.txt", "--format", "snap", "--out", "g.oc"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("missing.txt"));
+    assert_clean(
+        d.path(),
+        &["neg.txt", "noweight.txt", "badweight.txt", "short.txt"],
+    );
+}
+
+#[test]
+fn existing_output_is_refused_unless_forced() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "a.txt", "1 2\n");
+    write(d.path(), "b.txt", "1 2\n2 3\n");
+    let run = |input: &str, force: bool| {
+        let mut c = outcore();
+        c.current_dir(d.path())
+            .args(["import", input, "--out", "g.oc"]);
+        if force {
+            c.arg("--force");
+        }
+        c.assert()
+    };
+    run("a.txt", false).success();
+    run("b.txt", false)
+        .failure()
+        .stderr(predicate::str::contains("already exists"));
+    assert_eq!(export_set(&d.path().join("g.oc"), "tiles", false).len(), 1);
+    run("b.txt", true).success();
+    assert_eq!(export_set(&d.path().join("g.oc"), "tiles", false).len(), 2);
+    assert_clean(d.path(), &["a.txt", "b.txt", "g.oc"]);
+}
+
+#[test]
+fn disk_full_leaves_no_store() {
+    let d = tempfile::tempdir().unwrap();
+    let text: String = (0..20_000)
+        .map(|i| format!("{} {}\n", i, (i * 7919) % 20_000))
+        .collect();
+    write(d.path(), "g.txt", &text);
+    outcore()
+        .current_dir(d.path())
+        .env("OUTCORE_FAULT_DISK_FULL_AFTER", "50000")
+        .args(["import", "g.txt", "--out", "g.oc"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("disk full"));
+    assert_clean(d.path(), &["g.txt"]);
+}
+
+#[test]
+fn verify_catches_corruption_and_open_refuses_damage() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("g.oc");
+    outcore()
+        .args([
+            "generate",
+            "kron",
+            "--scale",
+            "10",
+            "--out",
+            s.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    outcore()
+        .args(["verify", s.to_str().unwrap()])
+        .assert()
+        .success();
+    // Flip one byte in the middle of the tiles.
+    let edges = s.join("tiles/edges.bin");
+    let mut bytes = std::fs::read(&edges).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&edges, &bytes).unwrap();
+    outcore()
+        .args(["verify", s.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("tiles/edges.bin").and(predicate::str::contains("checksum")),
+        );
+    // A truncated file is refused by every command that opens the store.
+    bytes.truncate(mid);
+    std::fs::write(&edges, &bytes).unwrap();
+    outcore()
+        .args(["info", s.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("tiles/edges.bin"));
+    // An unknown format version is refused.
+    let m = s.join("manifest.json");
+    let text = std::fs::read_to_string(&m)
+        .unwrap()
+        .replace("\"format_version\": 1", "\"format_version\": 99");
+    std::fs::write(&m, text).unwrap();
+    outcore()
+        .args(["info", s.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("version 99"));
+}
+
+#[test]
+fn generation_is_deterministic_across_thread_counts() {
+    let d = tempfile::tempdir().unwrap();
+    for kind in ["kron", "rmat", "er", "grid"] {
+        let mut outs = Vec::new();
+        for threads in ["1", "2", "3"] {
+            let f = d.path().join(format!("{kind}-{threads}.txt"));
+            let mut c = outcore();
+            c.env("RAYON_NUM_THREADS", threads).args([
+                "generate",
+                kind,
+                "--seed",
+                "7",
+                "--edges",
+                f.to_str().unwrap(),
+            ]);
+            match kind {
+                "kron" | "rmat" => c.args(["--scale", "12"]),
+                "er" => c.args(["--vertices", "5000", "--num-edges", "40000"]),
+                _ => c.args(["--rows", "60", "--cols", "70", "--weighted"]),
+            };
+            c.assert().success();
+            outs.push(std::fs::read(&f).unwrap());
+        }
+        assert!(!outs[0].is_empty());
+        assert_eq!(outs[0], outs[1], "{kind}");
+        assert_eq!(outs[0], outs[2], "{kind}");
+    }
+}
+
+#[test]
+fn generated_edge_list_imports_to_the_same_store_edges() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    outcore()
+        .args([
+            "generate",
+            "kron",
+            "--scale",
+            "11",
+            "--edges",
+            &p("k.bin32"),
+            "--edge-format",
+            "bin32",
+        ])
+        .assert()
+        .success();
+    outcore()
+        .args(["generate", "kron", "--scale", "11", "--out", &p("gen.oc")])
+        .assert()
+        .success();
+    outcore()
+        .args([
+            "import",
+            &p("k.bin32"),
+            "--format",
+            "bin32",
+            "--undirected",
+            "--out",
+            &p("imp.oc"),
+        ])
+        .assert()
+        .success();
+    // Import remaps ids (isolated vertices of the generator are absent), so compare edge sets.
+    assert_eq!(
+        export_set(&d.path().join("gen.oc"), "tiles", true),
+        export_set(&d.path().join("imp.oc"), "csr", true)
+    );
+}
