@@ -3,9 +3,12 @@
 //! (budget), `store` (the on-disk graph), `ingest` (parsers, generators and
 //! the external-memory build).
 
+pub mod algo;
 pub mod cancel;
+pub mod engine;
 pub mod error;
 pub mod ingest;
+pub mod io;
 pub mod mem;
 pub mod progress;
 pub mod size;

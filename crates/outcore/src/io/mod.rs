@@ -1,0 +1,517 @@
+//! `io`: direct reads from the SSD (DESIGN.md "io").
+//!
+//! - [`AlignedBuf`]: heap buffers aligned to [`ALIGN`], charged to the budget.
+//! - [`Reader`]: opens files with `O_DIRECT` (buffered where the filesystem
+//!   refuses it) and keeps up to `depth` reads in flight on one of two
+//!   backends: io_uring ([`Backend::Uring`], one `io_uring_enter` per batch)
+//!   or a small pool of `pread` threads ([`Backend::Sync`]). Both give the same
+//!   results: a request completes with the bytes read, fewer than asked only
+//!   at end of file.
+//! - [`IoStats`]: bytes, requests and seconds spent blocked, per reader.
+//!
+//! A typical loop: [`Reader::submit`] a batch of [`ReadReq`]s (more than
+//! `depth` is fine: the rest wait in a queue), then [`Reader::wait`] for
+//! completions, matched to requests by `tag`, while [`Reader::pending`] > 0.
+
+mod buffer;
+mod stats;
+mod sync;
+mod uring;
+
+#[cfg(test)]
+mod tests;
+
+pub use buffer::AlignedBuf;
+pub use stats::IoStats;
+
+use crate::error::{Error, Result};
+use crate::mem::Budget;
+use std::collections::VecDeque;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Alignment of offsets, lengths and buffers of direct reads.
+pub const ALIGN: usize = 4096;
+
+/// The largest depth a [`Reader`] accepts.
+pub const MAX_DEPTH: usize = 4096;
+
+/// Which mechanism runs the reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Linux io_uring.
+    Uring,
+    /// Worker threads doing `pread`.
+    Sync,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Backend> {
+        match s {
+            "uring" | "io_uring" | "io-uring" => Ok(Backend::Uring),
+            "sync" => Ok(Backend::Sync),
+            _ => Err(Error::Invalid(format!(
+                "unknown I/O backend `{s}`; expected `uring` or `sync`"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Uring => "uring",
+            Backend::Sync => "sync",
+        })
+    }
+}
+
+/// A read request: `len` bytes at `offset` into memory at `buf`. offset, len
+/// and buf must be ALIGN-aligned (len may extend past EOF: the completion then
+/// reports the short count).
+#[derive(Clone, Copy, Debug)]
+pub struct ReadReq {
+    /// Index from [`Reader::open`].
+    pub file: usize,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Bytes to read.
+    pub len: usize,
+    /// Where to put them (`len` writable bytes).
+    pub buf: *mut u8,
+    /// Returned in the [`Completion`].
+    pub tag: u64,
+}
+
+// SAFETY: a ReadReq is plain data; the pointer is only written through by the
+// reader under the contract of `Reader::submit`.
+unsafe impl Send for ReadReq {}
+
+/// The outcome of one [`ReadReq`].
+#[derive(Debug)]
+pub struct Completion {
+    /// The request's tag.
+    pub tag: u64,
+    /// Bytes read (short only at end of file), or the error (without the path:
+    /// see [`Reader::path`]).
+    pub result: std::io::Result<usize>,
+}
+
+/// One open file.
+#[derive(Debug)]
+pub(crate) struct FileEntry {
+    pub(crate) path: PathBuf,
+    pub(crate) file: Arc<File>,
+    pub(crate) direct: bool,
+    pub(crate) len: u64,
+}
+
+/// The largest single read handed to the kernel (Linux's MAX_RW_COUNT,
+/// ALIGN-aligned); longer requests are issued in pieces.
+pub(crate) const MAX_CHUNK: usize = 0x7fff_f000;
+
+/// The running backend.
+enum Engine {
+    Uring(Box<uring::UringEngine>),
+    Sync(sync::SyncEngine),
+}
+
+impl Engine {
+    fn in_flight(&self) -> usize {
+        match self {
+            Engine::Uring(e) => e.in_flight(),
+            Engine::Sync(e) => e.in_flight(),
+        }
+    }
+
+    /// Starts `req` (a slot is free). io_uring: only queues the SQE.
+    fn start(&mut self, f: &FileEntry, req: ReadReq) -> Result<()> {
+        match self {
+            Engine::Uring(e) => {
+                e.start(f, req);
+                Ok(())
+            }
+            Engine::Sync(e) => e.start(f, req),
+        }
+    }
+
+    /// Hands started requests to the kernel without waiting.
+    fn flush(&mut self) -> Result<()> {
+        match self {
+            Engine::Uring(e) => e.flush(),
+            Engine::Sync(_) => Ok(()),
+        }
+    }
+
+    /// Moves finished requests to `out`; with `want` > 0, first blocks until
+    /// at least `want` (<= in flight) have finished.
+    fn poll(&mut self, want: usize, out: &mut Vec<Completion>) -> Result<()> {
+        match self {
+            Engine::Uring(e) => e.poll(want, out),
+            Engine::Sync(e) => e.poll(want, out),
+        }
+    }
+}
+
+/// Opens files for direct reads and runs asynchronous reads on them.
+pub struct Reader {
+    /// Declared first so that it is dropped first: dropping it waits for the
+    /// reads in flight, whose file descriptors live in `files`.
+    engine: Engine,
+    backend: Backend,
+    depth: usize,
+    files: Vec<FileEntry>,
+    queue: VecDeque<ReadReq>,
+    /// Completions taken from the backend but not yet handed to the caller.
+    ready: Vec<Completion>,
+    stats: IoStats,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("backend", &self.backend)
+            .field("depth", &self.depth)
+            .field("files", &self.files)
+            .field("pending", &self.pending())
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl Reader {
+    /// `backend`: `Some(Uring)` fails if io_uring is unavailable; `Some(Sync)`
+    /// forces the fallback; `None` = Uring when available, else Sync.
+    /// `depth`: max requests in flight (e.g. 32), 1..=[`MAX_DEPTH`].
+    pub fn new(backend: Option<Backend>, depth: usize) -> Result<Reader> {
+        if depth == 0 || depth > MAX_DEPTH {
+            return Err(Error::Invalid(format!(
+                "I/O depth must be between 1 and {MAX_DEPTH}, not {depth}"
+            )));
+        }
+        let engine = match backend {
+            Some(Backend::Uring) => {
+                uring::probe().map_err(|why| {
+                    Error::Invalid(format!(
+                        "io_uring is not available here ({why}); use the `sync` I/O backend"
+                    ))
+                })?;
+                Engine::Uring(Box::new(uring::UringEngine::new(depth).map_err(|e| {
+                    Error::Invalid(format!(
+                        "io_uring is not available here (setting up a ring of {depth}: {e}); \
+                         use the `sync` I/O backend"
+                    ))
+                })?))
+            }
+            Some(Backend::Sync) => Engine::Sync(sync::SyncEngine::new(depth)?),
+            None => match uring::probe()
+                .ok()
+                .and_then(|()| uring::UringEngine::new(depth).ok())
+            {
+                Some(e) => Engine::Uring(Box::new(e)),
+                None => Engine::Sync(sync::SyncEngine::new(depth)?),
+            },
+        };
+        let backend = match engine {
+            Engine::Uring(_) => Backend::Uring,
+            Engine::Sync(_) => Backend::Sync,
+        };
+        Ok(Reader {
+            engine,
+            backend,
+            depth,
+            files: Vec::new(),
+            queue: VecDeque::new(),
+            ready: Vec::new(),
+            stats: IoStats::default(),
+        })
+    }
+
+    /// Caps single reads at `chunk` bytes so that tests exercise the
+    /// continuation of partial reads.
+    #[cfg(test)]
+    fn set_chunk(&mut self, chunk: usize) {
+        match &mut self.engine {
+            Engine::Uring(e) => e.chunk = chunk,
+            Engine::Sync(e) => e.chunk = chunk,
+        }
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Max requests in flight.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Opens a file with `O_DIRECT` (falling back to buffered reads, with
+    /// [`Reader::direct`] false, on filesystems that refuse `O_DIRECT`, e.g.
+    /// some tmpfs and procfs); returns its index for [`ReadReq::file`].
+    pub fn open(&mut self, path: &Path) -> Result<usize> {
+        let (file, direct) = match OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+        {
+            Ok(f) => (f, true),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                (File::open(path).map_err(|e| Error::io(path, e))?, false)
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        if meta.is_dir() {
+            return Err(Error::Invalid(format!(
+                "{}: is a directory, not a file",
+                path.display()
+            )));
+        }
+        Ok(self.add_file(path, file, direct, meta.len()))
+    }
+
+    fn add_file(&mut self, path: &Path, file: File, direct: bool, len: u64) -> usize {
+        self.files.push(FileEntry {
+            path: path.to_path_buf(),
+            file: Arc::new(file),
+            direct,
+            len,
+        });
+        self.files.len() - 1
+    }
+
+    /// Whether `file` was opened with `O_DIRECT`. Panics on an unknown index.
+    pub fn direct(&self, file: usize) -> bool {
+        self.files[file].direct
+    }
+
+    /// The length of `file` when it was opened. Panics on an unknown index.
+    pub fn file_len(&self, file: usize) -> u64 {
+        self.files[file].len
+    }
+
+    /// The path `file` was opened with (for wrapping a failed [`Completion`]
+    /// with [`Error::io`]). Panics on an unknown index.
+    pub fn path(&self, file: usize) -> &Path {
+        &self.files[file].path
+    }
+
+    /// Files opened so far.
+    pub fn files(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Queues requests; submits as many as fit in flight (batched: one
+    /// `io_uring_enter` per batch). Never blocks on I/O completion.
+    /// Requests that are not ALIGN-aligned or name an unknown file are refused
+    /// with [`Error::Invalid`] before any of the batch is queued.
+    ///
+    /// # Safety
+    /// Each buffer must stay valid (and untouched) until its [`Completion`] is
+    /// returned by [`Reader::wait`], or until the reader is dropped (dropping
+    /// waits for the reads in flight; queued ones are discarded).
+    pub unsafe fn submit(&mut self, reqs: &[ReadReq]) -> Result<()> {
+        for r in reqs {
+            self.check(r)?;
+        }
+        self.queue.extend(reqs.iter().copied());
+        self.fill()
+    }
+
+    fn check(&self, r: &ReadReq) -> Result<()> {
+        let Some(f) = self.files.get(r.file) else {
+            return Err(Error::Invalid(format!(
+                "read request (tag {}) names file {} but only {} are open",
+                r.tag,
+                r.file,
+                self.files.len()
+            )));
+        };
+        let aligned = r.offset.is_multiple_of(ALIGN as u64)
+            && r.len.is_multiple_of(ALIGN)
+            && (r.buf as usize).is_multiple_of(ALIGN)
+            && !(r.buf.is_null() && r.len > 0);
+        if !aligned {
+            return Err(Error::Invalid(format!(
+                "{}: read request (tag {}) of {} bytes at offset {} into {:p} is not {ALIGN}-aligned",
+                f.path.display(),
+                r.tag,
+                r.len,
+                r.offset,
+                r.buf
+            )));
+        }
+        if r.offset
+            .checked_add(r.len as u64)
+            .is_none_or(|end| end > i64::MAX as u64)
+        {
+            return Err(Error::Invalid(format!(
+                "{}: read request (tag {}) at offset {} is out of range",
+                f.path.display(),
+                r.tag,
+                r.offset
+            )));
+        }
+        Ok(())
+    }
+
+    /// Starts queued requests in free slots, then hands them to the kernel.
+    fn fill(&mut self) -> Result<()> {
+        while self.engine.in_flight() < self.depth {
+            let Some(r) = self.queue.pop_front() else {
+                break;
+            };
+            self.engine.start(&self.files[r.file], r)?;
+        }
+        self.engine.flush()
+    }
+
+    /// Waits until at least `min` completions are available (or nothing is in
+    /// flight or queued), appends them (all that are available, possibly more
+    /// than `min`) to `out`, refilling the in-flight window from the queue as
+    /// slots free up. Time spent blocked counts as I/O wait.
+    pub fn wait(&mut self, min: usize, out: &mut Vec<Completion>) -> Result<()> {
+        let mut got = self.deliver(out);
+        loop {
+            self.engine.poll(0, &mut self.ready)?;
+            got += self.deliver(out);
+            self.fill()?;
+            let in_flight = self.engine.in_flight();
+            if got >= min || in_flight == 0 {
+                return Ok(());
+            }
+            // With requests queued, wake at each completion to refill the window.
+            let want = if self.queue.is_empty() {
+                (min - got).min(in_flight)
+            } else {
+                1
+            };
+            let t = Instant::now();
+            let r = self.engine.poll(want, &mut self.ready);
+            self.stats.wait_seconds += t.elapsed().as_secs_f64();
+            r?;
+            got += self.deliver(out);
+        }
+    }
+
+    /// Moves ready completions to `out`, counting them; returns how many.
+    fn deliver(&mut self, out: &mut Vec<Completion>) -> usize {
+        let n = self.ready.len();
+        for c in &self.ready {
+            self.stats.requests += 1;
+            if let Ok(b) = c.result {
+                self.stats.bytes_read += b as u64;
+            }
+        }
+        out.append(&mut self.ready);
+        n
+    }
+
+    /// Requests queued or in flight (completions already taken from the
+    /// backend but not yet returned by `wait` count too).
+    pub fn pending(&self) -> usize {
+        self.queue.len() + self.engine.in_flight() + self.ready.len()
+    }
+
+    /// What this reader has done so far.
+    pub fn stats(&self) -> IoStats {
+        self.stats
+    }
+}
+
+/// Convenience: reads `len` bytes at `offset` (any alignment) synchronously
+/// through the reader's file into a Vec (used for small index files).
+///
+/// Reads with `pread` on the calling thread, in aligned pieces of at most
+/// 4 MiB through a bounce buffer charged to `budget` (the returned Vec is not
+/// charged: charge it yourself if it is large). Requests in flight on the
+/// reader are not disturbed. Counts in the reader's stats. Fails with an
+/// `UnexpectedEof` I/O error if the file ends before `offset + len`.
+pub fn read_range(
+    reader: &mut Reader,
+    file: usize,
+    offset: u64,
+    len: usize,
+    budget: &Budget,
+) -> Result<Vec<u8>> {
+    const PIECE: usize = 4 << 20;
+    let Some(f) = reader.files.get(file) else {
+        return Err(Error::Invalid(format!(
+            "read_range names file {file} but only {} are open",
+            reader.files.len()
+        )));
+    };
+    let end = offset
+        .checked_add(len as u64)
+        .filter(|&e| e <= i64::MAX as u64)
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: read of {len} bytes at offset {offset} is out of range",
+                f.path.display()
+            ))
+        })?;
+    let mut v = Vec::new();
+    if len == 0 {
+        return Ok(v);
+    }
+    v.try_reserve_exact(len).map_err(|_| {
+        Error::Budget(format!(
+            "{}: cannot allocate {} to read",
+            f.path.display(),
+            crate::size::format_size(len as u64)
+        ))
+    })?;
+    let start = offset - offset % ALIGN as u64;
+    let aligned_end = end.next_multiple_of(ALIGN as u64);
+    let piece = ((aligned_end - start) as usize).min(PIECE);
+    let mut buf = AlignedBuf::new(piece, budget, "read buffer")?;
+    let t = Instant::now();
+    let mut pos = start;
+    let mut result = Ok(());
+    while pos < end {
+        let want = ((aligned_end - pos) as usize).min(piece);
+        let got = match sync::read_full(
+            &f.file,
+            &mut buf.as_mut_slice()[..want],
+            pos,
+            f.len,
+            MAX_CHUNK,
+        ) {
+            Ok(n) => n,
+            Err(e) => {
+                result = Err(Error::io(&f.path, e));
+                break;
+            }
+        };
+        reader.stats.requests += 1;
+        reader.stats.bytes_read += got as u64;
+        let lo = offset.max(pos);
+        let hi = end.min(pos + got as u64);
+        if hi > lo {
+            v.extend_from_slice(&buf.as_slice()[(lo - pos) as usize..(hi - pos) as usize]);
+        }
+        if pos + (got as u64) < end && got < want {
+            result = Err(Error::io(
+                &f.path,
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "wanted {len} bytes at offset {offset} but the file ends at {}",
+                        pos + got as u64
+                    ),
+                ),
+            ));
+            break;
+        }
+        pos += got as u64;
+    }
+    reader.stats.wait_seconds += t.elapsed().as_secs_f64();
+    result.map(|()| v)
+}
