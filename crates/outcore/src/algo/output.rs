@@ -1,0 +1,232 @@
+//! LDBC Graphalytics output: one `id value` line per vertex, in original ids,
+//! floats as C's `%.15e`.
+
+use crate::error::{Error, IoContext, Result};
+use crate::store::OriginalIds;
+use std::fmt;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// Formats a float as Graphalytics does: C's "%.15e" (e.g. 1.477629166666667e-01, 0.000000000000000e+00), and "infinity" for +inf.
+///
+/// Rust's `{:.15e}` is correctly rounded (ties to even on the exact binary
+/// value), as glibc's `printf` is; only the exponent differs (`e-1` vs
+/// `e-01`) and is rewritten with a sign and at least two digits. `-inf` is
+/// written `-infinity` and NaN `nan`; `-0.0` keeps its sign, as in C.
+pub fn format_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "infinity" } else { "-infinity" }.into();
+    }
+    let s = format!("{x:.15e}");
+    let (mantissa, exp) = s.split_once('e').expect("{:e} always has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
+}
+
+/// A wrapper making f64 display with [`format_float`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ldbc(pub f64);
+
+impl fmt::Display for Ldbc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_float(self.0))
+    }
+}
+
+/// Writes one `id value` line per vertex in original ids (dense order), atomically (temp file + rename; `-` = stdout).
+///
+/// Dense order is original-id order (the id map is monotone). `value(v)` gets
+/// the dense id; a label that is itself a vertex (WCC, CDLP) must be mapped
+/// by the caller (`ids.get(label)`), floats wrapped in [`Ldbc`]. The file is
+/// written beside `path` as `.NAME.tmp-PID`, fsynced and renamed over `path`;
+/// on any error (or Ctrl-C) the temporary file is removed.
+pub fn write_vertex_values<T>(
+    path: &Path,
+    ids: &OriginalIds,
+    n: u64,
+    value: impl Fn(u64) -> T,
+) -> Result<()>
+where
+    T: fmt::Display,
+{
+    if path.as_os_str() == "-" {
+        let mut w = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        let target = Path::new("<stdout>");
+        write_lines(&mut w, target, ids, n, &value)?;
+        return w.flush().at(target);
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Invalid(format!("{}: not a file name", path.display())))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> Result<()> {
+        let file = std::fs::File::create(&tmp).at(&tmp)?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        write_lines(&mut w, &tmp, ids, n, &value)?;
+        let file = w
+            .into_inner()
+            .map_err(|e| Error::io(&tmp, e.into_error()))?;
+        file.sync_all().at(&tmp)?;
+        drop(file);
+        std::fs::rename(&tmp, path).at(path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_lines<T: fmt::Display>(
+    w: &mut impl Write,
+    target: &Path,
+    ids: &OriginalIds,
+    n: u64,
+    value: &impl Fn(u64) -> T,
+) -> Result<()> {
+    for v in 0..n {
+        if v & 0xFFFF == 0 {
+            crate::cancel::check()?;
+        }
+        writeln!(w, "{} {}", ids.get(v), value(v)).at(target)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::build::{build_store, BuildOptions};
+    use crate::ingest::VecSource;
+    use crate::store::Store;
+
+    /// C's `snprintf("%.15e")` (glibc).
+    fn c_format(x: f64) -> String {
+        let mut buf = [0u8; 64];
+        // SAFETY: the buffer is large enough for any "%.15e" of a double
+        // (at most 24 bytes) and snprintf writes at most its length.
+        let len = unsafe {
+            libc::snprintf(
+                buf.as_mut_ptr() as *mut libc::c_char,
+                buf.len(),
+                c"%.15e".as_ptr(),
+                x,
+            )
+        };
+        assert!(len > 0 && (len as usize) < buf.len());
+        String::from_utf8(buf[..len as usize].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn format_float_cases() {
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0.000000000000000e+00"),
+            (-0.0, "-0.000000000000000e+00"),
+            (1.0, "1.000000000000000e+00"),
+            (1e-300, "1.000000000000000e-300"),
+            (123456.789, "1.234567890000000e+05"),
+            (0.1 + 0.2, "3.000000000000000e-01"),
+            (0.30000000000000004, "3.000000000000000e-01"),
+            (0.3 + 0.53, "8.300000000000001e-01"),
+            (0.69, "6.899999999999999e-01"),
+            (1e100, "1.000000000000000e+100"),
+            (-1.5, "-1.500000000000000e+00"),
+            (5e-324, "4.940656458412465e-324"),
+            (f64::MAX, "1.797693134862316e+308"),
+            (9.5, "9.500000000000000e+00"),
+            (f64::INFINITY, "infinity"),
+            (f64::NEG_INFINITY, "-infinity"),
+            (f64::NAN, "nan"),
+        ];
+        for &(x, want) in cases {
+            assert_eq!(format_float(x), want, "{x:?}");
+            assert_eq!(Ldbc(x).to_string(), want, "{x:?}");
+        }
+    }
+
+    #[test]
+    fn format_float_matches_glibc() {
+        let mut values: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            1e-5,
+            9.999999999999999e-5,
+            1e22,
+            1e23,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::EPSILON,
+        ];
+        // Exact ties at the 16th significant digit (round half to even).
+        for k in 0..2000u64 {
+            values.push(1_000_000_000_000_000.0 + k as f64 + 0.5);
+            values.push((1u64 << 52) as f64 + k as f64 * 5.0 + 0.5);
+            values.push((k as f64 + 0.5) / 1024.0);
+        }
+        // Random bit patterns and random small quotients.
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200_000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let x = f64::from_bits(s);
+            if x.is_finite() {
+                values.push(x);
+            }
+            values.push((s % 1_000_000) as f64 / ((s >> 40) % 1000 + 1) as f64);
+        }
+        for x in values {
+            assert_eq!(format_float(x), c_format(x), "{x:?} ({:#x})", x.to_bits());
+        }
+    }
+
+    fn store_with_ids(dir: &Path, ids: &[u64]) -> Store {
+        crate::progress::set_quiet(true);
+        let mut src = VecSource::new([(ids[0], ids[1], 1.0)]);
+        src.vertices = ids.to_vec();
+        let dest = dir.join("g.oc");
+        build_store(&mut src, &dest, &BuildOptions::default()).unwrap();
+        Store::open(&dest).unwrap()
+    }
+
+    #[test]
+    fn writes_original_ids_atomically() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_with_ids(tmp.path(), &[100, 5, 7]);
+        let ids = store.load_ids().unwrap();
+        let out = tmp.path().join("out.txt");
+        std::fs::write(&out, "old contents\n").unwrap();
+        let vals = [0.5, f64::INFINITY, 0.0];
+        write_vertex_values(&out, &ids, 3, |v| Ldbc(vals[v as usize])).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "5 5.000000000000000e-01\n7 infinity\n100 0.000000000000000e+00\n"
+        );
+        write_vertex_values(&out, &ids, 3, |v| ids.get(2 - v)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "5 100\n7 7\n100 5\n"
+        );
+        // Nothing else left beside it.
+        let names: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        // An unwritable destination fails and leaves no temporary file.
+        let bad = tmp.path().join("no-such-dir").join("x");
+        assert!(write_vertex_values(&bad, &ids, 3, |v| v).is_err());
+        // Standard output, nothing to write.
+        write_vertex_values(Path::new("-"), &ids, 0, |v| v).unwrap();
+    }
+}
