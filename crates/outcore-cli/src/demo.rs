@@ -2,8 +2,11 @@
 
 use anyhow::Result;
 use clap::Args;
+use outcore::algo::{bfs, pagerank, wcc};
+use outcore::engine::stream::StreamConfig;
 use outcore::ingest::build::{build_store, BuildOptions};
 use outcore::ingest::gen::{self, GenConfig, GenKind};
+use outcore::mem::Budget;
 use outcore::size::format_size;
 use outcore::store::Store;
 use std::path::PathBuf;
@@ -17,7 +20,7 @@ pub struct DemoArgs {
     /// Where to put the demo store.
     #[arg(long, default_value = "demo.oc")]
     pub out: PathBuf,
-    /// Memory budget.
+    /// Memory budget of the build and of every algorithm.
     #[arg(long, value_parser = crate::parse_size, default_value = "256MiB")]
     pub memory: u64,
 }
@@ -51,10 +54,43 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     let t = Instant::now();
     let v = outcore::store::verify::verify(&a.out)?;
     println!(
-        "\nverify: ok ({} files, {}) in {:.2}s",
+        "\nverify: ok ({} files, {}) in {:.2}s\n",
         v.files,
         format_size(v.bytes),
         t.elapsed().as_secs_f64()
+    );
+    // The algorithms, on the stream engine, inside the same budget.
+    let budget = || Budget::new(a.memory);
+    let engine = |label: &str| StreamConfig {
+        label: label.into(),
+        ..Default::default()
+    };
+    let (pr, stats) =
+        pagerank::pagerank(&store, &Default::default(), engine("pagerank"), &budget())?;
+    let top = (0..store.manifest().num_vertices as usize)
+        .max_by(|&x, &y| pr.value(x).total_cmp(&pr.value(y)))
+        .unwrap_or(0);
+    crate::run::print_summary(
+        &stats,
+        &format!("top vertex {top} with rank {:.3e}", pr.value(top)),
+    );
+    let (w, stats) = wcc::wcc(&store, engine("wcc"), &budget())?;
+    let n = store.manifest().num_vertices as usize;
+    let components = (0..n).filter(|&v| w.value(v) as usize == v).count();
+    crate::run::print_summary(
+        &stats,
+        &format!("{components} components (isolated vertices included)"),
+    );
+    let source = crate::run::max_degree_vertex(&store)?;
+    let (b, stats) = bfs::bfs(&store, source, engine("bfs"), &budget())?;
+    let reached = (0..n).filter(|&v| b.value(v) != bfs::UNREACHABLE).count();
+    crate::run::print_summary(
+        &stats,
+        &format!("from vertex {source} (highest degree): {reached} vertices reached"),
+    );
+    println!(
+        "\nnext: outcore run pagerank|wcc|bfs {} --out FILE --stats FILE",
+        a.out.display()
     );
     Ok(())
 }

@@ -3,6 +3,7 @@
 mod build;
 mod demo;
 mod info;
+mod run;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -35,6 +36,8 @@ enum Command {
     Verify(info::VerifyArgs),
     /// Write a layout back as an edge list in original ids.
     Export(info::ExportArgs),
+    /// Run an algorithm (pagerank, wcc, bfs) on a store.
+    Run(run::RunArgs),
     /// Run the built-in demo: generate a Kronecker graph, build a store, show info.
     Demo(demo::DemoArgs),
 }
@@ -86,6 +89,7 @@ fn main() {
         Command::Info(a) => info::info(a),
         Command::Verify(a) => info::verify(a),
         Command::Export(a) => info::export(a),
+        Command::Run(a) => run::run(a),
         Command::Demo(a) => demo::demo(a),
     };
     if let Err(e) = result {

@@ -109,3 +109,64 @@ pub fn for_each(
     }
     Ok(())
 }
+
+/// Degrees held in memory compactly (2 bytes per vertex plus the overflow).
+pub struct Degrees {
+    compact: Vec<u16>,
+    overflow: Vec<(u64, u64)>,
+}
+
+impl Degrees {
+    /// Loads `degrees/{which}.*` of the store at `store`.
+    pub fn load(store: &Path, which: &str) -> Result<Degrees> {
+        let (c, o) = files(which);
+        let mut compact = Vec::new();
+        read_chunks(&store.join(&c), 2, |b| {
+            compact.extend(b.chunks_exact(2).map(|d| u16::from_le_bytes([d[0], d[1]])));
+            Ok(())
+        })?;
+        let raw = super::file::read_u64s(&store.join(&o))?;
+        let overflow: Vec<(u64, u64)> = raw.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        if overflow.windows(2).any(|w| w[0].0 >= w[1].0)
+            || overflow
+                .iter()
+                .any(|&(v, _)| compact.get(v as usize) != Some(&OVERFLOW))
+        {
+            return Err(Error::store(
+                store.join(&o),
+                "overflow table does not match the compact degrees",
+            ));
+        }
+        Ok(Degrees { compact, overflow })
+    }
+
+    /// Bytes needed in memory for `n` vertices (without the small overflow table).
+    pub fn memory_bytes(n: u64) -> u64 {
+        2 * n
+    }
+
+    /// The degree of `v`.
+    #[inline]
+    pub fn get(&self, v: usize) -> u64 {
+        match self.compact[v] {
+            OVERFLOW => {
+                let i = self
+                    .overflow
+                    .binary_search_by_key(&(v as u64), |p| p.0)
+                    .expect("checked at load");
+                self.overflow[i].1
+            }
+            d => d as u64,
+        }
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.compact.len()
+    }
+
+    /// True when there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.compact.is_empty()
+    }
+}

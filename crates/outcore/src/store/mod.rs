@@ -7,7 +7,7 @@
 //!   manifest.json        format version, counts, flags, build parameters, size + XXH3 of every file
 //!   ids.bin              dense id -> original id, u64 each (absent when ids are already 0..n-1)
 //!   degrees/{out,in}.u16 compact degrees, .ovf overflow table (see degrees.rs)
-//!   tiles/               G-Store tiles: edges.bin, index.bin, groups.bin (see tiles.rs)
+//!   tiles/               G-Store tiles: edges.bin, index.bin, groups.bin, edges.xxh (see tiles.rs)
 //!   csr/{out,in}.adj     page-packed adjacency, .off slot offsets (see csr.rs)
 //!   weights/             f64 weights aligned with tiles/edges.bin and with each adjacency file
 //! ```
@@ -123,6 +123,7 @@ pub fn required_files(m: &Manifest) -> Vec<String> {
         tiles::EDGES_FILE.into(),
         tiles::INDEX_FILE.into(),
         tiles::GROUPS_FILE.into(),
+        tiles::CHUNKS_FILE.into(),
     ];
     let dirs: &[&str] = if m.directed { &["out", "in"] } else { &["out"] };
     for d in dirs {

@@ -31,6 +31,49 @@ pub const EDGES_FILE: &str = "tiles/edges.bin";
 pub const INDEX_FILE: &str = "tiles/index.bin";
 pub const GROUPS_FILE: &str = "tiles/groups.bin";
 pub const WEIGHTS_FILE: &str = "weights/tiles.f64";
+/// XXH3-64 of every [`CHUNK_BYTES`] chunk of `tiles/edges.bin` (the last may
+/// be short), so engines verify exactly the chunks they read.
+pub const CHUNKS_FILE: &str = "tiles/edges.xxh";
+/// Chunk size of [`CHUNKS_FILE`]; engines read tiles in whole chunks.
+pub const CHUNK_BYTES: u64 = 64 << 10;
+
+/// Hashes a byte stream in [`CHUNK_BYTES`] chunks.
+#[derive(Default)]
+pub struct ChunkHasher {
+    hasher: xxhash_rust::xxh3::Xxh3,
+    fill: u64,
+    sums: Vec<u64>,
+}
+
+impl ChunkHasher {
+    /// Feeds bytes.
+    pub fn update(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            let take = ((CHUNK_BYTES - self.fill) as usize).min(b.len());
+            self.hasher.update(&b[..take]);
+            self.fill += take as u64;
+            b = &b[take..];
+            if self.fill == CHUNK_BYTES {
+                self.sums.push(self.hasher.digest());
+                self.hasher.reset();
+                self.fill = 0;
+            }
+        }
+    }
+
+    /// The chunk sums, including a short last chunk.
+    pub fn finish(mut self) -> Vec<u64> {
+        if self.fill > 0 {
+            self.sums.push(self.hasher.digest());
+        }
+        self.sums
+    }
+}
+
+/// XXH3-64 of one chunk.
+pub fn chunk_sum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
 
 /// Where tiles go on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +142,8 @@ pub struct TileWriter {
     index: DataWriter,
     groups: DataWriter,
     buf: Vec<u16>,
+    bytes: Vec<u8>,
+    chunks: ChunkHasher,
     wbuf: Vec<f64>,
     cur_tile: Option<(u64, u64)>,
     cur_group: Option<(u64, u64)>,
@@ -120,6 +165,8 @@ impl TileWriter {
             index: dir.file(INDEX_FILE)?,
             groups: dir.file(GROUPS_FILE)?,
             buf: Vec::with_capacity(1 << 18),
+            bytes: Vec::with_capacity(1 << 19),
+            chunks: ChunkHasher::default(),
             wbuf: Vec::new(),
             cur_tile: None,
             cur_group: None,
@@ -172,7 +219,11 @@ impl TileWriter {
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.edges.put_u16s(&self.buf)?;
+        self.bytes.clear();
+        self.bytes
+            .extend(self.buf.iter().flat_map(|x| x.to_le_bytes()));
+        self.chunks.update(&self.bytes);
+        self.edges.write_all(&self.bytes)?;
         self.buf.clear();
         if let Some(w) = &mut self.weights {
             w.put_f64s(&self.wbuf)?;
@@ -190,6 +241,9 @@ impl TileWriter {
         self.groups.put_u32s(&[u32::MAX, u32::MAX])?;
         self.groups.put_u64s(&[self.stats.tiles])?;
         dir.close(self.edges)?;
+        let mut sums = dir.file(CHUNKS_FILE)?;
+        sums.put_u64s(&self.chunks.finish())?;
+        dir.close(sums)?;
         dir.close(self.index)?;
         dir.close(self.groups)?;
         if let Some(w) = self.weights {

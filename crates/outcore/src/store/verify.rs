@@ -129,6 +129,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         ));
     }
     check_groups(path, &geom, m.tiles.num_groups, m.tiles.num_tiles)?;
+    check_chunks(path)?;
 
     // CSR: page packing, sorted unique neighbours, degrees agree with tiles.
     let dirs: &[(&str, &Vec<u32>)] = if m.directed {
@@ -202,6 +203,24 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         })?;
     }
     Ok(report)
+}
+
+fn check_chunks(path: &Path) -> Result<()> {
+    use super::tiles::{ChunkHasher, CHUNKS_FILE, EDGES_FILE};
+    let mut h = ChunkHasher::default();
+    super::file::read_chunks(&path.join(EDGES_FILE), 1, |b| {
+        h.update(b);
+        Ok(())
+    })?;
+    let expect = super::file::read_u64s(&path.join(CHUNKS_FILE))?;
+    let got = h.finish();
+    if let Some(i) = (0..got.len().max(expect.len())).find(|&i| got.get(i) != expect.get(i)) {
+        return Err(Error::store(
+            path,
+            format!("{EDGES_FILE}: chunk {i} does not match {CHUNKS_FILE}"),
+        ));
+    }
+    Ok(())
 }
 
 fn check_groups(path: &Path, geom: &TileGeometry, groups: u64, tiles: u64) -> Result<()> {

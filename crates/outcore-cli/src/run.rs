@@ -1,0 +1,196 @@
+//! `outcore run`: algorithms on a store.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use outcore::algo::output::{write_vertex_values, Ldbc};
+use outcore::algo::{bfs, pagerank, wcc};
+use outcore::engine::stats::RunStats;
+use outcore::engine::stream::StreamConfig;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use outcore::size::format_size;
+use outcore::store::Store;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Algorithm {
+    Pagerank,
+    Wcc,
+    Bfs,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// pagerank, wcc or bfs.
+    pub algorithm: Algorithm,
+    /// The store.
+    pub store: PathBuf,
+    /// bfs: the source vertex (an original id).
+    #[arg(long)]
+    pub source: Option<u64>,
+    /// pagerank: iterations (with --tol, the maximum).
+    #[arg(long, default_value_t = 10)]
+    pub iterations: usize,
+    /// pagerank: damping factor.
+    #[arg(long, default_value_t = 0.85)]
+    pub damping: f64,
+    /// pagerank: stop once an iteration changes the ranks by less than this (L1).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Memory budget (e.g. 512MiB, 8GiB); default: half of RAM.
+    #[arg(long, value_parser = crate::parse_size)]
+    pub memory: Option<u64>,
+    /// Write one `id value` line per vertex (original ids, LDBC format).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write run statistics as JSON.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+    /// I/O backend: uring (io_uring + O_DIRECT) or sync (portable positioned reads); default: uring when available.
+    #[arg(long)]
+    pub io: Option<Backend>,
+    /// Segment size of the stream engine (default: from the budget).
+    #[arg(long, value_parser = crate::parse_size)]
+    pub segment: Option<u64>,
+    /// Cap the cache pool (default: the rest of the budget).
+    #[arg(long, value_parser = crate::parse_size)]
+    pub cache: Option<u64>,
+}
+
+/// The dense id of a vertex of the highest out-degree.
+pub fn max_degree_vertex(store: &Store) -> Result<u64> {
+    let (mut best, mut deg) = (0, 0);
+    outcore::store::degrees::for_each(store.path(), "out", |v, d| {
+        if d > deg {
+            (best, deg) = (v, d);
+        }
+        Ok(())
+    })?;
+    Ok(best)
+}
+
+/// Dense id of an original id.
+fn dense_of(store: &Store, original: u64) -> Result<u64> {
+    if !store.manifest().has_id_map {
+        if original < store.manifest().num_vertices {
+            return Ok(original);
+        }
+    } else {
+        let ids = store.load_ids()?;
+        let n = store.manifest().num_vertices;
+        let (mut lo, mut hi) = (0u64, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if ids.get(mid) < original {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < n && ids.get(lo) == original {
+            return Ok(lo);
+        }
+    }
+    bail!("source vertex {original} is not in the graph")
+}
+
+pub fn run(a: RunArgs) -> Result<()> {
+    let store = Store::open(&a.store)?;
+    let memory = a.memory.unwrap_or_else(Budget::default_limit);
+    let budget = Budget::new(memory);
+    let engine = StreamConfig {
+        io: a.io,
+        segment_bytes: a.segment,
+        cache_bytes: a.cache,
+        label: format!("{:?}", a.algorithm).to_lowercase(),
+        ..Default::default()
+    };
+    let n = store.manifest().num_vertices;
+    let (stats, extra) = match a.algorithm {
+        Algorithm::Pagerank => {
+            let cfg = pagerank::PageRankConfig {
+                damping: a.damping,
+                iterations: a.iterations,
+                tol: a.tol,
+            };
+            let (pr, stats) = pagerank::pagerank(&store, &cfg, engine, &budget)?;
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| Ldbc(pr.value(v as usize)))?;
+            }
+            (
+                stats,
+                format!(
+                    "{} iterations, last L1 change {:.3e}",
+                    pr.iterations(),
+                    pr.last_change
+                ),
+            )
+        }
+        Algorithm::Wcc => {
+            let (w, stats) = wcc::wcc(&store, engine, &budget)?;
+            let ids = store.load_ids()?;
+            let components = (0..n as usize)
+                .filter(|&v| w.value(v) as usize == v)
+                .count();
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| ids.get(w.value(v as usize) as u64))?;
+            }
+            (stats, format!("{components} components"))
+        }
+        Algorithm::Bfs => {
+            let Some(src) = a.source else {
+                bail!("bfs needs --source ID (an original vertex id)");
+            };
+            let dense = dense_of(&store, src)?;
+            let (b, stats) = bfs::bfs(&store, dense, engine, &budget)?;
+            let reached = (0..n as usize)
+                .filter(|&v| b.value(v) != bfs::UNREACHABLE)
+                .count();
+            let depth = (0..n as usize)
+                .map(|v| b.value(v))
+                .filter(|&d| d != bfs::UNREACHABLE)
+                .max()
+                .unwrap_or(0);
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| b.value(v as usize))?;
+            }
+            (stats, format!("{reached} vertices reached, depth {depth}"))
+        }
+    };
+    if let Some(path) = &a.stats {
+        let text = serde_json::to_string_pretty(&stats)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    print_summary(&stats, &extra);
+    Ok(())
+}
+
+fn write<T: std::fmt::Display>(
+    store: &Store,
+    out: &Path,
+    n: u64,
+    value: impl Fn(u64) -> T,
+) -> Result<()> {
+    let ids = store.load_ids()?;
+    write_vertex_values(out, &ids, n, value)?;
+    Ok(())
+}
+
+/// One line: what ran, how long, how many bytes, I/O vs compute, peak RSS.
+pub fn print_summary(s: &RunStats, extra: &str) {
+    let secs = s.wall_seconds.max(1e-9);
+    println!(
+        "{}: {extra}; {} iterations in {:.2}s, read {} ({:.0} MB/s), I/O wait {:.2}s, compute {:.2}s, io {}{}, peak RSS {} of {} budget",
+        s.algorithm,
+        s.iterations.len(),
+        s.wall_seconds,
+        format_size(s.bytes_read),
+        s.bytes_read as f64 / 1e6 / secs,
+        s.io_wait_seconds,
+        s.compute_seconds,
+        s.io_backend,
+        if s.direct_io { "+O_DIRECT" } else { "" },
+        format_size(s.peak_rss_bytes),
+        format_size(s.memory_budget),
+    );
+}

@@ -1,0 +1,144 @@
+//! The cache pool (G-Store's proactive caching): tiles copied out of
+//! processed segments into one arena charged to the budget, kept while the
+//! algorithm says they may be needed, compacted (memmove) when full.
+
+use crate::error::Result;
+use crate::mem::budget::Charge;
+use crate::mem::Budget;
+
+/// Where a cached tile lives in the arena (in u32 words).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    tile: u32,
+    start: usize,
+    len: usize,
+}
+
+/// A bump arena of cached tiles.
+pub struct CachePool {
+    arena: Vec<u32>,
+    capacity: usize,
+    slots: Vec<Slot>,
+    /// For each tile: its slot index + 1, or 0 when not cached.
+    where_: Vec<u32>,
+    used: usize,
+    _charge: Option<Charge>,
+}
+
+impl CachePool {
+    /// A pool of `bytes` for a store of `tiles` tiles (0 bytes: no caching).
+    pub fn new(bytes: u64, tiles: usize, budget: &Budget) -> Result<CachePool> {
+        let charge = if bytes > 0 {
+            Some(budget.charge(bytes, "cache pool")?)
+        } else {
+            None
+        };
+        let capacity = (bytes / 4) as usize;
+        Ok(CachePool {
+            // Reserved, not touched: RSS grows only as tiles are cached.
+            arena: Vec::with_capacity(capacity),
+            capacity,
+            slots: Vec::new(),
+            where_: vec![0; tiles],
+            used: 0,
+            _charge: charge,
+        })
+    }
+
+    /// Pool size in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.capacity as u64 * 4
+    }
+
+    /// Bytes held.
+    pub fn used_bytes(&self) -> u64 {
+        self.used as u64 * 4
+    }
+
+    /// True if `tile` is cached.
+    #[inline]
+    pub fn contains(&self, tile: usize) -> bool {
+        self.where_[tile] != 0
+    }
+
+    /// The cached edges of `tile`.
+    #[inline]
+    pub fn get(&self, tile: usize) -> Option<&[u32]> {
+        match self.where_[tile] {
+            0 => None,
+            s => {
+                let s = self.slots[s as usize - 1];
+                Some(&self.arena[s.start..s.start + s.len])
+            }
+        }
+    }
+
+    /// Cached tiles in arena order.
+    pub fn tiles(&self) -> impl Iterator<Item = usize> + '_ {
+        self.slots.iter().map(|s| s.tile as usize)
+    }
+
+    /// Copies `edges` of `tile` in if there is room; when full, first evicts
+    /// every tile for which `keep` is false. Returns whether it was cached.
+    pub fn insert(&mut self, tile: usize, edges: &[u32], keep: impl Fn(usize) -> bool) -> bool {
+        if self.contains(tile) || edges.len() > self.capacity {
+            return self.contains(tile);
+        }
+        if self.used + edges.len() > self.capacity {
+            self.evict(keep);
+            if self.used + edges.len() > self.capacity {
+                return false;
+            }
+        }
+        self.arena.extend_from_slice(edges);
+        self.slots.push(Slot {
+            tile: tile as u32,
+            start: self.used,
+            len: edges.len(),
+        });
+        self.used += edges.len();
+        self.where_[tile] = self.slots.len() as u32;
+        true
+    }
+
+    /// Drops every tile for which `keep` is false and compacts the arena.
+    pub fn evict(&mut self, keep: impl Fn(usize) -> bool) {
+        let mut w = 0usize;
+        let mut kept = Vec::with_capacity(self.slots.len());
+        for s in std::mem::take(&mut self.slots) {
+            if keep(s.tile as usize) {
+                self.arena.copy_within(s.start..s.start + s.len, w);
+                kept.push(Slot { start: w, ..s });
+                w += s.len;
+            } else {
+                self.where_[s.tile as usize] = 0;
+            }
+        }
+        self.arena.truncate(w);
+        self.used = w;
+        for (i, s) in kept.iter().enumerate() {
+            self.where_[s.tile as usize] = i as u32 + 1;
+        }
+        self.slots = kept;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_evict_compact() {
+        let b = Budget::new(1 << 20);
+        let mut p = CachePool::new(40, 5, &b).unwrap(); // 10 words
+        assert!(p.insert(0, &[1, 2, 3], |_| true));
+        assert!(p.insert(1, &[4, 5, 6, 7], |_| true));
+        assert!(!p.insert(2, &[8, 9, 10, 11], |_| true)); // full, nothing evictable
+        assert!(p.insert(2, &[8, 9, 10, 11], |t| t != 0)); // evicts tile 0
+        assert_eq!(p.get(0), None);
+        assert_eq!(p.get(1), Some(&[4, 5, 6, 7][..]));
+        assert_eq!(p.get(2), Some(&[8, 9, 10, 11][..]));
+        assert_eq!(p.used_bytes(), 32);
+        assert!(!p.insert(3, &[0; 11], |_| false)); // larger than the pool
+    }
+}

@@ -1,0 +1,97 @@
+//! Vertex state shared by the engine's threads.
+//!
+//! The engine guarantees one writer per block at a time, so a relaxed
+//! load-then-store is race-free in effect; atomics make it sound in Rust's
+//! model at the cost of a plain `mov` on x86.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// A vector of f64 values readable and writable from several threads.
+pub struct F64s(Vec<AtomicU64>);
+
+impl F64s {
+    /// `n` copies of `v`.
+    pub fn new(n: usize, v: f64) -> F64s {
+        F64s((0..n).map(|_| AtomicU64::new(v.to_bits())).collect())
+    }
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> f64 {
+        f64::from_bits(self.0[i].load(Relaxed))
+    }
+    #[inline(always)]
+    pub fn set(&self, i: usize, v: f64) {
+        self.0[i].store(v.to_bits(), Relaxed)
+    }
+    /// Adds `v` to entry `i` (single writer: not an atomic read-modify-write).
+    #[inline(always)]
+    pub fn add(&self, i: usize, v: f64) {
+        self.set(i, self.get(i) + v)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The entries of `range` as a slice of cells.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> &[AtomicU64] {
+        &self.0[range]
+    }
+}
+
+/// A vector of u32 values readable and writable from several threads.
+pub struct U32s(Vec<AtomicU32>);
+
+impl U32s {
+    /// `n` copies of `v`.
+    pub fn new(n: usize, v: u32) -> U32s {
+        U32s((0..n).map(|_| AtomicU32::new(v)).collect())
+    }
+    /// From values.
+    pub fn from_fn(n: usize, f: impl Fn(usize) -> u32) -> U32s {
+        U32s((0..n).map(|i| AtomicU32::new(f(i))).collect())
+    }
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> u32 {
+        self.0[i].load(Relaxed)
+    }
+    #[inline(always)]
+    pub fn set(&self, i: usize, v: u32) {
+        self.0[i].store(v, Relaxed)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// One flag per block.
+pub struct Flags(Vec<AtomicBool>);
+
+impl Flags {
+    pub fn new(n: usize, v: bool) -> Flags {
+        Flags((0..n).map(|_| AtomicBool::new(v)).collect())
+    }
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> bool {
+        self.0[i].load(Relaxed)
+    }
+    #[inline(always)]
+    pub fn set(&self, i: usize, v: bool) {
+        self.0[i].store(v, Relaxed)
+    }
+    pub fn fill(&self, v: bool) {
+        self.0.iter().for_each(|f| f.store(v, Relaxed))
+    }
+    pub fn count(&self) -> usize {
+        self.0.iter().filter(|f| f.load(Relaxed)).count()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
