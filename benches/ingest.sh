@@ -21,7 +21,7 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || echo "  (
 # Runs a command under /usr/bin/time; prints "seconds peak_rss_kib".
 timed() { /usr/bin/time -f "%e %M" -o "$DIR/time.txt" "$@" >"$DIR/last.out" 2>"$DIR/last.err"; cat "$DIR/time.txt"; }
 dd_direct() { # prints MB/s of a direct read of $1
-  dd if="$1" of=/dev/null bs=4M iflag=direct 2>&1 | awk '/copied/ {print $(NF-1), $NF}'
+  dd if="$1" of=/dev/null bs=4M iflag=direct 2>&1 | awk '/copied/ {for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i-1); printf "%.1f MB/s", $1 / 1e6 / s}'
 }
 
 echo "== outcore ingest benchmark: kron scale $SCALE, edge factor 16, --memory $MEMORY =="

@@ -25,9 +25,9 @@ pub struct RunArgs {
     pub algorithm: Algorithm,
     /// The store.
     pub store: PathBuf,
-    /// bfs: the source vertex (an original id).
+    /// bfs: the source vertex (an original id), or `max-degree` for a vertex of the highest degree.
     #[arg(long)]
-    pub source: Option<u64>,
+    pub source: Option<String>,
     /// pagerank: iterations (with --tol, the maximum).
     #[arg(long, default_value_t = 10)]
     pub iterations: usize,
@@ -141,7 +141,14 @@ pub fn run(a: RunArgs) -> Result<()> {
             let Some(src) = a.source else {
                 bail!("bfs needs --source ID (an original vertex id)");
             };
-            let dense = dense_of(&store, src)?;
+            let dense = if src == "max-degree" {
+                max_degree_vertex(&store)?
+            } else {
+                let id: u64 = src.parse().map_err(|_| {
+                    anyhow::anyhow!("--source {src}: expected a vertex id or `max-degree`")
+                })?;
+                dense_of(&store, id)?
+            };
             let (b, stats) = bfs::bfs(&store, dense, engine, &budget)?;
             let reached = (0..n as usize)
                 .filter(|&v| b.value(v) != bfs::UNREACHABLE)

@@ -386,3 +386,101 @@ fn generated_edge_list_imports_to_the_same_store_edges() {
         export_set(&d.path().join("imp.oc"), "csr", true)
     );
 }
+
+#[test]
+fn run_writes_ldbc_output_and_stats_and_refuses_small_budgets() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/graphalytics");
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("g.oc");
+    outcore()
+        .args(["import", data.join("example-directed.v").to_str().unwrap()])
+        .args([
+            data.join("example-directed.e").to_str().unwrap(),
+            "--format",
+            "ldbc",
+            "--weighted",
+        ])
+        .args(["--out", s.to_str().unwrap()])
+        .assert()
+        .success();
+    let st = s.to_str().unwrap();
+    let out = d.path().join("bfs.txt");
+    let stats = d.path().join("bfs.json");
+    for io in ["uring", "sync"] {
+        outcore()
+            .args([
+                "run", "bfs", st, "--source", "1", "--io", io, "--memory", "256MiB",
+            ])
+            .args([
+                "--out",
+                out.to_str().unwrap(),
+                "--stats",
+                stats.to_str().unwrap(),
+            ])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("bfs:"));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            std::fs::read_to_string(data.join("example-directed-BFS")).unwrap()
+        );
+        let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+        for key in [
+            "wall_seconds",
+            "bytes_read",
+            "io_wait_seconds",
+            "compute_seconds",
+            "peak_rss_bytes",
+        ] {
+            assert!(j[key].is_number(), "{key} missing from --stats");
+        }
+        let it = &j["iterations"][0];
+        for key in ["seconds", "bytes_read", "cache_hits", "active_vertices"] {
+            assert!(
+                it[key].is_number(),
+                "iterations[].{key} missing from --stats"
+            );
+        }
+        assert_eq!(j["io_backend"], io);
+    }
+    let pr = d.path().join("pr.txt");
+    outcore()
+        .args([
+            "run",
+            "pagerank",
+            st,
+            "--iterations",
+            "2",
+            "--out",
+            pr.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&pr).unwrap(),
+        std::fs::read_to_string(data.join("example-directed-PR")).unwrap()
+    );
+    outcore()
+        .args(["run", "bfs", st, "--source", "12345"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("12345"));
+    // A big graph in a tiny budget: refused, saying how much it needs.
+    let big = d.path().join("big.oc");
+    outcore()
+        .args([
+            "generate",
+            "kron",
+            "--scale",
+            "17",
+            "--out",
+            big.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    outcore()
+        .args(["run", "pagerank", big.to_str().unwrap(), "--memory", "4MiB"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("needs at least"));
+}

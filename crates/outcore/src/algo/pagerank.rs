@@ -15,6 +15,7 @@ use crate::mem::Budget;
 use crate::store::degrees::Degrees;
 use crate::store::Store;
 use rayon::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// PageRank parameters.
 #[derive(Clone, Debug)]
@@ -118,28 +119,26 @@ impl TileProgram for PageRank {
     #[inline]
     fn apply(&self, tile: &Tile, dir: Dir) {
         let (sb, db) = (tile.src_base(), tile.dst_base());
-        match dir {
-            Dir::Forward => {
-                for &e in tile.edges {
-                    let (s, d) = unpack(e);
-                    self.sum.add(db + d, self.contrib.get(sb + s));
-                }
+        // The tile's two 2^16-vertex slices (the last block may be shorter).
+        let n = self.n;
+        fn slice(v: &F64s, base: usize, n: usize) -> &[std::sync::atomic::AtomicU64] {
+            &v.cells()[base..(base + (1 << 16)).min(n)]
+        }
+        let (from, to, flip) = match dir {
+            Dir::Forward => (slice(&self.contrib, sb, n), slice(&self.sum, db, n), false),
+            Dir::Reverse => (slice(&self.contrib, db, n), slice(&self.sum, sb, n), true),
+        };
+        // A self-loop is one adjacency entry: the forward pass counted it.
+        let skip_loops = flip && tile.row == tile.col;
+        for &e in tile.edges {
+            let (s, d) = unpack(e);
+            let (f, t) = if flip { (d, s) } else { (s, d) };
+            if skip_loops && s == d {
+                continue;
             }
-            // A self-loop is one adjacency entry: the forward pass counted it.
-            Dir::Reverse if tile.row == tile.col => {
-                for &e in tile.edges {
-                    let (s, d) = unpack(e);
-                    if s != d {
-                        self.sum.add(sb + s, self.contrib.get(db + d));
-                    }
-                }
-            }
-            Dir::Reverse => {
-                for &e in tile.edges {
-                    let (s, d) = unpack(e);
-                    self.sum.add(sb + s, self.contrib.get(db + d));
-                }
-            }
+            let c = f64::from_bits(from[f].load(Relaxed));
+            let cell = &to[t];
+            cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
         }
     }
 

@@ -22,6 +22,8 @@ pub struct CachePool {
     /// For each tile: its slot index + 1, or 0 when not cached.
     where_: Vec<u32>,
     used: usize,
+    /// Whether the pool was analysed for eviction since the last `new_round`.
+    analysed: bool,
     _charge: Option<Charge>,
 }
 
@@ -34,13 +36,15 @@ impl CachePool {
             None
         };
         let capacity = (bytes / 4) as usize;
+        // Reserved, not touched: RSS grows only as tiles are cached.
+        let arena = Vec::with_capacity(capacity);
         Ok(CachePool {
-            // Reserved, not touched: RSS grows only as tiles are cached.
-            arena: Vec::with_capacity(capacity),
+            arena,
             capacity,
             slots: Vec::new(),
             where_: vec![0; tiles],
             used: 0,
+            analysed: false,
             _charge: charge,
         })
     }
@@ -78,13 +82,25 @@ impl CachePool {
         self.slots.iter().map(|s| s.tile as usize)
     }
 
+    /// Allows one more eviction analysis (the engine calls this once per
+    /// segment: the program knows more after each).
+    pub fn new_round(&mut self) {
+        self.analysed = false;
+    }
+
     /// Copies `edges` of `tile` in if there is room; when full, first evicts
-    /// every tile for which `keep` is false. Returns whether it was cached.
+    /// every tile for which `keep` is false (at most once per round: a full
+    /// pool of tiles that are all still needed is not rescanned per insert).
+    /// Returns whether it was cached.
     pub fn insert(&mut self, tile: usize, edges: &[u32], keep: impl Fn(usize) -> bool) -> bool {
         if self.contains(tile) || edges.len() > self.capacity {
             return self.contains(tile);
         }
         if self.used + edges.len() > self.capacity {
+            if self.analysed {
+                return false;
+            }
+            self.analysed = true;
             self.evict(keep);
             if self.used + edges.len() > self.capacity {
                 return false;
@@ -134,11 +150,13 @@ mod tests {
         assert!(p.insert(0, &[1, 2, 3], |_| true));
         assert!(p.insert(1, &[4, 5, 6, 7], |_| true));
         assert!(!p.insert(2, &[8, 9, 10, 11], |_| true)); // full, nothing evictable
+        p.new_round();
         assert!(p.insert(2, &[8, 9, 10, 11], |t| t != 0)); // evicts tile 0
         assert_eq!(p.get(0), None);
         assert_eq!(p.get(1), Some(&[4, 5, 6, 7][..]));
         assert_eq!(p.get(2), Some(&[8, 9, 10, 11][..]));
         assert_eq!(p.used_bytes(), 32);
         assert!(!p.insert(3, &[0; 11], |_| false)); // larger than the pool
+        assert!(!p.insert(4, &[0; 3], |_| false)); // full, and already analysed this round
     }
 }

@@ -12,7 +12,7 @@ pub struct F64s(Vec<AtomicU64>);
 impl F64s {
     /// `n` copies of `v`.
     pub fn new(n: usize, v: f64) -> F64s {
-        F64s((0..n).map(|_| AtomicU64::new(v.to_bits())).collect())
+        F64s(crate::mem::huge_vec(n, |_| AtomicU64::new(v.to_bits())))
     }
     #[inline(always)]
     pub fn get(&self, i: usize) -> f64 {
@@ -21,6 +21,11 @@ impl F64s {
     #[inline(always)]
     pub fn set(&self, i: usize, v: f64) {
         self.0[i].store(v.to_bits(), Relaxed)
+    }
+    /// The cell of entry `i` (for hot loops that checked the range once).
+    #[inline(always)]
+    pub fn cells(&self) -> &[AtomicU64] {
+        &self.0
     }
     /// Adds `v` to entry `i` (single writer: not an atomic read-modify-write).
     #[inline(always)]
@@ -45,11 +50,11 @@ pub struct U32s(Vec<AtomicU32>);
 impl U32s {
     /// `n` copies of `v`.
     pub fn new(n: usize, v: u32) -> U32s {
-        U32s((0..n).map(|_| AtomicU32::new(v)).collect())
+        U32s(crate::mem::huge_vec(n, |_| AtomicU32::new(v)))
     }
     /// From values.
     pub fn from_fn(n: usize, f: impl Fn(usize) -> u32) -> U32s {
-        U32s((0..n).map(|i| AtomicU32::new(f(i))).collect())
+        U32s(crate::mem::huge_vec(n, |i| AtomicU32::new(f(i))))
     }
     #[inline(always)]
     pub fn get(&self, i: usize) -> u32 {

@@ -19,6 +19,8 @@ pub struct IterStats {
     pub active_vertices: u64,
     pub io_wait_seconds: f64,
     pub compute_seconds: f64,
+    /// Seconds spent copying tiles into the cache pool.
+    pub cache_seconds: f64,
     pub engine: &'static str,
 }
 

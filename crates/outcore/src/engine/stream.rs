@@ -251,6 +251,8 @@ impl StreamEngine {
                     process(prog, &self.tiles.tiles, &needs, &batch, self.threads);
                 it.compute_seconds += tc.elapsed().as_secs_f64();
                 // Cache what the next iteration may need.
+                let tk = Instant::now();
+                self.pool.new_round();
                 let metas = &self.tiles.tiles;
                 for &(i, edges) in &batch {
                     let t = metas[i];
@@ -259,6 +261,7 @@ impl StreamEngine {
                             .insert(i, edges, |j| prog.may_need_next(metas[j].row, metas[j].col));
                     }
                 }
+                it.cache_seconds += tk.elapsed().as_secs_f64();
                 it.cache_misses += load.tiles.len() as u64;
                 let done = k + 1;
                 progress.tick(|| format!("iteration {iter}: segment {done}/{}", loads.len()));
@@ -461,20 +464,31 @@ fn process<P: TileProgram>(
     if batch.is_empty() {
         return 0;
     }
+    // Each thread takes the directions whose written block is its own. Edges
+    // in a tile are sorted by source, so the target side is accessed at
+    // random in both directions: ordering the work by column keeps that
+    // column's slice of vertex state in cache across consecutive tiles.
     let run = |t: usize| {
-        for &(i, edges) in batch {
+        let mut work: Vec<(u32, u32, u32, Dir)> = Vec::with_capacity(batch.len());
+        for (b, &(i, _)) in batch.iter().enumerate() {
+            let m = metas[i];
+            if needs[i] & 1 != 0 && m.col as usize % threads == t {
+                work.push((m.col, m.row, b as u32, Dir::Forward));
+            }
+            if needs[i] & 2 != 0 && m.row as usize % threads == t {
+                work.push((m.col, m.row | 1 << 31, b as u32, Dir::Reverse));
+            }
+        }
+        work.sort_unstable_by_key(|w| (w.0, w.1));
+        for (_, _, b, dir) in work {
+            let (i, edges) = batch[b as usize];
             let m = metas[i];
             let tile = Tile {
                 row: m.row,
                 col: m.col,
                 edges,
             };
-            if needs[i] & 1 != 0 && m.col as usize % threads == t {
-                prog.apply(&tile, Dir::Forward);
-            }
-            if needs[i] & 2 != 0 && m.row as usize % threads == t {
-                prog.apply(&tile, Dir::Reverse);
-            }
+            prog.apply(&tile, dir);
         }
     };
     if threads == 1 {

@@ -166,6 +166,30 @@ fn proc_status_kib(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// Asks the kernel to back `[ptr, ptr + len)` with transparent huge pages
+/// (fewer page faults while filling, fewer TLB misses on random access to
+/// vertex state). Advisory: errors are ignored.
+pub fn advise_huge(ptr: *mut u8, len: usize) {
+    const PAGE: usize = 4096;
+    let start = (ptr as usize).next_multiple_of(PAGE);
+    let end = (ptr as usize + len) / PAGE * PAGE;
+    if end > start + (2 << 20) {
+        // SAFETY: the range lies inside an allocation the caller owns; madvise
+        // with MADV_HUGEPAGE does not change its contents.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+/// A vector of `n` values from `f`, on huge pages when the kernel allows.
+pub fn huge_vec<T>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    advise_huge(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+    v.extend((0..n).map(f));
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

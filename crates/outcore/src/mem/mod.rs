@@ -1,3 +1,3 @@
 //! `mem`: the memory budget every large allocation is charged to.
 pub mod budget;
-pub use budget::{peak_rss_bytes, Budget};
+pub use budget::{advise_huge, huge_vec, peak_rss_bytes, Budget};
