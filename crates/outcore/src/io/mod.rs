@@ -14,6 +14,7 @@
 //! completions, matched to requests by `tag`, while [`Reader::pending`] > 0.
 
 mod buffer;
+pub mod calibrate;
 mod stats;
 mod sync;
 mod uring;
