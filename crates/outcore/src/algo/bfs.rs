@@ -9,7 +9,7 @@
 
 use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
 use crate::engine::state::{Flags, U32s};
-use crate::engine::stats::RunStats;
+use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
@@ -171,5 +171,261 @@ pub fn bfs(
     let mut eng = StreamEngine::new(store, budget, engine)?;
     let mut stats = eng.run(&mut prog, usize::MAX)?;
     stats.vertex_state_bytes = Bfs::state_bytes(n);
+    Ok((prog, stats))
+}
+
+/// Which engine runs a frontier algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// The planner picks per iteration.
+    Auto,
+    Stream,
+    Select,
+}
+
+impl std::str::FromStr for EngineChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(EngineChoice::Auto),
+            "stream" => Ok(EngineChoice::Stream),
+            "select" => Ok(EngineChoice::Select),
+            _ => Err(Error::Invalid(format!(
+                "unknown engine `{s}`: expected auto, stream or select"
+            ))),
+        }
+    }
+}
+
+/// Device figures the planner prices bytes with.
+#[derive(Clone, Copy, Debug)]
+pub struct CostModel {
+    /// Sequential read bytes per second (the stream engine's reads).
+    pub seq_bytes_per_sec: f64,
+    /// Random page reads per second at the select engine's depth.
+    pub random_pages_per_sec: f64,
+}
+
+impl CostModel {
+    /// From the store's calibration when present, else this machine class's
+    /// defaults (1.0 GB/s sequential, 90k random 4 KiB reads/s at depth 64).
+    pub fn for_store(store: &Store) -> CostModel {
+        let cal = crate::io::calibrate::load(store.path());
+        CostModel {
+            seq_bytes_per_sec: 1.0e9,
+            random_pages_per_sec: cal.map_or(90e3, |c| c.best_iops.max(1.0)),
+        }
+    }
+}
+
+/// BFS with an engine per level: the planner compares, before each level,
+/// the tile bytes the stream engine would read (active rows, cached tiles
+/// free) with the pages the select engine would read (each list's pages and
+/// its offsets page, a whole page each), priced with the device's sequential
+/// and random throughput, and runs the level on the cheaper engine.
+pub fn bfs_planned(
+    store: &Store,
+    source: u64,
+    choice: EngineChoice,
+    stream_cfg: StreamConfig,
+    select_cfg: crate::engine::select::SelectConfig,
+    budget: &Budget,
+) -> Result<(Bfs, RunStats)> {
+    use crate::engine::select::SelectEngine;
+    use crate::engine::stats::PlanEstimate;
+    use crate::progress::Progress;
+    use crate::store::degrees::Degrees;
+    use std::time::Instant;
+
+    if choice == EngineChoice::Stream {
+        return bfs(store, source, stream_cfg, budget);
+    }
+    let m = store.manifest();
+    let n = m.num_vertices;
+    if source >= n {
+        return Err(Error::Invalid(format!(
+            "source vertex {source} is not in the graph"
+        )));
+    }
+    let start = Instant::now();
+    let state = Bfs::state_bytes(n) + Degrees::memory_bytes(n);
+    let need = required_bytes(store, state) + (4 << 20);
+    if budget.limit() < need {
+        return Err(Error::Budget(format!(
+            "bfs on {n} vertices needs at least {}; raise --memory",
+            crate::size::format_size(need)
+        )));
+    }
+    let _state = budget.charge(state, "bfs vertex state")?;
+    let deg = Degrees::load(store.path(), "out")?;
+    let mut prog = Bfs::new(n as usize, source as usize, m.directed);
+    // Auto keeps both engines: the stream engine's cache takes half of what
+    // is left, the select engine's buffer pool the rest.
+    let mut stream = if choice == EngineChoice::Auto {
+        let mut cfg = stream_cfg;
+        if cfg.cache_bytes.is_none() {
+            cfg.cache_bytes = Some(budget.available() / 2);
+        }
+        Some(StreamEngine::new(store, budget, cfg)?)
+    } else {
+        None
+    };
+    let mut select = SelectEngine::new(store, "out", false, budget, &select_cfg)?;
+    let model = CostModel::for_store(store);
+    let page = m.csr.page_bytes;
+    let slots_per_page = page / 4;
+    let mut stats = match &stream {
+        Some(s) => s.new_stats(),
+        None => RunStats::default(),
+    };
+    stats.algorithm = "bfs".into();
+    stats.engine = format!("{choice:?}").to_lowercase();
+    stats.io_backend = select.reader().backend().to_string();
+    stats.direct_io = select.reader().direct(0);
+    stats.memory_budget = budget.limit();
+    stats.vertex_state_bytes = state;
+    let mut progress = Progress::new("bfs");
+    // Frontiers of up to CHUNK vertices travel as lists.
+    const CHUNK: usize = 1 << 16;
+    let mut frontier: Option<Vec<u32>> = Some(vec![source as u32]);
+    let mut level = 0usize;
+    while prog.begin(level) {
+        crate::cancel::check()?;
+        let t0 = Instant::now();
+        // The frontier: a short list when the last level left one, else the
+        // vertices whose depth is this level, found by scanning in chunks
+        // (memory stays O(chunk), whatever the frontier's size).
+        let small = frontier.take();
+        let lv = level as u32;
+        let scan = |f: &mut dyn FnMut(&[u32]) -> Result<()>| -> Result<()> {
+            match &small {
+                Some(l) => l.chunks(CHUNK).try_for_each(&mut *f),
+                None => {
+                    let mut buf = Vec::with_capacity(CHUNK);
+                    for v in 0..n as usize {
+                        if prog.depth.get(v) == lv {
+                            buf.push(v as u32);
+                            if buf.len() == CHUNK {
+                                f(&buf)?;
+                                buf.clear();
+                            }
+                        }
+                    }
+                    if buf.is_empty() {
+                        Ok(())
+                    } else {
+                        f(&buf)
+                    }
+                }
+            }
+        };
+        // Select's cost: each list's pages plus its offsets page (distinct,
+        // counted along the sorted frontier), each a whole page.
+        let (mut active, mut select_pages, mut last_off) = (0u64, 0u64, u64::MAX);
+        scan(&mut |chunk: &[u32]| {
+            for &v in chunk {
+                active += 1;
+                select_pages += deg.get(v as usize).div_ceil(slots_per_page).max(1);
+                let op = v as u64 * 8 / page;
+                if op != last_off {
+                    select_pages += 1;
+                    last_off = op;
+                }
+            }
+            Ok(())
+        })?;
+        let est = PlanEstimate {
+            stream_bytes: stream.as_ref().map_or(0, |s| s.estimate_bytes(&prog)),
+            select_bytes: select_pages * page,
+            stream_seconds: 0.0,
+            select_seconds: select_pages as f64 / model.random_pages_per_sec,
+            chosen: "select",
+        };
+        let est = PlanEstimate {
+            stream_seconds: est.stream_bytes as f64 / model.seq_bytes_per_sec,
+            ..est
+        };
+        let use_stream = stream.is_some() && est.stream_seconds < est.select_seconds;
+        let mut it = if use_stream {
+            let s = stream.as_mut().expect("stream engine");
+            let mut it = s.iterate(&prog, level, &mut progress)?;
+            it.planner = Some(PlanEstimate {
+                chosen: "stream",
+                ..est
+            });
+            it
+        } else {
+            let io0 = select.reader().stats();
+            let p0 = select.stats().pages_touched;
+            let mut next = Some(Vec::new());
+            let mut count = 0u64;
+            let tc = Instant::now();
+            scan(&mut |chunk: &[u32]| {
+                select.for_each_list(chunk, |_, nbrs| {
+                    for &u in nbrs {
+                        let before = count;
+                        prog.visit(u as usize, u >> TILE_BITS, &mut count);
+                        if count > before {
+                            if let Some(l) = next.as_mut() {
+                                l.push(u);
+                                if l.len() > CHUNK {
+                                    next = None;
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+            })?;
+            prog.found.fetch_add(count, Relaxed);
+            frontier = next.map(|mut l| {
+                l.sort_unstable();
+                l
+            });
+            let io1 = select.reader().stats();
+            IterStats {
+                iteration: level,
+                seconds: t0.elapsed().as_secs_f64(),
+                bytes_read: io1.bytes_read - io0.bytes_read,
+                read_requests: io1.requests - io0.requests,
+                io_wait_seconds: io1.wait_seconds - io0.wait_seconds,
+                compute_seconds: tc.elapsed().as_secs_f64() - (io1.wait_seconds - io0.wait_seconds),
+                pages_touched: select.stats().pages_touched - p0,
+                engine: "select",
+                planner: Some(est),
+                ..Default::default()
+            }
+        };
+        it.active_vertices = active;
+        it.seconds = t0.elapsed().as_secs_f64();
+        let end = prog.end(level);
+        if use_stream {
+            frontier = None;
+        }
+        let line = format!(
+            "level {level}: {} active on {}, {:.3}s",
+            it.active_vertices, it.engine, it.seconds
+        );
+        progress.tick(|| line);
+        stats.iterations.push(it);
+        level += 1;
+        if end.done {
+            break;
+        }
+    }
+    let summed: u64 = stats.iterations.iter().map(|i| i.bytes_read).sum();
+    stats.read_requests = stats.iterations.iter().map(|i| i.read_requests).sum();
+    stats.io_wait_seconds = stats.iterations.iter().map(|i| i.io_wait_seconds).sum();
+    stats.compute_seconds = stats.iterations.iter().map(|i| i.compute_seconds).sum();
+    stats.bytes_read = summed;
+    stats.pages_touched = select.stats().pages_touched;
+    stats.wall_seconds = start.elapsed().as_secs_f64();
+    stats.peak_rss_bytes = crate::mem::peak_rss_bytes();
+    let summary = format!(
+        "{level} levels, {} read in {:.2}s",
+        crate::size::format_size(summed),
+        stats.wall_seconds
+    );
+    progress.done(|| summary);
     Ok((prog, stats))
 }

@@ -21,7 +21,25 @@ pub struct IterStats {
     pub compute_seconds: f64,
     /// Seconds spent copying tiles into the cache pool.
     pub cache_seconds: f64,
+    /// The engine that ran the iteration: "stream" or "select".
     pub engine: &'static str,
+    /// Pages of the CSR the select engine requested (select iterations).
+    pub pages_touched: u64,
+    /// The planner's estimates before the iteration (0 when not planned).
+    pub planner: Option<PlanEstimate>,
+}
+
+/// What the planner estimated for one iteration.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct PlanEstimate {
+    /// Tile bytes the stream engine would read (cached tiles excluded).
+    pub stream_bytes: u64,
+    /// Bytes the select engine would read: pages of lists and offsets, each
+    /// a whole page (read amplification included).
+    pub select_bytes: u64,
+    pub stream_seconds: f64,
+    pub select_seconds: f64,
+    pub chosen: &'static str,
 }
 
 /// A whole run.
@@ -42,5 +60,7 @@ pub struct RunStats {
     pub segment_bytes: u64,
     pub cache_pool_bytes: u64,
     pub threads: usize,
+    /// Pages the select engine requested, over the run.
+    pub pages_touched: u64,
     pub iterations: Vec<IterStats>,
 }

@@ -171,10 +171,9 @@ impl StreamEngine {
         &self.store
     }
 
-    /// Runs `prog` to completion, at most `max_iterations` iterations.
-    pub fn run<P: TileProgram>(&mut self, prog: &mut P, max_iterations: usize) -> Result<RunStats> {
-        let start = Instant::now();
-        let mut stats = RunStats {
+    /// Statistics of a run on this engine, without iterations yet.
+    pub fn new_stats(&self) -> RunStats {
+        RunStats {
             algorithm: self.cfg.label.clone(),
             engine: "stream".into(),
             io_backend: self.reader.backend().to_string(),
@@ -184,95 +183,21 @@ impl StreamEngine {
             cache_pool_bytes: self.pool.capacity_bytes(),
             threads: self.threads,
             ..Default::default()
-        };
-        let dirs = prog.directions();
-        let (fwd, rev) = (dirs.contains(&Dir::Forward), dirs.contains(&Dir::Reverse));
+        }
+    }
+
+    /// Runs `prog` to completion, at most `max_iterations` iterations.
+    pub fn run<P: TileProgram>(&mut self, prog: &mut P, max_iterations: usize) -> Result<RunStats> {
+        let start = Instant::now();
+        let mut stats = self.new_stats();
         let mut progress = Progress::new(self.cfg.label.clone());
         for iter in 0..max_iterations {
             crate::cancel::check()?;
             if !prog.begin(iter) {
                 break;
             }
-            let t0 = Instant::now();
-            let io0 = self.reader.stats();
-            let mut it = IterStats {
-                iteration: iter,
-                active_vertices: prog.active_vertices(),
-                engine: "stream",
-                ..Default::default()
-            };
-            // Which directions of which tiles this iteration needs.
-            let needs: Vec<u8> = self
-                .tiles
-                .tiles
-                .iter()
-                .map(|t| {
-                    (fwd && prog.active(t.row as u64)) as u8
-                        | ((rev && prog.active(t.col as u64)) as u8) << 1
-                })
-                .collect();
-            let uncached: Vec<usize> = (0..needs.len())
-                .filter(|&i| needs[i] != 0 && !self.pool.contains(i))
-                .collect();
-            let loads = self.plan(&uncached);
-            if let Some(first) = loads.first() {
-                self.submit(first, 0)?;
-            }
-            // Rewind: the cache pool first, while the first segment loads.
-            let cached: Vec<usize> = self.pool.tiles().filter(|&i| needs[i] != 0).collect();
-            let tc = Instant::now();
-            {
-                let batch: Vec<(usize, &[u32])> = cached
-                    .iter()
-                    .map(|&i| (i, self.pool.get(i).expect("cached")))
-                    .collect();
-                it.cache_hit_bytes = batch.iter().map(|(_, e)| e.len() as u64 * 4).sum();
-                it.edges_processed +=
-                    process(prog, &self.tiles.tiles, &needs, &batch, self.threads);
-            }
-            it.compute_seconds += tc.elapsed().as_secs_f64();
-            it.cache_hits = cached.len() as u64;
-            // Slide.
-            for (k, load) in loads.iter().enumerate() {
-                self.wait()?;
-                if let Some(next) = loads.get(k + 1) {
-                    self.submit(next, (k + 1) % 2)?;
-                }
-                let tc = Instant::now();
-                let seg = &self.segs[k % 2];
-                verify_chunks(seg.as_slice(), load, &self.tiles, &self.store)?;
-                let words = as_words(seg.as_slice());
-                let batch: Vec<(usize, &[u32])> = load
-                    .tiles
-                    .iter()
-                    .map(|&(i, w)| (i, &words[w..w + (self.tiles.tiles[i].bytes / 4) as usize]))
-                    .collect();
-                it.edges_processed +=
-                    process(prog, &self.tiles.tiles, &needs, &batch, self.threads);
-                it.compute_seconds += tc.elapsed().as_secs_f64();
-                // Cache what the next iteration may need.
-                let tk = Instant::now();
-                self.pool.new_round();
-                let metas = &self.tiles.tiles;
-                for &(i, edges) in &batch {
-                    let t = metas[i];
-                    if prog.may_need_next(t.row, t.col) {
-                        self.pool
-                            .insert(i, edges, |j| prog.may_need_next(metas[j].row, metas[j].col));
-                    }
-                }
-                it.cache_seconds += tk.elapsed().as_secs_f64();
-                it.cache_misses += load.tiles.len() as u64;
-                let done = k + 1;
-                progress.tick(|| format!("iteration {iter}: segment {done}/{}", loads.len()));
-            }
+            let it = self.iterate(prog, iter, &mut progress)?;
             let end = prog.end(iter);
-            let io1 = self.reader.stats();
-            it.tiles_processed = it.cache_hits + it.cache_misses;
-            it.bytes_read = io1.bytes_read - io0.bytes_read;
-            it.read_requests = io1.requests - io0.requests;
-            it.io_wait_seconds = io1.wait_seconds - io0.wait_seconds;
-            it.seconds = t0.elapsed().as_secs_f64();
             let line = format!(
                 "iteration {iter}: {} active, {} read, {}/{} tiles cached, {:.2}s",
                 it.active_vertices,
@@ -287,13 +212,7 @@ impl StreamEngine {
                 break;
             }
         }
-        let io = self.reader.stats();
-        stats.bytes_read = io.bytes_read;
-        stats.read_requests = io.requests;
-        stats.io_wait_seconds = io.wait_seconds;
-        stats.compute_seconds = stats.iterations.iter().map(|i| i.compute_seconds).sum();
-        stats.wall_seconds = start.elapsed().as_secs_f64();
-        stats.peak_rss_bytes = peak_rss_bytes();
+        self.finish_stats(&mut stats, start);
         let summary = format!(
             "{} iterations, {} read in {:.2}s (I/O wait {:.2}s, compute {:.2}s)",
             stats.iterations.len(),
@@ -304,6 +223,123 @@ impl StreamEngine {
         );
         progress.done(|| summary);
         Ok(stats)
+    }
+
+    /// Fills the run totals of `stats` (I/O of this engine's reader).
+    pub fn finish_stats(&self, stats: &mut RunStats, start: Instant) {
+        let io = self.reader.stats();
+        stats.bytes_read = io.bytes_read;
+        stats.read_requests = io.requests;
+        stats.io_wait_seconds = io.wait_seconds;
+        stats.compute_seconds = stats.iterations.iter().map(|i| i.compute_seconds).sum();
+        stats.wall_seconds = start.elapsed().as_secs_f64();
+        stats.peak_rss_bytes = peak_rss_bytes();
+    }
+
+    /// Bytes of the tiles one iteration of `prog` would read (selective
+    /// fetching applied, cached tiles excluded): the planner's estimate.
+    pub fn estimate_bytes<P: TileProgram>(&self, prog: &P) -> u64 {
+        let dirs = prog.directions();
+        let (fwd, rev) = (dirs.contains(&Dir::Forward), dirs.contains(&Dir::Reverse));
+        self.tiles
+            .tiles
+            .iter()
+            .enumerate()
+            .filter(|&(i, t)| {
+                ((fwd && prog.active(t.row as u64)) || (rev && prog.active(t.col as u64)))
+                    && !self.pool.contains(i)
+            })
+            .map(|(_, t)| t.bytes)
+            .sum()
+    }
+
+    /// One iteration of `prog` (after its `begin`, before its `end`).
+    pub fn iterate<P: TileProgram>(
+        &mut self,
+        prog: &P,
+        iter: usize,
+        progress: &mut Progress,
+    ) -> Result<IterStats> {
+        let dirs = prog.directions();
+        let (fwd, rev) = (dirs.contains(&Dir::Forward), dirs.contains(&Dir::Reverse));
+        let t0 = Instant::now();
+        let io0 = self.reader.stats();
+        let mut it = IterStats {
+            iteration: iter,
+            active_vertices: prog.active_vertices(),
+            engine: "stream",
+            ..Default::default()
+        };
+        // Which directions of which tiles this iteration needs.
+        let needs: Vec<u8> = self
+            .tiles
+            .tiles
+            .iter()
+            .map(|t| {
+                (fwd && prog.active(t.row as u64)) as u8
+                    | ((rev && prog.active(t.col as u64)) as u8) << 1
+            })
+            .collect();
+        let uncached: Vec<usize> = (0..needs.len())
+            .filter(|&i| needs[i] != 0 && !self.pool.contains(i))
+            .collect();
+        let loads = self.plan(&uncached);
+        if let Some(first) = loads.first() {
+            self.submit(first, 0)?;
+        }
+        // Rewind: the cache pool first, while the first segment loads.
+        let cached: Vec<usize> = self.pool.tiles().filter(|&i| needs[i] != 0).collect();
+        let tc = Instant::now();
+        {
+            let batch: Vec<(usize, &[u32])> = cached
+                .iter()
+                .map(|&i| (i, self.pool.get(i).expect("cached")))
+                .collect();
+            it.cache_hit_bytes = batch.iter().map(|(_, e)| e.len() as u64 * 4).sum();
+            it.edges_processed += process(prog, &self.tiles.tiles, &needs, &batch, self.threads);
+        }
+        it.compute_seconds += tc.elapsed().as_secs_f64();
+        it.cache_hits = cached.len() as u64;
+        // Slide.
+        for (k, load) in loads.iter().enumerate() {
+            self.wait()?;
+            if let Some(next) = loads.get(k + 1) {
+                self.submit(next, (k + 1) % 2)?;
+            }
+            let tc = Instant::now();
+            let seg = &self.segs[k % 2];
+            verify_chunks(seg.as_slice(), load, &self.tiles, &self.store)?;
+            let words = as_words(seg.as_slice());
+            let batch: Vec<(usize, &[u32])> = load
+                .tiles
+                .iter()
+                .map(|&(i, w)| (i, &words[w..w + (self.tiles.tiles[i].bytes / 4) as usize]))
+                .collect();
+            it.edges_processed += process(prog, &self.tiles.tiles, &needs, &batch, self.threads);
+            it.compute_seconds += tc.elapsed().as_secs_f64();
+            // Cache what the next iteration may need.
+            let tk = Instant::now();
+            self.pool.new_round();
+            let metas = &self.tiles.tiles;
+            for &(i, edges) in &batch {
+                let t = metas[i];
+                if prog.may_need_next(t.row, t.col) {
+                    self.pool
+                        .insert(i, edges, |j| prog.may_need_next(metas[j].row, metas[j].col));
+                }
+            }
+            it.cache_seconds += tk.elapsed().as_secs_f64();
+            it.cache_misses += load.tiles.len() as u64;
+            let done = k + 1;
+            progress.tick(|| format!("iteration {iter}: segment {done}/{}", loads.len()));
+        }
+        let io1 = self.reader.stats();
+        it.tiles_processed = it.cache_hits + it.cache_misses;
+        it.bytes_read = io1.bytes_read - io0.bytes_read;
+        it.read_requests = io1.requests - io0.requests;
+        it.io_wait_seconds = io1.wait_seconds - io0.wait_seconds;
+        it.seconds = t0.elapsed().as_secs_f64();
+        Ok(it)
     }
 
     /// Groups tiles (in physical order) into chunk-aligned ranges and the

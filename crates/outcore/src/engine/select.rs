@@ -1,0 +1,316 @@
+//! The select engine (TurboGraph's pin-and-slide over CSR pages; DESIGN.md
+//! "select"): only the pages holding the lists of the requested vertices are
+//! read. Pages already in the buffer pool are processed at once; the others
+//! are read asynchronously (up to the in-flight target) and each is processed
+//! as soon as its read completes.
+//!
+//! A vertex's list is found through `csr/{dir}.off` (read page by page through
+//! its own pool, so a point query never loads the whole offset array); lists
+//! are page-packed (a list that fits a page lies in one page), so a short list
+//! costs exactly one page.
+
+use crate::error::{Error, Result};
+use crate::io::calibrate;
+use crate::io::{Backend, Reader};
+use crate::mem::bufpool::{BufferPool, PoolStats};
+use crate::mem::Budget;
+use crate::store::csr::{files, PAD};
+use crate::store::Store;
+
+/// Select engine settings.
+#[derive(Clone, Debug, Default)]
+pub struct SelectConfig {
+    /// I/O backend (`None`: io_uring when available).
+    pub io: Option<Backend>,
+    /// Requests in flight (`None`: the store's calibration, else the default).
+    pub depth: Option<usize>,
+    /// Bytes of buffer pool (`None`: what the budget leaves, less 8 MiB).
+    pub pool_bytes: Option<u64>,
+}
+
+/// What the select engine did.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct SelectStats {
+    /// Distinct pages requested (adjacency, offsets, weights).
+    pub pages_touched: u64,
+    pub adjacency: PoolStats,
+    pub offsets: PoolStats,
+    pub weights: PoolStats,
+}
+
+/// Reads adjacency lists of chosen vertices.
+pub struct SelectEngine {
+    reader: Reader,
+    adj_file: usize,
+    off_file: usize,
+    w_file: Option<usize>,
+    adj: BufferPool,
+    off: BufferPool,
+    wts: Option<BufferPool>,
+    page_bytes: u64,
+    n: u64,
+    pages_touched: u64,
+}
+
+impl SelectEngine {
+    /// Opens direction `which` ("out" or "in") of `store`; with `weights`, the
+    /// weights file too. Pools are charged to `budget`.
+    pub fn new(
+        store: &Store,
+        which: &str,
+        weights: bool,
+        budget: &Budget,
+        cfg: &SelectConfig,
+    ) -> Result<SelectEngine> {
+        let m = store.manifest();
+        if weights && !m.weighted {
+            return Err(Error::Invalid(format!(
+                "{} is not weighted; build it with --weighted",
+                store.path().display()
+            )));
+        }
+        let page_bytes = m.csr.page_bytes;
+        let depth = cfg
+            .depth
+            .or_else(|| calibrate::load(store.path()).map(|c| c.best_depth))
+            .unwrap_or(calibrate::DEFAULT_DEPTH);
+        let mut reader = Reader::new(cfg.io, depth)?;
+        let (a, o, w) = files(which);
+        let adj_file = reader.open(&store.file(&a))?;
+        let off_file = reader.open(&store.file(&o))?;
+        let w_file = if weights {
+            Some(reader.open(&store.file(&w))?)
+        } else {
+            None
+        };
+        let pages = |f: usize, r: &Reader| r.file_len(f).div_ceil(page_bytes);
+        let total = cfg
+            .pool_bytes
+            .unwrap_or_else(|| budget.available().saturating_sub(8 << 20));
+        // Offsets: an eighth; weights (8 bytes a slot): a third; the rest
+        // adjacency; no pool larger than its file.
+        let frames_for = |bytes: u64, f: usize, r: &Reader| {
+            (bytes / page_bytes).clamp(4, pages(f, r).max(4)) as usize
+        };
+        let off_frames = frames_for(total / 8, off_file, &reader);
+        let w_frames = match w_file {
+            Some(f) => frames_for(total / 3, f, &reader),
+            None => 0,
+        };
+        let adj_frames = frames_for(
+            total.saturating_sub((off_frames + w_frames) as u64 * page_bytes),
+            adj_file,
+            &reader,
+        );
+        let off = BufferPool::new(
+            off_frames,
+            page_bytes as usize,
+            pages(off_file, &reader),
+            budget,
+        )?;
+        let adj = BufferPool::new(
+            adj_frames,
+            page_bytes as usize,
+            pages(adj_file, &reader),
+            budget,
+        )?;
+        let wts = match w_file {
+            Some(f) => Some(BufferPool::new(
+                w_frames,
+                page_bytes as usize,
+                pages(f, &reader),
+                budget,
+            )?),
+            None => None,
+        };
+        Ok(SelectEngine {
+            reader,
+            adj_file,
+            off_file,
+            w_file,
+            adj,
+            off,
+            wts,
+            page_bytes,
+            n: m.num_vertices,
+            pages_touched: 0,
+        })
+    }
+
+    /// The I/O reader (statistics, backend).
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// Pool statistics and pages touched so far.
+    pub fn stats(&self) -> SelectStats {
+        SelectStats {
+            pages_touched: self.pages_touched,
+            adjacency: self.adj.stats(),
+            offsets: self.off.stats(),
+            weights: self.wts.as_ref().map(|w| w.stats()).unwrap_or_default(),
+        }
+    }
+
+    /// Page size of the CSR files.
+    pub fn page_bytes(&self) -> u64 {
+        self.page_bytes
+    }
+
+    /// Slot ranges `[start, end)` of the lists of `vs` (any order), aligned with `vs`.
+    pub fn ranges(&mut self, vs: &[u32]) -> Result<Vec<(u64, u64)>> {
+        let per_page = self.page_bytes / 8;
+        let mut want: Vec<(u64, usize, bool)> = Vec::with_capacity(2 * vs.len());
+        for (i, &v) in vs.iter().enumerate() {
+            if v as u64 >= self.n {
+                return Err(Error::Invalid(format!("vertex {v} is out of range")));
+            }
+            want.push((v as u64, i, false));
+            want.push((v as u64 + 1, i, true));
+        }
+        want.sort_unstable();
+        let mut pages: Vec<u64> = want.iter().map(|w| w.0 / per_page).collect();
+        pages.dedup();
+        self.pages_touched += pages.len() as u64;
+        let mut out = vec![(0u64, 0u64); vs.len()];
+        self.off
+            .for_each_page(&mut self.reader, self.off_file, &pages, |page, bytes| {
+                let first = page * per_page;
+                let lo = want.partition_point(|w| w.0 < first);
+                let hi = want.partition_point(|w| w.0 < first + per_page);
+                for &(k, i, is_end) in &want[lo..hi] {
+                    let at = ((k - first) * 8) as usize;
+                    let Some(b) = bytes.get(at..at + 8) else {
+                        return Err(Error::Invalid(format!(
+                            "offset {k} lies past the end of the offsets file"
+                        )));
+                    };
+                    let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                    if is_end {
+                        out[i].1 = x;
+                    } else {
+                        out[i].0 = x;
+                    }
+                }
+                Ok(())
+            })?;
+        Ok(out)
+    }
+
+    /// Calls `f(v, neighbours)` for every vertex of `vs` with a non-empty
+    /// list; a list spanning several pages arrives in several calls, each as
+    /// soon as its page is available (pin-and-slide). Padding is removed.
+    pub fn for_each_list(
+        &mut self,
+        vs: &[u32],
+        mut f: impl FnMut(u32, &[u32]) -> Result<()>,
+    ) -> Result<()> {
+        self.pieces(vs, |v, _slot, nbrs| f(v, nbrs))
+    }
+
+    /// Like [`for_each_list`](Self::for_each_list) with the weight of each
+    /// neighbour (the engine must have been opened with weights).
+    pub fn for_each_weighted(
+        &mut self,
+        vs: &[u32],
+        mut f: impl FnMut(u32, &[u32], &[f64]) -> Result<()>,
+    ) -> Result<()> {
+        let Some(wf) = self.w_file else {
+            return Err(Error::Invalid(
+                "the select engine was opened without weights".into(),
+            ));
+        };
+        // Gather the adjacency pieces first, then their weights.
+        let mut pieces: Vec<(u32, u64, usize, usize)> = Vec::new();
+        let mut nbrs: Vec<u32> = Vec::new();
+        self.pieces(vs, |v, slot, list| {
+            pieces.push((v, slot, nbrs.len(), list.len()));
+            nbrs.extend_from_slice(list);
+            Ok(())
+        })?;
+        let per_page = self.page_bytes / 8;
+        let mut pages: Vec<u64> = pieces
+            .iter()
+            .flat_map(|&(_, slot, _, len)| (slot / per_page)..=((slot + len as u64 - 1) / per_page))
+            .collect();
+        pages.sort_unstable();
+        pages.dedup();
+        self.pages_touched += pages.len() as u64;
+        let mut weights = vec![0f64; nbrs.len()];
+        // Pieces sorted by slot, to find those touching a page.
+        let mut order: Vec<usize> = (0..pieces.len()).collect();
+        order.sort_unstable_by_key(|&i| pieces[i].1);
+        let pool = self.wts.as_mut().expect("weights pool");
+        pool.for_each_page(&mut self.reader, wf, &pages, |page, bytes| {
+            let (first, last) = (page * per_page, (page + 1) * per_page);
+            // Pieces are at most a page of 4-byte slots long: start from those
+            // beginning up to one page of slots earlier.
+            let lo = order.partition_point(|&i| pieces[i].1 + 2 * per_page <= first);
+            for &i in &order[lo..] {
+                let (_, slot, at, len) = pieces[i];
+                if slot >= last {
+                    break;
+                }
+                let (s, e) = (slot.max(first), (slot + len as u64).min(last));
+                for x in s..e {
+                    let b = ((x - first) * 8) as usize;
+                    weights[at + (x - slot) as usize] =
+                        f64::from_le_bytes(bytes[b..b + 8].try_into().expect("8 bytes"));
+                }
+            }
+            Ok(())
+        })?;
+        for &(v, _, at, len) in &pieces {
+            f(v, &nbrs[at..at + len], &weights[at..at + len])?;
+        }
+        Ok(())
+    }
+
+    /// Adjacency pieces `(vertex, first slot, neighbours)` page by page.
+    fn pieces(
+        &mut self,
+        vs: &[u32],
+        mut f: impl FnMut(u32, u64, &[u32]) -> Result<()>,
+    ) -> Result<()> {
+        let ranges = self.ranges(vs)?;
+        let slots_per_page = self.page_bytes / 4;
+        // (page, vertex index) for every page of every list.
+        let mut touch: Vec<(u64, u32)> = Vec::new();
+        for (i, &(s, e)) in ranges.iter().enumerate() {
+            if e > s {
+                for p in (s / slots_per_page)..=((e - 1) / slots_per_page) {
+                    touch.push((p, i as u32));
+                }
+            }
+        }
+        touch.sort_unstable();
+        let mut pages: Vec<u64> = touch.iter().map(|t| t.0).collect();
+        pages.dedup();
+        self.pages_touched += pages.len() as u64;
+        let mut list: Vec<u32> = Vec::new();
+        self.adj
+            .for_each_page(&mut self.reader, self.adj_file, &pages, |page, bytes| {
+                let first = page * slots_per_page;
+                let lo = touch.partition_point(|t| t.0 < page);
+                let hi = touch.partition_point(|t| t.0 <= page);
+                for &(_, i) in &touch[lo..hi] {
+                    let (s, e) = ranges[i as usize];
+                    let (a, b) = (s.max(first) - first, e.min(first + slots_per_page) - first);
+                    let words = &bytes[(a * 4) as usize..(b * 4) as usize];
+                    list.clear();
+                    list.extend(
+                        words
+                            .chunks_exact(4)
+                            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+                    );
+                    while list.last() == Some(&PAD) {
+                        list.pop();
+                    }
+                    if !list.is_empty() {
+                        f(vs[i as usize], s.max(first), &list)?;
+                    }
+                }
+                Ok(())
+            })
+    }
+}
