@@ -3,6 +3,7 @@
 mod build;
 mod demo;
 mod info;
+mod query;
 mod run;
 
 use anyhow::Result;
@@ -36,8 +37,13 @@ enum Command {
     Verify(info::VerifyArgs),
     /// Write a layout back as an edge list in original ids.
     Export(info::ExportArgs),
-    /// Run an algorithm (pagerank, wcc, bfs) on a store.
+    /// Run an algorithm (pagerank, wcc, bfs, sssp, kcore) on a store.
     Run(run::RunArgs),
+    /// Targeted queries on the select engine: khop, egonet, induced, cross.
+    #[command(subcommand)]
+    Query(query::Query),
+    /// Measure random-read throughput against queue depth (RASP's in-flight target).
+    Calibrate(query::CalibrateArgs),
     /// Run the built-in demo: generate a Kronecker graph, build a store, show info.
     Demo(demo::DemoArgs),
 }
@@ -90,6 +96,8 @@ fn main() {
         Command::Verify(a) => info::verify(a),
         Command::Export(a) => info::export(a),
         Command::Run(a) => run::run(a),
+        Command::Query(q) => query::query(q),
+        Command::Calibrate(a) => query::calibrate(a),
         Command::Demo(a) => demo::demo(a),
     };
     if let Err(e) = result {

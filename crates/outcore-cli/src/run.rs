@@ -2,8 +2,10 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use outcore::algo::bfs::EngineChoice;
 use outcore::algo::output::{write_vertex_values, Ldbc};
-use outcore::algo::{bfs, pagerank, wcc};
+use outcore::algo::{bfs, kcore, pagerank, sssp, wcc};
+use outcore::engine::select::SelectConfig;
 use outcore::engine::stats::RunStats;
 use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;
@@ -17,15 +19,17 @@ pub enum Algorithm {
     Pagerank,
     Wcc,
     Bfs,
+    Sssp,
+    Kcore,
 }
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// pagerank, wcc or bfs.
+    /// pagerank, wcc, bfs, sssp or kcore.
     pub algorithm: Algorithm,
     /// The store.
     pub store: PathBuf,
-    /// bfs: the source vertex (an original id), or `max-degree` for a vertex of the highest degree.
+    /// bfs, sssp: the source vertex (an original id), or `max-degree` for a vertex of the highest degree.
     #[arg(long)]
     pub source: Option<String>,
     /// pagerank: iterations (with --tol, the maximum).
@@ -55,6 +59,22 @@ pub struct RunArgs {
     /// Cap the cache pool (default: the rest of the budget).
     #[arg(long, value_parser = crate::parse_size)]
     pub cache: Option<u64>,
+    /// Engine: auto (the planner picks per iteration), stream (tiles) or select (CSR pages).
+    /// pagerank and wcc run on stream; sssp and kcore on select; bfs on any.
+    #[arg(long, default_value = "auto")]
+    pub engine: EngineChoice,
+    /// Requests in flight for the select engine (default: `outcore calibrate`'s best, else 64).
+    #[arg(long)]
+    pub depth: Option<usize>,
+    /// sssp: bucket width of delta-stepping (default: from the mean edge weight).
+    #[arg(long)]
+    pub delta: Option<f64>,
+    /// kcore: also write the vertices of the k-core for this k to --kcore-out.
+    #[arg(long, requires = "kcore_out")]
+    pub k: Option<u32>,
+    /// kcore: where the k-core's vertices go (one original id per line).
+    #[arg(long)]
+    pub kcore_out: Option<PathBuf>,
 }
 
 /// The dense id of a vertex of the highest out-degree.
@@ -69,8 +89,22 @@ pub fn max_degree_vertex(store: &Store) -> Result<u64> {
     Ok(best)
 }
 
+/// The dense id of `--source` (an original id or `max-degree`).
+pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
+    let Some(src) = src else {
+        bail!("{alg} needs --source ID (an original vertex id, or max-degree)");
+    };
+    if src == "max-degree" {
+        return max_degree_vertex(store);
+    }
+    let id: u64 = src
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--source {src}: expected a vertex id or `max-degree`"))?;
+    dense_of(store, id)
+}
+
 /// Dense id of an original id.
-fn dense_of(store: &Store, original: u64) -> Result<u64> {
+pub fn dense_of(store: &Store, original: u64) -> Result<u64> {
     if !store.manifest().has_id_map {
         if original < store.manifest().num_vertices {
             return Ok(original);
@@ -105,9 +139,24 @@ pub fn run(a: RunArgs) -> Result<()> {
         label: format!("{:?}", a.algorithm).to_lowercase(),
         ..Default::default()
     };
+    let select = SelectConfig {
+        io: a.io,
+        depth: a.depth,
+        ..Default::default()
+    };
+    let only = |engine: EngineChoice, name: &str| -> Result<()> {
+        if a.engine != EngineChoice::Auto && a.engine != engine {
+            bail!(
+                "{:?} runs on the {name} engine only; drop --engine or pass --engine {name}",
+                a.algorithm
+            );
+        }
+        Ok(())
+    };
     let n = store.manifest().num_vertices;
     let (stats, extra) = match a.algorithm {
         Algorithm::Pagerank => {
+            only(EngineChoice::Stream, "stream")?;
             let cfg = pagerank::PageRankConfig {
                 damping: a.damping,
                 iterations: a.iterations,
@@ -127,6 +176,7 @@ pub fn run(a: RunArgs) -> Result<()> {
             )
         }
         Algorithm::Wcc => {
+            only(EngineChoice::Stream, "stream")?;
             let (w, stats) = wcc::wcc(&store, engine, &budget)?;
             let ids = store.load_ids()?;
             let components = (0..n as usize)
@@ -138,18 +188,9 @@ pub fn run(a: RunArgs) -> Result<()> {
             (stats, format!("{components} components"))
         }
         Algorithm::Bfs => {
-            let Some(src) = a.source else {
-                bail!("bfs needs --source ID (an original vertex id)");
-            };
-            let dense = if src == "max-degree" {
-                max_degree_vertex(&store)?
-            } else {
-                let id: u64 = src.parse().map_err(|_| {
-                    anyhow::anyhow!("--source {src}: expected a vertex id or `max-degree`")
-                })?;
-                dense_of(&store, id)?
-            };
-            let (b, stats) = bfs::bfs(&store, dense, engine, &budget)?;
+            let dense = source(&store, a.source.as_deref(), "bfs")?;
+            let (b, stats) =
+                bfs::bfs_planned(&store, dense, a.engine, engine, select.clone(), &budget)?;
             let reached = (0..n as usize)
                 .filter(|&v| b.value(v) != bfs::UNREACHABLE)
                 .count();
@@ -162,6 +203,35 @@ pub fn run(a: RunArgs) -> Result<()> {
                 write(&store, out, n, |v| b.value(v as usize))?;
             }
             (stats, format!("{reached} vertices reached, depth {depth}"))
+        }
+        Algorithm::Sssp => {
+            only(EngineChoice::Select, "select")?;
+            let dense = source(&store, a.source.as_deref(), "sssp")?;
+            let cfg = sssp::SsspConfig { delta: a.delta };
+            let (d, stats) = sssp::sssp(&store, dense, &cfg, &select, &budget)?;
+            let reached = (0..n as usize).filter(|&v| d.value(v).is_finite()).count();
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| Ldbc(d.value(v as usize)))?;
+            }
+            (stats, format!("{reached} vertices reached"))
+        }
+        Algorithm::Kcore => {
+            only(EngineChoice::Select, "select")?;
+            let (k, stats) = kcore::kcore(&store, &select, &budget)?;
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| k.value(v as usize))?;
+            }
+            if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
+                let ids = store.load_ids()?;
+                let vs = kcore::kcore_vertices(&k, kk);
+                let text: String = vs
+                    .iter()
+                    .map(|&v| format!("{}\n", ids.get(v as u64)))
+                    .collect();
+                std::fs::write(path, text)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            (stats, format!("max core {}", k.max_core()))
         }
     };
     if let Some(path) = &a.stats {

@@ -1,8 +1,11 @@
 //! `algo`: graph algorithms, their in-memory references, LDBC output and validation.
 
 pub mod bfs;
+pub mod kcore;
 pub mod output;
 pub mod pagerank;
+pub mod query;
 pub mod reference;
+pub mod sssp;
 pub mod validate;
 pub mod wcc;

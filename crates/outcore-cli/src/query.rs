@@ -1,0 +1,340 @@
+//! `outcore query` (targeted queries on the select engine) and `outcore calibrate`.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use outcore::algo::query::{self, QueryStats};
+use outcore::engine::select::{SelectConfig, SelectEngine};
+use outcore::io::calibrate;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use outcore::size::format_size;
+use outcore::store::{Store, IDS_FILE};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Subcommand)]
+pub enum Query {
+    /// Vertices within --hops of --source (one original id per line).
+    Khop(QArgs),
+    /// The subgraph induced by the vertices within --hops of --source (one `src dst` edge per line).
+    Egonet(QArgs),
+    /// The subgraph induced by the vertices listed in --vertices FILE.
+    Induced(QArgs),
+    /// Edges from a vertex of --set-a FILE to one of --set-b FILE.
+    Cross(QArgs),
+}
+
+#[derive(Args)]
+pub struct QArgs {
+    /// The store.
+    pub store: PathBuf,
+    /// khop, egonet: the source vertex (an original id).
+    #[arg(long)]
+    pub source: Option<u64>,
+    /// khop, egonet: run one query per source listed in FILE (original ids)
+    /// and report latency percentiles instead of results.
+    #[arg(long, conflicts_with = "source")]
+    pub sources: Option<PathBuf>,
+    /// With --sources: passes over the list (the first is cold, later ones warm).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// khop, egonet: hops.
+    #[arg(long, default_value_t = 1)]
+    pub hops: u32,
+    /// induced: file of original ids, one per line.
+    #[arg(long)]
+    pub vertices: Option<PathBuf>,
+    /// cross: the two vertex files.
+    #[arg(long)]
+    pub set_a: Option<PathBuf>,
+    #[arg(long)]
+    pub set_b: Option<PathBuf>,
+    /// Result file (default: standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Query statistics as JSON.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+    /// Memory budget (buffer pool); default 256MiB.
+    #[arg(long, value_parser = crate::parse_size, default_value = "256MiB")]
+    pub memory: u64,
+    /// I/O backend: uring or sync.
+    #[arg(long)]
+    pub io: Option<Backend>,
+    /// Requests in flight (default: the calibration's best, else 64).
+    #[arg(long)]
+    pub depth: Option<usize>,
+}
+
+/// Original <-> dense ids without loading the whole map: `ids.bin` is sorted,
+/// so a lookup is a binary search of positioned reads.
+struct Ids {
+    file: Option<std::fs::File>,
+    n: u64,
+}
+
+impl Ids {
+    fn open(store: &Store) -> Result<Ids> {
+        let m = store.manifest();
+        let file = if m.has_id_map {
+            Some(std::fs::File::open(store.file(IDS_FILE)).context("opening ids.bin")?)
+        } else {
+            None
+        };
+        Ok(Ids {
+            file,
+            n: m.num_vertices,
+        })
+    }
+
+    fn original(&self, v: u32) -> Result<u64> {
+        match &self.file {
+            None => Ok(v as u64),
+            Some(f) => {
+                let mut b = [0u8; 8];
+                f.read_exact_at(&mut b, v as u64 * 8)
+                    .context("reading ids.bin")?;
+                Ok(u64::from_le_bytes(b))
+            }
+        }
+    }
+
+    fn dense(&self, id: u64) -> Result<Option<u32>> {
+        if self.file.is_none() {
+            return Ok((id < self.n).then_some(id as u32));
+        }
+        let (mut lo, mut hi) = (0u64, self.n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.original(mid as u32)? < id {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok((lo < self.n && self.original(lo as u32)? == id).then_some(lo as u32))
+    }
+
+    fn must(&self, id: u64) -> Result<u32> {
+        self.dense(id)?
+            .ok_or_else(|| anyhow::anyhow!("vertex {id} is not in the graph"))
+    }
+
+    fn read_set(&self, path: &PathBuf) -> Result<Vec<u32>> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            let id: u64 = t.parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "{}:{}: expected a vertex id, found `{t}`",
+                    path.display(),
+                    i + 1
+                )
+            })?;
+            match self.dense(id)? {
+                Some(v) => out.push(v),
+                None => bail!(
+                    "{}:{}: vertex {id} is not in the graph",
+                    path.display(),
+                    i + 1
+                ),
+            }
+        }
+        Ok(out)
+    }
+}
+
+pub fn query(q: Query) -> Result<()> {
+    let (kind, a) = match q {
+        Query::Khop(a) => ("khop", a),
+        Query::Egonet(a) => ("egonet", a),
+        Query::Induced(a) => ("induced", a),
+        Query::Cross(a) => ("cross", a),
+    };
+    let t = Instant::now();
+    let store = Store::open(&a.store)?;
+    let directed = store.manifest().directed;
+    let ids = Ids::open(&store)?;
+    let budget = Budget::new(a.memory);
+    let cfg = SelectConfig {
+        io: a.io,
+        depth: a.depth,
+        ..Default::default()
+    };
+    let mut eng = SelectEngine::new(&store, "out", false, &budget, &cfg)?;
+    if let Some(list) = &a.sources {
+        return latency_run(kind, &a, &ids, &mut eng, list, directed);
+    }
+    let need = |o: &Option<PathBuf>, flag: &str| {
+        o.clone()
+            .ok_or_else(|| anyhow::anyhow!("{kind} needs --{flag} FILE"))
+    };
+    let src = || {
+        a.source
+            .ok_or_else(|| anyhow::anyhow!("{kind} needs --source ID"))
+            .and_then(|s| ids.must(s))
+    };
+    let mut out: Box<dyn Write> = match &a.out {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let stats: QueryStats = match kind {
+        "khop" => {
+            let (vs, st) = query::khop(&mut eng, src()?, a.hops)?;
+            for v in vs {
+                writeln!(out, "{}", ids.original(v)?)?;
+            }
+            st
+        }
+        _ => {
+            let (edges, st) = match kind {
+                "egonet" => query::egonet(&mut eng, src()?, a.hops, directed)?,
+                "induced" => {
+                    let vs = ids.read_set(&need(&a.vertices, "vertices")?)?;
+                    query::induced(&mut eng, &vs, directed)?
+                }
+                _ => {
+                    let sa = ids.read_set(&need(&a.set_a, "set-a")?)?;
+                    let sb = ids.read_set(&need(&a.set_b, "set-b")?)?;
+                    query::cross(&mut eng, &sa, &sb, directed)?
+                }
+            };
+            for (s, d) in edges {
+                writeln!(out, "{} {}", ids.original(s)?, ids.original(d)?)?;
+            }
+            st
+        }
+    };
+    out.flush()?;
+    let total = t.elapsed().as_secs_f64();
+    eprintln!(
+        "{kind}: {} results in {:.3} ms (query {:.3} ms), read {} in {} requests, {} pages touched, io {}",
+        stats.result_size,
+        total * 1e3,
+        stats.seconds * 1e3,
+        format_size(stats.bytes_read),
+        stats.read_requests,
+        stats.pages_touched,
+        eng.reader().backend()
+    );
+    if let Some(p) = &a.stats {
+        let mut j = serde_json::to_value(&stats)?;
+        j["total_seconds"] = serde_json::json!(total);
+        j["query"] = serde_json::json!(kind);
+        std::fs::write(p, serde_json::to_string_pretty(&j)? + "\n")
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+/// Many queries in one process: latency percentiles per pass.
+fn latency_run(
+    kind: &str,
+    a: &QArgs,
+    ids: &Ids,
+    eng: &mut SelectEngine,
+    list: &PathBuf,
+    directed: bool,
+) -> Result<()> {
+    let sources = ids.read_set(list)?;
+    if sources.is_empty() {
+        bail!("{}: no sources", list.display());
+    }
+    let mut report = Vec::new();
+    for pass in 0..a.repeat.max(1) {
+        let mut lat = Vec::with_capacity(sources.len());
+        let (mut bytes, mut pages, mut results) = (0u64, 0u64, 0u64);
+        for &s in &sources {
+            let t = Instant::now();
+            let st = match kind {
+                "khop" => query::khop(eng, s, a.hops)?.1,
+                "egonet" => query::egonet(eng, s, a.hops, directed)?.1,
+                _ => bail!("--sources applies to khop and egonet"),
+            };
+            lat.push(t.elapsed().as_secs_f64() * 1e3);
+            bytes += st.bytes_read;
+            pages += st.pages_touched;
+            results += st.result_size;
+        }
+        lat.sort_by(|x, y| x.total_cmp(y));
+        let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
+        let q = sources.len() as f64;
+        let line = serde_json::json!({
+            "pass": pass + 1,
+            "cold": pass == 0,
+            "queries": sources.len(),
+            "median_ms": pct(0.5),
+            "p99_ms": pct(0.99),
+            "max_ms": lat[lat.len() - 1],
+            "mean_bytes_read": bytes as f64 / q,
+            "mean_pages_touched": pages as f64 / q,
+            "mean_results": results as f64 / q,
+        });
+        eprintln!(
+            "{kind} --hops {} pass {} ({}): median {:.3} ms, p99 {:.3} ms over {} queries; {:.0} bytes read, {:.1} pages touched, {:.0} results per query",
+            a.hops,
+            pass + 1,
+            if pass == 0 { "cold" } else { "warm" },
+            pct(0.5),
+            pct(0.99),
+            sources.len(),
+            bytes as f64 / q,
+            pages as f64 / q,
+            results as f64 / q
+        );
+        report.push(line);
+    }
+    if let Some(p) = &a.stats {
+        std::fs::write(p, serde_json::to_string_pretty(&report)? + "\n")
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// A store: measures its csr/out.adj and records the result in STORE/calibration.json.
+    pub store: Option<PathBuf>,
+    /// Measure this file instead (nothing is recorded).
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// Bytes per read.
+    #[arg(long, value_parser = crate::parse_size, default_value = "4KiB")]
+    pub page_size: u64,
+    /// Queue depths to measure.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32,64,128")]
+    pub depths: Vec<usize>,
+    /// Seconds per depth.
+    #[arg(long, default_value_t = 1.0)]
+    pub seconds: f64,
+    /// I/O backend: uring or sync.
+    #[arg(long)]
+    pub io: Option<Backend>,
+}
+
+pub fn calibrate(a: CalibrateArgs) -> Result<()> {
+    let path = match (&a.file, &a.store) {
+        (Some(f), _) => f.clone(),
+        (None, Some(s)) => Store::open(s)?.file("csr/out.adj"),
+        (None, None) => bail!("give a STORE or --file PATH to measure"),
+    };
+    let budget = Budget::new(1 << 30);
+    let c = calibrate::calibrate(&path, a.page_size, &a.depths, a.seconds, a.io, &budget)?;
+    print!("{}", c.table());
+    if a.file.is_none() {
+        if let Some(s) = &a.store {
+            calibrate::save(s, &c)?;
+            println!("recorded in {}", s.join(calibrate::FILE_NAME).display());
+        }
+    }
+    Ok(())
+}

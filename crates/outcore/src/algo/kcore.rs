@@ -1,0 +1,394 @@
+//! k-core decomposition on the select engine: the core number of every
+//! vertex, direction and self-loops ignored (`networkx.core_number` on the
+//! undirected simple graph: a vertex's neighbours are `out ∪ in` as a set,
+//! without itself).
+//!
+//! **h-index iteration** (Montresor, De Pellegrini, Miorandi, "Distributed
+//! k-core decomposition", TPDS 2013; Lü et al. 2016): every estimate starts
+//! above the core number (infinity, which the first update turns into the
+//! degree) and is lowered to the h-index of the neighbours' estimates — the
+//! largest `h` such that at least `h` neighbours have an estimate `>= h` —
+//! until no estimate changes; the fixed point is the core numbers.
+//!
+//! - Iteration 1 processes every vertex; later iterations only vertices with a
+//!   neighbour whose estimate dropped from `>= est(u)` to below it (the only
+//!   change that can lower `u`'s h-index). The active set is a bitmap scanned
+//!   in id order; updates are applied at once (Gauss-Seidel), so a vertex
+//!   activated ahead of the scan is processed in the same iteration.
+//! - Active vertices go to the select engine in batches of up to 64 Ki
+//!   vertices in id order (smaller when their lists exceed 256 Ki slots):
+//!   only the pages of their lists are read. Directed stores open two engines
+//!   ("out" and "in", each half of the buffer pool); a batch's pieces are
+//!   gathered as (vertex, neighbour) pairs, sorted and deduplicated.
+//!
+//! Memory: 4 bytes of estimate and 1 active bit per vertex, charged before
+//! allocating, plus the batch buffers; the buffer pools take the rest (less
+//! 8 MiB of slack) when `SelectConfig::pool_bytes` is not given.
+//!
+//! PartitionedVC (Matam et al.) runs k-core as one pass of edge deletions
+//! with all vertices active; the h-index form needs no graph updates, reads
+//! the lists of active vertices only, and its active set shrinks quickly.
+
+use crate::algo::sssp::{
+    min_pool_bytes, pool_bytes, run_stats, slot_batches, Snap, SLOT_CHUNK, VERTEX_CHUNK,
+};
+use crate::engine::select::{SelectConfig, SelectEngine};
+use crate::engine::stats::RunStats;
+use crate::error::{Error, Result};
+use crate::mem::budget::Charge;
+use crate::mem::{huge_vec, Budget};
+use crate::progress::Progress;
+use crate::size::format_size;
+use crate::store::Store;
+use rayon::slice::ParallelSliceMut;
+use std::time::Instant;
+
+/// k-core result: the core number of every vertex.
+pub struct KCore {
+    core: Vec<u32>,
+    max_core: u32,
+    _charge: Charge,
+}
+
+impl std::fmt::Debug for KCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KCore")
+            .field("vertices", &self.core.len())
+            .field("max_core", &self.max_core)
+            .finish()
+    }
+}
+
+impl KCore {
+    /// Core number of dense vertex `v`.
+    pub fn value(&self, v: usize) -> u32 {
+        self.core[v]
+    }
+
+    /// The largest core number (0 for a graph without edges).
+    pub fn max_core(&self) -> u32 {
+        self.max_core
+    }
+
+    /// Bytes of vertex state for `n` vertices: a u32 estimate and an active bit each.
+    pub fn state_bytes(n: u64) -> u64 {
+        4 * n + 8 * n.div_ceil(64)
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.core.len()
+    }
+
+    /// Whether the graph has no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.core.is_empty()
+    }
+}
+
+/// The k-core subgraph's vertices (core number >= `min_core`), sorted dense ids.
+pub fn kcore_vertices(k: &KCore, min_core: u32) -> Vec<u32> {
+    (0..k.core.len() as u32)
+        .filter(|&v| k.core[v as usize] >= min_core)
+        .collect()
+}
+
+/// Runs the k-core decomposition of `store` inside `budget`.
+pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(KCore, RunStats)> {
+    let start = Instant::now();
+    let m = store.manifest();
+    let n = m.num_vertices;
+    if n >= u32::MAX as u64 {
+        return Err(Error::Invalid(format!(
+            "{n} vertices do not fit u32 dense ids"
+        )));
+    }
+    let dirs: &[&str] = if m.directed { &["out", "in"] } else { &["out"] };
+    let max_degs: Vec<u64> = if m.directed {
+        vec![m.degrees.max_out, m.degrees.max_in]
+    } else {
+        vec![m.degrees.max_out]
+    };
+    let entries = m.csr.out_entries + m.csr.in_entries;
+    let bound: u64 = max_degs.iter().sum();
+    let state_bytes = KCore::state_bytes(n);
+    // Pairs (8 bytes a slot), h-index counts (4 bytes per possible value),
+    // the engines' ranges and page lists (about 112 bytes per vertex).
+    let batch_bytes = SLOT_CHUNK.max(bound).min(entries + 1) * 8
+        + 4 * (bound.min(n) + 1)
+        + VERTEX_CHUNK.min(n as usize) as u64 * (112 + 4)
+        + 4096;
+    let min_pool: u64 = dirs.iter().map(|d| min_pool_bytes(store, d, false)).sum();
+    let need = state_bytes + batch_bytes + min_pool + (1 << 20);
+    if budget.available() < need {
+        return Err(Error::Budget(format!(
+            "kcore on {n} vertices needs at least {} ({} of estimates, {} of batch buffers, {} of \
+             minimal buffer pools), but only {} of the {} budget is free; raise --memory",
+            format_size(need),
+            format_size(state_bytes),
+            format_size(batch_bytes),
+            format_size(min_pool),
+            format_size(budget.available()),
+            format_size(budget.limit()),
+        )));
+    }
+    let charge = budget.charge(state_bytes, "kcore estimates")?;
+    let _batch = budget.charge(batch_bytes, "kcore batch buffers")?;
+    // The pool of each engine: half of the total for directed stores.
+    let per_engine =
+        pool_bytes(store, dirs, false, select.pool_bytes, budget, |_| 0) / dirs.len() as u64;
+    let used0 = budget.used();
+    let mut engines: Vec<SelectEngine> = dirs
+        .iter()
+        .map(|d| {
+            SelectEngine::new(
+                store,
+                d,
+                false,
+                budget,
+                &SelectConfig {
+                    pool_bytes: Some(per_engine),
+                    ..select.clone()
+                },
+            )
+        })
+        .collect::<Result<_>>()?;
+    let pool_charged = budget.used() - used0;
+
+    let mut st = State {
+        est: huge_vec(n as usize, |_| u32::MAX),
+        active: vec![u64::MAX; n.div_ceil(64) as usize],
+        active_count: n,
+        counts: Vec::new(),
+    };
+    if n & 63 != 0 {
+        if let Some(last) = st.active.last_mut() {
+            *last = (1u64 << (n % 64)) - 1;
+        }
+    }
+
+    let mut iterations = Vec::new();
+    let mut progress = Progress::new("kcore");
+    let mut pairs: Vec<u64> = Vec::new();
+    let mut batch: Vec<u32> = Vec::new();
+    let mut iter = 0usize;
+    while st.active_count > 0 {
+        let snap = Snap::take(&engines.iter().collect::<Vec<_>>());
+        let (mut processed, mut edges, mut changed) = (0u64, 0u64, 0u64);
+        let mut cursor = 0u64;
+        loop {
+            crate::cancel::check()?;
+            st.take_active(&mut cursor, n, &mut batch);
+            if batch.is_empty() {
+                break;
+            }
+            processed += batch.len() as u64;
+            let mut refs: Vec<&mut SelectEngine> = engines.iter_mut().collect();
+            let ranges = slot_batches(&mut refs, &max_degs, &batch)?;
+            for r in ranges {
+                let vs = &batch[r];
+                pairs.clear();
+                for e in refs.iter_mut() {
+                    e.for_each_list(vs, |v, nbrs| {
+                        let hi = (v as u64) << 32;
+                        pairs.extend(nbrs.iter().filter(|&&u| u != v).map(|&u| hi | u as u64));
+                        Ok(())
+                    })?;
+                }
+                edges += pairs.len() as u64;
+                if pairs.len() > 1 << 16 {
+                    pairs.par_sort_unstable();
+                } else {
+                    pairs.sort_unstable();
+                }
+                pairs.dedup();
+                changed += st.update(vs, &pairs);
+            }
+            let done = cursor;
+            progress.tick(|| format!("iteration {iter}: {done}/{n} scanned, {processed} active"));
+        }
+        let refs: Vec<&SelectEngine> = engines.iter().collect();
+        iterations.push(snap.finish(&refs, iter, processed, edges));
+        let line = format!("iteration {iter}: {processed} active, {changed} lowered");
+        progress.tick(|| line);
+        iter += 1;
+    }
+    drop(pairs);
+    drop(batch);
+    let refs: Vec<&SelectEngine> = engines.iter().collect();
+    let stats = run_stats(
+        "kcore",
+        &refs,
+        budget,
+        state_bytes,
+        pool_charged,
+        start,
+        iterations,
+    );
+    let State { est, .. } = st;
+    let max_core = est.iter().copied().max().unwrap_or(0);
+    let summary = format!(
+        "{iter} iterations, max core {max_core}, {} read in {:.2}s (I/O wait {:.2}s)",
+        format_size(stats.bytes_read),
+        stats.wall_seconds,
+        stats.io_wait_seconds
+    );
+    progress.done(|| summary);
+    Ok((
+        KCore {
+            core: est,
+            max_core,
+            _charge: charge,
+        },
+        stats,
+    ))
+}
+
+/// Estimates, the active bitmap and the h-index scratch.
+struct State {
+    est: Vec<u32>,
+    active: Vec<u64>,
+    active_count: u64,
+    counts: Vec<u32>,
+}
+
+impl State {
+    /// Moves up to [`VERTEX_CHUNK`] active vertices at or after `cursor`
+    /// (ascending) into `batch`, clearing their bits; advances `cursor`.
+    fn take_active(&mut self, cursor: &mut u64, n: u64, batch: &mut Vec<u32>) {
+        batch.clear();
+        while *cursor < n && batch.len() < VERTEX_CHUNK {
+            let wi = (*cursor / 64) as usize;
+            let mut word = self.active[wi] & (u64::MAX << (*cursor % 64));
+            if word == 0 {
+                *cursor = (wi as u64 + 1) * 64;
+                continue;
+            }
+            while word != 0 && batch.len() < VERTEX_CHUNK {
+                let b = word.trailing_zeros() as u64;
+                word &= word - 1;
+                batch.push((wi as u64 * 64 + b) as u32);
+                self.active[wi] &= !(1u64 << b);
+                self.active_count -= 1;
+                *cursor = wi as u64 * 64 + b + 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn activate(&mut self, u: u32) {
+        let w = &mut self.active[(u >> 6) as usize];
+        let bit = 1u64 << (u & 63);
+        if *w & bit == 0 {
+            *w |= bit;
+            self.active_count += 1;
+        }
+    }
+
+    /// Lowers the estimate of every vertex of `vs` (ascending) to the h-index
+    /// of its neighbours (`pairs`: sorted, unique `v << 32 | u`, self
+    /// excluded) and activates the neighbours that may follow; returns how
+    /// many estimates dropped.
+    fn update(&mut self, vs: &[u32], pairs: &[u64]) -> u64 {
+        let mut changed = 0;
+        let mut at = 0usize;
+        for &v in vs {
+            let from = at;
+            while at < pairs.len() && (pairs[at] >> 32) as u32 == v {
+                at += 1;
+            }
+            let nbrs = &pairs[from..at];
+            let old = self.est[v as usize];
+            let h = self.h_index(nbrs, old);
+            if h < old {
+                self.est[v as usize] = h;
+                changed += 1;
+                // u counted v while est(v) >= est(u); it no longer does if
+                // est(u) > h.
+                for &p in nbrs {
+                    let u = p as u32;
+                    let eu = self.est[u as usize];
+                    if eu > h && eu <= old {
+                        self.activate(u);
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(at, pairs.len(), "pairs of vertices outside the batch");
+        changed
+    }
+
+    /// The largest h <= `cap` such that at least h of `nbrs` have an
+    /// estimate >= h.
+    fn h_index(&mut self, nbrs: &[u64], cap: u32) -> u32 {
+        let k = (nbrs.len() as u64).min(cap as u64) as usize;
+        if k == 0 {
+            return 0;
+        }
+        if self.counts.len() < k + 1 {
+            self.counts.resize(k + 1, 0);
+        }
+        let counts = &mut self.counts[..=k];
+        for &p in nbrs {
+            let e = self.est[p as u32 as usize] as usize;
+            counts[e.min(k)] += 1;
+        }
+        let mut h = 0;
+        let mut at_least = 0u32;
+        for c in (1..=k).rev() {
+            at_least += counts[c];
+            if at_least as usize >= c {
+                h = c as u32;
+                break;
+            }
+        }
+        counts.fill(0);
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(est: Vec<u32>) -> State {
+        let n = est.len() as u64;
+        State {
+            est,
+            active: vec![0; n.div_ceil(64) as usize],
+            active_count: 0,
+            counts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn h_index() {
+        let mut s = state(vec![5, 1, 2, 3, 3, 0]);
+        let nbrs: Vec<u64> = (1..6).collect();
+        // estimates 1, 2, 3, 3, 0: two neighbours >= 2, two >= 3: h = 2.
+        assert_eq!(s.h_index(&nbrs, u32::MAX), 2);
+        assert_eq!(s.h_index(&nbrs, 1), 1);
+        assert_eq!(s.h_index(&[], 7), 0);
+        assert_eq!(s.h_index(&nbrs[4..], 9), 0);
+        assert!(s.counts.iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn take_active_scans_in_order() {
+        let mut s = state(vec![0; 200]);
+        for v in [3u32, 64, 65, 130, 199] {
+            s.activate(v);
+        }
+        let mut cursor = 0;
+        let mut batch = Vec::new();
+        s.take_active(&mut cursor, 200, &mut batch);
+        assert_eq!(batch, vec![3, 64, 65, 130, 199]);
+        assert_eq!(s.active_count, 0);
+        s.activate(10);
+        s.take_active(&mut cursor, 200, &mut batch);
+        assert!(batch.is_empty(), "behind the cursor: next iteration");
+        let mut cursor = 0;
+        s.take_active(&mut cursor, 200, &mut batch);
+        assert_eq!(batch, vec![10]);
+    }
+}
