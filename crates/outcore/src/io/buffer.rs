@@ -3,14 +3,14 @@
 use super::ALIGN;
 use crate::error::{Error, Result};
 use crate::mem::budget::{Budget, Charge};
-use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 /// A heap buffer aligned to [`ALIGN`], length a multiple of `ALIGN`,
 /// zero-initialised, charged to the budget for its life.
 ///
-/// The memory comes from `alloc_zeroed`, so large buffers are backed by fresh
-/// pages that only become resident when touched.
+/// The memory comes from an anonymous `mmap`: zero pages the kernel supplies
+/// lazily, so a large buffer costs nothing until touched (the allocator's
+/// aligned `alloc_zeroed` would memset it all up front).
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
     len: usize,
@@ -40,16 +40,24 @@ impl AlignedBuf {
                 _charge: charge,
             });
         }
-        let layout = Layout::from_size_align(len, ALIGN)
-            .map_err(|_| Error::Invalid(format!("{what}: buffer of {len} bytes is too large")))?;
-        // SAFETY: layout has a non-zero size.
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).ok_or_else(|| {
-            Error::Budget(format!(
+        // SAFETY: an anonymous private mapping with no address hint; checked below.
+        let raw = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if raw == libc::MAP_FAILED {
+            return Err(Error::Budget(format!(
                 "{what}: the system refused to allocate {}",
                 crate::size::format_size(len as u64)
-            ))
-        })?;
+            )));
+        }
+        let ptr = NonNull::new(raw as *mut u8).expect("mmap does not return null on success");
         Ok(AlignedBuf {
             ptr,
             len,
@@ -88,9 +96,8 @@ impl AlignedBuf {
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         if self.len > 0 {
-            let layout = Layout::from_size_align(self.len, ALIGN).expect("checked in new");
-            // SAFETY: allocated in new with this layout.
-            unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
+            // SAFETY: mapped in new with this length, unmapped only here.
+            unsafe { libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, self.len) };
         }
     }
 }
