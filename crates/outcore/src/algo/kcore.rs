@@ -13,13 +13,20 @@
 //! - Iteration 1 processes every vertex; later iterations only vertices with a
 //!   neighbour whose estimate dropped from `>= est(u)` to below it (the only
 //!   change that can lower `u`'s h-index). The active set is a bitmap scanned
-//!   in id order; updates are applied at once (Gauss-Seidel), so a vertex
-//!   activated ahead of the scan is processed in the same iteration.
+//!   in id order; a batch's updates are applied before the next batch, so a
+//!   vertex activated ahead of the scan is processed in the same iteration.
 //! - Active vertices go to the select engine in batches of up to 64 Ki
 //!   vertices in id order (smaller when their lists exceed 256 Ki slots):
 //!   only the pages of their lists are read. Directed stores open two engines
-//!   ("out" and "in", each half of the buffer pool); a batch's pieces are
-//!   gathered as (vertex, neighbour) pairs, sorted and deduplicated.
+//!   ("out" and "in", each half of the buffer pool). A batch's list pieces
+//!   (one per page of a list, arriving in any order) are ordered by (vertex,
+//!   direction, first neighbour), which restores each sorted list; the out-
+//!   and in-list of a vertex are merged without duplicates or itself.
+//!
+//! Threads: the h-indices of a batch are computed on every core from the
+//! estimates before the batch (Jacobi inside a batch, Gauss-Seidel across
+//! batches), then applied; so are the activation tests, which see the new
+//! estimates. The random reads of neighbours' estimates dominate the compute.
 //!
 //! Memory: 4 bytes of estimate and 1 active bit per vertex, charged before
 //! allocating, plus the batch buffers; the buffer pools take the rest (less
@@ -40,7 +47,7 @@ use crate::mem::{huge_vec, Budget};
 use crate::progress::Progress;
 use crate::size::format_size;
 use crate::store::Store;
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// k-core result: the core number of every vertex.
@@ -112,11 +119,18 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
     let entries = m.csr.out_entries + m.csr.in_entries;
     let bound: u64 = max_degs.iter().sum();
     let state_bytes = KCore::state_bytes(n);
-    // Pairs (8 bytes a slot), h-index counts (4 bytes per possible value),
-    // the engines' ranges and page lists (about 112 bytes per vertex).
-    let batch_bytes = SLOT_CHUNK.max(bound).min(entries + 1) * 8
-        + 4 * (bound.min(n) + 1)
-        + VERTEX_CHUNK.min(n as usize) as u64 * (112 + 4)
+    // Gathered neighbours and neighbours to wake (4 + 4 bytes a slot),
+    // pieces (24 bytes, one per vertex and page), per thread the scratch
+    // lists and h-index counts (16 bytes per entry of the longest union),
+    // per vertex the engines' ranges and page lists (about 112 bytes) and
+    // the batch, bounds, h-indices and drops (32 bytes).
+    let threads = rayon::current_num_threads().max(1) as u64;
+    let slots = SLOT_CHUNK.max(bound).min(entries + 1);
+    let vertices = VERTEX_CHUNK.min(n as usize) as u64;
+    let batch_bytes = slots * 8
+        + (vertices + slots / 256 + 1) * 24
+        + threads * 16 * (bound.min(n) + 1)
+        + vertices * (112 + 32)
         + 4096;
     let min_pool: u64 = dirs.iter().map(|d| min_pool_bytes(store, d, false)).sum();
     let need = state_bytes + batch_bytes + min_pool + (1 << 20);
@@ -159,7 +173,6 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
         est: huge_vec(n as usize, |_| u32::MAX),
         active: vec![u64::MAX; n.div_ceil(64) as usize],
         active_count: n,
-        counts: Vec::new(),
     };
     if n & 63 != 0 {
         if let Some(last) = st.active.last_mut() {
@@ -169,7 +182,7 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
 
     let mut iterations = Vec::new();
     let mut progress = Progress::new("kcore");
-    let mut pairs: Vec<u64> = Vec::new();
+    let mut g = Gather::default();
     let mut batch: Vec<u32> = Vec::new();
     let mut iter = 0usize;
     while st.active_count > 0 {
@@ -187,22 +200,16 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
             let ranges = slot_batches(&mut refs, &max_degs, &batch)?;
             for r in ranges {
                 let vs = &batch[r];
-                pairs.clear();
-                for e in refs.iter_mut() {
+                g.clear();
+                for (dir, e) in refs.iter_mut().enumerate() {
                     e.for_each_list(vs, |v, nbrs| {
-                        let hi = (v as u64) << 32;
-                        pairs.extend(nbrs.iter().filter(|&&u| u != v).map(|&u| hi | u as u64));
+                        g.piece(v, dir as u8, nbrs);
                         Ok(())
                     })?;
                 }
-                edges += pairs.len() as u64;
-                if pairs.len() > 1 << 16 {
-                    pairs.par_sort_unstable();
-                } else {
-                    pairs.sort_unstable();
-                }
-                pairs.dedup();
-                changed += st.update(vs, &pairs);
+                edges += g.flat.len() as u64;
+                g.pieces.sort_unstable_by_key(|p| (p.v, p.dir, p.first));
+                changed += st.update(vs, &g);
             }
             let done = cursor;
             progress.tick(|| format!("iteration {iter}: {done}/{n} scanned, {processed} active"));
@@ -213,10 +220,10 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
         progress.tick(|| line);
         iter += 1;
     }
-    drop(pairs);
+    drop(g);
     drop(batch);
     let refs: Vec<&SelectEngine> = engines.iter().collect();
-    let stats = run_stats(
+    let mut stats = run_stats(
         "kcore",
         &refs,
         budget,
@@ -225,6 +232,7 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
         start,
         iterations,
     );
+    stats.threads = threads as usize;
     let State { est, .. } = st;
     let max_core = est.iter().copied().max().unwrap_or(0);
     let summary = format!(
@@ -249,7 +257,6 @@ struct State {
     est: Vec<u32>,
     active: Vec<u64>,
     active_count: u64,
-    counts: Vec<u32>,
 }
 
 impl State {
@@ -286,64 +293,190 @@ impl State {
     }
 
     /// Lowers the estimate of every vertex of `vs` (ascending) to the h-index
-    /// of its neighbours (`pairs`: sorted, unique `v << 32 | u`, self
-    /// excluded) and activates the neighbours that may follow; returns how
-    /// many estimates dropped.
-    fn update(&mut self, vs: &[u32], pairs: &[u64]) -> u64 {
-        let mut changed = 0;
+    /// of its neighbours (`g`: the batch's list pieces, sorted) and
+    /// activates the neighbours that may follow; returns how many estimates
+    /// dropped.
+    ///
+    /// The h-indices of a batch are computed in parallel from the estimates
+    /// before the batch (Jacobi inside a batch, Gauss-Seidel across
+    /// batches), then applied; the activation test then sees the new
+    /// estimates, so a neighbour in the same batch is activated if it
+    /// counted a vertex that dropped.
+    fn update(&mut self, vs: &[u32], g: &Gather) -> u64 {
+        // The pieces of vs[i] are pieces[bounds[i]..bounds[i + 1]].
+        let mut bounds = Vec::with_capacity(vs.len() + 1);
         let mut at = 0usize;
+        bounds.push(0);
         for &v in vs {
-            let from = at;
-            while at < pairs.len() && (pairs[at] >> 32) as u32 == v {
+            while at < g.pieces.len() && g.pieces[at].v == v {
                 at += 1;
             }
-            let nbrs = &pairs[from..at];
+            bounds.push(at);
+        }
+        debug_assert_eq!(at, g.pieces.len(), "pieces of vertices outside the batch");
+        let chunk = (vs.len() / (8 * rayon::current_num_threads())).max(64);
+        let est = &self.est;
+        let hs: Vec<u32> = vs
+            .par_chunks(chunk)
+            .enumerate()
+            .flat_map_iter(|(c, part)| {
+                let mut sc = Scratch::default();
+                let base = c * chunk;
+                part.iter()
+                    .enumerate()
+                    .map(|(k, &v)| {
+                        let i = base + k;
+                        g.neighbours(v, bounds[i]..bounds[i + 1], &mut sc);
+                        h_index(est, &sc.set, est[v as usize], &mut sc.counts)
+                    })
+                    .collect::<Vec<u32>>()
+            })
+            .collect();
+        // (index in vs, old estimate, new estimate)
+        let mut dropped: Vec<(usize, u32, u32)> = Vec::new();
+        for (i, (&v, &h)) in vs.iter().zip(&hs).enumerate() {
             let old = self.est[v as usize];
-            let h = self.h_index(nbrs, old);
             if h < old {
                 self.est[v as usize] = h;
-                changed += 1;
-                // u counted v while est(v) >= est(u); it no longer does if
-                // est(u) > h.
-                for &p in nbrs {
-                    let u = p as u32;
-                    let eu = self.est[u as usize];
-                    if eu > h && eu <= old {
-                        self.activate(u);
-                    }
-                }
+                dropped.push((i, old, h));
             }
         }
-        debug_assert_eq!(at, pairs.len(), "pairs of vertices outside the batch");
-        changed
+        // u counted v while est(v) >= est(u); it no longer does if est(u) > h.
+        let est = &self.est;
+        let wake: Vec<Vec<u32>> = dropped
+            .par_chunks((dropped.len() / (8 * rayon::current_num_threads())).max(64))
+            .map(|part| {
+                let mut sc = Scratch::default();
+                let mut out = Vec::new();
+                for &(i, old, h) in part {
+                    g.neighbours(vs[i], bounds[i]..bounds[i + 1], &mut sc);
+                    out.extend(sc.set.iter().copied().filter(|&u| {
+                        let eu = est[u as usize];
+                        eu > h && eu <= old
+                    }));
+                }
+                out
+            })
+            .collect();
+        for u in wake.into_iter().flatten() {
+            self.activate(u);
+        }
+        dropped.len() as u64
+    }
+}
+
+/// The largest h <= `cap` such that at least h of `nbrs` have an estimate
+/// >= h (`counts`: zeroed scratch, left zeroed).
+fn h_index(est: &[u32], nbrs: &[u32], cap: u32, counts: &mut Vec<u32>) -> u32 {
+    let k = (nbrs.len() as u64).min(cap as u64) as usize;
+    if k == 0 {
+        return 0;
+    }
+    if counts.len() < k + 1 {
+        counts.resize(k + 1, 0);
+    }
+    let counts = &mut counts[..=k];
+    for &u in nbrs {
+        let e = est[u as usize] as usize;
+        counts[e.min(k)] += 1;
+    }
+    let mut h = 0;
+    let mut at_least = 0u32;
+    for c in (1..=k).rev() {
+        at_least += counts[c];
+        if at_least as usize >= c {
+            h = c as u32;
+            break;
+        }
+    }
+    counts.fill(0);
+    h
+}
+
+/// Per-thread scratch: one vertex's out- and in-list, its neighbour set and
+/// the h-index counts.
+#[derive(Default)]
+struct Scratch {
+    out: Vec<u32>,
+    inn: Vec<u32>,
+    set: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+/// One piece of an adjacency list from the select engine.
+#[derive(Clone, Copy)]
+struct Piece {
+    v: u32,
+    /// Index of the engine (0 = out, 1 = in).
+    dir: u8,
+    /// The piece's first neighbour: pieces of one list are disjoint sorted
+    /// runs, so ordering them by it restores the sorted list.
+    first: u32,
+    at: usize,
+    len: u32,
+}
+
+/// A batch's list pieces, gathered as they arrive (in any page order).
+#[derive(Default)]
+struct Gather {
+    flat: Vec<u32>,
+    pieces: Vec<Piece>,
+}
+
+impl Gather {
+    fn clear(&mut self) {
+        self.flat.clear();
+        self.pieces.clear();
     }
 
-    /// The largest h <= `cap` such that at least h of `nbrs` have an
-    /// estimate >= h.
-    fn h_index(&mut self, nbrs: &[u64], cap: u32) -> u32 {
-        let k = (nbrs.len() as u64).min(cap as u64) as usize;
-        if k == 0 {
-            return 0;
-        }
-        if self.counts.len() < k + 1 {
-            self.counts.resize(k + 1, 0);
-        }
-        let counts = &mut self.counts[..=k];
-        for &p in nbrs {
-            let e = self.est[p as u32 as usize] as usize;
-            counts[e.min(k)] += 1;
-        }
-        let mut h = 0;
-        let mut at_least = 0u32;
-        for c in (1..=k).rev() {
-            at_least += counts[c];
-            if at_least as usize >= c {
-                h = c as u32;
-                break;
+    fn piece(&mut self, v: u32, dir: u8, nbrs: &[u32]) {
+        self.pieces.push(Piece {
+            v,
+            dir,
+            first: nbrs[0],
+            at: self.flat.len(),
+            len: nbrs.len() as u32,
+        });
+        self.flat.extend_from_slice(nbrs);
+    }
+
+    /// The neighbour set of `v` (its pieces are `pieces[r]`, sorted by
+    /// direction and first neighbour) without `v`, sorted, into `sc.set`.
+    fn neighbours(&self, v: u32, r: std::ops::Range<usize>, sc: &mut Scratch) {
+        sc.set.clear();
+        sc.out.clear();
+        sc.inn.clear();
+        for p in &self.pieces[r] {
+            let list = &self.flat[p.at..p.at + p.len as usize];
+            if p.dir == 0 {
+                sc.out.extend_from_slice(list);
+            } else {
+                sc.inn.extend_from_slice(list);
             }
         }
-        counts.fill(0);
-        h
+        if sc.inn.is_empty() {
+            sc.set.extend(sc.out.iter().copied().filter(|&u| u != v));
+            return;
+        }
+        // Each list is sorted and unique: merge the two without duplicates.
+        let (a, b) = (&sc.out, &sc.inn);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let x = if j == b.len() || (i < a.len() && a[i] < b[j]) {
+                i += 1;
+                a[i - 1]
+            } else if i == a.len() || b[j] < a[i] {
+                j += 1;
+                b[j - 1]
+            } else {
+                i += 1;
+                j += 1;
+                a[i - 1]
+            };
+            if x != v {
+                sc.set.push(x);
+            }
+        }
     }
 }
 
@@ -357,20 +490,37 @@ mod tests {
             est,
             active: vec![0; n.div_ceil(64) as usize],
             active_count: 0,
-            counts: Vec::new(),
         }
     }
 
     #[test]
-    fn h_index() {
-        let mut s = state(vec![5, 1, 2, 3, 3, 0]);
-        let nbrs: Vec<u64> = (1..6).collect();
-        // estimates 1, 2, 3, 3, 0: two neighbours >= 2, two >= 3: h = 2.
-        assert_eq!(s.h_index(&nbrs, u32::MAX), 2);
-        assert_eq!(s.h_index(&nbrs, 1), 1);
-        assert_eq!(s.h_index(&[], 7), 0);
-        assert_eq!(s.h_index(&nbrs[4..], 9), 0);
-        assert!(s.counts.iter().all(|&c| c == 0));
+    fn h_index_of_estimates() {
+        let est = vec![5, 1, 2, 3, 3, 0];
+        let mut counts = Vec::new();
+        let nbrs: Vec<u32> = (1..6).collect();
+        // estimates 1, 2, 3, 3, 0: three neighbours >= 2, two >= 3: h = 2.
+        assert_eq!(h_index(&est, &nbrs, u32::MAX, &mut counts), 2);
+        assert_eq!(h_index(&est, &nbrs, 1, &mut counts), 1);
+        assert_eq!(h_index(&est, &[], 7, &mut counts), 0);
+        assert_eq!(h_index(&est, &nbrs[4..], 9, &mut counts), 0);
+        assert!(counts.iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn neighbours_merge_pieces() {
+        let mut g = Gather::default();
+        // Vertex 7: out-list 1 3 7 9 | 12 (two pages, arriving late page first),
+        // in-list 3 5 | 9 12 20.
+        g.piece(7, 0, &[12]);
+        g.piece(7, 1, &[9, 12, 20]);
+        g.piece(7, 0, &[1, 3, 7, 9]);
+        g.piece(7, 1, &[3, 5]);
+        g.pieces.sort_unstable_by_key(|p| (p.v, p.dir, p.first));
+        let mut sc = Scratch::default();
+        g.neighbours(7, 0..4, &mut sc);
+        assert_eq!(sc.set, vec![1, 3, 5, 9, 12, 20]);
+        g.neighbours(7, 0..2, &mut sc);
+        assert_eq!(sc.set, vec![1, 3, 9, 12]);
     }
 
     #[test]
