@@ -2,6 +2,9 @@
 //! .v/.e files, run on the stream engine, write LDBC output, validate with
 //! the Graphalytics rules against the expected files.
 
+mod common;
+
+use common::{graphalytics_dir as data, graphalytics_properties as properties};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::validate::{rule_for, validate};
 use outcore::algo::{bfs, pagerank, wcc};
@@ -11,28 +14,7 @@ use outcore::ingest::parse::{self, InputFormat, ParseOptions};
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/graphalytics")
-}
-
-fn properties(name: &str) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(data().join(format!("{name}.properties"))).unwrap();
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
-        .map(|l| {
-            let (k, v) = l.split_once('=').unwrap();
-            (
-                k.trim()
-                    .trim_start_matches(&format!("graph.{name}."))
-                    .to_string(),
-                v.trim().to_string(),
-            )
-        })
-        .collect()
-}
+use std::path::Path;
 
 fn import(dir: &Path, name: &str, directed: bool) -> Store {
     outcore::progress::set_quiet(true);

@@ -1,33 +1,16 @@
 //! BFS on the stream engine, the select engine and the planner's mix gives
 //! the reference's depths, with tiny and large pools and both I/O paths.
 
+mod common;
+
+use common::unweighted_store as store_of;
 use outcore::algo::bfs::{bfs_planned, EngineChoice};
 use outcore::algo::reference::{self, MemGraph};
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stream::StreamConfig;
-use outcore::ingest::build::{build_store, BuildOptions};
-use outcore::ingest::VecSource;
 use outcore::io::Backend;
 use outcore::mem::Budget;
-use outcore::store::Store;
 use proptest::prelude::*;
-
-fn store_of(dir: &std::path::Path, n: u64, edges: &[(u64, u64)], directed: bool) -> Store {
-    outcore::progress::set_quiet(true);
-    let mut src = VecSource::new(edges.iter().map(|&(s, d)| (s, d, 1.0)));
-    src.dense = Some(n);
-    let opts = BuildOptions {
-        directed,
-        memory: 256 << 20,
-        ..Default::default()
-    };
-    Store::open(
-        &build_store(&mut src, &dir.join("g.oc"), &opts)
-            .unwrap()
-            .path,
-    )
-    .unwrap()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]

@@ -2,6 +2,11 @@
 //! against the in-memory references: random graphs, pools from a few frames
 //! to everything cached, both I/O backends, and the Graphalytics examples.
 
+mod common;
+
+use common::{
+    dense_store as store_of, graphalytics_dir as data, graphalytics_properties as properties,
+};
 use outcore::algo::kcore::{kcore, kcore_vertices};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::reference::{self, MemGraph};
@@ -16,29 +21,6 @@ use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
 use proptest::prelude::*;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-fn store_of(
-    dir: &Path,
-    n: u64,
-    edges: &[(u64, u64, f64)],
-    directed: bool,
-    weighted: bool,
-) -> Store {
-    outcore::progress::set_quiet(true);
-    let mut src = VecSource::new(edges.iter().copied());
-    src.dense = Some(n);
-    let opts = BuildOptions {
-        directed,
-        weighted,
-        memory: 256 << 20,
-        group_tiles: 2,
-        ..Default::default()
-    };
-    let r = build_store(&mut src, &dir.join("g.oc"), &opts).unwrap();
-    Store::open(&r.path).unwrap()
-}
 
 fn select(io: Backend, pool: Option<u64>) -> SelectConfig {
     SelectConfig {
@@ -390,26 +372,6 @@ fn too_small_a_budget_is_refused() {
         matches!(err, Error::Budget(_)) && err.to_string().contains("needs at least"),
         "{err}"
     );
-}
-
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/graphalytics")
-}
-
-fn properties(name: &str) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(data().join(format!("{name}.properties"))).unwrap();
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
-        .map(|l| {
-            let (k, v) = l.split_once('=').unwrap();
-            (
-                k.trim()
-                    .trim_start_matches(&format!("graph.{name}."))
-                    .to_string(),
-                v.trim().to_string(),
-            )
-        })
-        .collect()
 }
 
 #[test]

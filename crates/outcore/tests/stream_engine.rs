@@ -1,29 +1,16 @@
 //! The stream engine against the in-memory references: random graphs,
 //! budgets from constant eviction to everything cached, both I/O paths.
 
+mod common;
+
+use common::unweighted_store as store_of;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::{bfs, pagerank, wcc};
 use outcore::engine::stream::StreamConfig;
-use outcore::ingest::build::{build_store, BuildOptions};
-use outcore::ingest::VecSource;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
 use proptest::prelude::*;
-
-fn store_of(dir: &std::path::Path, n: u64, edges: &[(u64, u64)], directed: bool) -> Store {
-    outcore::progress::set_quiet(true);
-    let mut src = VecSource::new(edges.iter().map(|&(s, d)| (s, d, 1.0)));
-    src.dense = Some(n);
-    let opts = BuildOptions {
-        directed,
-        memory: 256 << 20,
-        group_tiles: 2,
-        ..Default::default()
-    };
-    let r = build_store(&mut src, &dir.join("g.oc"), &opts).unwrap();
-    Store::open(&r.path).unwrap()
-}
 
 /// Engine settings: `seg` bytes per segment, `cache` bytes of pool.
 fn cfg(io: Backend, seg: Option<u64>, cache: Option<u64>) -> StreamConfig {

@@ -71,3 +71,60 @@ pub fn exported(store: &Store, layout: Layout, both: bool) -> Vec<(u64, u64, f64
         })
         .collect()
 }
+
+/// A store of `n` dense vertices (0..n, isolated ones included) from weighted
+/// edges; small groups so several groups appear on small graphs.
+pub fn dense_store(
+    dir: &Path,
+    n: u64,
+    edges: &[(u64, u64, f64)],
+    directed: bool,
+    weighted: bool,
+) -> Store {
+    outcore::progress::set_quiet(true);
+    let mut src = VecSource::new(edges.iter().copied());
+    src.dense = Some(n);
+    let opts = BuildOptions {
+        directed,
+        weighted,
+        memory: 256 << 20,
+        group_tiles: 2,
+        ..Default::default()
+    };
+    Store::open(
+        &build_store(&mut src, &dir.join("g.oc"), &opts)
+            .unwrap()
+            .path,
+    )
+    .unwrap()
+}
+
+/// The same for unweighted edges.
+pub fn unweighted_store(dir: &Path, n: u64, edges: &[(u64, u64)], directed: bool) -> Store {
+    let e: Vec<(u64, u64, f64)> = edges.iter().map(|&(s, d)| (s, d, 1.0)).collect();
+    dense_store(dir, n, &e, directed, false)
+}
+
+/// `../shared/data/graphalytics`.
+pub fn graphalytics_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/graphalytics")
+}
+
+/// The parameters of a Graphalytics example (`NAME.properties`), keys
+/// without the `graph.NAME.` prefix.
+pub fn graphalytics_properties(name: &str) -> std::collections::HashMap<String, String> {
+    let text =
+        std::fs::read_to_string(graphalytics_dir().join(format!("{name}.properties"))).unwrap();
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            (
+                k.trim()
+                    .trim_start_matches(&format!("graph.{name}."))
+                    .to_string(),
+                v.trim().to_string(),
+            )
+        })
+        .collect()
+}
