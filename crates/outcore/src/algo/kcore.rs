@@ -133,19 +133,15 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
         + vertices * (112 + 32)
         + 4096;
     let min_pool: u64 = dirs.iter().map(|d| min_pool_bytes(store, d, false)).sum();
-    let need = state_bytes + batch_bytes + min_pool + (1 << 20);
-    if budget.available() < need {
-        return Err(Error::Budget(format!(
-            "kcore on {n} vertices needs at least {} ({} of estimates, {} of batch buffers, {} of \
-             minimal buffer pools), but only {} of the {} budget is free; raise --memory",
-            format_size(need),
-            format_size(state_bytes),
-            format_size(batch_bytes),
-            format_size(min_pool),
-            format_size(budget.available()),
-            format_size(budget.limit()),
-        )));
-    }
+    budget.require(
+        &format!("kcore on {n} vertices"),
+        &[
+            ("estimates", state_bytes),
+            ("batch buffers", batch_bytes),
+            ("minimal buffer pools", min_pool),
+            ("slack", 1 << 20),
+        ],
+    )?;
     let charge = budget.charge(state_bytes, "kcore estimates")?;
     let _batch = budget.charge(batch_bytes, "kcore batch buffers")?;
     // The pool of each engine: half of the total for directed stores.

@@ -177,19 +177,16 @@ pub fn sssp(
         + SLOT_CHUNK.max(max_deg).min(entries + 1) * 36
         + 4096;
     let min_pool = min_pool_bytes(store, "out", true);
-    let need = state_bytes + batch_bytes + min_pool + QUEUE_CHUNK + (1 << 20);
-    if budget.available() < need {
-        return Err(Error::Budget(format!(
-            "sssp on {n} vertices needs at least {} ({} of distances, {} of batch buffers, {} of \
-             minimal buffer pools), but only {} of the {} budget is free; raise --memory",
-            format_size(need),
-            format_size(state_bytes),
-            format_size(batch_bytes),
-            format_size(min_pool),
-            format_size(budget.available()),
-            format_size(budget.limit()),
-        )));
-    }
+    budget.require(
+        &format!("sssp on {n} vertices"),
+        &[
+            ("distances", state_bytes),
+            ("batch buffers", batch_bytes),
+            ("minimal buffer pools", min_pool),
+            ("bucket queue", QUEUE_CHUNK),
+            ("slack", 1 << 20),
+        ],
+    )?;
     let charge = budget.charge(state_bytes, "sssp distances")?;
     let _batch = budget.charge(batch_bytes, "sssp batch buffers")?;
     let pool_bytes = pool_bytes(store, &["out"], true, select.pool_bytes, budget, |avail| {

@@ -100,6 +100,28 @@ impl Budget {
     }
 }
 
+impl Budget {
+    /// Refuses, before anything is allocated, a run whose free budget cannot
+    /// hold `parts` (named sizes); the message gives the total and each part.
+    pub fn require(&self, what: &str, parts: &[(&str, u64)]) -> Result<()> {
+        let need: u64 = parts.iter().map(|p| p.1).sum();
+        if self.available() >= need {
+            return Ok(());
+        }
+        let list: Vec<String> = parts
+            .iter()
+            .map(|(name, b)| format!("{} of {name}", crate::size::format_size(*b)))
+            .collect();
+        Err(Error::Budget(format!(
+            "{what} needs at least {} ({}), but only {} of the {} budget is free; raise --memory",
+            crate::size::format_size(need),
+            list.join(", "),
+            crate::size::format_size(self.available()),
+            crate::size::format_size(self.limit()),
+        )))
+    }
+}
+
 impl Charge {
     /// Bytes held by this charge.
     pub fn bytes(&self) -> u64 {
