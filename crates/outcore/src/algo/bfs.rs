@@ -359,9 +359,11 @@ pub fn bfs_planned(
             let p0 = select.stats().pages_touched;
             let mut next = Some(Vec::new());
             let mut count = 0u64;
+            let mut edges = 0u64;
             let tc = Instant::now();
             scan(&mut |chunk: &[u32]| {
                 select.for_each_list(chunk, |_, nbrs| {
+                    edges += nbrs.len() as u64;
                     for &u in nbrs {
                         let before = count;
                         prog.visit(u as usize, u >> TILE_BITS, &mut count);
@@ -391,6 +393,7 @@ pub fn bfs_planned(
                 io_wait_seconds: io1.wait_seconds - io0.wait_seconds,
                 compute_seconds: tc.elapsed().as_secs_f64() - (io1.wait_seconds - io0.wait_seconds),
                 pages_touched: select.stats().pages_touched - p0,
+                edges_processed: edges,
                 engine: "select",
                 planner: Some(est),
                 ..Default::default()
