@@ -2,7 +2,9 @@
 
 use anyhow::Result;
 use clap::Args;
+use outcore::algo::query;
 use outcore::algo::{bfs, pagerank, wcc};
+use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::engine::stream::StreamConfig;
 use outcore::ingest::build::{build_store, BuildOptions};
 use outcore::ingest::gen::{self, GenConfig, GenKind};
@@ -88,8 +90,18 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         &stats,
         &format!("from vertex {source} (highest degree): {reached} vertices reached"),
     );
+    // A targeted query on the select engine: only the pages of the lists it needs.
+    let mut eng = SelectEngine::new(&store, "out", false, &budget(), &SelectConfig::default())?;
+    let probe = (n as u32).min(7).saturating_sub(1);
+    let (vs, q) = query::khop(&mut eng, probe, 2)?;
     println!(
-        "\nnext: outcore run pagerank|wcc|bfs {} --out FILE --stats FILE",
+        "khop: {} vertices within 2 hops of vertex {probe} in {:.3} ms, {} pages read (select engine)",
+        vs.len(),
+        q.seconds * 1e3,
+        q.pages_touched
+    );
+    println!(
+        "\nnext: outcore run pagerank|wcc|bfs|kcore {0} --out FILE --stats FILE; outcore query khop {0} --source ID --hops 2",
         a.out.display()
     );
     Ok(())
