@@ -4,39 +4,16 @@
 
 mod common;
 
-use common::{graphalytics_dir as data, graphalytics_properties as properties};
+use common::{
+    graphalytics_dir as data, graphalytics_properties as properties, import_graphalytics as import,
+};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::validate::{rule_for, validate};
 use outcore::algo::{bfs, pagerank, wcc};
 use outcore::engine::stream::StreamConfig;
-use outcore::ingest::build::{build_store, BuildOptions};
-use outcore::ingest::parse::{self, InputFormat, ParseOptions};
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
-use std::path::Path;
-
-fn import(dir: &Path, name: &str, directed: bool) -> Store {
-    outcore::progress::set_quiet(true);
-    let inputs = vec![
-        data().join(format!("{name}.v")),
-        data().join(format!("{name}.e")),
-    ];
-    let popts = ParseOptions {
-        weighted: true,
-        directed,
-        ..Default::default()
-    };
-    let mut src = parse::open(&inputs, InputFormat::Ldbc, &popts).unwrap();
-    let opts = BuildOptions {
-        directed,
-        weighted: true,
-        memory: 256 << 20,
-        ..Default::default()
-    };
-    let r = build_store(src.as_mut(), &dir.join(format!("{name}.oc")), &opts).unwrap();
-    Store::open(&r.path).unwrap()
-}
 
 fn dense(store: &Store, original: u64) -> u64 {
     let ids = store.load_ids().unwrap();

@@ -15,7 +15,6 @@ use outcore::algo::validate::{rule_for, validate};
 use outcore::engine::select::SelectConfig;
 use outcore::error::Error;
 use outcore::ingest::build::{build_store, BuildOptions};
-use outcore::ingest::parse::{self, InputFormat, ParseOptions};
 use outcore::ingest::VecSource;
 use outcore::io::Backend;
 use outcore::mem::Budget;
@@ -380,24 +379,7 @@ fn graphalytics_examples_pass_sssp_validation() {
         outcore::progress::set_quiet(true);
         let props = properties(name);
         let dir = tempfile::tempdir().unwrap();
-        let inputs = vec![
-            data().join(format!("{name}.v")),
-            data().join(format!("{name}.e")),
-        ];
-        let popts = ParseOptions {
-            weighted: true,
-            directed,
-            ..Default::default()
-        };
-        let mut src = parse::open(&inputs, InputFormat::Ldbc, &popts).unwrap();
-        let opts = BuildOptions {
-            directed,
-            weighted: true,
-            memory: 256 << 20,
-            ..Default::default()
-        };
-        let r = build_store(src.as_mut(), &dir.path().join(format!("{name}.oc")), &opts).unwrap();
-        let store = Store::open(&r.path).unwrap();
+        let store = common::import_graphalytics(dir.path(), name, directed);
         let ids = store.load_ids().unwrap();
         let n = store.manifest().num_vertices;
         let original: u64 = props["sssp.source-vertex"].parse().unwrap();

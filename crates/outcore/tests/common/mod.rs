@@ -128,3 +128,31 @@ pub fn graphalytics_properties(name: &str) -> std::collections::HashMap<String, 
         })
         .collect()
 }
+
+/// Imports the Graphalytics example `name` (`.v` + `.e`, weighted) into a store under `dir`.
+pub fn import_graphalytics(dir: &Path, name: &str, directed: bool) -> Store {
+    use outcore::ingest::parse::{self, InputFormat, ParseOptions};
+    outcore::progress::set_quiet(true);
+    let inputs = vec![
+        graphalytics_dir().join(format!("{name}.v")),
+        graphalytics_dir().join(format!("{name}.e")),
+    ];
+    let popts = ParseOptions {
+        weighted: true,
+        directed,
+        ..Default::default()
+    };
+    let mut src = parse::open(&inputs, InputFormat::Ldbc, &popts).unwrap();
+    let opts = BuildOptions {
+        directed,
+        weighted: true,
+        memory: 256 << 20,
+        ..Default::default()
+    };
+    Store::open(
+        &build_store(src.as_mut(), &dir.join(format!("{name}.oc")), &opts)
+            .unwrap()
+            .path,
+    )
+    .unwrap()
+}
