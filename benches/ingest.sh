@@ -30,7 +30,10 @@ echo "generate kron -> bin32 edge list:   $(secs "$t0" "$t1") s ($(du -h "$K.bin
 t0=$(now); "$BIN" --quiet generate kron --scale "$SCALE" --edges "$K.txt" --force >/dev/null; t1=$(now)
 echo "generate kron -> text edge list:    $(secs "$t0" "$t1") s ($(du -h "$K.txt" | cut -f1))"
 read -r s rss < <(timed "$BIN" --quiet generate kron --scale "$SCALE" --out "$K-gen.oc" --memory "$MEMORY" --force)
-echo "generate kron -> store:             $s s, peak RSS $((rss / 1024)) MiB"
+echo "generate kron -> store:             $s s, peak RSS $((rss / 1024)) MiB ($(grep -o '(read [^)]*)' "$DIR/last.out"))"
+read -r s rss < <(timed "$BIN" --quiet generate kron --scale "$SCALE" --out "$K-gen-orig.oc" --memory "$MEMORY" --order original --force)
+echo "  the same, --order original:       $s s, peak RSS $((rss / 1024)) MiB ($(grep -o '(read [^)]*)' "$DIR/last.out"))"
+rm -rf "$K-gen-orig.oc"
 
 for fmt in txt bin32; do
   f=$K.$fmt

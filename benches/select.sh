@@ -16,9 +16,10 @@ DIR=${BENCH_DIR:-bench-out}
 mkdir -p "$DIR"
 cargo build --release -p outcore-cli >/dev/null 2>&1
 BIN=$PWD/target/release/outcore
-S=$DIR/kron$SCALE.oc
+ORDER=${ORDER:-degree}
+S=$DIR/kron$SCALE-$ORDER.oc
 G=$DIR/grid$GRID.oc
-[ -f "$S/manifest.json" ] || "$BIN" --quiet generate kron --scale "$SCALE" --out "$S" --memory 8GiB --force
+[ -f "$S/manifest.json" ] || "$BIN" --quiet generate kron --scale "$SCALE" --order "$ORDER" --out "$S" --memory 8GiB --force
 [ -f "$G/manifest.json" ] || "$BIN" --quiet generate grid --rows "$GRID" --cols "$GRID" --weighted --out "$G" --memory 8GiB --force
 
 echo "== select engine: kron scale $SCALE, --memory $MEM =="

@@ -49,9 +49,10 @@ def exported(store, tmp, both):
     return result
 
 
+@pytest.mark.parametrize("order", ["degree", "original"])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("directed", [True, False])
-def test_weighted_edge_set_matches_networkx(tmp_path, seed, directed):
+def test_weighted_edge_set_matches_networkx(tmp_path, seed, directed, order):
     rng = random.Random(seed)
     edges = random_edges(rng, rng.randrange(1, 300), rng.randrange(0, 2000), big_ids=seed % 2 == 1)
     g = nx.DiGraph() if directed else nx.Graph()
@@ -59,8 +60,9 @@ def test_weighted_edge_set_matches_networkx(tmp_path, seed, directed):
     src = tmp_path / "g.txt"
     src.write_text("# test graph\n" + "".join(f"{u}\t{v}\t{w!r}\n" for u, v, w in edges))
     store = tmp_path / "g.oc"
-    outcore("import", src, "--format", "snap", "--weighted", "--out", store,
+    outcore("import", src, "--format", "snap", "--weighted", "--out", store, "--order", order,
             "--directed" if directed else "--undirected")
+    outcore("verify", store)
     got = exported(store, tmp_path, both=not directed)
     if directed:
         expect = {(u, v): d["weight"] for u, v, d in g.edges(data=True)}
@@ -71,6 +73,7 @@ def test_weighted_edge_set_matches_networkx(tmp_path, seed, directed):
             expect[(v, u)] = d["weight"]
     assert got == expect
     j = json.loads(outcore("info", "--json", store).stdout)
+    assert j["vertex_order"] == order
     assert j["vertices"] == g.number_of_nodes()
     assert j["edges"] == g.number_of_edges()
     assert j["self_loops"] == nx.number_of_selfloops(g)
@@ -97,3 +100,49 @@ def test_drop_self_loops_matches_networkx(tmp_path):
     j = json.loads(outcore("info", "--json", store).stdout)
     assert j["vertices"] == g.number_of_nodes()  # vertices of dropped self-loops remain
     assert j["self_loops"] == 0
+
+
+def read_values(path):
+    out = {}
+    for line in path.read_text().splitlines():
+        v, x = line.split()
+        out[int(v)] = x
+    return out
+
+
+@pytest.mark.parametrize("order", ["degree", "original"])
+@pytest.mark.parametrize("directed", [True, False])
+def test_wcc_bfs_kcore_match_networkx(tmp_path, directed, order):
+    """Results in original ids, whatever the store's vertex order."""
+    rng = random.Random(7 + directed)
+    edges = random_edges(rng, 120, 150, big_ids=True)
+    edges += [(u, u, 1.0) for u, _, _ in edges[:3]]
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_weighted_edges_from(edges)
+    src = tmp_path / "g.txt"
+    src.write_text("".join(f"{u} {v}\n" for u, v, _ in edges))
+    store = tmp_path / "g.oc"
+    outcore("import", src, "--out", store, "--order", order,
+            "--directed" if directed else "--undirected")
+    ids = sorted(g.nodes)
+
+    out = tmp_path / "wcc.txt"
+    outcore("run", "wcc", store, "--out", out)
+    comps = nx.weakly_connected_components(g) if directed else nx.connected_components(g)
+    expect = {v: min(c) for c in comps for v in c}
+    assert [int(x) for x in read_values(out).values()] == [expect[v] for v in ids]
+    assert list(read_values(out)) == ids  # ascending original ids
+
+    source = edges[0][0]
+    out = tmp_path / "bfs.txt"
+    outcore("run", "bfs", store, "--source", source, "--out", out)
+    depth = nx.single_source_shortest_path_length(g, source)
+    unreached = 9223372036854775807
+    assert {v: int(x) for v, x in read_values(out).items()} == {v: depth.get(v, unreached) for v in ids}
+
+    out = tmp_path / "core.txt"
+    outcore("run", "kcore", store, "--out", out)
+    h = nx.Graph(g)  # direction and self-loops ignored
+    h.remove_edges_from(list(nx.selfloop_edges(h)))
+    core = nx.core_number(h)
+    assert {v: int(x) for v, x in read_values(out).items()} == core

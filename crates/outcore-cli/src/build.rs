@@ -102,6 +102,7 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         group_tiles: store.group_tiles,
         page_bytes: store.page_size,
         format,
+        order: store.order,
         sort_buffer_cap: None,
     }
 }

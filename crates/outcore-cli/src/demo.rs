@@ -67,6 +67,8 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         label: label.into(),
         ..Default::default()
     };
+    // Results speak original ids (the store's dense ids go by degree).
+    let ids = store.load_ids()?;
     let (pr, stats) =
         pagerank::pagerank(&store, &Default::default(), engine("pagerank"), &budget())?;
     let top = (0..store.manifest().num_vertices as usize)
@@ -74,11 +76,17 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         .unwrap_or(0);
     crate::run::print_summary(
         &stats,
-        &format!("top vertex {top} with rank {:.3e}", pr.value(top)),
+        &format!(
+            "top vertex {} with rank {:.3e}",
+            ids.get(top as u64),
+            pr.value(top)
+        ),
     );
     let (w, stats) = wcc::wcc(&store, engine("wcc"), &budget())?;
     let n = store.manifest().num_vertices as usize;
-    let components = (0..n).filter(|&v| w.value(v) as usize == v).count();
+    let components = (0..n)
+        .filter(|&v| w.value(v) as u64 == ids.rank(v as u64))
+        .count();
     crate::run::print_summary(
         &stats,
         &format!("{components} components (isolated vertices included)"),
@@ -88,15 +96,19 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     let reached = (0..n).filter(|&v| b.value(v) != bfs::UNREACHABLE).count();
     crate::run::print_summary(
         &stats,
-        &format!("from vertex {source} (highest degree): {reached} vertices reached"),
+        &format!(
+            "from vertex {} (highest degree): {reached} vertices reached",
+            ids.get(source)
+        ),
     );
     // A targeted query on the select engine: only the pages of the lists it needs.
     let mut eng = SelectEngine::new(&store, "out", false, &budget(), &SelectConfig::default())?;
-    let probe = (n as u32).min(7).saturating_sub(1);
+    let probe = ids.dense_of_rank((n as u64).min(7).saturating_sub(1)) as u32;
     let (vs, q) = query::khop(&mut eng, probe, 2)?;
     println!(
-        "khop: {} vertices within 2 hops of vertex {probe} in {:.3} ms, {} pages read (select engine)",
+        "khop: {} vertices within 2 hops of vertex {} in {:.3} ms, {} pages read (select engine)",
         vs.len(),
+        ids.get(probe as u64),
         q.seconds * 1e3,
         q.pages_touched
     );

@@ -4,7 +4,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use outcore::size::format_size;
 use outcore::store::export::Layout;
-use outcore::store::{Manifest, Store};
+use outcore::store::{Manifest, Store, VertexOrder};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -69,6 +69,8 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         "directed": m.directed,
         "weighted": m.weighted,
         "id_map": m.has_id_map,
+        "vertex_order": m.vertex_order,
+        "order_map": m.has_order_map,
         "tiles": {
             "non_empty": m.tiles.num_tiles,
             "possible": possible,
@@ -138,6 +140,18 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
             "remapped (original ids kept in ids.bin)".into()
         } else {
             "original ids are 0..n-1".into()
+        },
+    );
+    line(
+        "vertex order",
+        match (m.vertex_order, m.has_order_map) {
+            (VertexOrder::Degree, true) => {
+                "by degree, highest first (ranks of original ids in order.bin)".into()
+            }
+            (VertexOrder::Degree, false) => {
+                "by degree, highest first (the same as by original id)".into()
+            }
+            (VertexOrder::Original, _) => "by original id".to_string(),
         },
     );
     line(

@@ -72,6 +72,12 @@ pub struct StoreArgs {
     /// Drop self-loops (default: keep them, as NetworkX does).
     #[arg(long)]
     pub drop_self_loops: bool,
+    /// Order of the store's internal vertex ids: `degree` (highest degree
+    /// first, so hubs share tile blocks and the stream engine's cached tiles
+    /// are denser; costs one more pass over the sorted edges) or `original`
+    /// (by original id). Every result is the same, in original ids.
+    #[arg(long, default_value_t = outcore::store::VertexOrder::Degree, value_name = "degree|original")]
+    pub order: outcore::store::VertexOrder,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

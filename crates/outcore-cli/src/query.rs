@@ -8,9 +8,8 @@ use outcore::io::calibrate;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::size::format_size;
-use outcore::store::{Store, IDS_FILE};
+use outcore::store::{IdLookup, Store};
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -68,53 +67,17 @@ pub struct QArgs {
     pub depth: Option<usize>,
 }
 
-/// Original <-> dense ids without loading the whole map: `ids.bin` is sorted,
-/// so a lookup is a binary search of positioned reads.
-struct Ids {
-    file: Option<std::fs::File>,
-    n: u64,
-}
+/// Original <-> dense ids without loading the whole maps: positioned reads
+/// of `ids.bin` (sorted: a binary search), `order.bin` and `order.inv`.
+struct Ids(IdLookup);
 
 impl Ids {
     fn open(store: &Store) -> Result<Ids> {
-        let m = store.manifest();
-        let file = if m.has_id_map {
-            Some(std::fs::File::open(store.file(IDS_FILE)).context("opening ids.bin")?)
-        } else {
-            None
-        };
-        Ok(Ids {
-            file,
-            n: m.num_vertices,
-        })
-    }
-
-    fn original(&self, v: u32) -> Result<u64> {
-        match &self.file {
-            None => Ok(v as u64),
-            Some(f) => {
-                let mut b = [0u8; 8];
-                f.read_exact_at(&mut b, v as u64 * 8)
-                    .context("reading ids.bin")?;
-                Ok(u64::from_le_bytes(b))
-            }
-        }
+        Ok(Ids(IdLookup::open(store)?))
     }
 
     fn dense(&self, id: u64) -> Result<Option<u32>> {
-        if self.file.is_none() {
-            return Ok((id < self.n).then_some(id as u32));
-        }
-        let (mut lo, mut hi) = (0u64, self.n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.original(mid as u32)? < id {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        Ok((lo < self.n && self.original(lo as u32)? == id).then_some(lo as u32))
+        Ok(self.0.dense(id)?.map(|v| v as u32))
     }
 
     fn must(&self, id: u64) -> Result<u32> {
@@ -187,29 +150,44 @@ pub fn query(q: Query) -> Result<()> {
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
+    // Results in original ids, ordered (and undirected edges oriented) by
+    // original id, whatever the store's vertex order.
+    let original = |v: u32| ids.0.original(v as u64);
     let stats: QueryStats = match kind {
         "khop" => {
             let (vs, st) = query::khop(&mut eng, src()?, a.hops)?;
-            for v in vs {
-                writeln!(out, "{}", ids.original(v)?)?;
+            for v in query::original_vertices(&vs, original)? {
+                writeln!(out, "{v}")?;
             }
             st
         }
         _ => {
-            let (edges, st) = match kind {
-                "egonet" => query::egonet(&mut eng, src()?, a.hops, directed)?,
+            let (edges, st, cross_sets) = match kind {
+                "egonet" => {
+                    let (e, st) = query::egonet(&mut eng, src()?, a.hops, directed)?;
+                    (e, st, None)
+                }
                 "induced" => {
                     let vs = ids.read_set(&need(&a.vertices, "vertices")?)?;
-                    query::induced(&mut eng, &vs, directed)?
+                    let (e, st) = query::induced(&mut eng, &vs, directed)?;
+                    (e, st, None)
                 }
                 _ => {
                     let sa = ids.read_set(&need(&a.set_a, "set-a")?)?;
                     let sb = ids.read_set(&need(&a.set_b, "set-b")?)?;
-                    query::cross(&mut eng, &sa, &sb, directed)?
+                    let (e, st) = query::cross(&mut eng, &sa, &sb, directed)?;
+                    (e, st, Some((sa, sb)))
+                }
+            };
+            let edges = match (&cross_sets, directed) {
+                (_, true) => query::original_edges(&edges, |_, _| false, original)?,
+                (None, false) => query::original_edges(&edges, |_, _| true, original)?,
+                (Some((sa, sb)), false) => {
+                    query::original_edges(&edges, query::cross_min_max(sa, sb), original)?
                 }
             };
             for (s, d) in edges {
-                writeln!(out, "{} {}", ids.original(s)?, ids.original(d)?)?;
+                writeln!(out, "{s} {d}")?;
             }
             st
         }

@@ -11,7 +11,7 @@ use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::size::format_size;
-use outcore::store::Store;
+use outcore::store::{IdLookup, Store};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -56,6 +56,9 @@ pub struct RunArgs {
     /// Segment size of the stream engine (default: from the budget).
     #[arg(long, value_parser = crate::parse_size)]
     pub segment: Option<u64>,
+    /// Segments in the stream engine's ring, at least 2: one is processed while the others are read (default: up to 4, from the budget).
+    #[arg(long)]
+    pub segments: Option<usize>,
     /// Cap the cache pool (default: the rest of the budget).
     #[arg(long, value_parser = crate::parse_size)]
     pub cache: Option<u64>,
@@ -77,11 +80,14 @@ pub struct RunArgs {
     pub kcore_out: Option<PathBuf>,
 }
 
-/// The dense id of a vertex of the highest out-degree.
+/// The dense id of the vertex of the highest out-degree; of several, the
+/// one of the smallest original id (whatever the store's vertex order).
 pub fn max_degree_vertex(store: &Store) -> Result<u64> {
+    let ranks = store.load_ranks()?;
+    let rank = |v: u64| ranks.as_ref().map_or(v, |r| r[v as usize] as u64);
     let (mut best, mut deg) = (0, 0);
     outcore::store::degrees::for_each(store.path(), "out", |v, d| {
-        if d > deg {
+        if d > deg || (d == deg && rank(v) < rank(best)) {
             (best, deg) = (v, d);
         }
         Ok(())
@@ -103,29 +109,13 @@ pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
     dense_of(store, id)
 }
 
-/// Dense id of an original id.
+/// Dense id of an original id (original -> rank by binary search over
+/// `ids.bin`, rank -> dense id through `order.inv`).
 pub fn dense_of(store: &Store, original: u64) -> Result<u64> {
-    if !store.manifest().has_id_map {
-        if original < store.manifest().num_vertices {
-            return Ok(original);
-        }
-    } else {
-        let ids = store.load_ids()?;
-        let n = store.manifest().num_vertices;
-        let (mut lo, mut hi) = (0u64, n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if ids.get(mid) < original {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if lo < n && ids.get(lo) == original {
-            return Ok(lo);
-        }
+    match IdLookup::open(store)?.dense(original)? {
+        Some(v) => Ok(v),
+        None => bail!("source vertex {original} is not in the graph"),
     }
-    bail!("source vertex {original} is not in the graph")
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -135,6 +125,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     let engine = StreamConfig {
         io: a.io,
         segment_bytes: a.segment,
+        segments: a.segments,
         cache_bytes: a.cache,
         label: format!("{:?}", a.algorithm).to_lowercase(),
         ..Default::default()
@@ -179,11 +170,14 @@ pub fn run(a: RunArgs) -> Result<()> {
             only(EngineChoice::Stream, "stream")?;
             let (w, stats) = wcc::wcc(&store, engine, &budget)?;
             let ids = store.load_ids()?;
-            let components = (0..n as usize)
-                .filter(|&v| w.value(v) as usize == v)
+            // Labels are ranks: a component's root carries its own.
+            let components = (0..n)
+                .filter(|&v| w.value(v as usize) as u64 == ids.rank(v))
                 .count();
             if let Some(out) = &a.out {
-                write(&store, out, n, |v| ids.get(w.value(v as usize) as u64))?;
+                write_vertex_values(out, &ids, n, |v| {
+                    ids.original_of_rank(w.value(v as usize) as u64)
+                })?;
             }
             (stats, format!("{components} components"))
         }
@@ -223,11 +217,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
                 let ids = store.load_ids()?;
-                let vs = kcore::kcore_vertices(&k, kk);
-                let text: String = vs
+                let mut vs: Vec<u64> = kcore::kcore_vertices(&k, kk)
                     .iter()
-                    .map(|&v| format!("{}\n", ids.get(v as u64)))
+                    .map(|&v| ids.get(v as u64))
                     .collect();
+                vs.sort_unstable();
+                let text: String = vs.iter().map(|v| format!("{v}\n")).collect();
                 std::fs::write(path, text)
                     .with_context(|| format!("writing {}", path.display()))?;
             }

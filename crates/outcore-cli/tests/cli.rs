@@ -632,3 +632,179 @@ fn queries_sssp_kcore_and_calibrate_from_the_command_line() {
     assert!(s.join("calibration.json").exists());
     outcore().args(["verify", st]).assert().success();
 }
+
+#[test]
+fn vertex_orders_give_identical_outputs() {
+    let d = tempfile::tempdir().unwrap();
+    // A weighted graph with big original ids: a hub, a triangle, a chain,
+    // self-loops, duplicates and a separate component.
+    let mut text = String::new();
+    let big = |i: u64| 10_000_000_000 + i * 7_919;
+    for i in 1..40u64 {
+        text += &format!("{} {} {}\n", big(0), big(i), i % 5);
+        text += &format!("{} {} 1.5\n", big(i), big(i + 1));
+    }
+    text += &format!("{} {} 2\n{} {} 0.5\n", big(3), big(3), big(2), big(1));
+    text += "5 6 1\n6 7 1\n7 5 3\n18446744073709551615 5 2\n";
+    write(d.path(), "g.txt", &text);
+    write(
+        d.path(),
+        "set-a.txt",
+        &format!("{}\n{}\n5\n", big(0), big(2)),
+    );
+    write(
+        d.path(),
+        "set-b.txt",
+        &format!("{}\n{}\n6\n7\n", big(1), big(2)),
+    );
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    for graph in ["--directed", "--undirected"] {
+        let mut outs: Vec<Vec<(String, String)>> = Vec::new();
+        for order in ["degree", "original"] {
+            let s = p(&format!("{order}.oc"));
+            outcore()
+                .args(["import", &p("g.txt"), "--weighted", graph, "--force"])
+                .args(["--order", order, "--out", &s])
+                .assert()
+                .success();
+            outcore().args(["verify", &s]).assert().success();
+            let info = outcore().args(["info", "--json", &s]).output().unwrap();
+            let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+            assert_eq!(j["vertex_order"], order);
+            assert_eq!(j["order_map"], order == "degree", "{graph}");
+            let info = outcore().args(["info", &s]).output().unwrap();
+            assert!(String::from_utf8_lossy(&info.stdout).contains("vertex order"));
+            let mut got = Vec::new();
+            let mut run = |name: &str, args: &[&str]| {
+                let out = p(&format!("{order}-{name}.txt"));
+                outcore()
+                    .args(args)
+                    .arg(&s)
+                    .args(["--out", &out])
+                    .assert()
+                    .success();
+                got.push((name.to_string(), std::fs::read_to_string(&out).unwrap()));
+            };
+            run("pagerank", &["run", "pagerank"]);
+            run("wcc", &["run", "wcc"]);
+            run("bfs", &["run", "bfs", "--source", "5"]);
+            run("bfs-hub", &["run", "bfs", "--source", "max-degree"]);
+            run(
+                "bfs-select",
+                &[
+                    "run",
+                    "bfs",
+                    "--engine",
+                    "select",
+                    "--source",
+                    "10000000000",
+                ],
+            );
+            run("sssp", &["run", "sssp", "--source", "10000000000"]);
+            let core = p(&format!("{order}-core.txt"));
+            run("kcore", &["run", "kcore", "--k", "2", "--kcore-out", &core]);
+            run(
+                "khop",
+                &["query", "khop", "--source", "10000000000", "--hops", "2"],
+            );
+            run(
+                "egonet",
+                &["query", "egonet", "--source", "10000015838", "--hops", "1"],
+            );
+            run(
+                "induced",
+                &["query", "induced", "--vertices", &p("set-b.txt")],
+            );
+            run(
+                "cross",
+                &[
+                    "query",
+                    "cross",
+                    "--set-a",
+                    &p("set-a.txt"),
+                    "--set-b",
+                    &p("set-b.txt"),
+                ],
+            );
+            run(
+                "cross-ba",
+                &[
+                    "query",
+                    "cross",
+                    "--set-a",
+                    &p("set-b.txt"),
+                    "--set-b",
+                    &p("set-a.txt"),
+                ],
+            );
+            got.push(("k-core".into(), std::fs::read_to_string(&core).unwrap()));
+            got.push(("export".into(), {
+                let mut v: Vec<String> = export_set(Path::new(&s), "tiles", false)
+                    .into_iter()
+                    .collect();
+                v.sort();
+                v.join("\n")
+            }));
+            outs.push(got);
+        }
+        for ((name, a), (_, b)) in outs[0].iter().zip(&outs[1]) {
+            assert!(!a.is_empty(), "{graph} {name}: empty");
+            if name == "pagerank" {
+                for (la, lb) in a.lines().zip(b.lines()) {
+                    let (ia, va) = la.split_once(' ').unwrap();
+                    let (ib, vb) = lb.split_once(' ').unwrap();
+                    let (va, vb): (f64, f64) = (va.parse().unwrap(), vb.parse().unwrap());
+                    assert_eq!(ia, ib);
+                    assert!(
+                        (va - vb).abs() <= 1e-9 * vb.abs(),
+                        "{graph} pagerank {ia}: {va} {vb}"
+                    );
+                }
+                assert_eq!(a.lines().count(), b.lines().count());
+            } else {
+                assert_eq!(a, b, "{graph} {name}: the vertex orders disagree");
+            }
+        }
+        // The outputs speak original ids, ascending.
+        let wcc = &outs[0][1].1;
+        let ids: Vec<u64> = wcc
+            .lines()
+            .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            wcc.contains("7 5\n") && wcc.contains("18446744073709551615 5\n"),
+            "{wcc}"
+        );
+    }
+}
+
+#[test]
+fn degree_order_refuses_a_budget_it_cannot_fit() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("g.oc");
+    // 2^30 vertices need 8 GiB to be ordered by degree.
+    outcore()
+        .args([
+            "generate",
+            "er",
+            "--vertices",
+            "1073741824",
+            "--num-edges",
+            "1",
+        ])
+        .args(["--memory", "256MiB", "--out", s.to_str().unwrap()])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("--order degree on 1073741824 vertices")
+                .and(predicate::str::contains("--order original")),
+        );
+    assert_clean(d.path(), &[]);
+    let help = outcore().args(["import", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("--order") && help.contains("degree|original"),
+        "{help}"
+    );
+}

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    graphalytics_dir as data, graphalytics_properties as properties, import_graphalytics as import,
+    graphalytics_dir as data, graphalytics_properties as properties,
+    import_graphalytics_in as import,
 };
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::validate::{rule_for, validate};
@@ -13,7 +14,7 @@ use outcore::algo::{bfs, pagerank, wcc};
 use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;
 use outcore::mem::Budget;
-use outcore::store::Store;
+use outcore::store::{Store, VertexOrder};
 
 fn dense(store: &Store, original: u64) -> u64 {
     let ids = store.load_ids().unwrap();
@@ -24,10 +25,13 @@ fn dense(store: &Store, original: u64) -> u64 {
 
 #[test]
 fn example_graphs_pass_graphalytics_validation() {
-    for (name, directed) in [("example-directed", true), ("example-undirected", false)] {
+    let orders = [VertexOrder::Degree, VertexOrder::Original];
+    let examples = [("example-directed", true), ("example-undirected", false)];
+    for ((name, directed), order) in examples.map(|e| orders.map(|o| (e, o))).concat() {
         let props = properties(name);
         let dir = tempfile::tempdir().unwrap();
-        let store = import(dir.path(), name, directed);
+        let store = import(dir.path(), name, directed, order);
+        assert_eq!(store.manifest().vertex_order, order);
         let ids = store.load_ids().unwrap();
         let n = store.manifest().num_vertices;
         for io in [Backend::Uring, Backend::Sync] {
@@ -51,20 +55,31 @@ fn example_graphs_pass_graphalytics_validation() {
             assert_eq!(
                 std::fs::read_to_string(out("pr")).unwrap(),
                 std::fs::read_to_string(expected("pr")).unwrap(),
-                "{name} PR"
+                "{name} PR ({order})"
             );
 
             let (w, _) = wcc::wcc(&store, cfg.clone(), &budget).unwrap();
             write_vertex_values(&out("wcc"), &ids, n, |v| {
-                ids.get(w.value(v as usize) as u64)
+                ids.original_of_rank(w.value(v as usize) as u64)
             })
             .unwrap();
             validate(&out("wcc"), &expected("wcc"), rule_for("wcc").unwrap()).unwrap();
+            // Labels are the smallest original id of each component, as there.
+            assert_eq!(
+                std::fs::read_to_string(out("wcc")).unwrap(),
+                std::fs::read_to_string(expected("wcc")).unwrap(),
+                "{name} WCC ({order})"
+            );
 
             let source = dense(&store, props["bfs.source-vertex"].parse().unwrap());
             let (b, _) = bfs::bfs(&store, source, cfg.clone(), &budget).unwrap();
             write_vertex_values(&out("bfs"), &ids, n, |v| b.value(v as usize)).unwrap();
             validate(&out("bfs"), &expected("bfs"), rule_for("bfs").unwrap()).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(out("bfs")).unwrap(),
+                std::fs::read_to_string(expected("bfs")).unwrap(),
+                "{name} BFS ({order})"
+            );
         }
     }
 }

@@ -2,7 +2,12 @@
 //! select engine against references computed from the whole graph in memory:
 //! random graphs (directed and undirected, self-loops, duplicate edges, hubs
 //! with lists longer than a page, several tiles), pools from a handful of
-//! frames to everything cached, both I/O backends.
+//! frames to everything cached, both I/O backends, both vertex orders.
+//!
+//! The graphs have vertices `0..n` and the checks speak those (original)
+//! ids: queries get dense ids through the store's id maps and their results
+//! go back through [`query::original_vertices`] / [`query::original_edges`],
+//! so degree-ordered and original-ordered stores must give the same answers.
 
 use outcore::algo::query::{self, QueryStats};
 use outcore::algo::reference::{self, MemGraph};
@@ -11,11 +16,21 @@ use outcore::ingest::build::{build_store, BuildOptions};
 use outcore::ingest::VecSource;
 use outcore::io::Backend;
 use outcore::mem::Budget;
-use outcore::store::Store;
+use outcore::store::{OriginalIds, Store, VertexOrder};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
 fn store_of(dir: &std::path::Path, n: u64, edges: &[(u64, u64)], directed: bool) -> Store {
+    store_in(dir, n, edges, directed, VertexOrder::Degree)
+}
+
+fn store_in(
+    dir: &std::path::Path,
+    n: u64,
+    edges: &[(u64, u64)],
+    directed: bool,
+    order: VertexOrder,
+) -> Store {
     outcore::progress::set_quiet(true);
     let mut src = VecSource::new(edges.iter().map(|&(s, d)| (s, d, 1.0)));
     src.dense = Some(n);
@@ -23,6 +38,7 @@ fn store_of(dir: &std::path::Path, n: u64, edges: &[(u64, u64)], directed: bool)
         directed,
         memory: 256 << 20,
         group_tiles: 2,
+        order,
         ..Default::default()
     };
     let r = build_store(&mut src, &dir.join("g.oc"), &opts).unwrap();
@@ -83,16 +99,19 @@ fn random_edges(n: u64, m: usize, seed: u64, hub: bool) -> Vec<(u64, u64)> {
     e
 }
 
-/// The reference model: the graph's edges as stored (directed: (u, v);
-/// undirected: (min, max)), from the in-memory graph.
+/// The reference model, in original ids: the graph's edges as stored
+/// (directed: (u, v); undirected: (min, max)), from the in-memory graph in
+/// rank order (ranks are the original ids `0..n`). `ids` maps the store's
+/// dense ids.
 struct Model {
     g: MemGraph,
     edges: BTreeSet<(u32, u32)>,
+    ids: OriginalIds,
 }
 
 impl Model {
     fn new(store: &Store, raw: &[(u64, u64)]) -> Model {
-        let g = MemGraph::load(store).unwrap();
+        let g = MemGraph::load(store).unwrap().in_rank_order();
         let mut edges = BTreeSet::new();
         for (v, list) in g.out.iter().enumerate() {
             for &(u, _) in list {
@@ -117,7 +136,77 @@ impl Model {
             })
             .collect();
         assert_eq!(edges, from_raw, "the store holds the input edges");
-        Model { g, edges }
+        let ids = store.load_ids().unwrap();
+        Model { g, edges, ids }
+    }
+
+    /// Another store of the same graph: its ids instead.
+    fn with_store(&self, store: &Store) -> Model {
+        assert_eq!(MemGraph::load(store).unwrap().in_rank_order(), self.g);
+        Model {
+            g: self.g.clone(),
+            edges: self.edges.clone(),
+            ids: store.load_ids().unwrap(),
+        }
+    }
+
+    fn dense(&self, v: u32) -> u32 {
+        self.ids
+            .dense_of_original(v as u64, self.g.n as u64)
+            .unwrap() as u32
+    }
+
+    fn dense_set(&self, vs: &[u32]) -> Vec<u32> {
+        vs.iter().map(|&v| self.dense(v)).collect()
+    }
+
+    fn original(&self, v: u32) -> Result<u64, outcore::Error> {
+        Ok(self.ids.get(v as u64))
+    }
+
+    fn vertices(&self, vs: &[u32]) -> Vec<u32> {
+        assert!(vs.windows(2).all(|w| w[0] < w[1]), "sorted in dense ids");
+        let out = query::original_vertices(vs, |v| self.original(v)).unwrap();
+        out.into_iter().map(|v| v as u32).collect()
+    }
+
+    fn edges(&self, es: &[(u32, u32)], min_max: impl Fn(u32, u32) -> bool) -> Vec<(u32, u32)> {
+        assert!(es.windows(2).all(|w| w[0] < w[1]), "sorted in dense ids");
+        let out = query::original_edges(es, min_max, |v| self.original(v)).unwrap();
+        out.into_iter().map(|(a, b)| (a as u32, b as u32)).collect()
+    }
+
+    /// The queries, in original ids.
+    fn q_khop(&self, eng: &mut SelectEngine, s: u32, k: u32) -> (Vec<u32>, QueryStats) {
+        let (vs, st) = query::khop(eng, self.dense(s), k).unwrap();
+        (self.vertices(&vs), st)
+    }
+
+    fn q_egonet(&self, eng: &mut SelectEngine, s: u32, k: u32) -> (Vec<(u32, u32)>, QueryStats) {
+        let directed = self.g.directed;
+        let (es, st) = query::egonet(eng, self.dense(s), k, directed).unwrap();
+        assert!(directed || es.iter().all(|&(a, b)| a <= b), "(min, max)");
+        (self.edges(&es, |_, _| !directed), st)
+    }
+
+    fn q_induced(&self, eng: &mut SelectEngine, set: &[u32]) -> (Vec<(u32, u32)>, QueryStats) {
+        let directed = self.g.directed;
+        let (es, st) = query::induced(eng, &self.dense_set(set), directed).unwrap();
+        assert!(directed || es.iter().all(|&(a, b)| a <= b), "(min, max)");
+        (self.edges(&es, |_, _| !directed), st)
+    }
+
+    fn q_cross(
+        &self,
+        eng: &mut SelectEngine,
+        a: &[u32],
+        b: &[u32],
+    ) -> (Vec<(u32, u32)>, QueryStats) {
+        let directed = self.g.directed;
+        let (da, db) = (self.dense_set(a), self.dense_set(b));
+        let (es, st) = query::cross(eng, &da, &db, directed).unwrap();
+        let both = query::cross_min_max(&da, &db);
+        (self.edges(&es, |s, d| !directed && both(s, d)), st)
     }
 
     fn induced(&self, set: &[u32]) -> Vec<(u32, u32)> {
@@ -189,24 +278,24 @@ fn check_queries(store: &Store, m: &Model, io: Backend, pool: u64, sources: &[u3
     let mut r = Rng::new(seed);
     for &s in sources {
         for k in 0..=3 {
-            let (vs, st) = query::khop(&mut eng, s, k).unwrap();
+            let (vs, st) = m.q_khop(&mut eng, s, k);
             assert_eq!(
                 vs,
                 reference::khop(&m.g, s, k),
                 "khop({s}, {k}) {io:?} pool {pool}"
             );
             check_stats(&st, vs.len());
-            let (es, st) = query::egonet(&mut eng, s, k, directed).unwrap();
+            let (es, st) = m.q_egonet(&mut eng, s, k);
             assert_eq!(es, m.induced(&vs), "egonet({s}, {k}) {io:?} pool {pool}");
             check_stats(&st, es.len());
         }
         let sets = sets(m, &mut r, s);
         for a in &sets {
-            let (es, st) = query::induced(&mut eng, a, directed).unwrap();
+            let (es, st) = m.q_induced(&mut eng, a);
             assert_eq!(es, m.induced(a), "induced({a:?})");
             check_stats(&st, es.len());
             for b in &sets {
-                let (es, st) = query::cross(&mut eng, a, b, directed).unwrap();
+                let (es, st) = m.q_cross(&mut eng, a, b);
                 assert_eq!(es, m.cross(a, b), "cross({a:?}, {b:?}) directed {directed}");
                 check_stats(&st, es.len());
             }
@@ -216,14 +305,8 @@ fn check_queries(store: &Store, m: &Model, io: Backend, pool: u64, sources: &[u3
     if let Some(&s) = sources.first() {
         let a = reference::khop(&m.g, s, 2);
         let b = reference::khop(&m.g, s, 1);
-        assert_eq!(
-            query::cross(&mut eng, &a, &b, directed).unwrap().0,
-            m.cross(&a, &b)
-        );
-        assert_eq!(
-            query::cross(&mut eng, &b, &a, directed).unwrap().0,
-            m.cross(&b, &a)
-        );
+        assert_eq!(m.q_cross(&mut eng, &a, &b).0, m.cross(&a, &b));
+        assert_eq!(m.q_cross(&mut eng, &b, &a).0, m.cross(&b, &a));
     }
 }
 
@@ -250,6 +333,10 @@ proptest! {
             sources.push(s as u32);
         }
         check_queries(&store, &model, io, POOLS[pool], &sources, seed);
+        // The same graph with dense id = original id: the same answers.
+        let dir = tempfile::tempdir().unwrap();
+        let plain = store_in(dir.path(), n, &raw, directed, VertexOrder::Original);
+        check_queries(&plain, &model.with_store(&plain), io, POOLS[pool], &sources, seed);
     }
 }
 
@@ -275,6 +362,7 @@ fn hub_longer_than_a_page() {
         let store = store_of(dir.path(), n, &raw, directed);
         let model = Model::new(&store, &raw);
         assert!(model.g.out[5].len() > 2 * 1024, "the hub list spans pages");
+        assert_eq!(model.dense(5), 0, "the hub comes first by degree");
         for io in [Backend::Uring, Backend::Sync] {
             for pool in POOLS {
                 check_queries(&store, &model, io, pool, &[5, 0, 69_999], 1);
@@ -285,69 +373,48 @@ fn hub_longer_than_a_page() {
 
 #[test]
 fn tiny_graphs_by_hand() {
-    for io in [Backend::Uring, Backend::Sync] {
+    let orders = [VertexOrder::Degree, VertexOrder::Original];
+    let cases = [Backend::Uring, Backend::Sync].map(|io| orders.map(|o| (io, o)));
+    for (io, order) in cases.into_iter().flatten() {
         // 0 -> 1 -> 2 -> 0, 2 -> 3, 3 -> 3, 4 isolated.
         let raw = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 3), (1, 2)];
         let dir = tempfile::tempdir().unwrap();
-        let store = store_of(dir.path(), 5, &raw, true);
+        let store = store_in(dir.path(), 5, &raw, true, order);
+        let m = Model::new(&store, &raw);
         let mut eng = engine(&store, io, 16 << 10);
-        assert_eq!(query::khop(&mut eng, 0, 0).unwrap().0, vec![0]);
-        assert_eq!(query::khop(&mut eng, 0, 1).unwrap().0, vec![0, 1]);
-        assert_eq!(query::khop(&mut eng, 0, 3).unwrap().0, vec![0, 1, 2, 3]);
-        assert_eq!(query::khop(&mut eng, 4, 3).unwrap().0, vec![4]);
-        assert_eq!(query::egonet(&mut eng, 3, 0, true).unwrap().0, vec![(3, 3)]);
-        assert_eq!(query::egonet(&mut eng, 0, 0, true).unwrap().0, vec![]);
-        assert_eq!(
-            query::egonet(&mut eng, 0, 2, true).unwrap().0,
-            vec![(0, 1), (1, 2), (2, 0)]
-        );
-        assert_eq!(
-            query::induced(&mut eng, &[3, 2, 2, 3], true).unwrap().0,
-            vec![(2, 3), (3, 3)]
-        );
-        assert_eq!(
-            query::cross(&mut eng, &[2], &[0, 3], true).unwrap().0,
-            vec![(2, 0), (2, 3)]
-        );
-        assert_eq!(
-            query::cross(&mut eng, &[0, 3], &[2], true).unwrap().0,
-            vec![]
-        );
-        assert_eq!(query::cross(&mut eng, &[], &[2], true).unwrap().0, vec![]);
+        assert_eq!(m.q_khop(&mut eng, 0, 0).0, vec![0]);
+        assert_eq!(m.q_khop(&mut eng, 0, 1).0, vec![0, 1]);
+        assert_eq!(m.q_khop(&mut eng, 0, 3).0, vec![0, 1, 2, 3]);
+        assert_eq!(m.q_khop(&mut eng, 4, 3).0, vec![4]);
+        assert_eq!(m.q_egonet(&mut eng, 3, 0).0, vec![(3, 3)]);
+        assert_eq!(m.q_egonet(&mut eng, 0, 0).0, vec![]);
+        assert_eq!(m.q_egonet(&mut eng, 0, 2).0, vec![(0, 1), (1, 2), (2, 0)]);
+        assert_eq!(m.q_induced(&mut eng, &[3, 2, 2, 3]).0, vec![(2, 3), (3, 3)]);
+        assert_eq!(m.q_cross(&mut eng, &[2], &[0, 3]).0, vec![(2, 0), (2, 3)]);
+        assert_eq!(m.q_cross(&mut eng, &[0, 3], &[2]).0, vec![]);
+        assert_eq!(m.q_cross(&mut eng, &[], &[2]).0, vec![]);
 
         let dir = tempfile::tempdir().unwrap();
-        let store = store_of(dir.path(), 5, &raw, false);
+        let store = store_in(dir.path(), 5, &raw, false, order);
+        let m = Model::new(&store, &raw);
         let mut eng = engine(&store, io, 16 << 10);
-        assert_eq!(query::khop(&mut eng, 3, 1).unwrap().0, vec![2, 3]);
-        assert_eq!(query::khop(&mut eng, 3, 2).unwrap().0, vec![0, 1, 2, 3]);
+        assert_eq!(m.q_khop(&mut eng, 3, 1).0, vec![2, 3]);
+        assert_eq!(m.q_khop(&mut eng, 3, 2).0, vec![0, 1, 2, 3]);
+        assert_eq!(m.q_egonet(&mut eng, 3, 1).0, vec![(2, 3), (3, 3)]);
         assert_eq!(
-            query::egonet(&mut eng, 3, 1, false).unwrap().0,
-            vec![(2, 3), (3, 3)]
-        );
-        assert_eq!(
-            query::egonet(&mut eng, 3, 2, false).unwrap().0,
+            m.q_egonet(&mut eng, 3, 2).0,
             vec![(0, 1), (0, 2), (1, 2), (2, 3), (3, 3)]
         );
         // A = {2}, B = {0, 3}: (2, 0) and (2, 3) oriented A -> B.
-        assert_eq!(
-            query::cross(&mut eng, &[2], &[0, 3], false).unwrap().0,
-            vec![(2, 0), (2, 3)]
-        );
-        assert_eq!(
-            query::cross(&mut eng, &[0, 3], &[2], false).unwrap().0,
-            vec![(0, 2), (3, 2)]
-        );
+        assert_eq!(m.q_cross(&mut eng, &[2], &[0, 3]).0, vec![(2, 0), (2, 3)]);
+        assert_eq!(m.q_cross(&mut eng, &[0, 3], &[2]).0, vec![(0, 2), (3, 2)]);
         // Both ends in A ∩ B: once, as (min, max); the self-loop once.
         assert_eq!(
-            query::cross(&mut eng, &[2, 3, 0], &[3, 2], false)
-                .unwrap()
-                .0,
+            m.q_cross(&mut eng, &[2, 3, 0], &[3, 2]).0,
             vec![(0, 2), (2, 3), (3, 3)]
         );
         assert_eq!(
-            query::cross(&mut eng, &[3, 2], &[2, 3, 0], false)
-                .unwrap()
-                .0,
+            m.q_cross(&mut eng, &[3, 2], &[2, 3, 0]).0,
             vec![(2, 0), (2, 3), (3, 3)]
         );
     }
@@ -408,19 +475,20 @@ fn big_sparse_graph_queries_are_cheap() {
     raw.extend([(n - 1, 0), (0, n / 2), (n / 2, n - 2), (n - 2, n - 2)]);
     let dir = tempfile::tempdir().unwrap();
     let store = store_of(dir.path(), n, &raw, false);
+    let m = Model::new(&store, &raw);
     let (last, half) = ((n - 1) as u32, (n / 2) as u32);
     for io in [Backend::Uring, Backend::Sync] {
         let mut eng = engine(&store, io, 1 << 20);
-        let (vs, st) = query::khop(&mut eng, last, 3).unwrap();
+        let (vs, st) = m.q_khop(&mut eng, last, 3);
         // The random edges (2,000 among 2^24 vertices) miss these.
         assert_eq!(vs, vec![0, half, last - 1, last]);
         assert!(st.pages_touched < 16 && st.bytes_read < 64 << 10, "{st:?}");
-        let (es, _) = query::egonet(&mut eng, last, 3, false).unwrap();
+        let (es, _) = m.q_egonet(&mut eng, last, 3);
         assert_eq!(
             es,
             vec![(0, half), (0, last), (half, last - 1), (last - 1, last - 1)]
         );
-        let (es, _) = query::cross(&mut eng, &[last, half], &[0], false).unwrap();
+        let (es, _) = m.q_cross(&mut eng, &[last, half], &[0]);
         assert_eq!(es, vec![(half, 0), (last, 0)]);
     }
 }

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    dense_store as store_of, graphalytics_dir as data, graphalytics_properties as properties,
+    dense_id, dense_store as store_of, graphalytics_dir as data,
+    graphalytics_properties as properties, to_dense as dense_edges,
 };
 use outcore::algo::kcore::{kcore, kcore_vertices};
 use outcore::algo::output::{write_vertex_values, Ldbc};
@@ -75,13 +76,6 @@ fn random_edges(n: u64, m: usize, seed: u64, hub: bool) -> Vec<(u64, u64, f64)> 
         }
     }
     out
-}
-
-fn dense_edges(edges: &[(u64, u64, f64)]) -> Vec<(u32, u32, f64)> {
-    edges
-        .iter()
-        .map(|&(s, d, w)| (s as u32, d as u32, w))
-        .collect()
 }
 
 fn check_sssp(store: &Store, g: &MemGraph, source: u64, cfg: &SsspConfig, sel: &SelectConfig) {
@@ -157,7 +151,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let edges = random_edges(n, m, seed, hub);
         let store = store_of(dir.path(), n, &edges, directed, true);
-        let g = MemGraph::from_edges(n as usize, directed, &dense_edges(&edges));
+        let g = MemGraph::from_edges(n as usize, directed, &dense_edges(&store, &edges));
         let io = if uring { Backend::Uring } else { Backend::Sync };
         let pool = match pool_kind {
             0 => Some(16 << 10), // 4 frames per file: constant eviction
@@ -170,7 +164,7 @@ proptest! {
             2 => Some(1e12),     // one bucket: rounds of Bellman-Ford
             _ => Some(0.7),
         };
-        let source = seed % n;
+        let source = dense_id(&store, seed % n);
         check_sssp(&store, &g, source, &SsspConfig { delta }, &select_depth(io, pool, depth));
     }
 
@@ -194,7 +188,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let edges = random_edges(n, m, seed, hub);
         let store = store_of(dir.path(), n, &edges, directed, false);
-        let g = MemGraph::from_edges(n as usize, directed, &dense_edges(&edges));
+        let g = MemGraph::from_edges(n as usize, directed, &dense_edges(&store, &edges));
         let io = if uring { Backend::Uring } else { Backend::Sync };
         let pool = if small_pool { Some(16 << 10) } else { None };
         check_kcore(&store, &g, &select_depth(io, pool, depth));
@@ -216,7 +210,7 @@ fn tiny_graphs_both_backends() {
                     (1, 2, 4.0),
                 ];
                 let store = store_of(dir.path(), 5, &edges, directed, true);
-                let g = MemGraph::from_edges(5, directed, &dense_edges(&edges));
+                let g = MemGraph::from_edges(5, directed, &dense_edges(&store, &edges));
                 for s in 0..5 {
                     for delta in [Some(1e-9), None, Some(f64::INFINITY)] {
                         check_sssp(&store, &g, s, &SsspConfig { delta }, &sel);
@@ -245,14 +239,15 @@ fn a_long_path_has_bounded_phase_statistics() {
     let budget = Budget::new(1 << 30);
     let (d, stats) = sssp(
         &store,
-        0,
+        dense_id(&store, 0),
         &SsspConfig { delta: Some(0.5) },
         &select(Backend::Uring, None),
         &budget,
     )
     .unwrap();
-    for v in 0..n as usize {
-        assert_eq!(d.value(v), v as f64);
+    let ids = store.load_ids().unwrap();
+    for v in 0..n {
+        assert_eq!(d.value(v as usize), ids.get(v) as f64);
     }
     assert!(
         stats.iterations.len() <= 10_000,
@@ -279,7 +274,7 @@ fn the_default_delta_is_the_mean_weight() {
     let store = store_of(dir.path(), 100, &edges, false, true);
     let (d, _) = sssp(
         &store,
-        0,
+        dense_id(&store, 0),
         &SsspConfig::default(),
         &select(Backend::Sync, None),
         &Budget::new(1 << 30),
@@ -293,7 +288,7 @@ fn the_default_delta_is_the_mean_weight() {
     let store = store_of(dir.path(), 11, &edges, true, true);
     let (d, _) = sssp(
         &store,
-        0,
+        dense_id(&store, 0),
         &SsspConfig::default(),
         &select(Backend::Sync, None),
         &Budget::new(1 << 30),
@@ -338,7 +333,8 @@ fn sssp_refuses_bad_input() {
             };
             let r = build_store(&mut src, &dir.path().join("g.oc"), &opts).unwrap();
             let store = Store::open(&r.path).unwrap();
-            let err = sssp(&store, 0, &SsspConfig { delta }, &sel, &budget).unwrap_err();
+            let from = dense_id(&store, 10);
+            let err = sssp(&store, from, &SsspConfig { delta }, &sel, &budget).unwrap_err();
             let msg = err.to_string();
             assert!(matches!(err, Error::Invalid(_)), "{msg}");
             assert!(msg.contains("20 -> 30") && msg.contains(what), "{msg}");

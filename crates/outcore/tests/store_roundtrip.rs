@@ -1,4 +1,5 @@
-//! Every layout of a built store round-trips the input edge set (property tests).
+//! Every layout of a built store round-trips the input edge set (property
+//! tests), in both vertex orders; verify catches a damaged vertex order.
 
 mod common;
 
@@ -6,7 +7,7 @@ use common::*;
 use outcore::ingest::build::BuildOptions;
 use outcore::store::export::Layout;
 use outcore::store::verify::verify;
-use outcore::store::Store;
+use outcore::store::{Store, VertexOrder};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -18,6 +19,21 @@ fn check(
     drop_loops: bool,
     cap: Option<u64>,
 ) {
+    for order in [VertexOrder::Degree, VertexOrder::Original] {
+        check_in(edges, isolated, directed, weighted, drop_loops, cap, order);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_in(
+    edges: &[(u64, u64, f64)],
+    isolated: &[u64],
+    directed: bool,
+    weighted: bool,
+    drop_loops: bool,
+    cap: Option<u64>,
+    order: VertexOrder,
+) {
     let dir = tempfile::tempdir().unwrap();
     let opts = BuildOptions {
         directed,
@@ -26,6 +42,7 @@ fn check(
         memory: 128 << 20,
         sort_buffer_cap: cap,
         group_tiles: 2,
+        order,
         ..Default::default()
     };
     let edges: Vec<(u64, u64, f64)> = edges
@@ -39,6 +56,47 @@ fn check(
     let verts = reference_vertices(&edges, isolated);
     let m = store.manifest();
     assert_eq!(m.num_vertices, verts.len() as u64);
+    assert_eq!(m.vertex_order, order);
+    assert_eq!(m.has_order_map, m.files.contains_key("order.bin"));
+    assert_eq!(m.has_order_map, m.files.contains_key("order.inv"));
+    // The id maps: dense id -> rank -> original id and back.
+    let ids = store.load_ids().unwrap();
+    let n = m.num_vertices;
+    let mut degree = vec![0u64; n as usize];
+    for &(s, d) in expect.keys() {
+        let (s, d) = (
+            ids.dense_of_original(s, n).unwrap(),
+            ids.dense_of_original(d, n).unwrap(),
+        );
+        degree[s as usize] += 1;
+        if directed || s != d {
+            degree[d as usize] += 1;
+        }
+    }
+    for (r, &o) in verts.iter().enumerate() {
+        let v = ids.dense_of_rank(r as u64);
+        assert_eq!(
+            (ids.rank(v), ids.get(v), ids.original_of_rank(r as u64)),
+            (r as u64, o, o)
+        );
+    }
+    if order == VertexOrder::Degree {
+        for v in 1..n {
+            let (a, b) = (v as usize - 1, v as usize);
+            let (ka, kb) = (
+                (std::cmp::Reverse(degree[a]), ids.rank(a as u64)),
+                (std::cmp::Reverse(degree[b]), ids.rank(b as u64)),
+            );
+            assert!(
+                ka < kb,
+                "dense {a} and {b}: degrees {} and {}",
+                degree[a],
+                degree[b]
+            );
+        }
+    } else {
+        assert!(ids.order_is_identity());
+    }
     assert_eq!(m.num_edges, expect.len() as u64);
     assert_eq!(
         m.num_self_loops,
@@ -129,4 +187,125 @@ fn many_blocks_and_groups_with_spilling() {
     for directed in [true, false] {
         check(&edges, &[299_999, 1 << 40], directed, true, false, Some(0));
     }
+}
+
+#[test]
+fn big_ids_spill_and_rewind() {
+    // Ids near 2^64 and 2^32 and anywhere; 1024-record sort buffers: the
+    // sorted stream is merged from many runs (several merge levels) twice,
+    // once to count degrees, once more after the rewind.
+    let mut x: u64 = 7;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let pick = |r: u64| match r % 4 {
+        0 => u64::MAX - r % 50,
+        1 => u32::MAX as u64 - 20 + r % 40,
+        2 => r % 1000,
+        _ => r,
+    };
+    let mut edges = Vec::new();
+    for i in 0..20_000u64 {
+        let s = if i % 5 == 0 { u64::MAX } else { pick(next()) };
+        edges.push((s, pick(next()), (i % 13) as f64));
+    }
+    for directed in [true, false] {
+        check(&edges, &[0, 1 << 63], directed, true, false, Some(0));
+    }
+}
+
+/// Rewrites `rel` in the store at `path` and fixes its manifest entry, so
+/// only the structural checks can notice.
+fn rewrite(path: &std::path::Path, rel: &str, bytes: &[u8]) {
+    use outcore::store::file::checksum;
+    use outcore::store::Manifest;
+    std::fs::write(path.join(rel), bytes).unwrap();
+    let mut m = Manifest::read(path).unwrap();
+    m.files
+        .insert(rel.to_string(), checksum(&path.join(rel)).unwrap());
+    std::fs::write(path.join("manifest.json"), m.to_json()).unwrap();
+}
+
+#[test]
+fn verify_catches_a_damaged_vertex_order() {
+    // A star on 10 with a tail: degrees differ, so the order is not the identity.
+    let edges: Vec<(u64, u64, f64)> = (0..8)
+        .map(|i| (10, 20 + i, 1.0))
+        .chain([(20, 30, 1.0), (30, 40, 1.0)])
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        directed: false,
+        memory: 128 << 20,
+        ..Default::default()
+    };
+    let path = build(dir.path(), &edges, &[], &opts).path;
+    verify(&path).unwrap();
+    let store = Store::open(&path).unwrap();
+    assert!(store.manifest().has_order_map);
+    let ranks = store.load_ranks().unwrap().unwrap();
+    let ids = store.load_ids().unwrap();
+    assert_eq!(ids.get(0), 10, "the hub is dense id 0");
+    let order = std::fs::read(path.join("order.bin")).unwrap();
+    let inverse = std::fs::read(path.join("order.inv")).unwrap();
+    let le = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let err = |what: &str| verify(&path).unwrap_err().to_string().contains(what);
+
+    // A flipped byte: the checksum.
+    let mut bad = order.clone();
+    bad[4] ^= 1;
+    std::fs::write(path.join("order.bin"), &bad).unwrap();
+    assert!(err("order.bin") && err("checksum"));
+    // Not a permutation (a rank twice), checksum fixed.
+    let mut dup = ranks.clone();
+    dup[1] = dup[2];
+    rewrite(&path, "order.bin", &le(&dup));
+    assert!(err("order.bin") && err("not a permutation"));
+    // A permutation, but not the inverse of order.inv: dense ids 1 and 2
+    // (20 and 30, both of degree 2) swap ranks.
+    let mut swapped = ranks.clone();
+    swapped.swap(1, 2);
+    rewrite(&path, "order.bin", &le(&swapped));
+    assert!(err("order.inv"));
+    // Consistent maps, but equal degrees are no longer by rank.
+    let mut inv = vec![0u32; swapped.len()];
+    for (v, &r) in swapped.iter().enumerate() {
+        inv[r as usize] = v as u32;
+    }
+    rewrite(&path, "order.inv", &le(&inv));
+    let e = verify(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("order.bin") && e.contains("not by degree"),
+        "{e}"
+    );
+    // Back as built: fine again.
+    rewrite(&path, "order.bin", &order);
+    rewrite(&path, "order.inv", &inverse);
+    verify(&path).unwrap();
+}
+
+#[test]
+fn stores_without_the_vertex_order_fields_still_open() {
+    // A manifest written before `vertex_order` existed means the original order.
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        order: VertexOrder::Original,
+        memory: 128 << 20,
+        ..Default::default()
+    };
+    let path = build(dir.path(), &[(5, 7, 1.0), (7, 9, 1.0)], &[], &opts).path;
+    let text = std::fs::read_to_string(path.join("manifest.json")).unwrap();
+    let mut j: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let obj = j.as_object_mut().unwrap();
+    assert!(obj.remove("vertex_order").is_some());
+    assert!(obj.remove("has_order_map").is_some());
+    std::fs::write(path.join("manifest.json"), j.to_string()).unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.manifest().vertex_order, VertexOrder::Original);
+    assert!(!store.manifest().has_order_map);
+    verify(&path).unwrap();
+    assert_eq!(exported(&store, Layout::Csr, false).len(), 2);
 }

@@ -37,11 +37,13 @@ impl fmt::Display for Ldbc {
     }
 }
 
-/// Writes one `id value` line per vertex in original ids (dense order), atomically (temp file + rename; `-` = stdout).
+/// Writes one `id value` line per vertex in original ids, ascending, atomically (temp file + rename; `-` = stdout).
 ///
-/// Dense order is original-id order (the id map is monotone). `value(v)` gets
-/// the dense id; a label that is itself a vertex (WCC, CDLP) must be mapped
-/// by the caller (`ids.get(label)`), floats wrapped in [`Ldbc`]. The file is
+/// Lines go in rank order (= ascending original id), whatever the store's
+/// vertex order, so the file does not depend on it. `value(v)` gets the
+/// dense id; a label that is itself a vertex must be mapped by the caller
+/// (WCC's labels are ranks: `ids.original_of_rank(label)`), floats wrapped
+/// in [`Ldbc`]. The file is
 /// written beside `path` as `.NAME.tmp-PID`, fsynced and renamed over `path`;
 /// on any error (or Ctrl-C) the temporary file is removed.
 pub fn write_vertex_values<T>(
@@ -91,11 +93,12 @@ fn write_lines<T: fmt::Display>(
     n: u64,
     value: &impl Fn(u64) -> T,
 ) -> Result<()> {
-    for v in 0..n {
-        if v & 0xFFFF == 0 {
+    for r in 0..n {
+        if r & 0xFFFF == 0 {
             crate::cancel::check()?;
         }
-        writeln!(w, "{} {}", ids.get(v), value(v)).at(target)?;
+        let v = ids.dense_of_rank(r);
+        writeln!(w, "{} {}", ids.original_of_rank(r), value(v)).at(target)?;
     }
     Ok(())
 }
@@ -190,33 +193,52 @@ mod tests {
         }
     }
 
-    fn store_with_ids(dir: &Path, ids: &[u64]) -> Store {
+    fn store_with_ids(dir: &Path, ids: &[u64], order: crate::store::VertexOrder) -> Store {
         crate::progress::set_quiet(true);
         let mut src = VecSource::new([(ids[0], ids[1], 1.0)]);
         src.vertices = ids.to_vec();
         let dest = dir.join("g.oc");
-        build_store(&mut src, &dest, &BuildOptions::default()).unwrap();
+        let opts = BuildOptions {
+            order,
+            force: true,
+            ..BuildOptions::default()
+        };
+        build_store(&mut src, &dest, &opts).unwrap();
         Store::open(&dest).unwrap()
     }
 
     #[test]
     fn writes_original_ids_atomically() {
+        use crate::store::VertexOrder;
         let tmp = tempfile::tempdir().unwrap();
-        let store = store_with_ids(tmp.path(), &[100, 5, 7]);
-        let ids = store.load_ids().unwrap();
-        let out = tmp.path().join("out.txt");
-        std::fs::write(&out, "old contents\n").unwrap();
-        let vals = [0.5, f64::INFINITY, 0.0];
-        write_vertex_values(&out, &ids, 3, |v| Ldbc(vals[v as usize])).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&out).unwrap(),
-            "5 5.000000000000000e-01\n7 infinity\n100 0.000000000000000e+00\n"
-        );
-        write_vertex_values(&out, &ids, 3, |v| ids.get(2 - v)).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&out).unwrap(),
-            "5 100\n7 7\n100 5\n"
-        );
+        // Ranks: 5 -> 0, 7 -> 1, 100 -> 2. By degree, 7 (no edge) comes last.
+        for order in [VertexOrder::Original, VertexOrder::Degree] {
+            let store = store_with_ids(tmp.path(), &[100, 5, 7], order);
+            assert_eq!(store.manifest().has_order_map, order == VertexOrder::Degree);
+            let ids = store.load_ids().unwrap();
+            let out = tmp.path().join("out.txt");
+            std::fs::write(&out, "old contents\n").unwrap();
+            // Values by original id, looked up from the dense id.
+            let val = |v: u64| match ids.get(v) {
+                5 => 0.5,
+                7 => f64::INFINITY,
+                _ => 0.0,
+            };
+            write_vertex_values(&out, &ids, 3, |v| Ldbc(val(v))).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&out).unwrap(),
+                "5 5.000000000000000e-01\n7 infinity\n100 0.000000000000000e+00\n"
+            );
+            // A label naming a vertex, by rank.
+            write_vertex_values(&out, &ids, 3, |v| ids.original_of_rank(2 - ids.rank(v))).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&out).unwrap(),
+                "5 100\n7 7\n100 5\n"
+            );
+        }
+        let ids = store_with_ids(tmp.path(), &[100, 5, 7], VertexOrder::Degree)
+            .load_ids()
+            .unwrap();
         // Nothing else left beside it.
         let names: Vec<String> = std::fs::read_dir(tmp.path())
             .unwrap()

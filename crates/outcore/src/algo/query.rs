@@ -39,6 +39,11 @@
 //! An id `>= |V|` anywhere is an error (`Error::Invalid`), also where its
 //! list is not needed (`k = 0`, the unread side of a cross query).
 //!
+//! "Sorted" and "(min, max)" above are in dense ids, which follow the
+//! store's vertex order. [`original_vertices`] and [`original_edges`] turn a
+//! result into original ids ordered and oriented by original id, the same
+//! for every vertex order (what `outcore query` prints).
+//!
 //! # Execution
 //!
 //! Every query expands level by level: a level is one
@@ -205,6 +210,52 @@ pub fn cross(
     edges.sort_unstable();
     let stats = meter.finish(eng, edges.len());
     Ok((edges, stats))
+}
+
+/// A vertex result (dense ids) as original ids, ascending. `original` maps
+/// a dense id to its original id.
+pub fn original_vertices(
+    vs: &[u32],
+    mut original: impl FnMut(u32) -> Result<u64>,
+) -> Result<Vec<u64>> {
+    let mut out = vs
+        .iter()
+        .map(|&v| original(v))
+        .collect::<Result<Vec<u64>>>()?;
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// An edge result (dense ids) as original ids, sorted. `min_max(s, d)` says
+/// the query oriented edge `(s, d)` as (min, max): every edge of an
+/// undirected [`egonet`] or [`induced`], an undirected [`cross`] edge with
+/// both ends in A ∩ B ([`cross_min_max`]); those are oriented by original
+/// id instead, the others keep their orientation.
+pub fn original_edges(
+    edges: &[(u32, u32)],
+    min_max: impl Fn(u32, u32) -> bool,
+    mut original: impl FnMut(u32) -> Result<u64>,
+) -> Result<Vec<(u64, u64)>> {
+    let mut out = edges
+        .iter()
+        .map(|&(s, d)| {
+            let (a, b) = (original(s)?, original(d)?);
+            Ok(if min_max(s, d) && a > b {
+                (b, a)
+            } else {
+                (a, b)
+            })
+        })
+        .collect::<Result<Vec<(u64, u64)>>>()?;
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// For [`original_edges`] of an undirected [`cross`] result: edge `(a, b)`
+/// (a in A, b in B) was oriented as (min, max) iff `b` is in A and `a` in B.
+pub fn cross_min_max(set_a: &[u32], set_b: &[u32]) -> impl Fn(u32, u32) -> bool {
+    let (a, b) = (sorted_set(set_a), sorted_set(set_b));
+    move |s, d| contains(&a, d) && contains(&b, s)
 }
 
 /// The result of a level-by-level expansion.

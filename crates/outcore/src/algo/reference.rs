@@ -2,12 +2,14 @@
 //! and obviously correct, not fast. Every engine result is checked against
 //! these on graphs that fit in memory.
 //!
-//! Everything works on **dense ids** `0..n`. Dense ids are the ranks of the
-//! original ids (DESIGN.md, "Dense ids"), so the map is monotone: "the
-//! smallest original id" of a set is its smallest dense id, and "ties go to
-//! the smallest label" (CDLP) or "label = smallest id in the component" (WCC)
-//! give the same answer on dense ids as on original ids. Callers print labels
-//! through the id map (`ids.get(label)`), never the dense label itself.
+//! Everything works on **dense ids** `0..n`. Labels that name a vertex
+//! (WCC, CDLP) are **ranks** ([`MemGraph::rank`]: the position of the
+//! original id among the sorted original ids, DESIGN.md "Dense ids"), which
+//! are ordered as the original ids whatever the store's vertex order: "the
+//! smallest original id" of a set is its smallest rank, and "ties go to the
+//! smallest label" (CDLP) or "label = smallest id in the component" (WCC)
+//! give the same answer on ranks as on original ids. Callers print labels
+//! through the id map (`ids.original_of_rank(label)`), never the label itself.
 //!
 //! Self-loops (the LDBC specification has none; NetworkX and our stores keep
 //! them) are handled as follows, and an engine must do the same:
@@ -41,6 +43,8 @@ pub struct MemGraph {
     pub out: Vec<Vec<(u32, f64)>>,
     /// in-neighbours (directed); for undirected the same as out
     pub inn: Vec<Vec<(u32, f64)>>,
+    /// The rank of each dense id (`order.bin`; the identity when dense id = rank).
+    pub rank: Vec<u32>,
 }
 
 impl MemGraph {
@@ -80,13 +84,43 @@ impl MemGraph {
         };
         let out = read("out")?;
         let inn = if m.directed { read("in")? } else { out.clone() };
+        let rank = store
+            .load_ranks()?
+            .unwrap_or_else(|| (0..n as u32).collect());
         Ok(MemGraph {
             n,
             directed: m.directed,
             weighted: m.weighted,
             out,
             inn,
+            rank,
         })
+    }
+
+    /// The same graph with every vertex renumbered to its rank (the dense
+    /// ids of an `--order original` store): the graph does not depend on the
+    /// store's vertex order.
+    pub fn in_rank_order(&self) -> MemGraph {
+        let relabel = |lists: &[Vec<(u32, f64)>]| -> Vec<Vec<(u32, f64)>> {
+            let mut out = vec![Vec::new(); self.n];
+            for (v, list) in lists.iter().enumerate() {
+                let mut l: Vec<(u32, f64)> = list
+                    .iter()
+                    .map(|&(u, w)| (self.rank[u as usize], w))
+                    .collect();
+                l.sort_by_key(|e| e.0);
+                out[self.rank[v] as usize] = l;
+            }
+            out
+        };
+        MemGraph {
+            n: self.n,
+            directed: self.directed,
+            weighted: self.weighted,
+            out: relabel(&self.out),
+            inn: relabel(&self.inn),
+            rank: (0..self.n as u32).collect(),
+        }
     }
 
     /// Builds a graph from `(src, dst, weight)` edges on dense ids `0..n`,
@@ -132,6 +166,7 @@ impl MemGraph {
             weighted: true,
             out,
             inn,
+            rank: (0..n as u32).collect(),
         }
     }
 
@@ -228,22 +263,27 @@ pub fn pagerank_tol(
 }
 
 /// Weakly connected components: each vertex is labelled with the smallest
-/// dense id of its component (= the smallest original id), direction ignored.
+/// rank of its component (= the smallest original id), direction ignored.
 pub fn wcc(g: &MemGraph) -> Vec<u32> {
     const NONE: u32 = u32::MAX;
     let mut label = vec![NONE; g.n];
     let mut queue = VecDeque::new();
-    for root in 0..g.n {
+    let mut by_rank = vec![0u32; g.n];
+    for (v, &r) in g.rank.iter().enumerate() {
+        by_rank[r as usize] = v as u32;
+    }
+    for (r, &root) in by_rank.iter().enumerate() {
+        let root = root as usize;
         if label[root] != NONE {
             continue;
         }
-        // Roots are visited in increasing order: the root is the smallest id.
-        label[root] = root as u32;
+        // Roots are visited by increasing rank: the root has the smallest.
+        label[root] = r as u32;
         queue.push_back(root);
         while let Some(v) = queue.pop_front() {
             for &(u, _) in g.out[v].iter().chain(g.inn[v].iter()) {
                 if label[u as usize] == NONE {
-                    label[u as usize] = root as u32;
+                    label[u as usize] = r as u32;
                     queue.push_back(u as usize);
                 }
             }
@@ -359,14 +399,14 @@ pub fn khop(g: &MemGraph, source: u32, k: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Graphalytics community detection by label propagation: `L0(v) = v`; in
+/// Graphalytics community detection by label propagation: `L0(v) = rank(v)`; in
 /// each of exactly `iterations` synchronous rounds every vertex takes the most
 /// frequent label among its neighbours, ties to the smallest label; a vertex
 /// without neighbours keeps its label. Neighbours: directed, `out(v) ++ in(v)`
 /// (a vertex linked both ways counts twice, a self-loop too); undirected,
-/// `out(v)`. Labels are dense ids: smallest dense = smallest original id.
+/// `out(v)`. Labels are ranks: smallest rank = smallest original id.
 pub fn cdlp(g: &MemGraph, iterations: usize) -> Vec<u32> {
-    let mut label: Vec<u32> = (0..g.n as u32).collect();
+    let mut label: Vec<u32> = g.rank.clone();
     let mut seen: Vec<u32> = Vec::new();
     for _ in 0..iterations {
         let next: Vec<u32> = (0..g.n)
@@ -609,20 +649,23 @@ pub(crate) mod tests {
             let ex = Example::read(name);
             let tmp = tempfile::tempdir().unwrap();
             let store = build(tmp.path(), ex.directed, true, &ex.ids, &ex.edges);
-            let g = MemGraph::load(&store).unwrap();
+            // In rank order, the graph is the example's (ranks = indices of
+            // its sorted ids), so the outputs are indexed by rank.
+            let g = MemGraph::load(&store).unwrap().in_rank_order();
             assert_eq!(g, ex.graph(), "{name}");
             let ids = store.load_ids().unwrap();
             let n = g.n as u64;
             for (algo, values) in ex.outputs(&g) {
                 let out = tmp.path().join(format!("{name}-{algo}"));
-                let dense_labels = matches!(algo, "CDLP" | "WCC");
+                let rank_labels = matches!(algo, "CDLP" | "WCC");
                 write_vertex_values(&out, &ids, n, |v| {
-                    if dense_labels {
-                        // Labels printed through the id map.
-                        let l: u32 = ex.dense(values[v as usize].parse().unwrap());
-                        ids.get(l as u64).to_string()
+                    let r = ids.rank(v) as usize;
+                    if rank_labels {
+                        // Labels (ranks) printed through the id map.
+                        let l: u32 = ex.dense(values[r].parse().unwrap());
+                        ids.original_of_rank(l as u64).to_string()
                     } else {
-                        values[v as usize].clone()
+                        values[r].clone()
                     }
                 })
                 .unwrap();
@@ -663,7 +706,7 @@ pub(crate) mod tests {
             for weighted in [true, false] {
                 let tmp = tempfile::tempdir().unwrap();
                 let store = build(tmp.path(), directed, weighted, &orig, &edges);
-                let g = MemGraph::load(&store).unwrap();
+                let g = MemGraph::load(&store).unwrap().in_rank_order();
                 let mut want = MemGraph::from_edges(orig.len(), directed, &dense);
                 if !weighted {
                     want.weighted = false;
@@ -675,9 +718,19 @@ pub(crate) mod tests {
                 }
                 assert_eq!(g, want, "directed {directed} weighted {weighted}");
                 let ids = store.load_ids().unwrap();
-                for (v, &o) in orig.iter().enumerate() {
-                    assert_eq!(ids.get(v as u64), o);
+                for (r, &o) in orig.iter().enumerate() {
+                    let r = r as u64;
+                    assert_eq!(ids.original_of_rank(r), o);
+                    assert_eq!(ids.get(ids.dense_of_rank(r)), o);
+                    assert_eq!(ids.rank(ids.dense_of_rank(r)), r);
+                    assert_eq!(
+                        ids.dense_of_original(o, orig.len() as u64),
+                        Some(ids.dense_of_rank(r))
+                    );
                 }
+                assert_eq!(ids.dense_of_original(4, orig.len() as u64), None);
+                // 10 (rank 1) has fewer neighbours than 11 and 40 (ranks 2, 3).
+                assert!(!ids.order_is_identity());
             }
         }
     }
@@ -920,5 +973,34 @@ pub(crate) mod tests {
         // Round 2 from (2, 3, 0, 1, 4, 2): 0 <- {0}; 1 <- {1}; 2 <- {2, 2};
         // 3 <- {3}; 5 <- {0}.
         assert_eq!(cdlp(&g, 2), vec![0, 1, 2, 3, 4, 0]);
+    }
+
+    #[test]
+    fn labels_are_ranks_under_any_vertex_order() {
+        // The graph of `wcc_and_cdlp_on_components` with dense ids permuted:
+        // dense v has rank perm[v]; labels must be the same ranks.
+        let e = [(5u32, 2u32, 1.0), (2, 0, 1.0), (3, 1, 1.0)];
+        let perm = [4u32, 2, 5, 0, 3, 1]; // dense -> rank
+        let mut dense_of = [0u32; 6];
+        for (v, &r) in perm.iter().enumerate() {
+            dense_of[r as usize] = v as u32;
+        }
+        let moved: Vec<_> = e
+            .iter()
+            .map(|&(a, b, w)| (dense_of[a as usize], dense_of[b as usize], w))
+            .collect();
+        for directed in [true, false] {
+            let base = MemGraph::from_edges(6, directed, &e);
+            let mut g = MemGraph::from_edges(6, directed, &moved);
+            g.rank = perm.to_vec();
+            assert_eq!(g.in_rank_order(), base);
+            let (w0, w1) = (wcc(&base), wcc(&g));
+            let (c0, c1) = (cdlp(&base, 2), cdlp(&g, 2));
+            for v in 0..6 {
+                let r = perm[v] as usize;
+                assert_eq!(w1[v], w0[r], "wcc of dense {v}");
+                assert_eq!(c1[v], c0[r], "cdlp of dense {v}");
+            }
+        }
     }
 }

@@ -66,7 +66,7 @@ use crate::mem::{huge_vec, peak_rss_bytes, Budget};
 use crate::progress::Progress;
 use crate::size::format_size;
 use crate::store::csr::files;
-use crate::store::{Store, IDS_FILE};
+use crate::store::{IdLookup, Store};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::ops::Range;
 use std::time::Instant;
@@ -386,18 +386,12 @@ fn bad_weight(store: &Store, v: u32, u: u32, w: f64) -> Error {
     ))
 }
 
-/// The original id of dense vertex `v`, read from the id map (the dense id if
-/// the store has none or it cannot be read).
+/// The original id of dense vertex `v`, read from the id maps (the dense id
+/// if they cannot be read).
 pub(crate) fn original_id(store: &Store, v: u64) -> u64 {
-    use std::os::unix::fs::FileExt;
-    if !store.manifest().has_id_map {
-        return v;
-    }
-    let mut b = [0u8; 8];
-    match std::fs::File::open(store.file(IDS_FILE)).and_then(|f| f.read_exact_at(&mut b, 8 * v)) {
-        Ok(()) => u64::from_le_bytes(b),
-        Err(_) => v,
-    }
+    IdLookup::open(store)
+        .and_then(|ids| ids.original(v))
+        .unwrap_or(v)
 }
 
 /// Bucket index of a finite non-negative distance (saturating).

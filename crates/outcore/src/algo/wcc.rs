@@ -1,7 +1,10 @@
 //! Weakly connected components with LDBC Graphalytics semantics on the
 //! stream engine: components ignoring direction, each vertex labelled with
-//! the smallest (original) id in its component — dense ids are ranks of the
-//! original ids, so the smallest dense id is the smallest original id.
+//! the smallest original id in its component. Labels are *ranks* (positions
+//! of the original ids among the sorted distinct ids, `order.bin`), which
+//! keep the original ids' order whatever the store's vertex order: the
+//! smallest rank of a component is its smallest original id; print a label
+//! with `OriginalIds::original_of_rank`.
 //!
 //! Min-label propagation over every tile in both directions; an iteration
 //! applies a tile's forward direction only if its row block changed in the
@@ -29,7 +32,8 @@ pub struct Wcc {
 }
 
 impl Wcc {
-    /// Every vertex starts as its own component.
+    /// Every vertex starts as its own component, labelled with its dense id
+    /// (its rank when dense id = rank; see [`Wcc::for_store`]).
     pub fn new(n: usize) -> Wcc {
         let blocks = n.div_ceil(1 << TILE_BITS).max(1);
         Wcc {
@@ -42,7 +46,21 @@ impl Wcc {
         }
     }
 
-    /// The component label (a dense id) of dense vertex `v`.
+    /// Every vertex of `store` starts as its own component, labelled with
+    /// its rank (streamed from `order.bin`, no memory beyond the labels).
+    pub fn for_store(store: &Store) -> Result<Wcc> {
+        let w = Wcc::new(store.manifest().num_vertices as usize);
+        store.for_each_rank(|first, ranks| {
+            for (i, &r) in ranks.iter().enumerate() {
+                w.label.set(first as usize + i, r);
+            }
+        })?;
+        Ok(w)
+    }
+
+    /// The component label of dense vertex `v`: the smallest rank in its
+    /// component (a vertex is its component's root when the label is its
+    /// own rank).
     pub fn value(&self, v: usize) -> u32 {
         self.label.get(v)
     }
@@ -126,7 +144,7 @@ pub fn wcc(store: &Store, engine: StreamConfig, budget: &Budget) -> Result<(Wcc,
         )));
     }
     let _state = budget.charge(Wcc::state_bytes(n), "wcc vertex state")?;
-    let mut prog = Wcc::new(n as usize);
+    let mut prog = Wcc::for_store(store)?;
     let mut eng = StreamEngine::new(store, budget, engine)?;
     let mut stats = eng.run(&mut prog, usize::MAX)?;
     stats.vertex_state_bytes = Wcc::state_bytes(n);

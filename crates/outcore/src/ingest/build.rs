@@ -3,12 +3,19 @@
 //! 1. **Read**: the source's edges are canonicalised (undirected: src <= dst),
 //!    self-loops optionally dropped, and pushed into an external sorter keyed by
 //!    (src, dst) in original ids; distinct ids are collected on the way.
-//! 2. **Remap**: the sorted stream is merged, duplicates collapse to their last
-//!    occurrence, ids become dense ranks (monotone, so the order holds) and
-//!    every edge goes to the out-CSR writer (directed), to a sorter in tile
-//!    order and to a sorter in reverse order (directed in-CSR; undirected: both
-//!    directions make the adjacency).
-//! 3. **Write**: the tile sorter feeds the tile writer, the other the CSR writer.
+//! 2. **Order** (`--order degree`, the default): a first pass over the sorted
+//!    stream counts every vertex's degree (distinct edges, in rank space:
+//!    rank = position of the original id among the sorted distinct ids); the
+//!    ranks sorted by (degree descending, rank ascending) give the dense ids
+//!    (`order.bin`: dense id -> rank, `order.inv`: rank -> dense id). Then
+//!    the stream is rewound. With `--order original` dense id = rank.
+//! 3. **Remap**: the sorted stream is merged, duplicates collapse to their last
+//!    occurrence, ids become dense ids and every edge goes to a sorter in tile
+//!    order, to a sorter in reverse order (directed in-CSR; undirected: both
+//!    directions make the adjacency) and, directed, to the out-CSR: straight
+//!    to its writer when dense ids are ranks (the stream is in that order),
+//!    else through a third sorter.
+//! 4. **Write**: the tile sorter feeds the tile writer, the others the CSR writers.
 //!
 //! Memory: every buffer is charged to one [`Budget`]; inputs many times larger
 //! than the budget spill sorted runs to a scratch directory. The store appears
@@ -19,6 +26,7 @@ use super::sort::{ExternalSorter, Record, Sorted};
 use super::EdgeSource;
 use crate::cancel;
 use crate::error::{Error, IoContext, Result};
+use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::progress::Progress;
 use crate::size::format_size;
@@ -28,7 +36,8 @@ use crate::store::manifest::{
     BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION,
 };
 use crate::store::tiles::{TileGeometry, TileWriter, DEFAULT_GROUP_TILES, TILE_BITS};
-use crate::store::IDS_FILE;
+pub use crate::store::VertexOrder;
+use crate::store::{IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -53,6 +62,8 @@ pub struct BuildOptions {
     pub page_bytes: u64,
     /// Input format name, for the manifest.
     pub format: String,
+    /// The order of dense ids (default: by degree; DESIGN.md, "Dense ids").
+    pub order: VertexOrder,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
@@ -71,6 +82,7 @@ impl Default for BuildOptions {
             group_tiles: DEFAULT_GROUP_TILES,
             page_bytes: DEFAULT_PAGE_BYTES,
             format: String::new(),
+            order: VertexOrder::Degree,
             sort_buffer_cap: None,
         }
     }
@@ -105,6 +117,8 @@ impl BuildOptions {
 
 /// The smallest budget a build accepts.
 pub const MIN_MEMORY: u64 = 128 << 20;
+/// Edges per batch of id lookups in the remap and the degree count.
+const BATCH: usize = 4096;
 /// Budget held back for the input pipeline (parser blocks in flight), the
 /// writers' buffers and the id map's slack; sorters share the rest.
 const RESERVED: u64 = 64 << 20;
@@ -115,7 +129,7 @@ pub struct BuildReport {
     pub path: PathBuf,
     pub manifest: Manifest,
     pub seconds: f64,
-    /// Seconds per phase: read, remap, write.
+    /// Seconds per phase: read, order (degree order only), remap, write.
     pub phases: Vec<(&'static str, f64)>,
     pub input_bytes: Option<u64>,
     /// Bytes written to (and read back from) sorted runs.
@@ -276,12 +290,29 @@ fn build<W: Weight>(
     let budget = Budget::new(opts.memory);
     let _reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let undirected = !opts.directed;
+    let by_degree = opts.order == VertexOrder::Degree;
     let dense_n = source.dense_vertex_count();
     let mut counts = Counts::default();
 
     // Phase 1: read, canonicalise, sort by (src, dst); collect ids.
     let t1 = Instant::now();
     let free = budget.available();
+    // A quarter of the budget is held back for the id map; a dense source
+    // needs none, but the degree order needs 8 bytes a vertex after the sort.
+    let held = match dense_n {
+        Some(n) if by_degree => {
+            if n <= u32::MAX as u64 {
+                budget
+                    .require(
+                        &format!("--order degree on {n} vertices"),
+                        &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
+                    )
+                    .map_err(or_original_order)?;
+            }
+            (free / 4).max(8 * n)
+        }
+        _ => free / 4,
+    };
     let mut ids = match dense_n {
         Some(_) => None,
         None => Some(IdCollector::new(&budget, free / 4)),
@@ -291,7 +322,7 @@ fn build<W: Weight>(
         "edges",
         scratch,
         &budget,
-        cap(budget.available() - free / 4),
+        cap(budget.available().saturating_sub(held)),
     )?;
     let mut progress = Progress::new(format!("read {}", source.describe()));
     if let Some(c) = ids.as_mut() {
@@ -356,23 +387,62 @@ fn build<W: Weight>(
     let mut spilled = sorter.spilled_bytes();
     let mut sorted = sorter.finish()?;
     let read_secs = t1.elapsed().as_secs_f64();
+    let mut phases = vec![("read", read_secs)];
 
-    // Phase 2: merge, dedup (last wins), remap, fan out.
+    // Phase 2 (degree order): count degrees, sort ranks, write the maps.
+    // `perm[rank]` is the dense id; `None` when that is the rank itself.
+    let mut perm: Option<(Vec<u32>, Charge)> = None;
+    if by_degree {
+        let t = Instant::now();
+        let order = degree_order(&mut sorted, &idmap, undirected, &budget)?;
+        sorted.rewind()?;
+        if !order.rank_of_dense.0.is_empty() {
+            let mut w = dir.file(ORDER_FILE)?;
+            w.put_u32s(&order.rank_of_dense.0)?;
+            dir.close(w)?;
+            let mut w = dir.file(ORDER_INV_FILE)?;
+            w.put_u32s(&order.dense_of_rank.0)?;
+            dir.close(w)?;
+            perm = Some(order.dense_of_rank);
+        }
+        phases.push(("order", t.elapsed().as_secs_f64()));
+    }
+    let has_order_map = perm.is_some();
+    let dense_of = |orig: u64| -> u32 {
+        let r = idmap.dense(orig).expect("every id was collected");
+        perm.as_ref().map_or(r, |p| p.0[r as usize])
+    };
+
+    // Phase 3: merge, dedup (last wins), remap, fan out.
     let t2 = Instant::now();
     let geom = TileGeometry::new(n, opts.group_tiles, undirected);
+    // Directed: the out-CSR is written straight from the stream when it is in
+    // dense order (dense id = rank), else sorted like the other direction.
+    let out_direct = !undirected && perm.is_none();
+    let out_sorted = !undirected && perm.is_some();
     let share = budget.available();
-    let (tile_share, rev_share) = if undirected {
-        (share / 3, share - share / 3)
+    let (tile_share, rev_share, out_share) = if undirected {
+        (share / 3, share - share / 3, 0)
+    } else if out_sorted {
+        (share / 3, share / 3, share / 3)
     } else {
-        (share / 2, share / 2)
+        (share / 2, share / 2, 0)
     };
     let mut tile_sorter =
         ExternalSorter::<Keyed<W>>::new("tiles", scratch, &budget, cap(tile_share))?;
     let mut rev_sorter =
         ExternalSorter::<Keyed<W>>::new("adjacency", scratch, &budget, cap(rev_share))?;
-    let mut out_csr = if undirected {
-        None
+    let mut out_sorter = if out_sorted {
+        Some(ExternalSorter::<Keyed<W>>::new(
+            "out-adjacency",
+            scratch,
+            &budget,
+            cap(out_share),
+        )?)
     } else {
+        None
+    };
+    let mut out_csr = if out_direct {
         Some(CsrWriter::new(
             &mut dir,
             "out",
@@ -380,25 +450,23 @@ fn build<W: Weight>(
             opts.page_bytes,
             opts.weighted,
         )?)
+    } else {
+        None
     };
     let mut progress = Progress::new("sort and remap");
     {
-        let mut emit = |e: Orig<W>| -> Result<()> {
-            let s = idmap.dense(e.src).expect("every id was collected");
-            let d = idmap.dense(e.dst).expect("every id was collected");
+        let mut emit = |(mut s, mut d): (u32, u32), e: &Orig<W>| -> Result<()> {
+            if undirected && s > d {
+                // Canonical in original ids is not canonical in dense ids.
+                std::mem::swap(&mut s, &mut d);
+            }
             counts.edges += 1;
             counts.self_loops += (s == d) as u64;
             tile_sorter.push(Keyed {
                 key: geom.edge_key(s, d),
                 w: e.w,
             })?;
-            if let Some(out) = out_csr.as_mut() {
-                out.push(s, d, e.w.get())?;
-                rev_sorter.push(Keyed {
-                    key: (d as u64) << 32 | s as u64,
-                    w: e.w,
-                })?;
-            } else {
+            if undirected {
                 rev_sorter.push(Keyed {
                     key: (s as u64) << 32 | d as u64,
                     w: e.w,
@@ -409,7 +477,33 @@ fn build<W: Weight>(
                         w: e.w,
                     })?;
                 }
+                return Ok(());
             }
+            if let Some(out) = out_csr.as_mut() {
+                out.push(s, d, e.w.get())?;
+            } else if let Some(out) = out_sorter.as_mut() {
+                out.push(Keyed {
+                    key: (s as u64) << 32 | d as u64,
+                    w: e.w,
+                })?;
+            }
+            rev_sorter.push(Keyed {
+                key: (d as u64) << 32 | s as u64,
+                w: e.w,
+            })
+        };
+        // Distinct edges go in batches: their dense ids are looked up in a
+        // tight loop first (independent random reads of the id maps overlap
+        // in the memory system), then they are emitted.
+        let mut batch: Vec<Orig<W>> = Vec::with_capacity(BATCH);
+        let mut ids: Vec<(u32, u32)> = Vec::with_capacity(BATCH);
+        let mut flush = |batch: &mut Vec<Orig<W>>| -> Result<()> {
+            ids.clear();
+            ids.extend(batch.iter().map(|e| (dense_of(e.src), dense_of(e.dst))));
+            for (e, &sd) in batch.iter().zip(&ids) {
+                emit(sd, e)?;
+            }
+            batch.clear();
             Ok(())
         };
         let mut prev: Option<Orig<W>> = None;
@@ -419,7 +513,10 @@ fn build<W: Weight>(
                 if p.key() == e.key() {
                     counts.duplicates += 1;
                 } else {
-                    emit(p)?;
+                    batch.push(p);
+                    if batch.len() == BATCH {
+                        flush(&mut batch)?;
+                    }
                 }
             }
             prev = Some(e);
@@ -429,25 +526,27 @@ fn build<W: Weight>(
                 progress.tick(|| format!("{i} of {} edges", counts.input_edges));
             }
         }
-        if let Some(p) = prev {
-            emit(p)?;
-        }
+        batch.extend(prev);
+        flush(&mut batch)?;
     }
     drop(sorted);
+    drop(perm);
     progress.done(|| {
         format!(
             "{} distinct edges, {} duplicates merged",
             counts.edges, counts.duplicates
         )
     });
-    let out_stats = match out_csr {
+    let direct_out_stats = match out_csr {
         Some(w) => Some(w.finish(&mut dir)?),
         None => None,
     };
-    spilled += tile_sorter.spilled_bytes() + rev_sorter.spilled_bytes();
-    let remap_secs = t2.elapsed().as_secs_f64();
+    spilled += tile_sorter.spilled_bytes()
+        + rev_sorter.spilled_bytes()
+        + out_sorter.as_ref().map_or(0, |s| s.spilled_bytes());
+    phases.push(("remap", t2.elapsed().as_secs_f64()));
 
-    // Phase 3: write tiles and the remaining CSR direction.
+    // Phase 4: write tiles and the CSR directions still in sorters.
     let t3 = Instant::now();
     let progress = Progress::new("write tiles and adjacency");
     let mut tiles = TileWriter::new(&mut dir, geom, opts.weighted)?;
@@ -469,27 +568,33 @@ fn build<W: Weight>(
     }
     drop(ts);
     let tile_stats = tiles.finish(&mut dir)?;
-    let which = if undirected { "out" } else { "in" };
-    let mut csr = CsrWriter::new(&mut dir, which, n, opts.page_bytes, opts.weighted)?;
-    let mut rs: Sorted<Keyed<W>> = rev_sorter.finish()?;
-    while let Some(r) = rs.next_record()? {
-        csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
-        k += 1;
-        if k.is_multiple_of(1 << 20) {
-            cancel::check()?;
+    let mut write_csr = |which: &str, sorter: ExternalSorter<Keyed<W>>| -> Result<_> {
+        let mut csr = CsrWriter::new(&mut dir, which, n, opts.page_bytes, opts.weighted)?;
+        let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
+        while let Some(r) = rs.next_record()? {
+            csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
+            k += 1;
+            if k.is_multiple_of(1 << 20) {
+                cancel::check()?;
+            }
         }
-    }
-    drop(rs);
-    let rev_stats = csr.finish(&mut dir)?;
+        drop(rs);
+        csr.finish(&mut dir)
+    };
+    let sorted_out_stats = match out_sorter {
+        Some(s) => Some(write_csr("out", s)?),
+        None => None,
+    };
+    let rev_stats = write_csr(if undirected { "out" } else { "in" }, rev_sorter)?;
     if !idmap.is_identity() {
         let mut w = dir.file(IDS_FILE)?;
         w.put_u64s(idmap.original_ids())?;
         dir.close(w)?;
     }
     progress.done(|| format!("{} tiles", tile_stats.tiles));
-    let write_secs = t3.elapsed().as_secs_f64();
+    phases.push(("write", t3.elapsed().as_secs_f64()));
 
-    let (out_stats, in_stats) = match out_stats {
+    let (out_stats, in_stats) = match direct_out_stats.or(sorted_out_stats) {
         Some(o) => (o, Some(rev_stats)),
         None => (rev_stats, None),
     };
@@ -504,6 +609,8 @@ fn build<W: Weight>(
         weighted: opts.weighted,
         weight_type: opts.weighted.then(|| "f64".to_string()),
         has_id_map: !idmap.is_identity(),
+        vertex_order: opts.order,
+        has_order_map,
         tiles: TileInfo {
             tile_bits: TILE_BITS,
             group_tiles: opts.group_tiles,
@@ -550,15 +657,113 @@ fn build<W: Weight>(
         path,
         manifest,
         seconds,
-        phases: vec![
-            ("read", read_secs),
-            ("remap", remap_secs),
-            ("write", write_secs),
-        ],
+        phases,
         input_bytes: total_bytes,
         spilled_bytes: spilled,
         peak_rss_bytes: peak_rss_bytes(),
     })
+}
+
+/// Pass A of the degree order: counts the degree of every rank over the
+/// sorted stream (distinct keys only: duplicates collapse as in the remap;
+/// undirected: neighbours, a self-loop once; directed: out + in, saturating
+/// at `u32::MAX`), then sorts the ranks by (degree descending, rank
+/// ascending): the position in that order is the dense id. Both maps are
+/// empty when the order is the identity.
+fn degree_order<W: Weight>(
+    sorted: &mut Sorted<Orig<W>>,
+    idmap: &IdMap,
+    undirected: bool,
+    budget: &Budget,
+) -> Result<DegreeOrder> {
+    let n = idmap.len();
+    budget
+        .require(
+            &format!("--order degree on {n} vertices"),
+            &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
+        )
+        .map_err(or_original_order)?;
+    let dense_charge = budget.charge(4 * n, "degree order: degrees, then dense ids")?;
+    let mut deg = vec![0u32; n as usize];
+    let mut progress = Progress::new("count degrees");
+    // Distinct keys in batches: ranks looked up in one tight loop, degrees
+    // counted in another (random accesses overlap in the memory system).
+    let mut keys: Vec<(u64, u64)> = Vec::with_capacity(BATCH);
+    let mut ranks: Vec<(u32, u32)> = Vec::with_capacity(BATCH);
+    let mut count = |keys: &mut Vec<(u64, u64)>| {
+        let rank = |o: u64| idmap.dense(o).expect("every id was collected");
+        ranks.clear();
+        ranks.extend(keys.iter().map(|&(s, d)| (rank(s), rank(d))));
+        for &(s, d) in &ranks {
+            deg[s as usize] = deg[s as usize].saturating_add(1);
+            if !undirected || s != d {
+                deg[d as usize] = deg[d as usize].saturating_add(1);
+            }
+        }
+        keys.clear();
+    };
+    let mut prev: Option<(u64, u64)> = None;
+    let mut i = 0u64;
+    while let Some(e) = sorted.next_record()? {
+        let key = (e.src, e.dst);
+        if prev == Some(key) {
+            continue;
+        }
+        prev = Some(key);
+        keys.push(key);
+        if keys.len() == BATCH {
+            count(&mut keys);
+        }
+        i += 1;
+        if i.is_multiple_of(1 << 20) {
+            cancel::check()?;
+            progress.tick(|| format!("{i} distinct edges"));
+        }
+    }
+    count(&mut keys);
+    progress.done(|| format!("{i} distinct edges over {n} vertices"));
+    let rank_charge = budget
+        .charge(4 * n, "degree order: permutation")
+        .map_err(or_original_order)?;
+    let mut rank_of_dense: Vec<u32> = (0..n as u32).collect();
+    {
+        use rayon::slice::ParallelSliceMut;
+        rank_of_dense.par_sort_unstable_by_key(|&r| (std::cmp::Reverse(deg[r as usize]), r));
+    }
+    if rank_of_dense
+        .iter()
+        .enumerate()
+        .all(|(v, &r)| v as u32 == r)
+    {
+        return Ok(DegreeOrder {
+            rank_of_dense: (Vec::new(), rank_charge),
+            dense_of_rank: (Vec::new(), dense_charge),
+        });
+    }
+    // The degrees are no longer needed: the array becomes rank -> dense id.
+    let mut dense_of_rank = deg;
+    for (v, &r) in rank_of_dense.iter().enumerate() {
+        dense_of_rank[r as usize] = v as u32;
+    }
+    Ok(DegreeOrder {
+        rank_of_dense: (rank_of_dense, rank_charge),
+        dense_of_rank: (dense_of_rank, dense_charge),
+    })
+}
+
+/// The degree order's maps (`order.bin` and `order.inv`), each with the
+/// charge of its memory.
+struct DegreeOrder {
+    rank_of_dense: (Vec<u32>, Charge),
+    dense_of_rank: (Vec<u32>, Charge),
+}
+
+/// Adds the way out of a budget refusal of the degree order.
+fn or_original_order(e: Error) -> Error {
+    match e {
+        Error::Budget(m) => Error::Budget(format!("{m} (or pass --order original)")),
+        e => e,
+    }
 }
 
 /// Inverse of [`TileGeometry::tile_order`].

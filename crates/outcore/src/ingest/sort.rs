@@ -158,7 +158,7 @@ impl<R: Record> ExternalSorter<R> {
             drop(charge);
             let charge = self.budget.charge(keep, self.name)?;
             return Ok(Sorted {
-                inner: Inner::Memory(buf.into_iter()),
+                inner: Inner::Memory(buf, 0),
                 _charge: Some(charge),
             });
         }
@@ -193,9 +193,9 @@ impl<R: Record> ExternalSorter<R> {
         let buf = (mem / runs.len()).min(MERGE_BUF);
         let charge = self.budget.charge((buf * runs.len()) as u64, self.name)?;
         let merger = Merger::open(&runs, buf)?;
-        self.runs = runs; // removed when the stream is dropped
+        // The runs stay until the stream is dropped (a rewind reads them again).
         Ok(Sorted {
-            inner: Inner::Merge(merger, RunFiles(std::mem::take(&mut self.runs))),
+            inner: Inner::Merge(merger, RunFiles(runs), buf),
             _charge: Some(charge),
         })
     }
@@ -366,15 +366,19 @@ impl RunWriter {
     }
 }
 
-/// Records in key order: from memory, or merged from runs.
+/// Records in key order: from memory, or merged from runs. The stream can
+/// be read again from the start ([`Sorted::rewind`]): records in memory are
+/// kept, run files stay on disk until the stream is dropped.
 pub struct Sorted<R: Record> {
     inner: Inner<R>,
     _charge: Option<Charge>,
 }
 
 enum Inner<R: Record> {
-    Memory(std::vec::IntoIter<R>),
-    Merge(Merger<R>, #[allow(dead_code)] RunFiles),
+    /// The records and the index of the next one.
+    Memory(Vec<R>, usize),
+    /// The merge, its run files and the read buffer per run.
+    Merge(Merger<R>, RunFiles, usize),
 }
 
 impl<R: Record> Sorted<R> {
@@ -382,9 +386,28 @@ impl<R: Record> Sorted<R> {
     #[inline]
     pub fn next_record(&mut self) -> Result<Option<R>> {
         match &mut self.inner {
-            Inner::Memory(it) => Ok(it.next()),
-            Inner::Merge(m, _) => m.next_record(),
+            Inner::Memory(v, i) => {
+                let r = v.get(*i).copied();
+                *i += r.is_some() as usize;
+                Ok(r)
+            }
+            Inner::Merge(m, _, _) => m.next_record(),
         }
+    }
+
+    /// Starts the stream over: the next record is the first again. A merged
+    /// stream reopens its runs (with the same read buffers, already charged).
+    pub fn rewind(&mut self) -> Result<()> {
+        match &mut self.inner {
+            Inner::Memory(_, i) => *i = 0,
+            Inner::Merge(m, runs, buf) => m.reopen(&runs.0, *buf)?,
+        }
+        Ok(())
+    }
+
+    /// True when the records come from runs on disk (a rewind reads them again).
+    pub fn is_spilled(&self) -> bool {
+        matches!(self.inner, Inner::Merge(..))
     }
 }
 
@@ -426,36 +449,50 @@ struct Merger<R: Record> {
 
 impl<R: Record> Merger<R> {
     fn open(runs: &[PathBuf], buf: usize) -> Result<Self> {
-        let mut readers = Vec::with_capacity(runs.len());
-        let mut heads = Vec::with_capacity(runs.len());
-        let mut heap = BinaryHeap::with_capacity(runs.len());
+        let mut m = Merger {
+            bytes_read: 0,
+            readers: Vec::with_capacity(runs.len()),
+            heads: Vec::with_capacity(runs.len()),
+            heap: BinaryHeap::with_capacity(runs.len()),
+        };
+        m.reopen(runs, buf)?;
+        Ok(m)
+    }
+
+    /// (Re)starts the merge of `runs`; the previous readers and their
+    /// buffers are released first.
+    fn reopen(&mut self, runs: &[PathBuf], buf: usize) -> Result<()> {
+        self.readers.clear();
+        self.heads.clear();
+        self.heap.clear();
         for (i, p) in runs.iter().enumerate() {
             let mut r = RunReader::<R>::open(p, buf)?;
             let head = r.next()?;
             if let Some(h) = &head {
-                heap.push(Reverse((h.key(), i)));
+                self.heap.push(Reverse((h.key(), i)));
             }
-            readers.push(r);
-            heads.push(head);
+            self.readers.push(r);
+            self.heads.push(head);
         }
-        Ok(Merger {
-            bytes_read: 0,
-            readers,
-            heads,
-            heap,
-        })
+        Ok(())
     }
 
     #[inline]
     fn next_record(&mut self) -> Result<Option<R>> {
-        let Some(Reverse((_, i))) = self.heap.pop() else {
+        // The run's next record replaces the top in place (one sift-down
+        // instead of a pop and a push); an exhausted run leaves the heap.
+        let Some(mut top) = self.heap.peek_mut() else {
             return Ok(None);
         };
+        let i = top.0 .1;
         let out = self.heads[i].take();
         self.bytes_read += R::BYTES as u64;
         let next = self.readers[i].next()?;
-        if let Some(n) = &next {
-            self.heap.push(Reverse((n.key(), i)));
+        match &next {
+            Some(n) => *top = Reverse((n.key(), i)),
+            None => {
+                std::collections::binary_heap::PeekMut::pop(top);
+            }
         }
         self.heads[i] = next;
         Ok(out)
@@ -511,6 +548,24 @@ mod tests {
             got.push(r);
         }
         assert_eq!(got, expect);
+        // Rewound at the end and in the middle, the stream starts over.
+        for stop in [n as usize, n as usize / 3] {
+            sorted.rewind().unwrap();
+            let mut again = Vec::new();
+            while let Some(r) = sorted.next_record().unwrap() {
+                again.push(r);
+            }
+            assert_eq!(again, expect);
+            sorted.rewind().unwrap();
+            for _ in 0..stop {
+                sorted.next_record().unwrap().unwrap();
+            }
+        }
+        // The run files live until the stream is dropped.
+        let files = || std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(files() > 0, sorted.is_spilled());
+        drop(sorted);
+        assert_eq!(files(), 0);
     }
 
     #[test]

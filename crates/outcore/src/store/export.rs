@@ -33,8 +33,8 @@ impl std::str::FromStr for Layout {
 }
 
 /// Writes the edges of `layout` to `out` (`-` for standard output), one
-/// `src dst [weight]` line per edge in original ids. An undirected edge is
-/// written once (as stored: src <= dst in dense order) unless
+/// `src dst [weight]` line per edge in original ids, in the layout's order.
+/// An undirected edge is written once, smaller original id first, unless
 /// `both_directions`, which writes (u, v) and (v, u) (a self-loop once).
 /// Returns the number of lines.
 pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) -> Result<u64> {
@@ -66,12 +66,19 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
     let mut w = BufWriter::with_capacity(1 << 20, sink);
     let mut lines = 0u64;
     let weighted = m.weighted;
+    let once = !m.directed && !both_directions;
     let mut line = |w: &mut BufWriter<Box<dyn Write>>, s: u64, d: u64, wt: f64| -> Result<()> {
         lines += 1;
+        let (mut s, mut d) = (ids.get(s), ids.get(d));
+        if once && s > d {
+            // Stored as (min, max) in dense ids, which need not be the
+            // original ids' order.
+            std::mem::swap(&mut s, &mut d);
+        }
         let r = if weighted {
-            writeln!(w, "{} {} {}", ids.get(s), ids.get(d), wt)
+            writeln!(w, "{s} {d} {wt}")
         } else {
-            writeln!(w, "{} {}", ids.get(s), ids.get(d))
+            writeln!(w, "{s} {d}")
         };
         r.at(target)
     };

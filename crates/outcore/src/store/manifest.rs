@@ -81,6 +81,45 @@ pub struct BuildInfo {
     pub created_unix: u64,
 }
 
+/// How dense vertex ids are ordered (DESIGN.md, "Dense ids").
+///
+/// Every vertex has a *rank*: the position of its original id among the
+/// sorted distinct original ids. `Original`: dense id = rank. `Degree`: dense
+/// ids go by degree, highest first, ties by rank; `order.bin` maps dense ids
+/// to ranks (absent when the order happens to be the identity).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum VertexOrder {
+    /// Dense id = rank (stores written before the field existed).
+    #[default]
+    Original,
+    /// Dense ids by descending degree (distinct stored edges touching the
+    /// vertex; directed: out + in), ties by ascending rank.
+    Degree,
+}
+
+impl std::fmt::Display for VertexOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            VertexOrder::Original => "original",
+            VertexOrder::Degree => "degree",
+        })
+    }
+}
+
+impl std::str::FromStr for VertexOrder {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<VertexOrder> {
+        match s {
+            "original" => Ok(VertexOrder::Original),
+            "degree" => Ok(VertexOrder::Degree),
+            _ => Err(Error::Invalid(format!(
+                "unknown vertex order `{s}`: expected degree or original"
+            ))),
+        }
+    }
+}
+
 /// The manifest.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -94,8 +133,15 @@ pub struct Manifest {
     pub weighted: bool,
     /// "f64" when weighted.
     pub weight_type: Option<String>,
-    /// True when `ids.bin` maps dense ids to original ids.
+    /// True when `ids.bin` maps ranks to original ids.
     pub has_id_map: bool,
+    /// How dense ids are ordered ("original" when absent: older stores).
+    #[serde(default)]
+    pub vertex_order: VertexOrder,
+    /// True when `order.bin` maps dense ids to ranks and `order.inv` ranks to
+    /// dense ids (false: dense id = rank).
+    #[serde(default)]
+    pub has_order_map: bool,
     pub tiles: TileInfo,
     pub csr: CsrInfo,
     pub degrees: DegreeInfo,

@@ -5,12 +5,20 @@
 //! ```text
 //! graph.oc/
 //!   manifest.json        format version, counts, flags, build parameters, size + XXH3 of every file
-//!   ids.bin              dense id -> original id, u64 each (absent when ids are already 0..n-1)
+//!   ids.bin              rank -> original id, u64 each, increasing (absent when ids are already 0..n-1)
+//!   order.bin            dense id -> rank, u32 each (absent when dense id = rank)
+//!   order.inv            rank -> dense id, u32 each (the inverse of order.bin; absent with it)
 //!   degrees/{out,in}.u16 compact degrees, .ovf overflow table (see degrees.rs)
 //!   tiles/               G-Store tiles: edges.bin, index.bin, groups.bin, edges.xxh (see tiles.rs)
 //!   csr/{out,in}.adj     page-packed adjacency, .off slot offsets (see csr.rs)
 //!   weights/             f64 weights aligned with tiles/edges.bin and with each adjacency file
 //! ```
+//!
+//! A vertex's *rank* is the position of its original id among the sorted
+//! distinct original ids; its *dense id* is its position in the store's
+//! vertex order ([`VertexOrder`]): the rank itself, or by descending degree.
+//! [`OriginalIds`] (in memory) and [`IdLookup`] (positioned reads) map
+//! between the three.
 //!
 //! Stores are created atomically ([`file::StoreDir`]) and opened only after
 //! the manifest, its version and every file's size check out
@@ -25,12 +33,17 @@ pub mod read;
 pub mod tiles;
 pub mod verify;
 
-use crate::error::{Error, Result};
-pub use manifest::Manifest;
+use crate::error::{Error, IoContext, Result};
+pub use manifest::{Manifest, VertexOrder};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// The id map's file.
+/// The id map's file: rank -> original id.
 pub const IDS_FILE: &str = "ids.bin";
+/// The vertex order's file: dense id -> rank.
+pub const ORDER_FILE: &str = "order.bin";
+/// The inverse of the vertex order: rank -> dense id.
+pub const ORDER_INV_FILE: &str = "order.inv";
 
 /// An opened store: its path and manifest.
 #[derive(Clone, Debug)]
@@ -58,6 +71,12 @@ impl Store {
                     ),
                 ));
             }
+        }
+        if manifest.has_order_map && manifest.vertex_order == VertexOrder::Original {
+            return Err(Error::store(
+                path,
+                "the manifest lists a vertex order map for the original order: the store is damaged",
+            ));
         }
         let required = required_files(&manifest);
         if let Some(missing) = required.iter().find(|f| !manifest.files.contains_key(*f)) {
@@ -87,32 +106,263 @@ impl Store {
         self.path.join(rel)
     }
 
-    /// Loads the dense -> original id map (identity when the store has none).
+    /// Loads the id maps: dense id -> rank -> original id, and back (each
+    /// part absent when it is the identity). Holds up to 16 bytes per vertex.
     pub fn load_ids(&self) -> Result<OriginalIds> {
-        if !self.manifest.has_id_map {
-            return Ok(OriginalIds(None));
+        let n = self.manifest.num_vertices;
+        let ids = if self.manifest.has_id_map {
+            let ids = file::read_u64s(&self.file(IDS_FILE))?;
+            if ids.len() as u64 != n {
+                return Err(Error::store(
+                    &self.path,
+                    "ids.bin does not hold one id per vertex",
+                ));
+            }
+            Some(ids)
+        } else {
+            None
+        };
+        let rank = self.load_ranks()?;
+        let dense = if self.manifest.has_order_map {
+            Some(self.read_u32s(ORDER_INV_FILE)?)
+        } else {
+            None
+        };
+        Ok(OriginalIds { ids, rank, dense })
+    }
+
+    /// The rank of every dense id (`order.bin`), or `None` when dense id = rank.
+    pub fn load_ranks(&self) -> Result<Option<Vec<u32>>> {
+        if !self.manifest.has_order_map {
+            return Ok(None);
         }
-        let ids = file::read_u64s(&self.file(IDS_FILE))?;
-        if ids.len() as u64 != self.manifest.num_vertices {
+        self.read_u32s(ORDER_FILE).map(Some)
+    }
+
+    /// Streams the ranks of dense ids `0..n` in order: `f(first dense id,
+    /// ranks)` per chunk. Returns false (and calls nothing) when dense id = rank.
+    pub fn for_each_rank(&self, mut f: impl FnMut(u64, &[u32])) -> Result<bool> {
+        if !self.manifest.has_order_map {
+            return Ok(false);
+        }
+        let path = self.file(ORDER_FILE);
+        let mut next = 0u64;
+        let mut buf: Vec<u32> = Vec::new();
+        file::read_chunks(&path, 4, |b| {
+            buf.clear();
+            buf.extend(
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+            );
+            f(next, &buf);
+            next += buf.len() as u64;
+            Ok(())
+        })?;
+        if next != self.manifest.num_vertices {
             return Err(Error::store(
                 &self.path,
-                "ids.bin does not hold one id per vertex",
+                format!("{ORDER_FILE} does not hold one rank per vertex"),
             ));
         }
-        Ok(OriginalIds(Some(ids)))
+        Ok(true)
+    }
+
+    /// Reads a u32 file holding one value per vertex.
+    fn read_u32s(&self, rel: &str) -> Result<Vec<u32>> {
+        let n = self.manifest.num_vertices;
+        let mut out = Vec::with_capacity(n as usize);
+        file::read_chunks(&self.file(rel), 4, |b| {
+            out.extend(
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+            );
+            Ok(())
+        })?;
+        if out.len() as u64 != n || out.iter().any(|&x| x as u64 >= n) {
+            return Err(Error::store(
+                &self.path,
+                format!("{rel} does not hold one id below {n} per vertex"),
+            ));
+        }
+        Ok(out)
     }
 }
 
-/// Dense -> original ids.
-pub struct OriginalIds(Option<Vec<u64>>);
+/// The id maps in memory: dense id -> rank -> original id and back.
+///
+/// Original ids are increasing in the rank, so "ascending original id" is
+/// "ascending rank", and the smallest original id of a set is the one of
+/// its smallest rank.
+pub struct OriginalIds {
+    /// rank -> original id (`None`: the same).
+    ids: Option<Vec<u64>>,
+    /// dense id -> rank (`None`: the same).
+    rank: Option<Vec<u32>>,
+    /// rank -> dense id (`None`: the same).
+    dense: Option<Vec<u32>>,
+}
 
 impl OriginalIds {
+    /// The identity maps (dense id = rank = original id).
+    pub fn identity() -> OriginalIds {
+        OriginalIds {
+            ids: None,
+            rank: None,
+            dense: None,
+        }
+    }
+
     /// The original id of dense id `v`.
     #[inline]
     pub fn get(&self, v: u64) -> u64 {
-        match &self.0 {
-            Some(ids) => ids[v as usize],
+        self.original_of_rank(self.rank(v))
+    }
+
+    /// The rank of dense id `v`.
+    #[inline]
+    pub fn rank(&self, v: u64) -> u64 {
+        match &self.rank {
+            Some(r) => r[v as usize] as u64,
             None => v,
+        }
+    }
+
+    /// The original id of rank `r`.
+    #[inline]
+    pub fn original_of_rank(&self, r: u64) -> u64 {
+        match &self.ids {
+            Some(ids) => ids[r as usize],
+            None => r,
+        }
+    }
+
+    /// The dense id of rank `r`.
+    #[inline]
+    pub fn dense_of_rank(&self, r: u64) -> u64 {
+        match &self.dense {
+            Some(d) => d[r as usize] as u64,
+            None => r,
+        }
+    }
+
+    /// The rank of original id `id`, if it is a vertex (binary search; `n`
+    /// is the vertex count).
+    pub fn rank_of_original(&self, id: u64, n: u64) -> Option<u64> {
+        match &self.ids {
+            Some(ids) => ids.binary_search(&id).ok().map(|r| r as u64),
+            None => (id < n).then_some(id),
+        }
+    }
+
+    /// The dense id of original id `id`, if it is a vertex.
+    pub fn dense_of_original(&self, id: u64, n: u64) -> Option<u64> {
+        self.rank_of_original(id, n).map(|r| self.dense_of_rank(r))
+    }
+
+    /// True when dense id = rank.
+    pub fn order_is_identity(&self) -> bool {
+        self.rank.is_none()
+    }
+}
+
+/// Original <-> dense ids by positioned reads of `ids.bin`, `order.bin` and
+/// `order.inv`, without loading them: what a single query needs (a lookup is
+/// a binary search over `ids.bin` plus one read of `order.inv`).
+pub struct IdLookup {
+    store: PathBuf,
+    n: u64,
+    ids: Option<std::fs::File>,
+    order: Option<(std::fs::File, std::fs::File)>,
+}
+
+impl IdLookup {
+    /// Opens the maps of `store`.
+    pub fn open(store: &Store) -> Result<IdLookup> {
+        let m = store.manifest();
+        let open = |rel: &str| {
+            let p = store.file(rel);
+            std::fs::File::open(&p).at(&p)
+        };
+        Ok(IdLookup {
+            store: store.path().to_path_buf(),
+            n: m.num_vertices,
+            ids: if m.has_id_map {
+                Some(open(IDS_FILE)?)
+            } else {
+                None
+            },
+            order: if m.has_order_map {
+                Some((open(ORDER_FILE)?, open(ORDER_INV_FILE)?))
+            } else {
+                None
+            },
+        })
+    }
+
+    fn read<const W: usize>(&self, f: &std::fs::File, rel: &str, i: u64) -> Result<[u8; W]> {
+        let mut b = [0u8; W];
+        if i >= self.n {
+            return Err(Error::Invalid(format!(
+                "vertex {i} is outside the {} vertices of the store",
+                self.n
+            )));
+        }
+        f.read_exact_at(&mut b, i * W as u64)
+            .map_err(|e| Error::io(self.store.join(rel), e))?;
+        Ok(b)
+    }
+
+    /// The rank of dense id `v`.
+    pub fn rank(&self, v: u64) -> Result<u64> {
+        match &self.order {
+            Some((f, _)) => Ok(u32::from_le_bytes(self.read(f, ORDER_FILE, v)?) as u64),
+            None => Ok(v),
+        }
+    }
+
+    /// The dense id of rank `r`.
+    pub fn dense_of_rank(&self, r: u64) -> Result<u64> {
+        match &self.order {
+            Some((_, f)) => Ok(u32::from_le_bytes(self.read(f, ORDER_INV_FILE, r)?) as u64),
+            None => Ok(r),
+        }
+    }
+
+    /// The original id of rank `r`.
+    pub fn original_of_rank(&self, r: u64) -> Result<u64> {
+        match &self.ids {
+            Some(f) => Ok(u64::from_le_bytes(self.read(f, IDS_FILE, r)?)),
+            None => Ok(r),
+        }
+    }
+
+    /// The original id of dense id `v`.
+    pub fn original(&self, v: u64) -> Result<u64> {
+        self.original_of_rank(self.rank(v)?)
+    }
+
+    /// The rank of original id `id`, if it is a vertex.
+    pub fn rank_of_original(&self, id: u64) -> Result<Option<u64>> {
+        if self.ids.is_none() {
+            return Ok((id < self.n).then_some(id));
+        }
+        let (mut lo, mut hi) = (0u64, self.n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.original_of_rank(mid)? < id {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok((lo < self.n && self.original_of_rank(lo)? == id).then_some(lo))
+    }
+
+    /// The dense id of original id `id`, if it is a vertex.
+    pub fn dense(&self, id: u64) -> Result<Option<u64>> {
+        match self.rank_of_original(id)? {
+            Some(r) => self.dense_of_rank(r).map(Some),
+            None => Ok(None),
         }
     }
 }
@@ -139,6 +389,10 @@ pub fn required_files(m: &Manifest) -> Vec<String> {
     }
     if m.has_id_map {
         v.push(IDS_FILE.into());
+    }
+    if m.has_order_map {
+        v.push(ORDER_FILE.into());
+        v.push(ORDER_INV_FILE.into());
     }
     v
 }

@@ -7,7 +7,7 @@ use super::degrees;
 use super::file::checksum;
 use super::read::{scan_csr, scan_tiles, LeReader};
 use super::tiles::{TileGeometry, GROUPS_FILE, INDEX_FILE};
-use super::{Store, IDS_FILE};
+use super::{Store, VertexOrder, IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use std::path::Path;
@@ -58,6 +58,31 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
                 return Err(bad(IDS_FILE, "ids are not strictly increasing".into()));
             }
             prev = Some(x);
+        }
+    }
+
+    // The vertex order: order.bin a permutation, order.inv its inverse.
+    let ranks = store.load_ranks()?;
+    if let Some(rank) = &ranks {
+        let mut seen = vec![false; n as usize];
+        for (v, &r) in rank.iter().enumerate() {
+            if std::mem::replace(&mut seen[r as usize], true) {
+                return Err(bad(
+                    ORDER_FILE,
+                    format!("rank {r} appears twice (again at dense id {v}): not a permutation"),
+                ));
+            }
+        }
+        drop(seen);
+        let mut r = LeReader::open(&store.file(ORDER_INV_FILE))?;
+        for want in 0..n {
+            let v = r.req_u32()?;
+            if rank.get(v as usize) != Some(&(want as u32)) {
+                return Err(bad(
+                    ORDER_INV_FILE,
+                    format!("rank {want} maps to dense id {v}, whose rank is not {want}"),
+                ));
+            }
         }
     }
 
@@ -201,6 +226,32 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             }
             Ok(())
         })?;
+    }
+
+    // Degree order: degrees (out + in when directed) non-increasing in the
+    // dense id, equal degrees by increasing rank.
+    if m.vertex_order == VertexOrder::Degree {
+        let rank = |v: usize| ranks.as_ref().map_or(v as u32, |r| r[v]);
+        let degree = |v: usize| {
+            let d = out_deg[v] as u64 + in_deg.get(v).map_or(0, |&d| d as u64);
+            d.min(u32::MAX as u64)
+        };
+        for v in 1..n as usize {
+            let (a, b) = ((degree(v - 1), rank(v - 1)), (degree(v), rank(v)));
+            if a.0 < b.0 || (a.0 == b.0 && a.1 > b.1) {
+                return Err(bad(
+                    if ranks.is_some() { ORDER_FILE } else { "manifest.json" },
+                    format!(
+                        "the vertex order is not by degree: dense id {} has degree {} (rank {}), dense id {v} degree {} (rank {})",
+                        v - 1,
+                        a.0,
+                        a.1,
+                        b.0,
+                        b.1
+                    ),
+                ));
+            }
+        }
     }
     Ok(report)
 }

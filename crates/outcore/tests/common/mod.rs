@@ -4,7 +4,7 @@
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
 use outcore::ingest::VecSource;
 use outcore::store::export::{export, Layout};
-use outcore::store::Store;
+use outcore::store::{Store, VertexOrder};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -73,13 +73,27 @@ pub fn exported(store: &Store, layout: Layout, both: bool) -> Vec<(u64, u64, f64
 }
 
 /// A store of `n` dense vertices (0..n, isolated ones included) from weighted
-/// edges; small groups so several groups appear on small graphs.
+/// edges; small groups so several groups appear on small graphs. Dense ids
+/// go by degree (the default order): original id `v` is dense id
+/// [`dense_id`]`(store, v)`.
 pub fn dense_store(
     dir: &Path,
     n: u64,
     edges: &[(u64, u64, f64)],
     directed: bool,
     weighted: bool,
+) -> Store {
+    dense_store_in(dir, n, edges, directed, weighted, VertexOrder::Degree)
+}
+
+/// [`dense_store`] with the given vertex order.
+pub fn dense_store_in(
+    dir: &Path,
+    n: u64,
+    edges: &[(u64, u64, f64)],
+    directed: bool,
+    weighted: bool,
+    order: VertexOrder,
 ) -> Store {
     outcore::progress::set_quiet(true);
     let mut src = VecSource::new(edges.iter().copied());
@@ -89,6 +103,7 @@ pub fn dense_store(
         weighted,
         memory: 256 << 20,
         group_tiles: 2,
+        order,
         ..Default::default()
     };
     Store::open(
@@ -101,8 +116,36 @@ pub fn dense_store(
 
 /// The same for unweighted edges.
 pub fn unweighted_store(dir: &Path, n: u64, edges: &[(u64, u64)], directed: bool) -> Store {
+    unweighted_store_in(dir, n, edges, directed, VertexOrder::Degree)
+}
+
+/// [`unweighted_store`] with the given vertex order.
+pub fn unweighted_store_in(
+    dir: &Path,
+    n: u64,
+    edges: &[(u64, u64)],
+    directed: bool,
+    order: VertexOrder,
+) -> Store {
     let e: Vec<(u64, u64, f64)> = edges.iter().map(|&(s, d)| (s, d, 1.0)).collect();
-    dense_store(dir, n, &e, directed, false)
+    dense_store_in(dir, n, &e, directed, false, order)
+}
+
+/// The dense id of original id `v` in `store`.
+pub fn dense_id(store: &Store, v: u64) -> u64 {
+    store
+        .load_ids()
+        .unwrap()
+        .dense_of_original(v, store.manifest().num_vertices)
+        .unwrap_or_else(|| panic!("{v} is not a vertex"))
+}
+
+/// Edges in original ids as edges in the dense ids of `store`.
+pub fn to_dense(store: &Store, edges: &[(u64, u64, f64)]) -> Vec<(u32, u32, f64)> {
+    let ids = store.load_ids().unwrap();
+    let n = store.manifest().num_vertices;
+    let d = |v: u64| ids.dense_of_original(v, n).expect("a vertex") as u32;
+    edges.iter().map(|&(s, t, w)| (d(s), d(t), w)).collect()
 }
 
 /// `../shared/data/graphalytics`.
@@ -131,6 +174,11 @@ pub fn graphalytics_properties(name: &str) -> std::collections::HashMap<String, 
 
 /// Imports the Graphalytics example `name` (`.v` + `.e`, weighted) into a store under `dir`.
 pub fn import_graphalytics(dir: &Path, name: &str, directed: bool) -> Store {
+    import_graphalytics_in(dir, name, directed, VertexOrder::Degree)
+}
+
+/// [`import_graphalytics`] with the given vertex order.
+pub fn import_graphalytics_in(dir: &Path, name: &str, directed: bool, order: VertexOrder) -> Store {
     use outcore::ingest::parse::{self, InputFormat, ParseOptions};
     outcore::progress::set_quiet(true);
     let inputs = vec![
@@ -147,6 +195,8 @@ pub fn import_graphalytics(dir: &Path, name: &str, directed: bool) -> Store {
         directed,
         weighted: true,
         memory: 256 << 20,
+        order,
+        force: true,
         ..Default::default()
     };
     Store::open(
