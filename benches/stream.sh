@@ -6,24 +6,26 @@
 #
 #   bash benches/stream.sh                  # scale 24
 #   SCALE=20 bash benches/stream.sh         # quicker
+#   ORDER=original bash benches/stream.sh   # a store without degree order
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE=${SCALE:-24}
 DIR=${BENCH_DIR:-bench-out}
 MEMS=${MEMS:-"512MiB 8GiB"}
+ORDER=${ORDER:-degree}
 mkdir -p "$DIR"
 cargo build --release -p outcore-cli >/dev/null 2>&1
 BIN=$PWD/target/release/outcore
-S=$DIR/kron$SCALE.oc
+S=$DIR/kron$SCALE-$ORDER.oc
 if [ ! -f "$S/manifest.json" ]; then
   echo "building $S (once) ..."
-  "$BIN" --quiet generate kron --scale "$SCALE" --out "$S" --memory 8GiB --force
+  "$BIN" --quiet generate kron --scale "$SCALE" --order "$ORDER" --out "$S" --memory 8GiB --force
 fi
 TILES=$S/tiles/edges.bin
 sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 raw=$(dd if="$TILES" of=/dev/null bs=4M iflag=direct 2>&1 | awk '/copied/ {for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i-1); printf "%s %.1f", s, $1 / 1e6 / s}')
 read -r raw_secs raw_mbs <<<"$raw"
-echo "== stream engine: kron scale $SCALE, tiles $(du -h "$TILES" | cut -f1) =="
+echo "== stream engine: kron scale $SCALE ($ORDER order), tiles $(du -h "$TILES" | cut -f1) =="
 echo "raw: dd if=tiles/edges.bin bs=4M iflag=direct: $raw_mbs MB/s ($raw_secs s)"
 for mem in $MEMS; do
   for alg in pagerank wcc bfs; do
@@ -35,7 +37,8 @@ for mem in $MEMS; do
     python3 - "$DIR/$alg-$mem.json" "$raw_mbs" "$(stat -c %s "$TILES")" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); raw = float(sys.argv[2]); tiles = int(sys.argv[3])
-print(f"   segment {s['segment_bytes'] >> 20} MiB, cache pool {s['cache_pool_bytes'] >> 20} MiB, "
+ring = max((it.get("segments", 0) for it in s["iterations"]), default=0) or 2
+print(f"   segments {ring} x {s['segment_bytes'] >> 20} MiB, cache pool {s['cache_pool_bytes'] >> 20} MiB, "
       f"vertex state {s['vertex_state_bytes'] >> 20} MiB, peak RSS {s['peak_rss_bytes'] >> 20} MiB")
 print("   iter  seconds   read MiB  hit%   eff MB/s  vs raw  io-wait  compute  caching  Medges/s  active")
 for it in s["iterations"]:

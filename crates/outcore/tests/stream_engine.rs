@@ -6,7 +6,8 @@ mod common;
 use common::unweighted_store as store_of;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::{bfs, pagerank, wcc};
-use outcore::engine::stream::StreamConfig;
+use outcore::engine::stats::RunStats;
+use outcore::engine::stream::{self, StreamConfig};
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
@@ -22,9 +23,36 @@ fn cfg(io: Backend, seg: Option<u64>, cache: Option<u64>) -> StreamConfig {
     }
 }
 
-fn check_all(store: &Store, source: u64, c: &StreamConfig) {
+/// The references' answers on one store.
+struct Expected {
+    source: u64,
+    pagerank: Vec<f64>,
+    wcc: Vec<u32>,
+    /// Empty for an empty graph.
+    bfs: Vec<i64>,
+}
+
+fn expected(store: &Store, source: u64) -> Expected {
     let g = MemGraph::load(store).unwrap();
-    let n = g.n;
+    Expected {
+        source,
+        pagerank: reference::pagerank(&g, 0.85, 7),
+        wcc: reference::wcc(&g),
+        bfs: if g.n > 0 {
+            reference::bfs(&g, source as u32)
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fn check_all(store: &Store, source: u64, c: &StreamConfig) {
+    check(store, &expected(store, source), c);
+}
+
+/// Runs PageRank, WCC and BFS with `c` against `expect`; returns WCC's statistics.
+fn check(store: &Store, expect: &Expected, c: &StreamConfig) -> RunStats {
+    let n = store.manifest().num_vertices;
     let budget = Budget::new(1 << 30);
     // PageRank, 1e-9 relative.
     let cfgp = pagerank::PageRankConfig {
@@ -32,8 +60,7 @@ fn check_all(store: &Store, source: u64, c: &StreamConfig) {
         ..Default::default()
     };
     let (pr, stats) = pagerank::pagerank(store, &cfgp, c.clone(), &budget).unwrap();
-    let expect = reference::pagerank(&g, 0.85, 7);
-    for (v, &e) in expect.iter().enumerate() {
+    for (v, &e) in expect.pagerank.iter().enumerate() {
         let a = pr.value(v);
         assert!(
             (a - e).abs() <= 1e-9 * e.abs().max(1e-300),
@@ -44,19 +71,18 @@ fn check_all(store: &Store, source: u64, c: &StreamConfig) {
         assert_eq!(stats.iterations.len(), 7);
     }
     // WCC, exact labels.
-    let (w, _) = wcc::wcc(store, c.clone(), &budget).unwrap();
-    let expect = reference::wcc(&g);
-    for (v, &e) in expect.iter().enumerate() {
+    let (w, wcc_stats) = wcc::wcc(store, c.clone(), &budget).unwrap();
+    for (v, &e) in expect.wcc.iter().enumerate() {
         assert_eq!(w.value(v), e, "wcc label of {v}");
     }
     // BFS, exact depths.
     if n > 0 {
-        let (b, _) = bfs::bfs(store, source, c.clone(), &budget).unwrap();
-        let expect = reference::bfs(&g, source as u32);
-        for (v, &e) in expect.iter().enumerate() {
+        let (b, _) = bfs::bfs(store, expect.source, c.clone(), &budget).unwrap();
+        for (v, &e) in expect.bfs.iter().enumerate() {
             assert_eq!(b.value(v), e, "bfs depth of {v}");
         }
     }
+    wcc_stats
 }
 
 fn random_edges(n: u64, m: usize, seed: u64, hub: bool) -> Vec<(u64, u64)> {
@@ -99,6 +125,151 @@ proptest! {
         };
         check_all(&store, seed % n, &c);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Tiles split into pieces of a few edges, and 1-3 threads: the hub
+    /// block (degree order puts hubs first) takes more than a thread's fair
+    /// share, so its work is split over private copies for PageRank.
+    #[test]
+    fn pieces_and_shared_hub_blocks_match_references(
+        n in 1u64..200_000,
+        m in 0usize..40_000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        uring in any::<bool>(),
+        piece_words in prop::sample::select(vec![1u64, 7, 64, 1024]),
+        threads in 1usize..=3,
+        cached in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = random_edges(n, m, seed, true);
+        let store = store_of(dir.path(), n, &edges, directed);
+        let io = if uring { Backend::Uring } else { Backend::Sync };
+        let c = StreamConfig {
+            piece_bytes: Some(piece_words * 4),
+            ..if cached { cfg(io, None, None) } else { cfg(io, Some(1), Some(0)) }
+        };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| check_all(&store, seed % n, &c));
+    }
+}
+
+/// A ring of `segments` segments of the smallest size, read in requests of
+/// one chunk: many loads, several requests each, up to `segments` loads in
+/// flight, so completions of different loads arrive interleaved.
+fn ring(io: Backend, segments: usize, cache: Option<u64>) -> StreamConfig {
+    StreamConfig {
+        segments: Some(segments),
+        request_bytes: 64 << 10,
+        depth: 2,
+        ..cfg(io, Some(1), cache)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn segment_rings_match_references(
+        n in 1u64..300_000,
+        m in 0usize..60_000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        hub in any::<bool>(),
+        uring in any::<bool>(),
+        segments in 2usize..=4,
+        small_pool in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = random_edges(n, m, seed, hub);
+        let store = store_of(dir.path(), n, &edges, directed);
+        let io = if uring { Backend::Uring } else { Backend::Sync };
+        let cache = if small_pool { Some(96 << 10) } else { Some(0) };
+        check_all(&store, seed % n, &ring(io, segments, cache));
+    }
+}
+
+#[test]
+fn rings_of_two_to_four_segments_on_both_backends() {
+    let dir = tempfile::tempdir().unwrap();
+    // 32 blocks, about 530 small tiles: a load of the smallest segment holds
+    // about a tenth of them. (In the original vertex order: by degree, the
+    // 1.3 M isolated vertices would go last and the tiles be fewer.)
+    let n = 2_000_000;
+    let edges = random_edges(n, 400_000, 3, false);
+    let store = common::unweighted_store_in(
+        dir.path(),
+        n,
+        &edges,
+        false,
+        outcore::store::VertexOrder::Original,
+    );
+    let expect = expected(&store, 7);
+    for io in [Backend::Uring, Backend::Sync] {
+        for k in 2..=4 {
+            let stats = check(&store, &expect, &ring(io, k, Some(0)));
+            let first = &stats.iterations[0];
+            assert_eq!(first.segments, k, "{io}");
+            assert!(
+                first.loads > 2 * k as u64,
+                "{io} k={k}: {} loads",
+                first.loads
+            );
+            assert!(
+                first.read_requests > first.loads,
+                "{io} k={k}: {} requests for {} loads",
+                first.read_requests,
+                first.loads
+            );
+        }
+    }
+}
+
+#[test]
+fn the_ring_follows_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 200_000;
+    let store = store_of(dir.path(), n, &random_edges(n, 50_000, 4, false), false);
+    let segments = |budget: u64, c: StreamConfig| {
+        let (_, s) = wcc::wcc(&store, c, &Budget::new(budget)).unwrap();
+        (s.iterations[0].segments, s.segment_bytes)
+    };
+    // A large budget: four segments of a quarter of the ring each.
+    let (k, seg) = segments(1 << 30, StreamConfig::default());
+    assert_eq!(k, 4);
+    assert!((4 << 20..=32 << 20).contains(&seg), "{seg}");
+    // The smallest budget still runs, on two segments.
+    let need = stream::required_bytes(&store, wcc::Wcc::state_bytes(n));
+    let (k, _) = segments(need, StreamConfig::default());
+    assert_eq!(k, 2);
+    // An explicit count is kept when it fits, refused when it does not.
+    let c = StreamConfig {
+        segments: Some(3),
+        ..Default::default()
+    };
+    assert_eq!(segments(1 << 30, c).0, 3);
+    let too_many = StreamConfig {
+        segments: Some(1000),
+        segment_bytes: Some(1 << 20),
+        ..Default::default()
+    };
+    let err = wcc::wcc(&store, too_many, &Budget::new(256 << 20))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("1000") && err.contains("do not fit"), "{err}");
+    let one = StreamConfig {
+        segments: Some(1),
+        ..Default::default()
+    };
+    let err = wcc::wcc(&store, one, &Budget::new(1 << 30))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("at least two segments"), "{err}");
 }
 
 #[test]
@@ -151,10 +322,13 @@ fn a_damaged_tile_chunk_is_detected_not_computed_on() {
     bytes[k] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
     for io in [Backend::Uring, Backend::Sync] {
-        let err = wcc::wcc(&store, cfg(io, None, None), &Budget::new(1 << 30))
-            .err()
-            .expect("refused")
-            .to_string();
-        assert!(err.contains("checksum"), "{err}");
+        // Also with tiny segments: the error comes while later loads are in flight.
+        for c in [cfg(io, None, None), ring(io, 4, Some(0))] {
+            let err = wcc::wcc(&store, c, &Budget::new(1 << 30))
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(err.contains("checksum"), "{err}");
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! ranks by less than `tol` in L1 norm.
 
 use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
-use crate::engine::state::F64s;
+use crate::engine::state::{F64s, BLOCK};
 use crate::engine::stats::RunStats;
 use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
 use crate::error::{Error, Result};
@@ -15,6 +15,7 @@ use crate::mem::Budget;
 use crate::store::degrees::Degrees;
 use crate::store::Store;
 use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// PageRank parameters.
@@ -91,7 +92,7 @@ impl PageRank {
 
     /// Bytes of vertex state for `n` vertices.
     pub fn state_bytes(n: u64) -> u64 {
-        16 * n + Degrees::memory_bytes(n)
+        16 * n.next_multiple_of(BLOCK as u64) + Degrees::memory_bytes(n)
     }
 }
 
@@ -119,26 +120,13 @@ impl TileProgram for PageRank {
     #[inline]
     fn apply(&self, tile: &Tile, dir: Dir) {
         let (sb, db) = (tile.src_base(), tile.dst_base());
-        // The tile's two 2^16-vertex slices (the last block may be shorter).
-        let n = self.n;
-        fn slice(v: &F64s, base: usize, n: usize) -> &[std::sync::atomic::AtomicU64] {
-            &v.cells()[base..(base + (1 << 16)).min(n)]
-        }
-        let (from, to, flip) = match dir {
-            Dir::Forward => (slice(&self.contrib, sb, n), slice(&self.sum, db, n), false),
-            Dir::Reverse => (slice(&self.contrib, db, n), slice(&self.sum, sb, n), true),
-        };
-        // A self-loop is one adjacency entry: the forward pass counted it.
-        let skip_loops = flip && tile.row == tile.col;
-        for &e in tile.edges {
-            let (s, d) = unpack(e);
-            let (f, t) = if flip { (d, s) } else { (s, d) };
-            if skip_loops && s == d {
-                continue;
+        match dir {
+            Dir::Forward => push::<false>(self.contrib.block(sb), self.sum.block(db), tile.edges),
+            // A self-loop is one adjacency entry: the forward pass counted it.
+            Dir::Reverse if tile.row == tile.col => {
+                push_skipping_loops(self.contrib.block(db), self.sum.block(sb), tile.edges)
             }
-            let c = f64::from_bits(from[f].load(Relaxed));
-            let cell = &to[t];
-            cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
+            Dir::Reverse => push::<true>(self.contrib.block(db), self.sum.block(sb), tile.edges),
         }
     }
 
@@ -181,6 +169,54 @@ impl TileProgram for PageRank {
     fn may_need_next(&self, _row: u32, _col: u32) -> bool {
         self.iterations + 1 < self.max_iterations
     }
+
+    fn shares_blocks(&self) -> bool {
+        true
+    }
+
+    fn apply_private(&self, tile: &Tile, dir: Dir, into: &[AtomicU64; BLOCK]) {
+        let (sb, db) = (tile.src_base(), tile.dst_base());
+        match dir {
+            Dir::Forward => push::<false>(self.contrib.block(sb), into, tile.edges),
+            Dir::Reverse if tile.row == tile.col => {
+                push_skipping_loops(self.contrib.block(db), into, tile.edges)
+            }
+            Dir::Reverse => push::<true>(self.contrib.block(db), into, tile.edges),
+        }
+    }
+
+    fn merge_private(&self, block: u32, from: &[AtomicU64; BLOCK]) {
+        let to = self.sum.block(block as usize * BLOCK);
+        for (t, f) in to.iter().zip(from) {
+            let add = f64::from_bits(f.load(Relaxed));
+            t.store((f64::from_bits(t.load(Relaxed)) + add).to_bits(), Relaxed);
+        }
+    }
+}
+
+/// Adds `from[u]` into `to[v]` for every edge (u, v) of a tile, or (v, u)
+/// when `FLIP`. Both sides are whole blocks, so there are no bounds checks.
+#[inline(always)]
+fn push<const FLIP: bool>(from: &[AtomicU64; BLOCK], to: &[AtomicU64; BLOCK], edges: &[u32]) {
+    for &e in edges {
+        let (s, d) = unpack(e);
+        let (f, t) = if FLIP { (d, s) } else { (s, d) };
+        let c = f64::from_bits(from[f].load(Relaxed));
+        let cell = &to[t];
+        cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
+    }
+}
+
+/// [`push`] reversed, skipping self-loops (a diagonal tile's reverse pass).
+fn push_skipping_loops(from: &[AtomicU64; BLOCK], to: &[AtomicU64; BLOCK], edges: &[u32]) {
+    for &e in edges {
+        let (s, d) = unpack(e);
+        if s != d {
+            let c = f64::from_bits(from[d].load(Relaxed));
+            let cell = &to[s];
+            cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
+        }
+    }
 }
 
 /// Runs PageRank on `store` inside `budget`.
@@ -205,7 +241,7 @@ pub fn pagerank(
     let deg = Degrees::load(store.path(), "out")?;
     let n = n as usize;
     let init = if n > 0 { 1.0 / n as f64 } else { 0.0 };
-    let contrib = F64s::new(n, 0.0);
+    let contrib = F64s::new_blocks(n, 0.0);
     let mut sinks = 0.0;
     for v in 0..n {
         let d = deg.get(v);
@@ -218,7 +254,7 @@ pub fn pagerank(
     }
     let mut prog = PageRank {
         contrib,
-        sum: F64s::new(n, 0.0),
+        sum: F64s::new_blocks(n, 0.0),
         deg,
         n,
         damping: cfg.damping,

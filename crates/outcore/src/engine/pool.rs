@@ -5,6 +5,7 @@
 use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
+use std::mem::MaybeUninit;
 
 /// Where a cached tile lives in the arena (in u32 words).
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +37,11 @@ impl CachePool {
             None
         };
         let capacity = (bytes / 4) as usize;
-        // Reserved, not touched: RSS grows only as tiles are cached.
+        // Reserved, not touched: RSS grows only as tiles are cached. Filling
+        // it costs a page fault per 4 KiB (about 0.7 s per GiB here, most of
+        // the first caching pass); `insert_all` spreads them over every core.
+        // Transparent huge pages (MADV_HUGEPAGE) were measured slower on the
+        // first pass, not faster (DESIGN.md "stream"), so they are not asked for.
         let arena = Vec::with_capacity(capacity);
         Ok(CachePool {
             arena,
@@ -117,6 +122,73 @@ impl CachePool {
         true
     }
 
+    /// `insert` for each of `tiles` (tile, edges) in order, with the same
+    /// outcome, but copying on every core: the bookkeeping is done first,
+    /// then the copies (the first pass over a fresh arena is bound by page
+    /// faults, which run in parallel). Returns how many were cached.
+    pub fn insert_all(&mut self, tiles: &[(usize, &[u32])], keep: impl Fn(usize) -> bool) -> usize {
+        let mut copies: Vec<&[u32]> = Vec::new();
+        let mut n = 0;
+        for &(tile, edges) in tiles {
+            if self.contains(tile) || edges.len() > self.capacity {
+                continue;
+            }
+            if self.used + edges.len() > self.capacity {
+                if self.analysed {
+                    continue;
+                }
+                self.analysed = true;
+                // Compaction moves the arena: place what is pending first.
+                self.copy_in(&mut copies);
+                self.evict(&keep);
+                if self.used + edges.len() > self.capacity {
+                    continue;
+                }
+            }
+            self.slots.push(Slot {
+                tile: tile as u32,
+                start: self.used,
+                len: edges.len(),
+            });
+            self.used += edges.len();
+            self.where_[tile] = self.slots.len() as u32;
+            copies.push(edges);
+            n += 1;
+        }
+        self.copy_in(&mut copies);
+        n
+    }
+
+    /// Copies `copies` (the contents of the last slots, in order) to the end
+    /// of the arena, in parallel pieces.
+    fn copy_in(&mut self, copies: &mut Vec<&[u32]>) {
+        use rayon::prelude::*;
+        /// Words per piece of work (1 MiB).
+        const PIECE: usize = 1 << 18;
+        if copies.is_empty() {
+            return;
+        }
+        let from = self.arena.len();
+        let words = self.used - from;
+        debug_assert_eq!(words, copies.iter().map(|c| c.len()).sum::<usize>());
+        let mut rest = &mut self.arena.spare_capacity_mut()[..words];
+        let mut pieces: Vec<(&mut [MaybeUninit<u32>], &[u32])> = Vec::new();
+        for src in copies.iter() {
+            let (dst, tail) = rest.split_at_mut(src.len());
+            rest = tail;
+            pieces.extend(dst.chunks_mut(PIECE).zip(src.chunks(PIECE)));
+        }
+        pieces.into_par_iter().for_each(|(dst, src)| {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                d.write(s);
+            }
+        });
+        // SAFETY: the `words` words after the old length were all written above
+        // (the slots' lengths sum to them) and are within the capacity.
+        unsafe { self.arena.set_len(from + words) };
+        copies.clear();
+    }
+
     /// Drops every tile for which `keep` is false and compacts the arena.
     pub fn evict(&mut self, keep: impl Fn(usize) -> bool) {
         let mut w = 0usize;
@@ -158,5 +230,61 @@ mod tests {
         assert_eq!(p.used_bytes(), 32);
         assert!(!p.insert(3, &[0; 11], |_| false)); // larger than the pool
         assert!(!p.insert(4, &[0; 3], |_| false)); // full, and already analysed this round
+    }
+
+    #[test]
+    fn insert_all_is_insert_one_by_one() {
+        // Tiles of 1–40 words and four of about 300 k (more than a piece of
+        // the parallel copy; two fill most of the pool), so rounds with and
+        // without eviction; tiles repeat within and across rounds.
+        let mut x = 7u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let data: Vec<Vec<u32>> = (0..40u32)
+            .map(|t| {
+                let len = if t % 9 == 4 {
+                    300_000 + t as usize
+                } else {
+                    1 + t as usize
+                };
+                (0..len as u32).map(|w| t << 20 | w).collect()
+            })
+            .collect();
+        let b = Budget::new(1 << 30);
+        let cap = 4 * 700_000;
+        let (mut one, mut all) = (
+            CachePool::new(cap, 40, &b).unwrap(),
+            CachePool::new(cap, 40, &b).unwrap(),
+        );
+        for round in 0..30 {
+            let batch: Vec<(usize, &[u32])> = (0..1 + next(12))
+                .map(|_| next(40) as usize)
+                .map(|t| (t, &data[t][..]))
+                .collect();
+            let keep = |t: usize| !(t + round).is_multiple_of(3);
+            one.new_round();
+            all.new_round();
+            let n = batch.iter().filter(|&&(t, e)| {
+                let had = one.contains(t);
+                one.insert(t, e, keep) && !had
+            });
+            let n = n.count();
+            assert_eq!(all.insert_all(&batch, keep), n, "round {round}");
+            assert_eq!(all.used_bytes(), one.used_bytes());
+            assert_eq!(
+                all.tiles().collect::<Vec<_>>(),
+                one.tiles().collect::<Vec<_>>()
+            );
+            for (t, d) in data.iter().enumerate() {
+                assert_eq!(all.get(t), one.get(t), "round {round} tile {t}");
+                if let Some(e) = all.get(t) {
+                    assert_eq!(e, &d[..]);
+                }
+            }
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! tile, vertex function per block, activity test), free of engine details so
 //! later engines can run the same algorithms.
 
+use super::state::BLOCK;
 use crate::store::tiles::TILE_BITS;
+use std::sync::atomic::AtomicU64;
 
 /// Which way a stored edge (u, v) of a tile is applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,4 +89,23 @@ pub trait TileProgram: Sync {
     /// needed in the next one? Drives proactive caching; a wrong `true` only
     /// costs cache space, a wrong `false` only costs a re-read.
     fn may_need_next(&self, row: u32, col: u32) -> bool;
+
+    /// Whether the edge function is a commutative, associative reduction
+    /// into the written block that can run on a private copy: then the engine
+    /// may split a hub block's work over several threads, the owner applying
+    /// its share with [`apply`](TileProgram::apply) and the others with
+    /// [`apply_private`](TileProgram::apply_private), merged afterwards with
+    /// [`merge_private`](TileProgram::merge_private). Default: no.
+    fn shares_blocks(&self) -> bool {
+        false
+    }
+    /// Applies a tile like [`apply`](TileProgram::apply), but writes into
+    /// `into`, a private copy of the written block whose cells start as zero
+    /// bits (the reduction's identity must be zero bits).
+    fn apply_private(&self, _tile: &Tile, _dir: Dir, _into: &[AtomicU64; BLOCK]) {
+        unreachable!("apply_private called on a program that does not share blocks")
+    }
+    /// Folds a private copy of `block` into the state. The engine zeroes the
+    /// copy afterwards; no other thread writes `block` meanwhile.
+    fn merge_private(&self, _block: u32, _from: &[AtomicU64; BLOCK]) {}
 }

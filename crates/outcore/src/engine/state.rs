@@ -42,7 +42,23 @@ impl F64s {
     pub fn slice(&self, range: std::ops::Range<usize>) -> &[AtomicU64] {
         &self.0[range]
     }
+    /// `n` copies of `v`, padded to whole tile blocks (see [`F64s::block`]).
+    pub fn new_blocks(n: usize, v: f64) -> F64s {
+        F64s::new(n.next_multiple_of(BLOCK), v)
+    }
+    /// The whole tile block starting at vertex `base`: indexing it with a
+    /// 16-bit local id needs no bounds check. Panics if the vector was not
+    /// padded to whole blocks ([`F64s::new_blocks`]).
+    #[inline(always)]
+    pub fn block(&self, base: usize) -> &[AtomicU64; BLOCK] {
+        self.0[base..base + BLOCK]
+            .try_into()
+            .expect("a whole block")
+    }
 }
+
+/// Vertices per tile block.
+pub const BLOCK: usize = 1 << crate::store::tiles::TILE_BITS;
 
 /// A vector of u32 values readable and writable from several threads.
 pub struct U32s(Vec<AtomicU32>);

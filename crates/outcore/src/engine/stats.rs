@@ -25,6 +25,10 @@ pub struct IterStats {
     pub engine: &'static str,
     /// Pages of the CSR the select engine requested (select iterations).
     pub pages_touched: u64,
+    /// Segments in the stream engine's ring (stream iterations; 0 otherwise).
+    pub segments: usize,
+    /// Segment loads the stream engine read (stream iterations).
+    pub loads: u64,
     /// The planner's estimates before the iteration (0 when not planned).
     pub planner: Option<PlanEstimate>,
 }

@@ -1,5 +1,12 @@
 //! The tile index in memory: where each non-empty tile lies in
 //! `tiles/edges.bin`, and the chunk checksums that guard every read.
+//!
+//! Tiles larger than a piece ([`PIECE_BYTES`] by default) are split into pieces, each handled by
+//! the engine as a tile of its own (same row and column, a contiguous run of
+//! its edges): on skewed, degree-ordered graphs one tile among hubs may hold
+//! a fifth of all edges, and neither a segment nor the cache pool should have
+//! to hold it whole. Programs apply edges one by one, so a piece is as good
+//! as a tile to them.
 
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
@@ -8,7 +15,11 @@ use crate::store::file::{checksum, read_u64s};
 use crate::store::tiles::{IndexEntry, CHUNKS_FILE, INDEX_FILE};
 use crate::store::Store;
 
-/// One non-empty tile.
+/// Largest piece of a tile the engine handles at once by default (bytes;
+/// 256 Ki edges).
+pub const PIECE_BYTES: u64 = 1 << 20;
+
+/// One non-empty tile, or a piece of one.
 #[derive(Clone, Copy, Debug)]
 pub struct TileMeta {
     pub row: u32,
@@ -19,7 +30,7 @@ pub struct TileMeta {
     pub bytes: u64,
 }
 
-/// All tiles in physical order, plus chunk checksums.
+/// All tiles (pieces) in physical order, plus chunk checksums.
 pub struct TileSet {
     pub tiles: Vec<TileMeta>,
     pub chunk_sums: Vec<u64>,
@@ -29,10 +40,13 @@ pub struct TileSet {
 }
 
 impl TileSet {
-    /// Loads the index of `store`, checking the small files' checksums.
-    pub fn load(store: &Store, budget: &Budget) -> Result<TileSet> {
+    /// Loads the index of `store`, checking the small files' checksums;
+    /// tiles larger than `piece_bytes` (a multiple of 4) are split.
+    pub fn load(store: &Store, budget: &Budget, piece_bytes: u64) -> Result<TileSet> {
         let m = store.manifest();
-        let bytes = (m.tiles.num_tiles + 1) * (16 + std::mem::size_of::<TileMeta>() as u64)
+        let pieces = m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
+        let bytes = (m.tiles.num_tiles + 1) * 16
+            + (pieces + 1) * std::mem::size_of::<TileMeta>() as u64
             + m.files.get(CHUNKS_FILE).map_or(0, |f| f.bytes);
         let charge = budget.charge(bytes, "tile index")?;
         for rel in [INDEX_FILE, CHUNKS_FILE] {
@@ -66,17 +80,25 @@ impl TileSet {
                     "tiles/index.bin is inconsistent",
                 ));
             }
-            let t = TileMeta {
-                row: a.row,
-                col: a.col,
-                offset: a.first * 4,
-                bytes: (b.first - a.first) * 4,
-            };
-            max_tile_bytes = max_tile_bytes.max(t.bytes);
-            tiles.push(t);
+            let (offset, bytes) = (a.first * 4, (b.first - a.first) * 4);
+            // Equal pieces, each at most PIECE_BYTES.
+            let k = bytes.div_ceil(piece_bytes).max(1);
+            let per = (bytes / 4).div_ceil(k) * 4;
+            let mut at = 0;
+            while at < bytes {
+                let len = per.min(bytes - at);
+                tiles.push(TileMeta {
+                    row: a.row,
+                    col: a.col,
+                    offset: offset + at,
+                    bytes: len,
+                });
+                max_tile_bytes = max_tile_bytes.max(len);
+                at += len;
+            }
         }
         if entries.last().is_none_or(|e| !e.is_sentinel())
-            || tiles.len() as u64 != m.tiles.num_tiles
+            || entries.len() as u64 != m.tiles.num_tiles + 1
         {
             return Err(Error::store(
                 store.path(),
