@@ -150,10 +150,22 @@ proptest! {
         let io = if uring { Backend::Uring } else { Backend::Sync };
         let c = StreamConfig {
             piece_bytes: Some(piece_words * 4),
+            share_min_edges: Some(0),
             ..if cached { cfg(io, None, None) } else { cfg(io, Some(1), Some(0)) }
         };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| check_all(&store, seed % n, &c));
+        // The hub block (block 0 holds the highest degrees, a third of the
+        // vertices or more) is shared whenever several threads run.
+        let (_, stats) = pool
+            .install(|| pagerank::pagerank(&store, &Default::default(), c.clone(), &Budget::new(1 << 30)))
+            .unwrap();
+        let shared: u64 = stats.iterations.iter().map(|i| i.shared_blocks).sum();
+        if threads == 1 || store.manifest().num_edges == 0 {
+            prop_assert_eq!(shared, 0);
+        } else if m >= 1000 {
+            prop_assert!(shared > 0, "no block was shared");
+        }
     }
 }
 

@@ -132,7 +132,8 @@ impl TileProgram for PageRank {
 
     fn end(&mut self, iter: usize) -> IterEnd {
         let n = self.n as f64;
-        // Grouped as the Graphalytics reference does, for bit-identical output.
+        // Grouped as the Graphalytics reference does (bit-identical output on
+        // graphs of one tile and one writer; elsewhere the sums' order differs).
         let base = ((1.0 - self.damping) + self.damping * self.sinks) / n;
         let (d, contrib, sum, deg) = (self.damping, &self.contrib, &self.sum, &self.deg);
         let (change, sinks) = (0..self.n)

@@ -29,6 +29,9 @@ pub struct IterStats {
     pub segments: usize,
     /// Segment loads the stream engine read (stream iterations).
     pub loads: u64,
+    /// Hub blocks whose work the stream engine split over threads (summed
+    /// over the iteration's batches).
+    pub shared_blocks: u64,
     /// The planner's estimates before the iteration (0 when not planned).
     pub planner: Option<PlanEstimate>,
 }

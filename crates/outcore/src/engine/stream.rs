@@ -24,8 +24,9 @@
 //!
 //! Tiles are read in whole 64 KiB chunks, each verified against the store's
 //! chunk checksums before use, so a damaged store is detected, not computed on.
-//! Parallelism: thread t applies the direction of a tile whose written block
-//! is t modulo the thread count, so no two threads write one block at a time.
+//! Parallelism: each block is written by one thread per batch (blocks given
+//! out longest-first), except hub blocks of reduction programs, whose work is
+//! split over private copies merged after the batch (see [`process`]).
 
 #[cfg(target_endian = "big")]
 compile_error!("the tile format is little-endian; big-endian hosts are not supported");
@@ -69,7 +70,16 @@ pub struct StreamConfig {
     /// Largest piece of a tile handled at once (default
     /// [`PIECE_BYTES`]; smaller values exercise the splitting in tests).
     pub piece_bytes: Option<u64>,
+    /// Least work (edges) of one block in a batch for it to be shared over
+    /// threads (default [`SHARE_MIN_EDGES`]; 0 in tests to share small
+    /// graphs' blocks).
+    pub share_min_edges: Option<u64>,
 }
+
+/// Default [`StreamConfig::share_min_edges`]: below a million edges a block's
+/// work is too short for splitting to pay, and small graphs keep one writer
+/// per block (and so the summation order of the Graphalytics reference).
+pub const SHARE_MIN_EDGES: u64 = 1 << 20;
 
 impl Default for StreamConfig {
     fn default() -> Self {
@@ -82,6 +92,7 @@ impl Default for StreamConfig {
             cache_bytes: None,
             label: String::new(),
             piece_bytes: None,
+            share_min_edges: None,
         }
     }
 }
@@ -223,7 +234,8 @@ impl StreamEngine {
         for _ in 0..k {
             segs.push(AlignedBuf::new(seg as usize, budget, "segment")?);
         }
-        let threads = rayon::current_num_threads().max(1);
+        // Thread ids are u16 in work plans.
+        let threads = rayon::current_num_threads().clamp(1, u16::MAX as usize);
         let scratch = Scratch::new(threads, budget);
         let pool_bytes = match cfg.cache_bytes {
             Some(c) => c.min(budget.available().saturating_sub(SLACK)),
@@ -401,13 +413,16 @@ impl StreamEngine {
                 .map(|&i| (i, self.pool.get(i).expect("cached")))
                 .collect();
             it.cache_hit_bytes = batch.iter().map(|(_, e)| e.len() as u64 * 4).sum();
-            it.edges_processed += process(
+            process(
                 prog,
                 &self.tiles.tiles,
                 &needs,
                 &batch,
                 self.threads,
-                self.scratch.as_ref(),
+                self.scratch
+                    .as_ref()
+                    .map(|s| (s, self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES))),
+                &mut it,
             );
         }
         it.compute_seconds += tc.elapsed().as_secs_f64();
@@ -433,13 +448,16 @@ impl StreamEngine {
                     .iter()
                     .map(|&(i, w)| (i, &words[w..w + (self.tiles.tiles[i].bytes / 4) as usize]))
                     .collect();
-                it.edges_processed += process(
+                process(
                     prog,
                     &self.tiles.tiles,
                     &needs,
                     &batch,
                     self.threads,
-                    self.scratch.as_ref(),
+                    self.scratch
+                        .as_ref()
+                        .map(|s| (s, self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES))),
+                    &mut it,
                 );
                 it.compute_seconds += tc.elapsed().as_secs_f64();
                 self.flight
@@ -679,7 +697,8 @@ fn verify_chunks(seg: &[u8], load: &Load, tiles: &TileSet, store: &Store) -> Res
 /// vertex state (8 bytes per vertex) in the last-level cache.
 const WORK_SQUARE_SHIFT: u32 = 4;
 
-/// Applies a batch of tiles on every thread; returns edges processed.
+/// Applies a batch of tiles on every thread; counts the edges processed
+/// and the blocks shared in `it`.
 ///
 /// - **Ownership**: every direction of a tile writes one block, and a block
 ///   is written by one thread only, so programs need no atomics. Blocks are
@@ -688,9 +707,10 @@ const WORK_SQUARE_SHIFT: u32 = 4;
 /// - **Shared hub blocks**: on degree-ordered stores the first block holds
 ///   the hubs and may receive half of all edge work, more than one thread's
 ///   fair share. For programs whose edge function is a reduction
-///   ([`TileProgram::shares_blocks`]), up to [`MAX_SHARED`] such blocks have
-///   their work split over threads: the owner writes the block, the others
-///   private zeroed copies, merged after the batch.
+///   ([`TileProgram::shares_blocks`]), up to [`MAX_SHARED`] such blocks
+///   with at least [`StreamConfig::share_min_edges`] of work have it split
+///   over threads: the owner writes the block, the others private zeroed
+///   copies, merged after the batch.
 /// - **Order**: each thread works square by square (16 x 16 blocks), column
 ///   by column inside a square. Edges in a tile are sorted by source, so one
 ///   side of a tile is read in order and the other at random; consecutive
@@ -702,13 +722,17 @@ fn process<P: TileProgram>(
     needs: &[u8],
     batch: &[(usize, &[u32])],
     threads: usize,
-    scratch: Option<&Scratch>,
-) -> u64 {
+    share: Option<(&Scratch, u64)>,
+    it: &mut IterStats,
+) {
     if batch.is_empty() {
-        return 0;
+        return;
     }
-    let share = if prog.shares_blocks() { scratch } else { None };
-    let plan = assign_work(metas, needs, batch, threads, share.is_some());
+    let (share, min) = match share {
+        Some((s, min)) if prog.shares_blocks() => (Some(s), Some(min)),
+        _ => (None, None),
+    };
+    let plan = assign_work(metas, needs, batch, threads, min);
     let run = |t: usize| {
         let mut work: Vec<(u64, u32, Dir)> = Vec::with_capacity(batch.len());
         let key = |row: u32, col: u32, rev: bool| {
@@ -764,10 +788,11 @@ fn process<P: TileProgram>(
             }
         }
     }
-    batch
+    it.shared_blocks += plan.shared.len() as u64;
+    it.edges_processed += batch
         .iter()
         .map(|&(i, e)| e.len() as u64 * (needs[i].count_ones() as u64))
-        .sum()
+        .sum::<u64>();
 }
 
 /// Blocks whose work may be split over threads in one batch.
@@ -822,7 +847,8 @@ struct WorkPlan {
 }
 
 /// Gives each block's work to a thread: blocks heavier than half a thread's
-/// fair share are split (when `may_share`, at most [`MAX_SHARED`]) so as to
+/// fair share and carrying at least `share_min` edges (when given) are split
+/// (at most [`MAX_SHARED`]) so as to
 /// level the threads' loads; the others go, heaviest first, each to the
 /// least-loaded thread so far.
 fn assign_work(
@@ -830,7 +856,7 @@ fn assign_work(
     needs: &[u8],
     batch: &[(usize, &[u32])],
     threads: usize,
-    may_share: bool,
+    share_min: Option<u64>,
 ) -> WorkPlan {
     let blocks = batch
         .iter()
@@ -852,11 +878,14 @@ fn assign_work(
         .filter(|&b| load[b as usize] > 0)
         .collect();
     order.sort_unstable_by_key(|&b| (std::cmp::Reverse(load[b as usize]), b));
-    let split = if may_share && threads > 1 {
+    let split = if let (Some(min), true) = (share_min, threads > 1) {
         order
             .iter()
             .take(MAX_SHARED)
-            .take_while(|&&b| load[b as usize] * 2 * threads as u64 > total)
+            .take_while(|&&b| {
+                let l = load[b as usize];
+                l * 2 * threads as u64 > total && l >= min
+            })
             .count()
     } else {
         0
@@ -949,7 +978,7 @@ mod tests {
             .map(|(i, t)| (i, &words[..t.2]))
             .collect();
         let needs = vec![3u8; tiles.len()];
-        let p = assign_work(&metas, &needs, &batch, threads, share);
+        let p = assign_work(&metas, &needs, &batch, threads, share.then_some(0));
         let mut per_thread = vec![0u64; threads];
         for (b, t) in p.thread.iter().enumerate() {
             per_thread[t[0] as usize] += tiles[b].2 as u64;

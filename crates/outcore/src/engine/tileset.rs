@@ -70,7 +70,7 @@ impl TileSet {
             .files
             .get(crate::store::tiles::EDGES_FILE)
             .map_or(0, |f| f.bytes);
-        let mut tiles = Vec::with_capacity(entries.len().saturating_sub(1));
+        let mut tiles = Vec::with_capacity(pieces as usize);
         let mut max_tile_bytes = 0;
         for w in entries.windows(2) {
             let (a, b) = (w[0], w[1]);

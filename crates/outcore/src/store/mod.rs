@@ -148,12 +148,21 @@ impl Store {
         let path = self.file(ORDER_FILE);
         let mut next = 0u64;
         let mut buf: Vec<u32> = Vec::new();
+        let n = self.manifest.num_vertices;
         file::read_chunks(&path, 4, |b| {
             buf.clear();
             buf.extend(
                 b.chunks_exact(4)
                     .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
             );
+            if buf.iter().any(|&r| r as u64 >= n) {
+                return Err(Error::store(
+                    &self.path,
+                    format!(
+                        "{ORDER_FILE} holds a rank beyond the {n} vertices (run `outcore verify`)"
+                    ),
+                ));
+            }
             f(next, &buf);
             next += buf.len() as u64;
             Ok(())
