@@ -1,6 +1,6 @@
 //! `outcore generate` and `outcore import`.
 
-use crate::StoreArgs;
+use crate::{OrderArg, StoreArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
@@ -102,7 +102,11 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         group_tiles: store.group_tiles,
         page_bytes: store.page_size,
         format,
-        order: store.order,
+        order: match store.order {
+            OrderArg::Original => outcore::store::VertexOrder::Original,
+            OrderArg::Auto | OrderArg::Degree => outcore::store::VertexOrder::Degree,
+        },
+        order_auto: store.order == OrderArg::Auto,
         sort_buffer_cap: None,
     }
 }

@@ -74,10 +74,32 @@ pub struct StoreArgs {
     pub drop_self_loops: bool,
     /// Order of the store's internal vertex ids: `degree` (highest degree
     /// first, so hubs share tile blocks and the stream engine's cached tiles
-    /// are denser; costs one more pass over the sorted edges) or `original`
-    /// (by original id). Every result is the same, in original ids.
-    #[arg(long, default_value_t = outcore::store::VertexOrder::Degree, value_name = "degree|original")]
-    pub order: outcore::store::VertexOrder,
+    /// are denser; costs one more pass over the sorted edges), `original`
+    /// (by original id), or `auto` (degree when the degrees are skewed,
+    /// largest >= 16 x mean, and the budget holds 8 bytes per vertex more;
+    /// else original). Every result is the same, in original ids.
+    #[arg(long, default_value = "auto", value_name = "auto|degree|original")]
+    pub order: OrderArg,
+}
+
+/// `--order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderArg {
+    Auto,
+    Degree,
+    Original,
+}
+
+impl std::str::FromStr for OrderArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<OrderArg, String> {
+        match s {
+            "auto" => Ok(OrderArg::Auto),
+            "degree" => Ok(OrderArg::Degree),
+            "original" => Ok(OrderArg::Original),
+            _ => Err(format!("expected auto, degree or original, got `{s}`")),
+        }
+    }
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -793,7 +793,8 @@ fn degree_order_refuses_a_budget_it_cannot_fit() {
             "--num-edges",
             "1",
         ])
-        .args(["--memory", "256MiB", "--out", s.to_str().unwrap()])
+        .args(["--memory", "256MiB", "--order", "degree"])
+        .args(["--out", s.to_str().unwrap()])
         .assert()
         .failure()
         .stderr(
@@ -804,7 +805,47 @@ fn degree_order_refuses_a_budget_it_cannot_fit() {
     let help = outcore().args(["import", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(
-        help.contains("--order") && help.contains("degree|original"),
+        help.contains("--order") && help.contains("auto|degree|original"),
         "{help}"
+    );
+}
+
+#[test]
+fn auto_order_sorts_skewed_graphs_only() {
+    let d = tempfile::tempdir().unwrap();
+    let order_of = |args: &[&str]| -> String {
+        let s = d.path().join("g.oc");
+        outcore()
+            .args(["generate"])
+            .args(args)
+            .args(["--out", s.to_str().unwrap(), "--force"])
+            .assert()
+            .success();
+        outcore()
+            .args(["verify", s.to_str().unwrap()])
+            .assert()
+            .success();
+        let info = outcore()
+            .args(["info", "--json", s.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        j["vertex_order"].as_str().unwrap().to_string()
+    };
+    // Kronecker: largest degree far above 16 x mean.
+    assert_eq!(order_of(&["kron", "--scale", "12"]), "degree");
+    // A grid and a uniform random graph: no hubs, ids keep their order.
+    assert_eq!(
+        order_of(&["grid", "--rows", "40", "--cols", "50"]),
+        "original"
+    );
+    assert_eq!(
+        order_of(&["er", "--vertices", "5000", "--num-edges", "40000"]),
+        "original"
+    );
+    // Asked for explicitly, the degree order is applied to any graph.
+    assert_eq!(
+        order_of(&["grid", "--rows", "40", "--cols", "50", "--order", "degree"]),
+        "degree"
     );
 }

@@ -64,6 +64,12 @@ pub struct BuildOptions {
     pub format: String,
     /// The order of dense ids (default: by degree; DESIGN.md, "Dense ids").
     pub order: VertexOrder,
+    /// With `order` = degree: fall back to the original order when the
+    /// degrees are not skewed (largest < [`SKEWED`] x mean: no hubs to
+    /// gather, and the ids' own locality is kept) or when the budget cannot
+    /// hold the order's 8 bytes per vertex. Default false (the CLI's
+    /// `--order auto` sets it).
+    pub order_auto: bool,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
@@ -83,6 +89,7 @@ impl Default for BuildOptions {
             page_bytes: DEFAULT_PAGE_BYTES,
             format: String::new(),
             order: VertexOrder::Degree,
+            order_auto: false,
             sort_buffer_cap: None,
         }
     }
@@ -290,7 +297,7 @@ fn build<W: Weight>(
     let budget = Budget::new(opts.memory);
     let _reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let undirected = !opts.directed;
-    let by_degree = opts.order == VertexOrder::Degree;
+    let mut by_degree = opts.order == VertexOrder::Degree;
     let dense_n = source.dense_vertex_count();
     let mut counts = Counts::default();
 
@@ -299,18 +306,26 @@ fn build<W: Weight>(
     let free = budget.available();
     // A quarter of the budget is held back for the id map; a dense source
     // needs none, but the degree order needs 8 bytes a vertex after the sort.
-    let held = match dense_n {
-        Some(n) if by_degree => {
-            if n <= u32::MAX as u64 {
-                budget
-                    .require(
-                        &format!("--order degree on {n} vertices"),
-                        &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
-                    )
-                    .map_err(or_original_order)?;
+    if let (Some(n), true) = (dense_n, by_degree) {
+        if n <= u32::MAX as u64 {
+            let fits = budget
+                .require(
+                    &format!("--order degree on {n} vertices"),
+                    &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
+                )
+                .map_err(or_original_order);
+            match fits {
+                Err(Error::Budget(m)) if opts.order_auto => {
+                    let note = format!("{m}; building in the original order");
+                    Progress::new("vertex order").done(|| note);
+                    by_degree = false;
+                }
+                r => r?,
             }
-            (free / 4).max(8 * n)
         }
+    }
+    let held = match dense_n {
+        Some(n) if by_degree => (free / 4).max(8 * n),
         _ => free / 4,
     };
     let mut ids = match dense_n {
@@ -392,18 +407,35 @@ fn build<W: Weight>(
     // Phase 2 (degree order): count degrees, sort ranks, write the maps.
     // `perm[rank]` is the dense id; `None` when that is the rank itself.
     let mut perm: Option<(Vec<u32>, Charge)> = None;
+    let mut vertex_order = if by_degree {
+        opts.order
+    } else {
+        VertexOrder::Original
+    };
     if by_degree {
         let t = Instant::now();
-        let order = degree_order(&mut sorted, &idmap, undirected, &budget)?;
+        let order = match degree_order(&mut sorted, &idmap, undirected, &budget, opts.order_auto) {
+            Ok(o) => o,
+            Err(Error::Budget(m)) if opts.order_auto => {
+                let note = format!("{m}; building in the original order");
+                Progress::new("vertex order").done(|| note);
+                None
+            }
+            Err(e) => return Err(e),
+        };
         sorted.rewind()?;
-        if !order.rank_of_dense.0.is_empty() {
-            let mut w = dir.file(ORDER_FILE)?;
-            w.put_u32s(&order.rank_of_dense.0)?;
-            dir.close(w)?;
-            let mut w = dir.file(ORDER_INV_FILE)?;
-            w.put_u32s(&order.dense_of_rank.0)?;
-            dir.close(w)?;
-            perm = Some(order.dense_of_rank);
+        match order {
+            None => vertex_order = VertexOrder::Original,
+            Some(order) if !order.rank_of_dense.0.is_empty() => {
+                let mut w = dir.file(ORDER_FILE)?;
+                w.put_u32s(&order.rank_of_dense.0)?;
+                dir.close(w)?;
+                let mut w = dir.file(ORDER_INV_FILE)?;
+                w.put_u32s(&order.dense_of_rank.0)?;
+                dir.close(w)?;
+                perm = Some(order.dense_of_rank);
+            }
+            Some(_) => {}
         }
         phases.push(("order", t.elapsed().as_secs_f64()));
     }
@@ -609,7 +641,7 @@ fn build<W: Weight>(
         weighted: opts.weighted,
         weight_type: opts.weighted.then(|| "f64".to_string()),
         has_id_map: !idmap.is_identity(),
-        vertex_order: opts.order,
+        vertex_order,
         has_order_map,
         tiles: TileInfo {
             tile_bits: TILE_BITS,
@@ -675,7 +707,8 @@ fn degree_order<W: Weight>(
     idmap: &IdMap,
     undirected: bool,
     budget: &Budget,
-) -> Result<DegreeOrder> {
+    auto: bool,
+) -> Result<Option<DegreeOrder>> {
     let n = idmap.len();
     budget
         .require(
@@ -683,7 +716,9 @@ fn degree_order<W: Weight>(
             &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
         )
         .map_err(or_original_order)?;
-    let dense_charge = budget.charge(4 * n, "degree order: degrees, then dense ids")?;
+    let dense_charge = budget
+        .charge(4 * n, "degree order: degrees, then dense ids")
+        .map_err(or_original_order)?;
     let mut deg = vec![0u32; n as usize];
     let mut progress = Progress::new("count degrees");
     // Distinct keys in batches: ranks looked up in one tight loop, degrees
@@ -721,6 +756,16 @@ fn degree_order<W: Weight>(
         }
     }
     count(&mut keys);
+    let max = deg.iter().copied().max().unwrap_or(0) as f64;
+    let mean = deg.iter().map(|&d| d as f64).sum::<f64>() / n.max(1) as f64;
+    if auto && max < SKEWED * mean.max(1.0) {
+        progress.done(|| {
+            format!(
+                "{i} distinct edges over {n} vertices; degrees not skewed (largest {max}, mean {mean:.1}): original order kept"
+            )
+        });
+        return Ok(None);
+    }
     progress.done(|| format!("{i} distinct edges over {n} vertices"));
     let rank_charge = budget
         .charge(4 * n, "degree order: permutation")
@@ -735,21 +780,27 @@ fn degree_order<W: Weight>(
         .enumerate()
         .all(|(v, &r)| v as u32 == r)
     {
-        return Ok(DegreeOrder {
+        return Ok(Some(DegreeOrder {
             rank_of_dense: (Vec::new(), rank_charge),
             dense_of_rank: (Vec::new(), dense_charge),
-        });
+        }));
     }
     // The degrees are no longer needed: the array becomes rank -> dense id.
     let mut dense_of_rank = deg;
     for (v, &r) in rank_of_dense.iter().enumerate() {
         dense_of_rank[r as usize] = v as u32;
     }
-    Ok(DegreeOrder {
+    Ok(Some(DegreeOrder {
         rank_of_dense: (rank_of_dense, rank_charge),
         dense_of_rank: (dense_of_rank, dense_charge),
-    })
+    }))
 }
+
+/// `--order auto` orders by degree when the largest degree is at least this
+/// many times the mean: Kronecker and social graphs (scale 24: 13,000x), not
+/// grids, meshes, road networks or uniform random graphs, whose ids may carry
+/// locality a sort by degree would scatter.
+pub const SKEWED: f64 = 16.0;
 
 /// The degree order's maps (`order.bin` and `order.inv`), each with the
 /// charge of its memory.
