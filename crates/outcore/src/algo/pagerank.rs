@@ -119,15 +119,8 @@ impl TileProgram for PageRank {
 
     #[inline]
     fn apply(&self, tile: &Tile, dir: Dir) {
-        let (sb, db) = (tile.src_base(), tile.dst_base());
-        match dir {
-            Dir::Forward => push::<false>(self.contrib.block(sb), self.sum.block(db), tile.edges),
-            // A self-loop is one adjacency entry: the forward pass counted it.
-            Dir::Reverse if tile.row == tile.col => {
-                push_skipping_loops(self.contrib.block(db), self.sum.block(sb), tile.edges)
-            }
-            Dir::Reverse => push::<true>(self.contrib.block(db), self.sum.block(sb), tile.edges),
-        }
+        let written = self.sum.block(tile.written_block(dir) as usize * BLOCK);
+        self.push_tile(tile, dir, written);
     }
 
     fn end(&mut self, iter: usize) -> IterEnd {
@@ -176,14 +169,7 @@ impl TileProgram for PageRank {
     }
 
     fn apply_private(&self, tile: &Tile, dir: Dir, into: &[AtomicU64; BLOCK]) {
-        let (sb, db) = (tile.src_base(), tile.dst_base());
-        match dir {
-            Dir::Forward => push::<false>(self.contrib.block(sb), into, tile.edges),
-            Dir::Reverse if tile.row == tile.col => {
-                push_skipping_loops(self.contrib.block(db), into, tile.edges)
-            }
-            Dir::Reverse => push::<true>(self.contrib.block(db), into, tile.edges),
-        }
+        self.push_tile(tile, dir, into);
     }
 
     fn merge_private(&self, block: u32, from: &[AtomicU64; BLOCK]) {
@@ -216,6 +202,23 @@ fn push_skipping_loops(from: &[AtomicU64; BLOCK], to: &[AtomicU64; BLOCK], edges
             let c = f64::from_bits(from[d].load(Relaxed));
             let cell = &to[s];
             cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
+        }
+    }
+}
+
+impl PageRank {
+    /// Adds the contributions of `tile`'s edges in `dir` into `to`, the
+    /// written block's sums or a private copy of them.
+    #[inline]
+    fn push_tile(&self, tile: &Tile, dir: Dir, to: &[AtomicU64; BLOCK]) {
+        let (sb, db) = (tile.src_base(), tile.dst_base());
+        match dir {
+            Dir::Forward => push::<false>(self.contrib.block(sb), to, tile.edges),
+            // A self-loop is one adjacency entry: the forward pass counted it.
+            Dir::Reverse if tile.row == tile.col => {
+                push_skipping_loops(self.contrib.block(db), to, tile.edges)
+            }
+            Dir::Reverse => push::<true>(self.contrib.block(db), to, tile.edges),
         }
     }
 }

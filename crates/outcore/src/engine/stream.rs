@@ -413,17 +413,7 @@ impl StreamEngine {
                 .map(|&i| (i, self.pool.get(i).expect("cached")))
                 .collect();
             it.cache_hit_bytes = batch.iter().map(|(_, e)| e.len() as u64 * 4).sum();
-            process(
-                prog,
-                &self.tiles.tiles,
-                &needs,
-                &batch,
-                self.threads,
-                self.scratch
-                    .as_ref()
-                    .map(|s| (s, self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES))),
-                &mut it,
-            );
+            self.process(prog, &needs, &batch, &mut it);
         }
         it.compute_seconds += tc.elapsed().as_secs_f64();
         it.cache_hits = cached.len() as u64;
@@ -448,17 +438,7 @@ impl StreamEngine {
                     .iter()
                     .map(|&(i, w)| (i, &words[w..w + (self.tiles.tiles[i].bytes / 4) as usize]))
                     .collect();
-                process(
-                    prog,
-                    &self.tiles.tiles,
-                    &needs,
-                    &batch,
-                    self.threads,
-                    self.scratch
-                        .as_ref()
-                        .map(|s| (s, self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES))),
-                    &mut it,
-                );
+                self.process(prog, &needs, &batch, &mut it);
                 it.compute_seconds += tc.elapsed().as_secs_f64();
                 self.flight
                     .collect(&mut self.reader, 0, &self.store, file_len)?;
@@ -493,6 +473,27 @@ impl StreamEngine {
         it.io_wait_seconds = io1.wait_seconds - io0.wait_seconds;
         it.seconds = t0.elapsed().as_secs_f64();
         Ok(it)
+    }
+
+    /// Applies a batch of tiles (see [`process`]).
+    fn process<P: TileProgram>(
+        &self,
+        prog: &P,
+        needs: &[u8],
+        batch: &[(usize, &[u32])],
+        it: &mut IterStats,
+    ) {
+        let min = self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES);
+        let share = self.scratch.as_ref().map(|s| (s, min));
+        process(
+            prog,
+            &self.tiles.tiles,
+            needs,
+            batch,
+            self.threads,
+            share,
+            it,
+        );
     }
 
     /// Groups tiles (in physical order) into chunk-aligned ranges and the

@@ -316,8 +316,7 @@ fn build<W: Weight>(
                 .map_err(or_original_order);
             match fits {
                 Err(Error::Budget(m)) if opts.order_auto => {
-                    let note = format!("{m}; building in the original order");
-                    Progress::new("vertex order").done(|| note);
+                    note_original_order(&m);
                     by_degree = false;
                 }
                 r => r?,
@@ -417,8 +416,7 @@ fn build<W: Weight>(
         let order = match degree_order(&mut sorted, &idmap, undirected, &budget, opts.order_auto) {
             Ok(o) => o,
             Err(Error::Budget(m)) if opts.order_auto => {
-                let note = format!("{m}; building in the original order");
-                Progress::new("vertex order").done(|| note);
+                note_original_order(&m);
                 None
             }
             Err(e) => return Err(e),
@@ -807,6 +805,12 @@ pub const SKEWED: f64 = 16.0;
 struct DegreeOrder {
     rank_of_dense: (Vec<u32>, Charge),
     dense_of_rank: (Vec<u32>, Charge),
+}
+
+/// `--order auto` falling back from the degree order: says why.
+fn note_original_order(why: &str) {
+    let note = format!("{why}; building in the original order");
+    Progress::new("vertex order").done(|| note);
 }
 
 /// Adds the way out of a budget refusal of the degree order.
