@@ -1,6 +1,7 @@
 //! `algo`: graph algorithms, their in-memory references, LDBC output and validation.
 
 pub mod bfs;
+pub mod cdlp;
 pub mod kcore;
 pub mod output;
 pub mod pagerank;
@@ -8,4 +9,5 @@ pub mod query;
 pub mod reference;
 pub mod sssp;
 pub mod validate;
+pub mod vertex;
 pub mod wcc;

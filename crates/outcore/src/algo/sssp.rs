@@ -373,7 +373,7 @@ fn estimate_delta(
 
 /// The error for a negative or NaN weight on edge `v -> u` (dense ids),
 /// naming the edge by original ids.
-fn bad_weight(store: &Store, v: u32, u: u32, w: f64) -> Error {
+pub(crate) fn bad_weight(store: &Store, v: u32, u: u32, w: f64) -> Error {
     let what = if w.is_nan() { "NaN" } else { "negative" };
     let (a, b) = (original_id(store, v as u64), original_id(store, u as u64));
     let arrow = if store.manifest().directed {
@@ -939,6 +939,7 @@ pub(crate) fn run_stats(
         }),
         wall_seconds: wall,
         bytes_read: io.bytes_read,
+        bytes_written: io.bytes_written,
         read_requests: io.requests,
         io_wait_seconds: io.wait_seconds,
         compute_seconds: (wall - io.wait_seconds).max(0.0),

@@ -2,10 +2,15 @@
 //!
 //! - [`stream`]: G-Store's slide-cache-rewind over the tiles.
 //! - [`select`]: TurboGraph's pin-and-slide over the CSR pages of active vertices.
+//! - [`external`]: GraFBoost's sort-reduce over PartitionedVC's per-interval
+//!   logs, vertex state on disk; runs any [`vertex::VertexProgram`].
+//! - [`frontier`]: the active vertices, sparse or dense (Ligra's vertexSubset).
 //!
 //! Algorithms implement [`program::TileProgram`] once and leave scheduling,
 //! I/O, caching and parallelism to the engine.
 
+pub mod external;
+pub mod frontier;
 pub mod pool;
 pub mod program;
 pub mod select;
@@ -13,3 +18,4 @@ pub mod state;
 pub mod stats;
 pub mod stream;
 pub mod tileset;
+pub mod vertex;

@@ -8,6 +8,8 @@ pub struct IterStats {
     pub iteration: usize,
     pub seconds: f64,
     pub bytes_read: u64,
+    /// Bytes written (the external engine's logs and states).
+    pub bytes_written: u64,
     pub read_requests: u64,
     /// Tiles processed from the cache pool (no I/O).
     pub cache_hits: u64,
@@ -34,6 +36,31 @@ pub struct IterStats {
     pub shared_blocks: u64,
     /// The planner's estimates before the iteration (0 when not planned).
     pub planner: Option<PlanEstimate>,
+    /// What the external engine did (external iterations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external: Option<ExternalIter>,
+}
+
+/// One superstep of the external engine.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct ExternalIter {
+    pub intervals: u64,
+    /// Adjacency (and weight) bytes read by the scatter.
+    pub adjacency_bytes: u64,
+    /// Messages produced, as log records (before any reduction).
+    pub log_bytes_raw: u64,
+    /// Records written to the logs after in-buffer reduction.
+    pub log_bytes_reduced: u64,
+    /// Bytes appended to the logs (with alignment padding).
+    pub log_bytes_written: u64,
+    pub flushes: u64,
+    /// Intermediate external merge levels and the bytes they wrote.
+    pub merge_levels: u64,
+    pub merge_bytes_written: u64,
+    pub logs_sorted_in_memory: u64,
+    pub logs_merged_external: u64,
+    pub scatter_seconds: f64,
+    pub apply_seconds: f64,
 }
 
 /// What the planner estimated for one iteration.
@@ -58,6 +85,7 @@ pub struct RunStats {
     pub direct_io: bool,
     pub wall_seconds: f64,
     pub bytes_read: u64,
+    pub bytes_written: u64,
     pub read_requests: u64,
     pub io_wait_seconds: f64,
     pub compute_seconds: f64,

@@ -12,6 +12,11 @@
 //! A typical loop: [`Reader::submit`] a batch of [`ReadReq`]s (more than
 //! `depth` is fine: the rest wait in a queue), then [`Reader::wait`] for
 //! completions, matched to requests by `tag`, while [`Reader::pending`] > 0.
+//!
+//! Writes take the same path: [`Reader::create`] opens a file for direct
+//! reads and writes, [`Reader::submit_writes`] queues [`WriteReq`]s beside the
+//! reads, and their completions come back through [`Reader::wait`] with
+//! [`Completion::write`] set (the external engine's logs and vertex state).
 
 mod buffer;
 pub mod calibrate;
@@ -93,14 +98,43 @@ pub struct ReadReq {
 // reader under the contract of `Reader::submit`.
 unsafe impl Send for ReadReq {}
 
-/// The outcome of one [`ReadReq`].
+/// A write request: `len` bytes from `buf` to `offset`; offset, len and buf
+/// must be ALIGN-aligned.
+#[derive(Clone, Copy, Debug)]
+pub struct WriteReq {
+    /// Index from [`Reader::create`] (or [`Reader::open`] of a writable file).
+    pub file: usize,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Bytes to write.
+    pub len: usize,
+    /// Where they are (`len` readable bytes).
+    pub buf: *const u8,
+    /// Returned in the [`Completion`].
+    pub tag: u64,
+}
+
+// SAFETY: plain data; the pointer is only read through under the contract of
+// `Reader::submit_writes`.
+unsafe impl Send for WriteReq {}
+
+/// A queued request of either kind.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Req {
+    pub(crate) r: ReadReq,
+    pub(crate) write: bool,
+}
+
+/// The outcome of one [`ReadReq`] or [`WriteReq`].
 #[derive(Debug)]
 pub struct Completion {
     /// The request's tag.
     pub tag: u64,
-    /// Bytes read (short only at end of file), or the error (without the path:
-    /// see [`Reader::path`]).
+    /// Bytes read (short only at end of file) or written (always all), or the
+    /// error (without the path: see [`Reader::path`]).
     pub result: std::io::Result<usize>,
+    /// True for a [`WriteReq`].
+    pub write: bool,
 }
 
 /// One open file.
@@ -131,7 +165,7 @@ impl Engine {
     }
 
     /// Starts `req` (a slot is free). io_uring: only queues the SQE.
-    fn start(&mut self, f: &FileEntry, req: ReadReq) -> Result<()> {
+    fn start(&mut self, f: &FileEntry, req: Req) -> Result<()> {
         match self {
             Engine::Uring(e) => {
                 e.start(f, req);
@@ -167,7 +201,7 @@ pub struct Reader {
     backend: Backend,
     depth: usize,
     files: Vec<FileEntry>,
-    queue: VecDeque<ReadReq>,
+    queue: VecDeque<Req>,
     /// Completions taken from the backend but not yet handed to the caller.
     ready: Vec<Completion>,
     stats: IoStats,
@@ -278,6 +312,29 @@ impl Reader {
         Ok(self.add_file(path, file, direct, meta.len()))
     }
 
+    /// Creates (or truncates) `path` for direct reads and writes (buffered
+    /// where the filesystem refuses `O_DIRECT`); returns its index for
+    /// [`WriteReq::file`] and [`ReadReq::file`]. The caller removes the file.
+    pub fn create(&mut self, path: &Path) -> Result<usize> {
+        let open = |flags: i32| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .custom_flags(flags)
+                .open(path)
+        };
+        let (file, direct) = match open(libc::O_DIRECT) {
+            Ok(f) => (f, true),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                (open(0).map_err(|e| Error::io(path, e))?, false)
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        Ok(self.add_file(path, file, direct, 0))
+    }
+
     fn add_file(&mut self, path: &Path, file: File, direct: bool, len: u64) -> usize {
         self.files.push(FileEntry {
             path: path.to_path_buf(),
@@ -322,7 +379,37 @@ impl Reader {
         for r in reqs {
             self.check(r)?;
         }
-        self.queue.extend(reqs.iter().copied());
+        self.queue
+            .extend(reqs.iter().map(|&r| Req { r, write: false }));
+        self.fill()
+    }
+
+    /// Queues writes like [`submit`](Reader::submit) queues reads (same
+    /// alignment rules, same window of requests in flight). A file's length
+    /// as seen by later reads grows to cover each write when it is queued.
+    ///
+    /// # Safety
+    /// Each buffer must stay valid and unmodified until its [`Completion`] is
+    /// returned by [`Reader::wait`], or until the reader is dropped.
+    pub unsafe fn submit_writes(&mut self, reqs: &[WriteReq]) -> Result<()> {
+        let as_read = |w: &WriteReq| ReadReq {
+            file: w.file,
+            offset: w.offset,
+            len: w.len,
+            buf: w.buf as *mut u8,
+            tag: w.tag,
+        };
+        for w in reqs {
+            self.check(&as_read(w))?;
+        }
+        for w in reqs {
+            let f = &mut self.files[w.file];
+            f.len = f.len.max(w.offset + w.len as u64);
+            self.queue.push_back(Req {
+                r: as_read(w),
+                write: true,
+            });
+        }
         self.fill()
     }
 
@@ -369,7 +456,7 @@ impl Reader {
             let Some(r) = self.queue.pop_front() else {
                 break;
             };
-            self.engine.start(&self.files[r.file], r)?;
+            self.engine.start(&self.files[r.r.file], r)?;
         }
         self.engine.flush()
     }
@@ -402,13 +489,47 @@ impl Reader {
         }
     }
 
+    /// Waits for the request tagged `tag` alone and returns its completion;
+    /// completions of other requests stay for later calls of this or of
+    /// [`wait`](Reader::wait). Time spent blocked counts as I/O wait.
+    pub fn wait_tag(&mut self, tag: u64) -> Result<Completion> {
+        loop {
+            if let Some(i) = self.ready.iter().position(|c| c.tag == tag) {
+                let c = self.ready.swap_remove(i);
+                self.stats.requests += 1;
+                match (c.write, &c.result) {
+                    (false, Ok(b)) => self.stats.bytes_read += *b as u64,
+                    (true, Ok(b)) => self.stats.bytes_written += *b as u64,
+                    _ => {}
+                }
+                return Ok(c);
+            }
+            self.engine.poll(0, &mut self.ready)?;
+            self.fill()?;
+            if self.ready.iter().any(|c| c.tag == tag) {
+                continue;
+            }
+            if self.engine.in_flight() == 0 {
+                return Err(Error::Invalid(format!(
+                    "no I/O request tagged {tag} is queued or in flight"
+                )));
+            }
+            let t = Instant::now();
+            let r = self.engine.poll(1, &mut self.ready);
+            self.stats.wait_seconds += t.elapsed().as_secs_f64();
+            r?;
+        }
+    }
+
     /// Moves ready completions to `out`, counting them; returns how many.
     fn deliver(&mut self, out: &mut Vec<Completion>) -> usize {
         let n = self.ready.len();
         for c in &self.ready {
             self.stats.requests += 1;
-            if let Ok(b) = c.result {
-                self.stats.bytes_read += b as u64;
+            match (c.write, &c.result) {
+                (false, Ok(b)) => self.stats.bytes_read += *b as u64,
+                (true, Ok(b)) => self.stats.bytes_written += *b as u64,
+                _ => {}
             }
         }
         out.append(&mut self.ready);

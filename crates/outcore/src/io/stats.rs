@@ -6,6 +6,8 @@ pub struct IoStats {
     /// Bytes delivered by successful completions (short reads count what was read),
     /// plus the bytes [`super::read_range`] read.
     pub bytes_read: u64,
+    /// Bytes written by successful write completions.
+    pub bytes_written: u64,
     /// Requests completed (successfully or not), plus the reads made by
     /// [`super::read_range`].
     pub requests: u64,
@@ -17,6 +19,7 @@ impl IoStats {
     /// Adds another run's numbers to these.
     pub fn add(&mut self, other: &IoStats) {
         self.bytes_read += other.bytes_read;
+        self.bytes_written += other.bytes_written;
         self.requests += other.requests;
         self.wait_seconds += other.wait_seconds;
     }
@@ -38,6 +41,7 @@ impl std::ops::Sub for IoStats {
     fn sub(self, earlier: IoStats) -> IoStats {
         IoStats {
             bytes_read: self.bytes_read.saturating_sub(earlier.bytes_read),
+            bytes_written: self.bytes_written.saturating_sub(earlier.bytes_written),
             requests: self.requests.saturating_sub(earlier.requests),
             wait_seconds: (self.wait_seconds - earlier.wait_seconds).max(0.0),
         }

@@ -1,6 +1,6 @@
 //! The portable backend: a few worker threads doing `pread`.
 
-use super::{Completion, FileEntry, ReadReq, MAX_CHUNK};
+use super::{Completion, FileEntry, Req, MAX_CHUNK};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io;
@@ -48,11 +48,39 @@ pub(crate) fn read_full(
     Ok(done)
 }
 
+/// Writes all of `buf` at `offset`, looping over short writes; retries
+/// `EINTR`/`EAGAIN`; a write that accepts nothing is an error.
+pub(crate) fn write_full(file: &File, buf: &[u8], offset: u64, chunk: usize) -> io::Result<usize> {
+    let mut done = 0;
+    let mut retries = 0;
+    while done < buf.len() {
+        let upto = buf.len().min(done + chunk);
+        match file.write_at(&buf[done..upto], offset + done as u64) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "the device accepted no bytes",
+                ))
+            }
+            Ok(n) => done += n,
+            Err(e)
+                if (e.kind() == io::ErrorKind::Interrupted
+                    || e.kind() == io::ErrorKind::WouldBlock)
+                    && retries < super::uring::MAX_RETRIES =>
+            {
+                retries += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
 struct Job {
     file: Arc<File>,
     file_len: u64,
     chunk: usize,
-    req: ReadReq,
+    req: Req,
 }
 
 // SAFETY: the buffer pointer in the request is written only by the worker that
@@ -97,7 +125,7 @@ impl SyncEngine {
         self.in_flight
     }
 
-    pub(crate) fn start(&mut self, f: &FileEntry, req: ReadReq) -> Result<()> {
+    pub(crate) fn start(&mut self, f: &FileEntry, req: Req) -> Result<()> {
         let job = Job {
             file: Arc::clone(&f.file),
             file_len: f.len,
@@ -153,16 +181,26 @@ fn worker(jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Completion>) {
         let Ok(job) = job else {
             return; // the engine was dropped and every job taken
         };
-        let r = job.req;
+        let (r, write) = (job.req.r, job.req.write);
         let result = if r.len == 0 {
             Ok(0)
+        } else if write {
+            // SAFETY: Reader::submit_writes' contract: buf is valid for len
+            // bytes and nobody writes it until the completion is returned.
+            let buf = unsafe { std::slice::from_raw_parts(r.buf as *const u8, r.len) };
+            write_full(&job.file, buf, r.offset, job.chunk)
         } else {
             // SAFETY: Reader::submit's contract: buf is valid for len bytes and
             // nobody else touches it until the completion is returned.
             let buf = unsafe { std::slice::from_raw_parts_mut(r.buf, r.len) };
             read_full(&job.file, buf, r.offset, job.file_len, job.chunk)
         };
-        if done.send(Completion { tag: r.tag, result }).is_err() {
+        let c = Completion {
+            tag: r.tag,
+            result,
+            write,
+        };
+        if done.send(c).is_err() {
             // The engine is gone; keep draining so no job is left half-done.
             continue;
         }

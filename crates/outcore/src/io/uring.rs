@@ -1,7 +1,7 @@
 //! The io_uring backend: one ring, up to `depth` reads in flight, one
 //! `io_uring_enter` per batch.
 
-use super::{Completion, FileEntry, ReadReq, MAX_CHUNK};
+use super::{Completion, FileEntry, Req, MAX_CHUNK};
 use crate::error::{Error, Result};
 use io_uring::{opcode, types, IoUring};
 use std::io;
@@ -52,7 +52,7 @@ fn probe_now() -> std::result::Result<(), String> {
 /// A read in flight: the request and how much of it has arrived.
 #[derive(Clone, Copy)]
 struct Slot {
-    req: ReadReq,
+    req: Req,
     fd: RawFd,
     file_len: u64,
     done: usize,
@@ -92,7 +92,7 @@ impl UringEngine {
     }
 
     /// Puts `req` in a free slot and queues its SQE (no system call).
-    pub(crate) fn start(&mut self, f: &FileEntry, req: ReadReq) {
+    pub(crate) fn start(&mut self, f: &FileEntry, req: Req) {
         let idx = self.free.pop().expect("Reader keeps in_flight below depth");
         self.slots[idx as usize] = Some(Slot {
             req,
@@ -108,13 +108,21 @@ impl UringEngine {
     /// Queues the SQE for the rest of slot `idx`.
     fn push(&mut self, idx: u32) {
         let s = self.slots[idx as usize].as_ref().expect("slot in use");
-        let left = (s.req.len - s.done).min(self.chunk);
+        let left = (s.req.r.len - s.done).min(self.chunk);
         // The pointer stays inside the caller's buffer (done < len, or 0 for an empty read).
-        let buf = s.req.buf.wrapping_add(s.done);
-        let e = opcode::Read::new(types::Fd(s.fd), buf, left as u32)
-            .offset(s.req.offset + s.done as u64)
-            .build()
-            .user_data(idx as u64);
+        let buf = s.req.r.buf.wrapping_add(s.done);
+        let at = s.req.r.offset + s.done as u64;
+        let e = if s.req.write {
+            opcode::Write::new(types::Fd(s.fd), buf, left as u32)
+                .offset(at)
+                .build()
+                .user_data(idx as u64)
+        } else {
+            opcode::Read::new(types::Fd(s.fd), buf, left as u32)
+                .offset(at)
+                .build()
+                .user_data(idx as u64)
+        };
         // SAFETY: the buffer is valid for `left` bytes until the completion is
         // returned (Reader::submit's contract); the fd lives in the Reader's
         // file table, which outlives the engine's requests (drop drains them).
@@ -188,8 +196,13 @@ impl UringEngine {
             } else {
                 let n = res as usize;
                 s.done += n;
-                let pos = s.req.offset + s.done as u64;
-                if n == 0 || s.done >= s.req.len || pos >= s.file_len {
+                let pos = s.req.r.offset + s.done as u64;
+                if s.req.write && n == 0 && s.done < s.req.r.len {
+                    Some(Err(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "the device accepted no bytes",
+                    )))
+                } else if n == 0 || s.done >= s.req.r.len || (!s.req.write && pos >= s.file_len) {
                     Some(Ok(s.done))
                 } else {
                     None // a short read before the end: read the rest
@@ -198,12 +211,12 @@ impl UringEngine {
             match outcome {
                 None => self.push(idx),
                 Some(result) => {
-                    let tag = s.req.tag;
+                    let (tag, write) = (s.req.r.tag, s.req.write);
                     self.slots[idx as usize] = None;
                     self.free.push(idx);
                     self.in_flight -= 1;
                     finished += 1;
-                    out.push(Completion { tag, result });
+                    out.push(Completion { tag, result, write });
                 }
             }
         }

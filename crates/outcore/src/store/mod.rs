@@ -176,6 +176,23 @@ impl Store {
         Ok(true)
     }
 
+    /// The ranks of dense ids `0, 1, ...` one at a time (a buffered scan of
+    /// `order.bin`, or the dense ids themselves when dense id = rank).
+    pub fn rank_reader(&self) -> Result<RankStream> {
+        let file = if self.manifest.has_order_map {
+            let path = self.file(ORDER_FILE);
+            let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+            Some((std::io::BufReader::with_capacity(1 << 16, f), path))
+        } else {
+            None
+        };
+        Ok(RankStream {
+            file,
+            next: 0,
+            n: self.manifest.num_vertices,
+        })
+    }
+
     /// Reads a u32 file holding one value per vertex.
     fn read_u32s(&self, rel: &str) -> Result<Vec<u32>> {
         let n = self.manifest.num_vertices;
@@ -194,6 +211,37 @@ impl Store {
             ));
         }
         Ok(out)
+    }
+}
+
+/// Ranks in dense-id order, from [`Store::rank_reader`].
+pub struct RankStream {
+    file: Option<(std::io::BufReader<std::fs::File>, PathBuf)>,
+    next: u64,
+    n: u64,
+}
+
+impl RankStream {
+    /// The rank of the next dense id.
+    pub fn next_rank(&mut self) -> Result<u32> {
+        use std::io::Read;
+        let v = self.next;
+        self.next += 1;
+        match &mut self.file {
+            None => Ok(v as u32),
+            Some((r, path)) => {
+                let mut b = [0u8; 4];
+                r.read_exact(&mut b).map_err(|e| Error::io(&*path, e))?;
+                let x = u32::from_le_bytes(b);
+                if x as u64 >= self.n {
+                    return Err(Error::store(
+                        &*path,
+                        format!("rank {x} of dense id {v} is beyond the {} vertices (run `outcore verify`)", self.n),
+                    ));
+                }
+                Ok(x)
+            }
+        }
     }
 }
 

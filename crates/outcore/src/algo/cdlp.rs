@@ -1,0 +1,111 @@
+//! Community detection by label propagation with LDBC Graphalytics
+//! semantics (CDLP): synchronous; every vertex starts with its own original
+//! id as label (here its rank, which orders like the original id); in each
+//! of a fixed number of iterations it takes the label most frequent among
+//! its neighbours, ties to the smallest; a vertex without neighbours keeps
+//! its label. On a directed graph both in- and out-neighbours count, so a
+//! neighbour linked both ways counts twice. Reference:
+//! [`crate::algo::reference::cdlp`].
+//!
+//! A vertex program whose messages do not combine (the label multiset must
+//! be seen whole: PartitionedVC's grouped delivery), run by the external
+//! engine.
+
+use crate::engine::external::ExternalConfig;
+use crate::engine::stats::RunStats;
+use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::error::{Error, Result};
+use crate::mem::Budget;
+use crate::store::Store;
+
+/// CDLP parameters.
+#[derive(Clone, Debug)]
+pub struct CdlpConfig {
+    /// Iterations (Graphalytics' `max-iterations`; default 10).
+    pub iterations: usize,
+}
+
+impl Default for CdlpConfig {
+    fn default() -> Self {
+        CdlpConfig { iterations: 10 }
+    }
+}
+
+impl CdlpConfig {
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<()> {
+        if self.iterations == 0 {
+            return Err(Error::Invalid("--iterations must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The most frequent label of `labels`, ties to the smallest.
+pub fn most_frequent(labels: &mut [u32]) -> Option<u32> {
+    labels.sort_unstable();
+    let (mut best, mut best_count) = (None, 0usize);
+    let mut i = 0;
+    while i < labels.len() {
+        let j = i + labels[i..].iter().take_while(|&&l| l == labels[i]).count();
+        if j - i > best_count {
+            best = Some(labels[i]);
+            best_count = j - i;
+        }
+        i = j;
+    }
+    best
+}
+
+/// The program; state: the label (a rank).
+pub struct CdlpVp {
+    iterations: usize,
+}
+
+impl VertexProgram for CdlpVp {
+    type State = u32;
+    type Msg = u32;
+    const COMBINES: bool = false;
+    const APPLY_ALL: bool = true;
+
+    fn name(&self) -> &'static str {
+        "cdlp"
+    }
+    fn edges(&self) -> Edges {
+        Edges::Both
+    }
+    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
+        (info.rank, true)
+    }
+    fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
+        step < self.iterations
+    }
+    #[inline]
+    fn scatter(&self, _v: u32, s: &u32) -> Option<u32> {
+        Some(*s)
+    }
+    fn apply(&self, _v: u32, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+        if !msgs.is_empty() {
+            let mut l = msgs.to_vec();
+            *s = most_frequent(&mut l).expect("non-empty");
+        }
+        true
+    }
+    fn end(&mut self, step: usize, _agg: &Aggregate, _active: u64) -> bool {
+        step + 1 >= self.iterations
+    }
+}
+
+/// CDLP on `store`: labels (ranks; print with `original_of_rank`) by dense id.
+pub fn cdlp(
+    store: &Store,
+    cfg: &CdlpConfig,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Vec<u32>, RunStats)> {
+    cfg.validate()?;
+    let mut p = CdlpVp {
+        iterations: cfg.iterations,
+    };
+    crate::algo::vertex::run_collect(store, &mut p, cfg.iterations, ext, budget, |&l| l)
+}

@@ -1,0 +1,96 @@
+//! Single-source shortest paths (as [`crate::algo::sssp`]) as a vertex
+//! program: synchronous Bellman-Ford. A vertex whose distance dropped sends
+//! it along its out-edges, each edge adds its weight, messages take the
+//! minimum. Supersteps: at most the hop count of the longest shortest path.
+
+use crate::engine::external::ExternalConfig;
+use crate::engine::stats::RunStats;
+use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::error::Result;
+use crate::mem::Budget;
+use crate::store::Store;
+use std::sync::Mutex;
+
+/// The program; state: the distance (infinity unreached).
+pub struct SsspVp {
+    pub source: u32,
+    /// The first negative or NaN weight met (its edge is dropped; the run fails).
+    pub bad_weight: Mutex<Option<(u32, u32, f64)>>,
+}
+
+impl VertexProgram for SsspVp {
+    type State = f64;
+    type Msg = f64;
+    const COMBINES: bool = true;
+    const APPLY_ALL: bool = false;
+
+    fn name(&self) -> &'static str {
+        "sssp"
+    }
+    fn edges(&self) -> Edges {
+        Edges::Out
+    }
+    fn weighted(&self) -> bool {
+        true
+    }
+    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (f64, bool) {
+        if info.v == self.source {
+            (0.0, true)
+        } else {
+            (f64::INFINITY, false)
+        }
+    }
+    fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
+        true
+    }
+    #[inline]
+    fn scatter(&self, _v: u32, s: &f64) -> Option<f64> {
+        Some(*s)
+    }
+    #[inline]
+    fn edge(&self, m: f64, src: u32, dst: u32, w: f64) -> Option<f64> {
+        if w >= 0.0 {
+            Some(m + w)
+        } else {
+            if let Ok(mut b) = self.bad_weight.lock() {
+                b.get_or_insert((src, dst, w));
+            }
+            None
+        }
+    }
+    #[inline]
+    fn combine(a: f64, b: f64) -> f64 {
+        a.min(b)
+    }
+    #[inline]
+    fn apply(&self, _v: u32, s: &mut f64, msgs: &[f64], _agg: &mut Aggregate) -> bool {
+        if msgs[0] < *s {
+            *s = msgs[0];
+            true
+        } else {
+            false
+        }
+    }
+    fn end(&mut self, _step: usize, _agg: &Aggregate, active: u64) -> bool {
+        active == 0
+    }
+}
+
+/// SSSP on the external engine: distances by dense id.
+pub fn run(
+    store: &Store,
+    source: u64,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Vec<f64>, RunStats)> {
+    let mut p = SsspVp {
+        source: source as u32,
+        bad_weight: Mutex::new(None),
+    };
+    let r = super::run_collect(store, &mut p, usize::MAX, ext, budget, |&d| d)?;
+    let bad = *p.bad_weight.lock().unwrap_or_else(|e| e.into_inner());
+    match bad {
+        None => Ok(r),
+        Some((v, u, w)) => Err(crate::algo::sssp::bad_weight(store, v, u, w)),
+    }
+}

@@ -1,0 +1,567 @@
+//! The external engine (GraFBoost's sort-reduce + PartitionedVC's multi-log;
+//! DESIGN.md "external"): vertex state lives on disk, so a run's memory
+//! depends on the budget, not on |V|.
+//!
+//! Vertices are cut into intervals sized from the budget. The state file
+//! holds every interval's states (each interval at an aligned offset), the
+//! active file one bit per vertex. A superstep:
+//!
+//! 1. **Scatter**: for each interval with active vertices, its states and
+//!    active bits are read; the CSR pages of the vertices that send are read
+//!    (`scatter.rs`: one sequential read when the frontier is dense, only the
+//!    pages when it is sparse) and every edge's message goes to the update
+//!    logs (`log.rs`: an in-memory buffer, sorted and reduced when full, one
+//!    sorted run per target interval appended to that interval's log).
+//! 2. **Apply**: for each interval, its log is sort-reduced (`merge.rs`: in
+//!    memory when it fits, else merged externally with reduction in every
+//!    merge step), its states are read, the messages applied in one pass in
+//!    vertex order, and the new states and next active bits written back
+//!    (the next frontier is emitted lazily, as bits beside the states).
+//!
+//! Every buffer is charged to the budget; all I/O goes through the io layer
+//! (io_uring or the pread pool, O_DIRECT); the spill directory is removed
+//! when the run ends, by success, error or Ctrl-C.
+
+mod disk;
+mod log;
+mod merge;
+mod scatter;
+
+use crate::engine::stats::{IterStats, RunStats};
+use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
+use crate::error::{Error, Result};
+use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
+use crate::mem::{peak_rss_bytes, Budget};
+use crate::progress::Progress;
+use crate::store::Store;
+use disk::{align_up, read_exact, write_all, Appender};
+use log::MultiLog;
+use merge::{sort_reduce, MergeConfig, MergeCounts};
+use scatter::{for_each_edge, ListFiles, ScatterBufs};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// External engine settings (all sizes default to shares of the budget).
+#[derive(Clone, Debug, Default)]
+pub struct ExternalConfig {
+    /// I/O backend (`None`: io_uring when available).
+    pub io: Option<Backend>,
+    /// Where the spill directory goes (default: beside the store).
+    pub tmp_dir: Option<PathBuf>,
+    /// Vertices per interval.
+    pub interval_vertices: Option<u64>,
+    /// Bytes of the message buffer.
+    pub message_buffer: Option<u64>,
+    /// Runs merged at once.
+    pub fan_in: Option<usize>,
+    /// Bytes of log an interval may sort in memory (larger logs are merged
+    /// from disk).
+    pub merge_memory: Option<u64>,
+}
+
+/// Memory plan of one run.
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    interval: u64,
+    messages: usize,
+    chunk: usize,
+    staging: usize,
+    merge: MergeConfig,
+}
+
+/// Fixed bytes the engine keeps outside its shares (I/O queues, small tables).
+const SLACK: u64 = 4 << 20;
+
+fn sizes<P: VertexProgram>(
+    n: u64,
+    weighted: bool,
+    budget: &Budget,
+    cfg: &ExternalConfig,
+) -> Result<Sizes> {
+    let avail = budget.available().saturating_sub(SLACK);
+    let weighted = if weighted { 3 } else { 1 };
+    let chunk = ((avail / 24) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
+    let staging = ((avail / 32) as usize).clamp(4 * ALIGN, 1 << 20) / ALIGN * ALIGN;
+    let fixed = 2 * chunk as u64 * weighted + 2 * staging as u64;
+    let share = avail.saturating_sub(fixed) / 3;
+    let per_vertex = P::State::BYTES as u64 + 8 + 1;
+    let interval = cfg
+        .interval_vertices
+        .unwrap_or(share / per_vertex)
+        .clamp(1, n.max(1));
+    let mem_rec = std::mem::size_of::<(u32, P::Msg)>() as u64;
+    let messages = (cfg.message_buffer.unwrap_or(share) / mem_rec).max(16) as usize;
+    let memory = cfg
+        .merge_memory
+        .unwrap_or(share)
+        .min(share.max(ALIGN as u64));
+    let run_buffer = ((share / 8) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
+    let fan_in = cfg
+        .fan_in
+        .unwrap_or((memory / (run_buffer + ALIGN) as u64) as usize)
+        .max(2);
+    let need = fixed + 3 * (interval * per_vertex).max(ALIGN as u64) + SLACK;
+    if interval * per_vertex > share.max(per_vertex) && cfg.interval_vertices.is_none()
+        || budget.available() < need.min(budget.available().max(48 * ALIGN as u64 + SLACK))
+    {
+        return Err(Error::Budget(format!(
+            "the external engine needs at least {}; raise --memory",
+            crate::size::format_size(need)
+        )));
+    }
+    Ok(Sizes {
+        interval,
+        messages,
+        chunk,
+        staging,
+        merge: MergeConfig {
+            memory,
+            run_buffer,
+            fan_in,
+        },
+    })
+}
+
+/// The smallest budget the external engine runs `P` in on `store`.
+pub fn required_bytes() -> u64 {
+    16 << 20
+}
+
+/// A directory of spill files, removed when dropped.
+struct SpillDir(PathBuf);
+
+impl SpillDir {
+    fn new(store: &Store, tmp: Option<&Path>) -> Result<SpillDir> {
+        let parent = match tmp {
+            Some(t) => t.to_path_buf(),
+            None => store
+                .path()
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(".")),
+        };
+        let name = store
+            .path()
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "store".into());
+        let dir = parent.join(format!(".{name}.outcore-external-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(SpillDir(dir))
+    }
+}
+
+impl Drop for SpillDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The final states of an external run, on disk until dropped.
+pub struct ExternalStates<S: Value> {
+    // Declared first: dropped (waiting for its I/O) before the files go.
+    reader: Reader,
+    _dir: SpillDir,
+    state_file: usize,
+    bounds: Vec<u32>,
+    stride: u64,
+    budget_bytes: usize,
+    _s: std::marker::PhantomData<S>,
+}
+
+impl<S: Value> ExternalStates<S> {
+    /// Calls `f(dense id, state)` for every vertex in order, one interval in
+    /// memory at a time.
+    pub fn for_each(&mut self, budget: &Budget, mut f: impl FnMut(u32, &S)) -> Result<()> {
+        let mut buf = AlignedBuf::new(self.budget_bytes, budget, "external engine state")?;
+        for k in 0..self.bounds.len() - 1 {
+            let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
+            let bytes = (hi - lo) as usize * S::BYTES;
+            let room = align_up(bytes as u64) as usize;
+            let s = &mut buf.as_mut_slice()[..room];
+            read_exact(
+                &mut self.reader,
+                self.state_file,
+                k as u64 * self.stride,
+                s,
+                bytes,
+            )?;
+            for v in lo..hi {
+                let at = (v - lo) as usize * S::BYTES;
+                f(v, &S::get(&s[at..]));
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps every state into memory (`n` values).
+    pub fn collect<T>(&mut self, budget: &Budget, map: impl Fn(&S) -> T) -> Result<Vec<T>> {
+        let n = *self.bounds.last().unwrap_or(&0) as usize;
+        let mut out = Vec::with_capacity(n);
+        self.for_each(budget, |_, s| out.push(map(s)))?;
+        Ok(out)
+    }
+}
+
+/// Runs `prog` for at most `max_steps` supersteps on `store` inside `budget`.
+pub fn run<P: VertexProgram>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    cfg: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(ExternalStates<P::State>, RunStats)> {
+    let t0 = Instant::now();
+    let m = store.manifest();
+    let n = m.num_vertices;
+    if n > u32::MAX as u64 {
+        return Err(Error::Invalid("more than 2^32 - 1 vertices".into()));
+    }
+    let sz = sizes::<P>(n, prog.weighted(), budget, cfg)?;
+    let sbytes = P::State::BYTES;
+    let iv = sz.interval;
+    let k = n.div_ceil(iv).max(1) as usize;
+    let bounds: Vec<u32> = (0..=k as u64).map(|i| (i * iv).min(n) as u32).collect();
+    let stride = align_up(iv * sbytes as u64);
+    let bit_stride = align_up(iv.div_ceil(64) * 8);
+    let dir = SpillDir::new(store, cfg.tmp_dir.as_deref())?;
+    let mut reader = Reader::new(cfg.io, 8)?;
+    let state_file = reader.create(&dir.0.join("state.bin"))?;
+    let bits_file = reader.create(&dir.0.join("active.bin"))?;
+    let logs: Vec<usize> = (0..k)
+        .map(|i| reader.create(&dir.0.join(format!("log-{i}.bin"))))
+        .collect::<Result<_>>()?;
+    let scratch = [
+        reader.create(&dir.0.join("merge-a.bin"))?,
+        reader.create(&dir.0.join("merge-b.bin"))?,
+    ];
+    // Lists the messages travel along.
+    let weighted = prog.weighted();
+    if weighted && !m.weighted {
+        return Err(Error::Invalid(format!(
+            "{} is not weighted; build it with --weighted",
+            store.path().display()
+        )));
+    }
+    let mut lists = Vec::new();
+    let dirs: &[&str] = match (prog.edges(), m.directed) {
+        (Edges::Both, true) => &["out", "in"],
+        _ => &["out"],
+    };
+    for d in dirs {
+        let (a, o, w) = crate::store::csr::files(d);
+        lists.push(ListFiles {
+            adj: reader.open(&store.file(&a))?,
+            off: reader.open(&store.file(&o))?,
+            weights: if weighted {
+                Some(reader.open(&store.file(&w))?)
+            } else {
+                None
+            },
+        });
+    }
+    let mut state_buf = AlignedBuf::new(stride as usize, budget, "external engine state")?;
+    let mut bits_buf = AlignedBuf::new(bit_stride as usize, budget, "external engine active bits")?;
+    let mut sbufs = ScatterBufs {
+        off: AlignedBuf::new(
+            ((iv + 1) * 8) as usize + 2 * ALIGN,
+            budget,
+            "external engine offsets",
+        )?,
+        adj: [
+            AlignedBuf::new(sz.chunk, budget, "external engine adjacency")?,
+            AlignedBuf::new(sz.chunk, budget, "external engine adjacency")?,
+        ],
+        wts: if weighted {
+            Some([
+                AlignedBuf::new(2 * sz.chunk, budget, "external engine weights")?,
+                AlignedBuf::new(2 * sz.chunk, budget, "external engine weights")?,
+            ])
+        } else {
+            None
+        },
+    };
+    let mut stage = Appender::new(logs[0], 0, sz.staging, budget)?;
+    let mut mlog = MultiLog::new::<P>(sz.messages, bounds.clone(), logs.clone(), budget)?;
+
+    // Init: states from the degrees and ranks, streamed interval by interval.
+    let mut active_count = vec![0u64; k];
+    let mut agg = Aggregate::default();
+    {
+        let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
+        let mut ranks = store.rank_reader()?;
+        for i in 0..k {
+            let (lo, hi) = (bounds[i], bounds[i + 1]);
+            let s = state_buf.as_mut_slice();
+            let b = bits_buf.as_mut_slice();
+            b.fill(0);
+            for v in lo..hi {
+                let info = VertexInfo {
+                    v,
+                    rank: ranks.next_rank()?,
+                    out_degree: degs.next_degree()?,
+                };
+                let (st, act) = prog.init(&info, &mut agg);
+                let x = (v - lo) as usize;
+                st.put(&mut s[x * sbytes..]);
+                if act {
+                    b[x / 8] |= 1 << (x % 8);
+                    active_count[i] += 1;
+                }
+            }
+            let len = align_up(((hi - lo) as usize * sbytes) as u64) as usize;
+            write_all(&mut reader, state_file, i as u64 * stride, &s[..len])?;
+            let blen = align_up((hi - lo).div_ceil(8) as u64) as usize;
+            write_all(&mut reader, bits_file, i as u64 * bit_stride, &b[..blen])?;
+        }
+    }
+
+    let mut stats = RunStats {
+        algorithm: prog.name().to_string(),
+        engine: "external".into(),
+        io_backend: reader.backend().to_string(),
+        direct_io: lists.iter().all(|l| reader.direct(l.adj)),
+        memory_budget: budget.limit(),
+        threads: rayon::current_num_threads(),
+        ..Default::default()
+    };
+    let mut progress = Progress::new(format!("{} (external)", prog.name()));
+    let mut step = 0;
+    let mut msgs: Vec<P::Msg> = Vec::new();
+    while step < max_steps {
+        crate::cancel::check()?;
+        if !prog.begin(step, &agg) {
+            break;
+        }
+        let it0 = Instant::now();
+        let io0 = reader.stats();
+        let active_now: u64 = active_count.iter().sum();
+        mlog.counts = Default::default();
+        let mut adj_bytes = 0u64;
+        // 1. Scatter.
+        for i in 0..k {
+            if active_count[i] == 0 {
+                continue;
+            }
+            crate::cancel::check()?;
+            let (lo, hi) = (bounds[i], bounds[i + 1]);
+            let len = (hi - lo) as usize;
+            let sl = align_up((len * sbytes) as u64) as usize;
+            read_exact(
+                &mut reader,
+                state_file,
+                i as u64 * stride,
+                &mut state_buf.as_mut_slice()[..sl],
+                len * sbytes,
+            )?;
+            let bl = align_up(len.div_ceil(8) as u64) as usize;
+            read_exact(
+                &mut reader,
+                bits_file,
+                i as u64 * bit_stride,
+                &mut bits_buf.as_mut_slice()[..bl],
+                len.div_ceil(8),
+            )?;
+            let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
+            let st = |x: usize| P::State::get(&sv[x * sbytes..]);
+            let sends = |x: usize| {
+                bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
+            };
+            for l in &lists {
+                let mut cur: Option<(usize, P::Msg)> = None;
+                adj_bytes += for_each_edge(
+                    &mut reader,
+                    *l,
+                    &mut sbufs,
+                    lo as u64,
+                    len,
+                    &sends,
+                    |reader, x, d, w| {
+                        let m0 = match cur {
+                            Some((cx, m)) if cx == x => m,
+                            _ => {
+                                let m = prog.scatter(lo + x as u32, &st(x)).expect("sends");
+                                cur = Some((x, m));
+                                m
+                            }
+                        };
+                        if let Some(msg) = prog.edge(m0, lo + x as u32, d, w) {
+                            if d as u64 >= n {
+                                return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
+                            }
+                            mlog.push(reader, &mut stage, d, msg)?;
+                        }
+                        Ok(())
+                    },
+                )?;
+            }
+            progress.tick(|| format!("superstep {} scatter: interval {}/{k}", step + 1, i + 1));
+        }
+        mlog.flush(&mut reader, &mut stage)?;
+        let scatter_secs = it0.elapsed().as_secs_f64();
+        // 2. Apply.
+        let mut mcounts = MergeCounts::default();
+        let mut next_agg = Aggregate::default();
+        let combine = if P::COMBINES {
+            Some(P::combine as fn(P::Msg, P::Msg) -> P::Msg)
+        } else {
+            None
+        };
+        for i in 0..k {
+            let has_log = !mlog.runs[i].is_empty();
+            if !has_log && !P::APPLY_ALL {
+                active_count[i] = 0;
+                continue;
+            }
+            crate::cancel::check()?;
+            let (lo, hi) = (bounds[i], bounds[i + 1]);
+            let len = (hi - lo) as usize;
+            let sl = align_up((len * sbytes) as u64) as usize;
+            read_exact(
+                &mut reader,
+                state_file,
+                i as u64 * stride,
+                &mut state_buf.as_mut_slice()[..sl],
+                len * sbytes,
+            )?;
+            let bl = align_up(len.div_ceil(8) as u64) as usize;
+            bits_buf.as_mut_slice()[..bl].fill(0);
+            let sv = state_buf.as_mut_slice();
+            let bv = bits_buf.as_mut_slice();
+            let mut count = 0u64;
+            let mut next_v = lo; // vertices below were applied
+            let runs = std::mem::take(&mut mlog.runs[i]);
+            let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
+                let x = (v - lo) as usize;
+                let mut s = P::State::get(&sv[x * sbytes..]);
+                if prog.apply(v, &mut s, ms, agg) {
+                    bv[x / 8] |= 1 << (x % 8);
+                    count += 1;
+                }
+                s.put(&mut sv[x * sbytes..]);
+            };
+            let mut group_v = u32::MAX;
+            msgs.clear();
+            sort_reduce::<P::Msg>(
+                &mut reader,
+                &runs,
+                combine,
+                &sz.merge,
+                scratch,
+                &mut stage,
+                budget,
+                &mut mcounts,
+                |t, msg| {
+                    if t < lo || t >= hi {
+                        return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
+                    }
+                    if t != group_v {
+                        if group_v != u32::MAX {
+                            apply_one(group_v, &msgs, &mut next_agg);
+                            msgs.clear();
+                        }
+                        if P::APPLY_ALL {
+                            for v in next_v..t {
+                                apply_one(v, &[], &mut next_agg);
+                            }
+                        }
+                        next_v = t + 1;
+                        group_v = t;
+                    }
+                    msgs.push(msg);
+                    Ok(())
+                },
+            )?;
+            if group_v != u32::MAX {
+                apply_one(group_v, &msgs, &mut next_agg);
+                msgs.clear();
+            }
+            if P::APPLY_ALL {
+                for v in next_v..hi {
+                    apply_one(v, &[], &mut next_agg);
+                }
+            }
+            mlog.reset(i);
+            write_all(
+                &mut reader,
+                state_file,
+                i as u64 * stride,
+                &state_buf.as_slice()[..sl],
+            )?;
+            if count > 0 {
+                write_all(
+                    &mut reader,
+                    bits_file,
+                    i as u64 * bit_stride,
+                    &bits_buf.as_slice()[..bl],
+                )?;
+            }
+            active_count[i] = count;
+            progress.tick(|| format!("superstep {} apply: interval {}/{k}", step + 1, i + 1));
+        }
+        agg = next_agg;
+        let active_next: u64 = active_count.iter().sum();
+        let done = prog.end(step, &agg, active_next);
+        let io = reader.stats() - io0;
+        let secs = it0.elapsed().as_secs_f64();
+        let rec = log::record_bytes::<P::Msg>() as u64;
+        stats.iterations.push(IterStats {
+            iteration: step,
+            seconds: secs,
+            bytes_read: io.bytes_read,
+            bytes_written: io.bytes_written,
+            read_requests: io.requests,
+            edges_processed: mlog.counts.messages,
+            active_vertices: active_now,
+            io_wait_seconds: io.wait_seconds,
+            compute_seconds: (secs - io.wait_seconds).max(0.0),
+            engine: "external",
+            external: Some(crate::engine::stats::ExternalIter {
+                intervals: k as u64,
+                adjacency_bytes: adj_bytes,
+                log_bytes_raw: mlog.counts.messages * rec,
+                log_bytes_reduced: mlog.counts.records_written * rec,
+                log_bytes_written: mlog.counts.bytes_written,
+                flushes: mlog.counts.flushes,
+                merge_levels: mcounts.levels,
+                merge_bytes_written: mcounts.bytes_written,
+                logs_sorted_in_memory: mcounts.in_memory,
+                logs_merged_external: mcounts.external,
+                scatter_seconds: scatter_secs,
+                apply_seconds: secs - scatter_secs,
+            }),
+            ..Default::default()
+        });
+        step += 1;
+        progress.tick(|| format!("superstep {step}: {active_next} active"));
+        if done || active_next == 0 && !P::APPLY_ALL {
+            break;
+        }
+    }
+    stage.drain(&mut reader)?;
+    let io = reader.stats();
+    stats.wall_seconds = t0.elapsed().as_secs_f64();
+    stats.bytes_read = io.bytes_read;
+    stats.bytes_written = io.bytes_written;
+    stats.read_requests = io.requests;
+    stats.io_wait_seconds = io.wait_seconds;
+    stats.compute_seconds = (stats.wall_seconds - io.wait_seconds).max(0.0);
+    stats.vertex_state_bytes = n * sbytes as u64;
+    stats.segment_bytes = sz.chunk as u64;
+    stats.peak_rss_bytes = peak_rss_bytes();
+    progress.done(|| format!("{step} supersteps, {k} intervals of {iv} vertices"));
+    drop(mlog);
+    drop(stage);
+    Ok((
+        ExternalStates {
+            reader,
+            _dir: dir,
+            state_file,
+            bounds,
+            stride,
+            budget_bytes: stride as usize,
+            _s: std::marker::PhantomData,
+        },
+        stats,
+    ))
+}

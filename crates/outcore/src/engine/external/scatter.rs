@@ -1,0 +1,225 @@
+//! Reading the lists of an interval's active vertices for the external
+//! engine: the reads cover the CSR pages of the vertices that send, merged
+//! into one sequential read where the gaps are small (a dense frontier reads
+//! the interval's adjacency in order, a sparse one only its pages), at most
+//! one chunk each, double-buffered (the next read is in flight while one is
+//! processed).
+
+use super::disk::{read_exact, wait_for};
+use crate::error::{Error, Result};
+use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
+use crate::store::csr::PAD;
+
+/// Slots of a 4 KiB adjacency page.
+pub const SLOTS_PER_PAGE: u64 = (ALIGN / 4) as u64;
+/// Unread pages between two lists that one read still covers.
+const GAP_PAGES: u64 = 16;
+
+/// One read: adjacency pages `p0..p1`, serving vertices `v0..v1` (local).
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    p0: u64,
+    p1: u64,
+    v0: usize,
+    v1: usize,
+}
+
+/// Files of one list direction.
+#[derive(Clone, Copy, Debug)]
+pub struct ListFiles {
+    pub adj: usize,
+    pub off: usize,
+    pub weights: Option<usize>,
+}
+
+/// Buffers reused across intervals.
+pub struct ScatterBufs {
+    pub off: AlignedBuf,
+    pub adj: [AlignedBuf; 2],
+    pub wts: Option<[AlignedBuf; 2]>,
+}
+
+/// Calls `f(reader, local v, neighbour, weight)` for every stored neighbour
+/// of the local vertices `0..len` of the interval starting at `lo` for which
+/// `sends(local v)` holds. Returns the adjacency and weight bytes read.
+#[allow(clippy::too_many_arguments)]
+pub fn for_each_edge(
+    reader: &mut Reader,
+    files: ListFiles,
+    bufs: &mut ScatterBufs,
+    lo: u64,
+    len: usize,
+    sends: &dyn Fn(usize) -> bool,
+    mut f: impl FnMut(&mut Reader, usize, u32, f64) -> Result<()>,
+) -> Result<u64> {
+    let ScatterBufs {
+        off: off_buf,
+        adj: adj_bufs,
+        wts: wts_bufs,
+    } = bufs;
+    // Offsets lo..=lo+len, through an aligned window.
+    let first = lo * 8;
+    let start = first - first % ALIGN as u64;
+    let bytes = first + (len as u64 + 1) * 8 - start;
+    let want = bytes as usize;
+    let room = (want).next_multiple_of(ALIGN);
+    if room > off_buf.len() {
+        return Err(Error::Invalid(format!(
+            "external engine: offsets window of {room} bytes exceeds its buffer"
+        )));
+    }
+    read_exact(
+        reader,
+        files.off,
+        start,
+        &mut off_buf.as_mut_slice()[..room],
+        want,
+    )?;
+    let skip = (first - start) as usize;
+    let offs = &off_buf.as_slice()[skip..skip + (len + 1) * 8];
+    let off = |x: usize| u64::from_le_bytes(offs[x * 8..x * 8 + 8].try_into().expect("8 bytes"));
+    let chunk_pages = (adj_bufs[0].len() / ALIGN) as u64;
+    let mut cursor = (0usize, 0u64);
+    let plan_next = |cursor: &mut (usize, u64)| -> Option<Plan> {
+        let (mut v, mut from) = *cursor;
+        while v < len && (!sends(v) || off(v + 1) <= off(v).max(from)) {
+            v += 1;
+            from = 0;
+        }
+        if v == len {
+            *cursor = (len, 0);
+            return None;
+        }
+        let p0 = off(v).max(from) / SLOTS_PER_PAGE;
+        let limit = p0 + chunk_pages;
+        let (v0, mut p1) = (v, p0);
+        while v < len {
+            if !sends(v) || off(v + 1) <= off(v).max(from) {
+                v += 1;
+                from = 0;
+                continue;
+            }
+            let (s, e) = (off(v).max(from), off(v + 1));
+            let (ps, pe) = (s / SLOTS_PER_PAGE, e.div_ceil(SLOTS_PER_PAGE));
+            if p1 > p0 && ps > p1 + GAP_PAGES {
+                break;
+            }
+            if pe <= limit {
+                p1 = p1.max(pe);
+                v += 1;
+                from = 0;
+                continue;
+            }
+            // The list runs past this read: take its pages up to the limit
+            // and continue it in the next read.
+            if ps < limit {
+                *cursor = (v, limit * SLOTS_PER_PAGE);
+                return Some(Plan {
+                    p0,
+                    p1: limit,
+                    v0,
+                    v1: v + 1,
+                });
+            }
+            break;
+        }
+        *cursor = (v, 0);
+        Some(Plan { p0, p1, v0, v1: v })
+    };
+    let submit = |reader: &mut Reader,
+                  adj_bufs: &mut [AlignedBuf; 2],
+                  wts_bufs: &mut Option<[AlignedBuf; 2]>,
+                  p: &Plan,
+                  i: usize|
+     -> Result<()> {
+        let pages = (p.p1 - p.p0) as usize;
+        let mut reqs = vec![ReadReq {
+            file: files.adj,
+            offset: p.p0 * ALIGN as u64,
+            len: pages * ALIGN,
+            buf: adj_bufs[i].as_mut_ptr(),
+            tag: (1 << 41) + 2 * i as u64,
+        }];
+        if let (Some(w), Some(wb)) = (files.weights, wts_bufs.as_mut()) {
+            reqs.push(ReadReq {
+                file: w,
+                offset: p.p0 * 2 * ALIGN as u64,
+                len: 2 * pages * ALIGN,
+                buf: wb[i].as_mut_ptr(),
+                tag: (1 << 41) + 2 * i as u64 + 1,
+            });
+        }
+        // SAFETY: the buffers are not touched until the reads are waited for
+        // below (every submitted read is waited for before returning, even
+        // on error paths of the caller's callback: see the drain below).
+        unsafe { reader.submit(&reqs) }
+    };
+    let mut read = 0u64;
+    let mut cur = plan_next(&mut cursor);
+    let mut slot = 0usize;
+    if let Some(p) = &cur {
+        submit(reader, adj_bufs, wts_bufs, p, slot)?;
+    }
+    while let Some(p) = cur {
+        let next = plan_next(&mut cursor);
+        if let Some(q) = &next {
+            submit(reader, adj_bufs, wts_bufs, q, slot ^ 1)?;
+        }
+        let result = (|| -> Result<()> {
+            let pages = (p.p1 - p.p0) as usize;
+            let got = wait_for(reader, files.adj, (1 << 41) + 2 * slot as u64)?;
+            read += got as u64;
+            if got < pages * ALIGN && (got as u64) < reader.file_len(files.adj) - p.p0 * 4096 {
+                return Err(Error::Invalid(format!(
+                    "{}: short read of the adjacency",
+                    reader.path(files.adj).display()
+                )));
+            }
+            let wts: Option<&[u8]> = match (files.weights, wts_bufs.as_ref()) {
+                (Some(w), Some(wb)) => {
+                    read += wait_for(reader, w, (1 << 41) + 2 * slot as u64 + 1)? as u64;
+                    Some(wb[slot].as_slice())
+                }
+                _ => None,
+            };
+            let adj = adj_bufs[slot].as_slice();
+            let base = p.p0 * SLOTS_PER_PAGE;
+            let top = base + (got as u64 / 4).min(pages as u64 * SLOTS_PER_PAGE);
+            for v in p.v0..p.v1 {
+                if !sends(v) {
+                    continue;
+                }
+                let (s, e) = (off(v).max(base), off(v + 1).min(top));
+                for x in s..e {
+                    let i = ((x - base) * 4) as usize;
+                    let d = u32::from_le_bytes(adj[i..i + 4].try_into().expect("4 bytes"));
+                    if d == PAD {
+                        continue;
+                    }
+                    let w = match wts {
+                        Some(b) => {
+                            let j = ((x - base) * 8) as usize;
+                            f64::from_le_bytes(b[j..j + 8].try_into().expect("8 bytes"))
+                        }
+                        None => 1.0,
+                    };
+                    f(reader, v, d, w)?;
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            // Let the read in flight land before its buffer can go away.
+            if next.is_some() {
+                let _ = wait_for(reader, files.adj, (1 << 41) + 2 * (slot as u64 ^ 1));
+                if let Some(w) = files.weights {
+                    let _ = wait_for(reader, w, (1 << 41) + 2 * (slot as u64 ^ 1) + 1);
+                }
+            }
+            return Err(e);
+        }
+        cur = next;
+        slot ^= 1;
+    }
+    Ok(read)
+}

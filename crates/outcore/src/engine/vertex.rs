@@ -1,0 +1,145 @@
+//! The vertex program: an algorithm written once against state, messages and
+//! an apply step (DESIGN.md "The program model"), run by the external engine
+//! (GraFBoost's `edge_program` / `vertex_update` / `finalize` / `is_active`,
+//! PartitionedVC's grouped messages).
+//!
+//! A superstep: every active vertex `v` offers one message
+//! ([`VertexProgram::scatter`]) that each of its edges turns into a message
+//! for the neighbour ([`VertexProgram::edge`]: add a weight, drop a
+//! self-loop); messages for one vertex are either combined into one by an
+//! associative, commutative [`VertexProgram::combine`] (sum, min: GraFBoost's
+//! sort-reduce applies it in every merge) or, when the program does not
+//! combine (`COMBINES = false`: CDLP's label multiset), all delivered together
+//! (PartitionedVC); then [`VertexProgram::apply`] updates the vertex and says
+//! whether it is active in the next superstep. Supersteps are synchronous:
+//! every message of superstep `t` is computed from the states after
+//! superstep `t - 1`.
+
+use std::fmt::Debug;
+
+/// A fixed-size value kept in state files and update logs (little-endian).
+pub trait Value: Copy + Send + Sync + Debug + 'static {
+    /// Encoded size.
+    const BYTES: usize;
+    /// Writes the value into `out[..BYTES]`.
+    fn put(&self, out: &mut [u8]);
+    /// Reads a value from `b[..BYTES]`.
+    fn get(b: &[u8]) -> Self;
+}
+
+macro_rules! value_le {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            const BYTES: usize = std::mem::size_of::<$t>();
+            #[inline]
+            fn put(&self, out: &mut [u8]) {
+                out[..Self::BYTES].copy_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b[..Self::BYTES].try_into().expect("BYTES bytes"))
+            }
+        }
+    )*};
+}
+value_le!(u32, u64, f64);
+
+impl<A: Value, B: Value> Value for (A, B) {
+    const BYTES: usize = A::BYTES + B::BYTES;
+    #[inline]
+    fn put(&self, out: &mut [u8]) {
+        self.0.put(out);
+        self.1.put(&mut out[A::BYTES..]);
+    }
+    #[inline]
+    fn get(b: &[u8]) -> Self {
+        (A::get(b), B::get(&b[A::BYTES..]))
+    }
+}
+
+/// Which stored lists a vertex's message travels along.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edges {
+    /// To out-neighbours (undirected stores: to every neighbour).
+    Out,
+    /// To out- and in-neighbours (direction ignored; undirected stores: to
+    /// every neighbour once, as `Out`). A neighbour linked both ways on a
+    /// directed store receives two messages.
+    Both,
+}
+
+/// What the engine knows about a vertex when it initialises its state.
+#[derive(Clone, Copy, Debug)]
+pub struct VertexInfo {
+    /// Dense id.
+    pub v: u32,
+    /// Rank: position of its original id among the sorted original ids (so
+    /// comparing ranks compares original ids).
+    pub rank: u32,
+    /// Stored out-degree (undirected: neighbours; a self-loop once).
+    pub out_degree: u64,
+}
+
+/// Per-superstep totals a program accumulates in `apply` and reads in `end`
+/// (PageRank's dangling mass and L1 change).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Aggregate {
+    pub sums: [f64; 2],
+}
+
+impl Aggregate {
+    /// Adds another partial aggregate.
+    pub fn merge(&mut self, o: &Aggregate) {
+        self.sums[0] += o.sums[0];
+        self.sums[1] += o.sums[1];
+    }
+}
+
+/// An algorithm as a vertex program.
+pub trait VertexProgram: Sync {
+    /// Per-vertex state.
+    type State: Value;
+    /// What an edge carries.
+    type Msg: Value;
+    /// True when messages combine ([`combine`](VertexProgram::combine));
+    /// false when `apply` needs them all.
+    const COMBINES: bool;
+    /// True when every vertex is applied each superstep, with or without
+    /// messages (PageRank); false when only vertices that received one are.
+    const APPLY_ALL: bool;
+
+    /// Name in statistics and progress.
+    fn name(&self) -> &'static str;
+    /// The lists messages travel along.
+    fn edges(&self) -> Edges;
+    /// Whether [`edge`](VertexProgram::edge) needs the weights.
+    fn weighted(&self) -> bool {
+        false
+    }
+    /// The state of a vertex before superstep 0, and whether it is active
+    /// then; also adds to the aggregate [`begin`](VertexProgram::begin) of
+    /// superstep 0 sees.
+    fn init(&self, info: &VertexInfo, agg: &mut Aggregate) -> (Self::State, bool);
+    /// Starts superstep `step` with the aggregate of the previous one's
+    /// applies (of `init` before step 0); false stops the run before it.
+    fn begin(&mut self, step: usize, agg: &Aggregate) -> bool;
+    /// The message an active vertex offers its edges, if any.
+    fn scatter(&self, v: u32, s: &Self::State) -> Option<Self::Msg>;
+    /// The message one edge `src -> dst` (weight `w`, 1.0 when unweighted)
+    /// delivers; `None` drops it. Default: the offered message.
+    #[inline]
+    fn edge(&self, m: Self::Msg, _src: u32, _dst: u32, _w: f64) -> Option<Self::Msg> {
+        Some(m)
+    }
+    /// Combines two messages for one vertex (only when `COMBINES`).
+    fn combine(_a: Self::Msg, _b: Self::Msg) -> Self::Msg {
+        unreachable!("combine called on a program that does not combine")
+    }
+    /// Applies a vertex's messages (one when combining; all when not; none
+    /// for an `APPLY_ALL` vertex that received nothing); returns whether the
+    /// vertex is active in the next superstep.
+    fn apply(&self, v: u32, s: &mut Self::State, msgs: &[Self::Msg], agg: &mut Aggregate) -> bool;
+    /// Ends superstep `step` (`active`: vertices active next); true when the
+    /// run is complete.
+    fn end(&mut self, step: usize, agg: &Aggregate, active: u64) -> bool;
+}

@@ -1,0 +1,250 @@
+//! The external engine (vertex state on disk, sort-reduced update logs)
+//! against the in-memory references: random directed, undirected and
+//! weighted graphs; intervals from a handful of vertices (state many times
+//! the memory it may use, many runs per log, several merge levels) to one
+//! interval; both I/O backends; and the LDBC Graphalytics examples.
+
+mod common;
+
+use common::{dense_store as store_of, graphalytics_dir as data, import_graphalytics};
+use outcore::algo::cdlp::{cdlp, CdlpConfig};
+use outcore::algo::output::{write_vertex_values, Ldbc};
+use outcore::algo::pagerank::PageRankConfig;
+use outcore::algo::reference::{self, MemGraph};
+use outcore::algo::validate::{rule_for, validate};
+use outcore::algo::vertex;
+use outcore::engine::external::ExternalConfig;
+use outcore::engine::stats::RunStats;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use outcore::store::Store;
+use proptest::prelude::*;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// `m` random edges on `0..n` (self-loops, duplicates and hubs happen).
+fn random_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
+    let mut r = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    (0..m)
+        .map(|i| {
+            let s = if i % 5 == 0 {
+                r.below(3.min(n))
+            } else {
+                r.below(n)
+            };
+            let d = r.below(n);
+            let w = (r.below(100) as f64) / 4.0;
+            (s, d, w)
+        })
+        .collect()
+}
+
+fn ext(
+    io: Backend,
+    interval: Option<u64>,
+    buffer: Option<u64>,
+    fan_in: Option<usize>,
+) -> ExternalConfig {
+    ExternalConfig {
+        io: Some(io),
+        interval_vertices: interval,
+        message_buffer: buffer,
+        fan_in,
+        ..Default::default()
+    }
+}
+
+fn check_stats(stats: &RunStats, budget: &Budget) {
+    assert_eq!(stats.engine, "external");
+    assert!(stats.iterations.iter().all(|i| i.engine == "external"));
+    assert!(budget.peak() <= budget.limit());
+    assert_eq!(budget.used(), 0, "everything is released");
+}
+
+fn close(a: f64, e: f64) -> bool {
+    (a - e).abs() <= 1e-9 * e.abs().max(1e-300) || a == e
+}
+
+/// Every program on `store` equals its reference.
+fn check_all(store: &Store, cfg: &ExternalConfig, budget_bytes: u64, source: u64) {
+    let g = MemGraph::load(store).unwrap();
+    let budget = Budget::new(budget_bytes);
+    let pr_cfg = PageRankConfig {
+        iterations: 6,
+        ..Default::default()
+    };
+    let (pr, _, stats) = vertex::pagerank::run(store, &pr_cfg, cfg, &budget).unwrap();
+    check_stats(&stats, &budget);
+    let want = reference::pagerank(&g, 0.85, 6);
+    for v in 0..g.n {
+        assert!(
+            close(pr[v], want[v]),
+            "pagerank[{v}] = {} != {}",
+            pr[v],
+            want[v]
+        );
+    }
+    let (w, stats) = vertex::wcc::run(store, cfg, &budget).unwrap();
+    check_stats(&stats, &budget);
+    assert_eq!(w, reference::wcc(&g), "wcc");
+    if g.n > 0 {
+        let (b, stats) = vertex::bfs::run(store, source, cfg, &budget).unwrap();
+        check_stats(&stats, &budget);
+        assert_eq!(b, reference::bfs(&g, source as u32), "bfs from {source}");
+        if store.manifest().weighted {
+            let (d, stats) = vertex::sssp::run(store, source, cfg, &budget).unwrap();
+            check_stats(&stats, &budget);
+            let want = reference::sssp(&g, source as u32);
+            for v in 0..g.n {
+                assert!(close(d[v], want[v]), "sssp[{v}] = {} != {}", d[v], want[v]);
+            }
+        }
+    }
+    let (c, stats) = vertex::kcore::run(store, cfg, &budget).unwrap();
+    check_stats(&stats, &budget);
+    assert_eq!(c, reference::core_numbers(&g), "core numbers");
+    let (l, stats) = cdlp(store, &CdlpConfig { iterations: 5 }, cfg, &budget).unwrap();
+    check_stats(&stats, &budget);
+    assert_eq!(l, reference::cdlp(&g, 5), "cdlp");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_program_matches_its_reference(
+        n in 1u64..1500,
+        m in 0usize..6000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        weighted in any::<bool>(),
+        interval in prop_oneof![Just(None), (1u64..400).prop_map(Some)],
+        buffer in prop_oneof![Just(None), (64u64..4096).prop_map(Some)],
+        fan_in in prop_oneof![Just(None), (2usize..5).prop_map(Some)],
+        sync in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = random_edges(n, m, seed);
+        let store = store_of(dir.path(), n, &edges, directed, weighted);
+        let io = if sync { Backend::Sync } else { Backend::Uring };
+        let source = seed % n;
+        check_all(&store, &ext(io, interval, buffer, fan_in), 64 << 20, source);
+    }
+}
+
+/// Tiny intervals, buffers and merge memory: logs of many runs, merged from
+/// disk over several levels, with reduction in every merge.
+#[test]
+fn many_runs_merge_over_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 3000;
+    let edges = random_edges(n, 30_000, 7);
+    for directed in [false, true] {
+        let sub = dir.path().join(format!("{directed}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        let store = store_of(&sub, n, &edges, directed, true);
+        let g = MemGraph::load(&store).unwrap();
+        for io in [Backend::Uring, Backend::Sync] {
+            let cfg = ExternalConfig {
+                merge_memory: Some(8 << 10),
+                ..ext(io, Some(700), Some(4096), Some(3))
+            };
+            let budget = Budget::new(64 << 20);
+            let pr_cfg = PageRankConfig {
+                iterations: 3,
+                ..Default::default()
+            };
+            let (pr, _, stats) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
+            check_stats(&stats, &budget);
+            let want = reference::pagerank(&g, 0.85, 3);
+            for v in 0..g.n {
+                assert!(close(pr[v], want[v]), "pagerank[{v}]");
+            }
+            let x = stats.iterations[0].external.unwrap();
+            assert!(x.intervals >= 5, "{x:?}");
+            assert!(x.flushes > 10, "{x:?}");
+            assert!(x.logs_merged_external > 0 && x.merge_levels > 0, "{x:?}");
+            assert!(
+                x.log_bytes_reduced < x.log_bytes_raw,
+                "hub messages reduce: {x:?}"
+            );
+            // Grouped (non-combining) messages through the same merges.
+            let (l, stats) = cdlp(&store, &CdlpConfig { iterations: 3 }, &cfg, &budget).unwrap();
+            assert_eq!(l, reference::cdlp(&g, 3));
+            let x = stats.iterations[0].external.unwrap();
+            assert!(
+                x.merge_levels > 0 && x.log_bytes_reduced == x.log_bytes_raw,
+                "{x:?}"
+            );
+        }
+    }
+}
+
+/// The Graphalytics examples: BFS, WCC, PR, SSSP and CDLP on the external
+/// engine, validated with the Graphalytics rules.
+#[test]
+fn graphalytics_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, directed) in [("example-directed", true), ("example-undirected", false)] {
+        let store = import_graphalytics(dir.path(), name, directed);
+        let props = common::graphalytics_properties(name);
+        let g = MemGraph::load(&store).unwrap();
+        let ids = store.load_ids().unwrap();
+        let key = |k: &str| props[k].clone();
+        let budget = Budget::new(64 << 20);
+        let cfg = ext(Backend::Uring, Some(3), Some(64), Some(2));
+        let src: u64 = key("bfs.source-vertex").parse().unwrap();
+        let dense_src = ids.dense_of_original(src, g.n as u64).unwrap();
+        let out = dir.path().join(format!("{name}.out"));
+        let check = |algo: &str, text: String| {
+            std::fs::write(&out, text).unwrap();
+            let expected = data().join(format!("{name}-{algo}"));
+            validate(&out, &expected, rule_for(algo).unwrap())
+                .unwrap_or_else(|e| panic!("{name} {algo}: {e}"));
+        };
+        let n = g.n as u64;
+        let lines = |f: &dyn Fn(u64) -> String| -> String {
+            let p = dir.path().join("tmp.out");
+            write_vertex_values(&p, &ids, n, f).unwrap();
+            std::fs::read_to_string(&p).unwrap()
+        };
+        let (b, _) = vertex::bfs::run(&store, dense_src, &cfg, &budget).unwrap();
+        check("BFS", lines(&|v| b[v as usize].to_string()));
+        let (w, _) = vertex::wcc::run(&store, &cfg, &budget).unwrap();
+        check(
+            "WCC",
+            lines(&|v| ids.original_of_rank(w[v as usize] as u64).to_string()),
+        );
+        let iters: usize = key("pr.num-iterations").parse().unwrap();
+        let damping: f64 = key("pr.damping-factor").parse().unwrap();
+        let pr_cfg = PageRankConfig {
+            iterations: iters,
+            damping,
+            tol: None,
+        };
+        let (pr, _, _) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
+        check("PR", lines(&|v| Ldbc(pr[v as usize]).to_string()));
+        let iters: usize = key("cdlp.max-iterations").parse().unwrap();
+        let (l, _) = cdlp(&store, &CdlpConfig { iterations: iters }, &cfg, &budget).unwrap();
+        check(
+            "CDLP",
+            lines(&|v| ids.original_of_rank(l[v as usize] as u64).to_string()),
+        );
+        let ssrc: u64 = key("sssp.source-vertex").parse().unwrap();
+        let dense = ids.dense_of_original(ssrc, n).unwrap();
+        let (d, _) = vertex::sssp::run(&store, dense, &cfg, &budget).unwrap();
+        check("SSSP", lines(&|v| Ldbc(d[v as usize]).to_string()));
+    }
+}
