@@ -4,9 +4,11 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use outcore::algo::bfs::EngineChoice;
 use outcore::algo::output::{write_vertex_values, Ldbc};
-use outcore::algo::{bfs, kcore, pagerank, sssp, wcc};
+use outcore::algo::{bfs, cdlp, kcore, pagerank, sssp, vertex, wcc};
+use outcore::engine::external::ExternalConfig;
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stats::RunStats;
+use outcore::engine::stream;
 use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;
 use outcore::mem::Budget;
@@ -21,18 +23,19 @@ pub enum Algorithm {
     Bfs,
     Sssp,
     Kcore,
+    Cdlp,
 }
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// pagerank, wcc, bfs, sssp or kcore.
+    /// pagerank, wcc, bfs, sssp, kcore or cdlp.
     pub algorithm: Algorithm,
     /// The store.
     pub store: PathBuf,
     /// bfs, sssp: the source vertex (an original id), or `max-degree` for a vertex of the highest degree.
     #[arg(long)]
     pub source: Option<String>,
-    /// pagerank: iterations (with --tol, the maximum).
+    /// pagerank: iterations (with --tol, the maximum); cdlp: iterations.
     #[arg(long, default_value_t = 10)]
     pub iterations: usize,
     /// pagerank: damping factor.
@@ -62,8 +65,10 @@ pub struct RunArgs {
     /// Cap the cache pool (default: the rest of the budget).
     #[arg(long, value_parser = crate::parse_size)]
     pub cache: Option<u64>,
-    /// Engine: auto (the planner picks per iteration), stream (tiles) or select (CSR pages).
-    /// pagerank and wcc run on stream; sssp and kcore on select; bfs on any.
+    /// Engine: auto (external when the vertex state does not fit the budget, else the
+    /// planner's pick), stream (tiles), select (CSR pages) or external (state on disk).
+    /// pagerank and wcc run on stream or external; sssp and kcore on select or external;
+    /// bfs on any; cdlp on external.
     #[arg(long, default_value = "auto")]
     pub engine: EngineChoice,
     /// Requests in flight for the select engine (default: `outcore calibrate`'s best, else 64).
@@ -72,6 +77,9 @@ pub struct RunArgs {
     /// sssp: bucket width of delta-stepping (default: from the mean edge weight).
     #[arg(long)]
     pub delta: Option<f64>,
+    /// external engine: where its spill files go (default: beside the store).
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
     /// kcore: also write the vertices of the k-core for this k to --kcore-out.
     #[arg(long, requires = "kcore_out")]
     pub k: Option<u32>,
@@ -145,7 +153,122 @@ pub fn run(a: RunArgs) -> Result<()> {
         Ok(())
     };
     let n = store.manifest().num_vertices;
+    let ext = ExternalConfig {
+        io: a.io,
+        tmp_dir: a.tmp_dir.clone(),
+        ..Default::default()
+    };
+    // External when forced, or when auto and the in-memory state does not fit.
+    let external = |state: u64| -> bool {
+        match a.engine {
+            EngineChoice::External => true,
+            EngineChoice::Auto if state > budget.limit() => {
+                if !outcore::progress::quiet() {
+                    eprintln!(
+                        "note: {:?} needs {} of vertex state in memory but --memory is {}; running on the external engine (state on disk)",
+                        a.algorithm,
+                        format_size(state),
+                        format_size(budget.limit())
+                    );
+                }
+                true
+            }
+            _ => false,
+        }
+    };
     let (stats, extra) = match a.algorithm {
+        Algorithm::Pagerank
+            if external(stream::required_bytes(
+                &store,
+                pagerank::PageRank::state_bytes(n),
+            )) =>
+        {
+            let cfg = pagerank::PageRankConfig {
+                damping: a.damping,
+                iterations: a.iterations,
+                tol: a.tol,
+            };
+            let (pr, p, stats) = vertex::pagerank::run(&store, &cfg, &ext, &budget)?;
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| Ldbc(pr[v as usize]))?;
+            }
+            let extra = format!(
+                "{} iterations, last L1 change {:.3e}",
+                p.done_iterations, p.last_change
+            );
+            (stats, extra)
+        }
+        Algorithm::Wcc if external(stream::required_bytes(&store, wcc::Wcc::state_bytes(n))) => {
+            let (w, stats) = vertex::wcc::run(&store, &ext, &budget)?;
+            let ids = store.load_ids()?;
+            let components = (0..n)
+                .filter(|&v| w[v as usize] as u64 == ids.rank(v))
+                .count();
+            if let Some(out) = &a.out {
+                write_vertex_values(out, &ids, n, |v| ids.original_of_rank(w[v as usize] as u64))?;
+            }
+            (stats, format!("{components} components"))
+        }
+        Algorithm::Bfs
+            if external(stream::required_bytes(
+                &store,
+                bfs::Bfs::state_bytes(n) + 2 * n,
+            )) =>
+        {
+            let dense = source(&store, a.source.as_deref(), "bfs")?;
+            let (b, stats) = vertex::bfs::run(&store, dense, &ext, &budget)?;
+            let reached = b.iter().filter(|&&d| d != bfs::UNREACHABLE).count();
+            let depth = b
+                .iter()
+                .filter(|&&d| d != bfs::UNREACHABLE)
+                .max()
+                .copied()
+                .unwrap_or(0);
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| b[v as usize])?;
+            }
+            (stats, format!("{reached} vertices reached, depth {depth}"))
+        }
+        Algorithm::Sssp if external(sssp::Sssp::state_bytes(n) + (16 << 20)) => {
+            let dense = source(&store, a.source.as_deref(), "sssp")?;
+            let (d, stats) = vertex::sssp::run(&store, dense, &ext, &budget)?;
+            let reached = d.iter().filter(|x| x.is_finite()).count();
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| Ldbc(d[v as usize]))?;
+            }
+            (stats, format!("{reached} vertices reached"))
+        }
+        Algorithm::Kcore if external(kcore::KCore::state_bytes(n) + (16 << 20)) => {
+            let (c, stats) = vertex::kcore::run(&store, &ext, &budget)?;
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| c[v as usize])?;
+            }
+            if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
+                let ids = store.load_ids()?;
+                let vs: Vec<u64> = (0..n)
+                    .filter(|&v| c[v as usize] >= kk)
+                    .map(|v| ids.get(v))
+                    .collect();
+                write_ids(path, vs)?;
+            }
+            let max = c.iter().copied().max().unwrap_or(0);
+            (stats, format!("max core {max}"))
+        }
+        Algorithm::Cdlp => {
+            only(EngineChoice::External, "external")?;
+            let cfg = cdlp::CdlpConfig {
+                iterations: a.iterations,
+            };
+            let (l, stats) = cdlp::cdlp(&store, &cfg, &ext, &budget)?;
+            let ids = store.load_ids()?;
+            let mut labels: Vec<u32> = l.clone();
+            labels.sort_unstable();
+            labels.dedup();
+            if let Some(out) = &a.out {
+                write_vertex_values(out, &ids, n, |v| ids.original_of_rank(l[v as usize] as u64))?;
+            }
+            (stats, format!("{} communities", labels.len()))
+        }
         Algorithm::Pagerank => {
             only(EngineChoice::Stream, "stream")?;
             let cfg = pagerank::PageRankConfig {
@@ -217,14 +340,11 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
                 let ids = store.load_ids()?;
-                let mut vs: Vec<u64> = kcore::kcore_vertices(&k, kk)
+                let vs: Vec<u64> = kcore::kcore_vertices(&k, kk)
                     .iter()
                     .map(|&v| ids.get(v as u64))
                     .collect();
-                vs.sort_unstable();
-                let text: String = vs.iter().map(|v| format!("{v}\n")).collect();
-                std::fs::write(path, text)
-                    .with_context(|| format!("writing {}", path.display()))?;
+                write_ids(path, vs)?;
             }
             (stats, format!("max core {}", k.max_core()))
         }
@@ -235,6 +355,13 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     print_summary(&stats, &extra);
     Ok(())
+}
+
+/// Writes ids sorted, one per line.
+fn write_ids(path: &Path, mut vs: Vec<u64>) -> Result<()> {
+    vs.sort_unstable();
+    let text: String = vs.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 fn write<T: std::fmt::Display>(

@@ -483,6 +483,63 @@ fn run_writes_ldbc_output_and_stats_and_refuses_small_budgets() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("needs at least"));
+    // CDLP (external engine) passes Graphalytics validation exactly.
+    let cd = d.path().join("cdlp.txt");
+    outcore()
+        .args(["run", "cdlp", st, "--iterations", "2", "--out"])
+        .arg(&cd)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&cd).unwrap(),
+        std::fs::read_to_string(data.join("example-directed-CDLP")).unwrap()
+    );
+    // State larger than the budget: auto runs external; the ranks equal the
+    // stream engine's.
+    let (ps, pe) = (d.path().join("ps.txt"), d.path().join("pe.txt"));
+    let b = big.to_str().unwrap();
+    outcore()
+        .args(["run", "pagerank", b, "--memory", "1GiB", "--out"])
+        .arg(&ps)
+        .assert()
+        .success();
+    let js = d.path().join("pe.json");
+    outcore()
+        .args(["run", "pagerank", b, "--memory", "6MiB", "--out"])
+        .arg(&pe)
+        .arg("--stats")
+        .arg(&js)
+        .assert()
+        .success();
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&js).unwrap()).unwrap();
+    assert_eq!(j["engine"], "external");
+    assert!(
+        j["iterations"][0]["external"]["intervals"]
+            .as_u64()
+            .unwrap()
+            > 1
+    );
+    let parse = |p: &Path| -> Vec<f64> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(' ').nth(1).unwrap().parse().unwrap())
+            .collect()
+    };
+    let (a, e) = (parse(&ps), parse(&pe));
+    assert_eq!(a.len(), e.len());
+    for (x, y) in a.iter().zip(&e) {
+        assert!((x - y).abs() <= 1e-9 * x.abs(), "{x} vs {y}");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("outcore-external"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "spill directories left: {leftovers:?}"
+    );
 }
 
 #[test]

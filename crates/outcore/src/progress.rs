@@ -11,6 +11,11 @@ pub fn set_quiet(q: bool) {
     QUIET.store(q, Ordering::Relaxed);
 }
 
+/// True when progress is silenced.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
 /// True when stderr is a terminal.
 pub fn stderr_is_tty() -> bool {
     // SAFETY: isatty has no preconditions.

@@ -159,6 +159,7 @@ fn many_runs_merge_over_levels() {
         for io in [Backend::Uring, Backend::Sync] {
             let cfg = ExternalConfig {
                 merge_memory: Some(8 << 10),
+                staging: Some(4096),
                 ..ext(io, Some(700), Some(4096), Some(3))
             };
             let budget = Budget::new(64 << 20);
@@ -188,6 +189,13 @@ fn many_runs_merge_over_levels() {
                 x.merge_levels > 0 && x.log_bytes_reduced == x.log_bytes_raw,
                 "{x:?}"
             );
+            // 12-byte records straddle the 4 KiB staging buffers.
+            let straddle = ExternalConfig {
+                message_buffer: Some(256 << 10),
+                ..cfg.clone()
+            };
+            let (c, _) = vertex::kcore::run(&store, &straddle, &budget).unwrap();
+            assert_eq!(c, reference::core_numbers(&g));
         }
     }
 }

@@ -181,6 +181,8 @@ pub enum EngineChoice {
     Auto,
     Stream,
     Select,
+    /// Vertex state on disk (the external engine).
+    External,
 }
 
 impl std::str::FromStr for EngineChoice {
@@ -190,8 +192,9 @@ impl std::str::FromStr for EngineChoice {
             "auto" => Ok(EngineChoice::Auto),
             "stream" => Ok(EngineChoice::Stream),
             "select" => Ok(EngineChoice::Select),
+            "external" => Ok(EngineChoice::External),
             _ => Err(Error::Invalid(format!(
-                "unknown engine `{s}`: expected auto, stream or select"
+                "unknown engine `{s}`: expected auto, stream, select or external"
             ))),
         }
     }

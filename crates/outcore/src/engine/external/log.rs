@@ -138,6 +138,15 @@ impl<M: Value> MultiLog<M> {
                 }
                 x += fit;
                 stage.commit(reader, fit * rec)?;
+                if fit == 0 {
+                    // Less than a record left in the staging buffer: this
+                    // record straddles two buffers.
+                    let mut b = [0u8; 64];
+                    b[..4].copy_from_slice(&self.buf[x].0.to_le_bytes());
+                    self.buf[x].1.put(&mut b[4..]);
+                    stage.push(reader, &b[..rec])?;
+                    x += 1;
+                }
             }
             let end = stage.finish_run(reader)?;
             self.runs[k].push(Run {

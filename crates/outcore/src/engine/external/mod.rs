@@ -54,6 +54,8 @@ pub struct ExternalConfig {
     pub message_buffer: Option<u64>,
     /// Runs merged at once.
     pub fan_in: Option<usize>,
+    /// Bytes of each of the two log staging buffers.
+    pub staging: Option<usize>,
     /// Bytes of log an interval may sort in memory (larger logs are merged
     /// from disk).
     pub merge_memory: Option<u64>,
@@ -81,7 +83,12 @@ fn sizes<P: VertexProgram>(
     let avail = budget.available().saturating_sub(SLACK);
     let weighted = if weighted { 3 } else { 1 };
     let chunk = ((avail / 24) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
-    let staging = ((avail / 32) as usize).clamp(4 * ALIGN, 1 << 20) / ALIGN * ALIGN;
+    let staging = cfg
+        .staging
+        .unwrap_or((avail / 32) as usize)
+        .clamp(ALIGN, 1 << 20)
+        / ALIGN
+        * ALIGN;
     let fixed = 2 * chunk as u64 * weighted + 2 * staging as u64;
     let share = avail.saturating_sub(fixed) / 3;
     let per_vertex = P::State::BYTES as u64 + 8 + 1;
