@@ -56,6 +56,27 @@ pub fn read_exact(
     Ok(())
 }
 
+/// Reads `bytes` of slot `i` (slots `stride` bytes apart, aligned) into the
+/// front of `buf`; returns the aligned length read, for writing it back.
+pub fn read_slot(
+    reader: &mut Reader,
+    file: usize,
+    i: usize,
+    stride: u64,
+    buf: &mut AlignedBuf,
+    bytes: usize,
+) -> Result<usize> {
+    let len = align_up(bytes as u64) as usize;
+    read_exact(
+        reader,
+        file,
+        i as u64 * stride,
+        &mut buf.as_mut_slice()[..len],
+        bytes,
+    )?;
+    Ok(len)
+}
+
 /// Writes all of `buf` (aligned) at `offset` of `file` and waits.
 pub fn write_all(reader: &mut Reader, file: usize, offset: u64, buf: &[u8]) -> Result<()> {
     if buf.is_empty() {

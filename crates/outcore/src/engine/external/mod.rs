@@ -34,7 +34,7 @@ use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::progress::Progress;
 use crate::store::Store;
-use disk::{align_up, read_exact, write_all, Appender};
+use disk::{align_up, read_exact, read_slot, write_all, Appender};
 use log::MultiLog;
 use merge::{sort_reduce, MergeConfig, MergeCounts};
 use scatter::{for_each_edge, ListFiles, ScatterBufs};
@@ -127,11 +127,6 @@ fn sizes<P: VertexProgram>(
             fan_in,
         },
     })
-}
-
-/// The smallest budget the external engine runs `P` in on `store`.
-pub fn required_bytes() -> u64 {
-    16 << 20
 }
 
 /// A directory of spill files, removed when dropped.
@@ -353,20 +348,20 @@ pub fn run<P: VertexProgram>(
             crate::cancel::check()?;
             let (lo, hi) = (bounds[i], bounds[i + 1]);
             let len = (hi - lo) as usize;
-            let sl = align_up((len * sbytes) as u64) as usize;
-            read_exact(
+            read_slot(
                 &mut reader,
                 state_file,
-                i as u64 * stride,
-                &mut state_buf.as_mut_slice()[..sl],
+                i,
+                stride,
+                &mut state_buf,
                 len * sbytes,
             )?;
-            let bl = align_up(len.div_ceil(8) as u64) as usize;
-            read_exact(
+            read_slot(
                 &mut reader,
                 bits_file,
-                i as u64 * bit_stride,
-                &mut bits_buf.as_mut_slice()[..bl],
+                i,
+                bit_stride,
+                &mut bits_buf,
                 len.div_ceil(8),
             )?;
             let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
@@ -423,12 +418,12 @@ pub fn run<P: VertexProgram>(
             crate::cancel::check()?;
             let (lo, hi) = (bounds[i], bounds[i + 1]);
             let len = (hi - lo) as usize;
-            let sl = align_up((len * sbytes) as u64) as usize;
-            read_exact(
+            let sl = read_slot(
                 &mut reader,
                 state_file,
-                i as u64 * stride,
-                &mut state_buf.as_mut_slice()[..sl],
+                i,
+                stride,
+                &mut state_buf,
                 len * sbytes,
             )?;
             let bl = align_up(len.div_ceil(8) as u64) as usize;
