@@ -4,7 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use outcore::algo::bfs::EngineChoice;
 use outcore::algo::output::{write_vertex_values, Ldbc};
-use outcore::algo::{bfs, cdlp, kcore, pagerank, sssp, vertex, wcc};
+use outcore::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stats::RunStats;
@@ -24,11 +24,12 @@ pub enum Algorithm {
     Sssp,
     Kcore,
     Cdlp,
+    Lcc,
 }
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// pagerank, wcc, bfs, sssp, kcore or cdlp.
+    /// pagerank, wcc, bfs, sssp, kcore, cdlp or lcc.
     pub algorithm: Algorithm,
     /// The store.
     pub store: PathBuf,
@@ -268,6 +269,15 @@ pub fn run(a: RunArgs) -> Result<()> {
                 write_vertex_values(out, &ids, n, |v| ids.original_of_rank(l[v as usize] as u64))?;
             }
             (stats, format!("{} communities", labels.len()))
+        }
+        Algorithm::Lcc => {
+            only(EngineChoice::External, "external")?;
+            let (l, stats) = lcc::lcc(&store, &ext, &budget)?;
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| Ldbc(l[v as usize]))?;
+            }
+            let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
+            (stats, format!("mean LCC {mean:.6}"))
         }
         Algorithm::Pagerank => {
             only(EngineChoice::Stream, "stream")?;

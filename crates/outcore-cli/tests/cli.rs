@@ -494,6 +494,19 @@ fn run_writes_ldbc_output_and_stats_and_refuses_small_budgets() {
         std::fs::read_to_string(&cd).unwrap(),
         std::fs::read_to_string(data.join("example-directed-CDLP")).unwrap()
     );
+    // LCC (triangle listing) passes Graphalytics validation.
+    let lc = d.path().join("lcc.txt");
+    outcore()
+        .args(["run", "lcc", st, "--out"])
+        .arg(&lc)
+        .assert()
+        .success();
+    outcore::algo::validate::validate(
+        &lc,
+        &data.join("example-directed-LCC"),
+        outcore::algo::validate::rule_for("LCC").unwrap(),
+    )
+    .unwrap();
     // State larger than the budget: auto runs external; the ranks equal the
     // stream engine's.
     let (ps, pe) = (d.path().join("ps.txt"), d.path().join("pe.txt"));

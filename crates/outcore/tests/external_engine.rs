@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::Rng;
+
 use common::{dense_store as store_of, graphalytics_dir as data, import_graphalytics};
 use outcore::algo::cdlp::{cdlp, CdlpConfig};
 use outcore::algo::output::{write_vertex_values, Ldbc};
@@ -20,23 +22,9 @@ use outcore::mem::Budget;
 use outcore::store::Store;
 use proptest::prelude::*;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// `m` random edges on `0..n` (self-loops, duplicates and hubs happen).
 fn random_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
-    let mut r = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let mut r = Rng::new(seed);
     (0..m)
         .map(|i| {
             let s = if i % 5 == 0 {

@@ -9,6 +9,9 @@
 //! go back through [`query::original_vertices`] / [`query::original_edges`],
 //! so degree-ordered and original-ordered stores must give the same answers.
 
+mod common;
+
+use common::Rng;
 use outcore::algo::query::{self, QueryStats};
 use outcore::algo::reference::{self, MemGraph};
 use outcore::engine::select::{SelectConfig, SelectEngine};
@@ -55,23 +58,6 @@ fn engine(store: &Store, io: Backend, pool: u64) -> SelectEngine {
         ..Default::default()
     };
     SelectEngine::new(store, "out", false, &Budget::new(1 << 30), &cfg).unwrap()
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// `m` random edges over `0..n`; with `hub`, a quarter leave vertex `3 % n`

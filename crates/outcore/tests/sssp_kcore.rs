@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::Rng;
+
 use common::{
     dense_id, dense_store as store_of, graphalytics_dir as data,
     graphalytics_properties as properties, to_dense as dense_edges,
@@ -38,25 +40,11 @@ fn select_depth(io: Backend, pool: Option<u64>, depth: Option<usize>) -> SelectC
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// `m` random edges on `0..n` (self-loops and duplicates happen), plus 1500
 /// edges out of vertex 3 with `hub`; weights are 0 for about a fifth, else
 /// small integers or arbitrary reals.
 fn random_edges(n: u64, m: usize, seed: u64, hub: bool) -> Vec<(u64, u64, f64)> {
-    let mut r = Rng(seed.wrapping_mul(0x9E3779B97F4A7C15) | 1);
+    let mut r = Rng::new(seed);
     let mut out = Vec::with_capacity(m + 1500);
     let weight = |r: &mut Rng| match r.below(5) {
         0 => 0.0,

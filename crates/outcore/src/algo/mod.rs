@@ -3,6 +3,7 @@
 pub mod bfs;
 pub mod cdlp;
 pub mod kcore;
+pub mod lcc;
 pub mod output;
 pub mod pagerank;
 pub mod query;

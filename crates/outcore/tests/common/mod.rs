@@ -206,3 +206,21 @@ pub fn import_graphalytics_in(dir: &Path, name: &str, directed: bool, order: Ver
     )
     .unwrap()
 }
+
+/// A xorshift generator for test graphs (seeded from proptest's seeds).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}

@@ -128,6 +128,12 @@ impl Appender {
         })
     }
 
+    /// Uses tags from `base` on (when two appenders share a reader).
+    pub fn tagged(mut self, base: u64) -> Appender {
+        self.next_tag = base;
+        self
+    }
+
     /// The file offset of the next byte appended.
     pub fn position(&self) -> u64 {
         self.at + self.fill as u64

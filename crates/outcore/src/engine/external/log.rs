@@ -68,6 +68,22 @@ impl<M: Value> MultiLog<M> {
         files: Vec<usize>,
         budget: &Budget,
     ) -> Result<MultiLog<M>> {
+        let combine = if P::COMBINES {
+            Some(P::combine as fn(M, M) -> M)
+        } else {
+            None
+        };
+        Self::with_combine(cap, bounds, files, combine, budget)
+    }
+
+    /// Like [`new`](MultiLog::new), for logs that are not a program's.
+    pub fn with_combine(
+        cap: usize,
+        bounds: Vec<u32>,
+        files: Vec<usize>,
+        combine: Option<fn(M, M) -> M>,
+        budget: &Budget,
+    ) -> Result<MultiLog<M>> {
         let cap = cap.max(1);
         let charge = budget.charge(
             (cap * std::mem::size_of::<(u32, M)>()) as u64,
@@ -83,7 +99,7 @@ impl<M: Value> MultiLog<M> {
             ends: vec![0; k],
             runs: vec![Vec::new(); k],
             counts: LogCounts::default(),
-            combine: if P::COMBINES { Some(P::combine) } else { None },
+            combine,
         })
     }
 
@@ -162,6 +178,11 @@ impl<M: Value> MultiLog<M> {
         stage.drain(reader)?;
         self.buf.clear();
         Ok(())
+    }
+
+    /// First vertex of each interval, plus n.
+    pub fn bounds(&self) -> &[u32] {
+        &self.bounds
     }
 
     /// Forgets interval `k`'s runs (its log is rewritten from the start).

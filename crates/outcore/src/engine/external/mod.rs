@@ -26,6 +26,8 @@ mod disk;
 mod log;
 mod merge;
 mod scatter;
+pub mod triangles;
+mod words;
 
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
@@ -59,6 +61,11 @@ pub struct ExternalConfig {
     /// Bytes of log an interval may sort in memory (larger logs are merged
     /// from disk).
     pub merge_memory: Option<u64>,
+    /// Bytes of one block of oriented lists in triangle listing.
+    pub triangle_block: Option<u64>,
+    /// Keeps per-vertex arrays on disk even when they would fit in memory
+    /// (tests of the spilling paths).
+    pub force_spill: bool,
 }
 
 /// Memory plan of one run.

@@ -1,0 +1,179 @@
+//! Step 1 of triangle listing: the neighbourhoods as sets ignoring
+//! direction, oriented towards lower dense ids (higher degree), cut into
+//! blocks that fit the budget.
+
+use super::super::words::WordStream;
+use super::{Bufs, Plan, PER_ENTRY, PER_VERTEX};
+use crate::error::{Error, Result};
+use crate::io::Reader;
+use crate::mem::Budget;
+use crate::progress::Progress;
+use crate::store::csr::{files, PAD};
+use crate::store::Store;
+
+/// One direction's lists, read in vertex order.
+struct Lists<'a> {
+    off: &'a mut WordStream,
+    adj: &'a mut WordStream,
+    /// Slot where the current list starts.
+    at: u64,
+    /// Slots of the current list not yet read.
+    left: u64,
+}
+
+impl Lists<'_> {
+    /// Moves to the next vertex's list.
+    fn start(&mut self, reader: &mut Reader) -> Result<()> {
+        self.adj.skip(reader, self.left as usize)?;
+        let end = self.off.next_u64(reader)?;
+        if end < self.at {
+            return Err(Error::store(
+                reader.path(self.off_file()),
+                "offsets decrease (run `outcore verify`)",
+            ));
+        }
+        self.left = end - self.at;
+        self.at = end;
+        Ok(())
+    }
+
+    fn off_file(&self) -> usize {
+        self.off.file()
+    }
+
+    /// The list's next neighbour (padding ends the list).
+    #[inline]
+    fn next(&mut self, reader: &mut Reader) -> Result<Option<u32>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let x = self.adj.next(reader)?;
+        if x == PAD {
+            self.adj.skip(reader, self.left as usize)?;
+            self.left = 0;
+            return Ok(None);
+        }
+        Ok(Some(x))
+    }
+}
+
+/// Writes the meta file (`|N(v)|, |N+(v)|` per vertex) and the oriented
+/// lists; returns the blocks as (first vertex, first word), plus (n, words).
+pub(super) fn orient(
+    store: &Store,
+    reader: &mut Reader,
+    p: &Plan,
+    bufs: &mut Bufs,
+    [meta, adj]: [usize; 2],
+    budget: &Budget,
+    progress: &mut Progress,
+) -> Result<Vec<(u32, u64)>> {
+    let m = store.manifest();
+    let n = m.num_vertices;
+    let dirs: &[(&str, u64)] = if m.directed {
+        &[("out", m.csr.out_slots), ("in", m.csr.in_slots)]
+    } else {
+        &[("out", m.csr.out_slots)]
+    };
+    let mut lists = Vec::new();
+    let Bufs { s, out } = bufs;
+    for (&(d, slots), pair) in dirs.iter().zip(s.chunks_exact_mut(2)) {
+        let (a, o, _) = files(d);
+        let (af, of) = (reader.open(&store.file(&a))?, reader.open(&store.file(&o))?);
+        let [off, adj] = pair else { unreachable!() };
+        let l = Lists {
+            off,
+            adj,
+            at: 0,
+            left: 0,
+        };
+        l.off.seek(reader, of, 0, 2 * (n + 1))?;
+        l.adj.seek(reader, af, 0, slots)?;
+        if l.off.next_u64(reader)? != 0 {
+            return Err(Error::store(store.file(&o), "the first offset is not 0"));
+        }
+        lists.push(l);
+    }
+    let [meta_out, adj_out] = out;
+    meta_out.switch(reader, meta, 0)?;
+    adj_out.switch(reader, adj, 0)?;
+    let both_always = !m.directed;
+    let mut blocks = vec![(0u32, 0u64)];
+    let (mut cost, mut words) = (0u64, 0u64);
+    let mut heads = [None, None];
+    for v in 0..n as u32 {
+        if v % (1 << 16) == 0 {
+            crate::cancel::check()?;
+            progress.tick(|| format!("orienting: vertex {v}/{n}"));
+        }
+        for (h, l) in heads.iter_mut().zip(lists.iter_mut()) {
+            l.start(reader)?;
+            *h = l.next(reader)?;
+        }
+        let (mut deg, mut len) = (0u32, 0u32);
+        let mut last = None;
+        loop {
+            let u = match heads {
+                [None, None] => break,
+                [Some(a), None] => a,
+                [None, Some(b)] => b,
+                [Some(a), Some(b)] => a.min(b),
+            };
+            let mut both = both_always;
+            let mut dirs_seen = 0;
+            for (h, l) in heads.iter_mut().zip(lists.iter_mut()) {
+                if *h == Some(u) {
+                    dirs_seen += 1;
+                    *h = l.next(reader)?;
+                }
+            }
+            both |= dirs_seen == 2;
+            if last.is_some_and(|x| x >= u) || u as u64 >= n {
+                return Err(Error::store(
+                    store.path(),
+                    format!("the list of vertex {v} is not sorted or names a vertex beyond {n} (run `outcore verify`)"),
+                ));
+            }
+            last = Some(u);
+            if u == v {
+                continue;
+            }
+            deg += 1;
+            if u < v {
+                len += 1;
+                adj_out.push(reader, &(u << 1 | both as u32).to_le_bytes())?;
+            }
+        }
+        if len as u64 > p.max_list || PER_VERTEX + PER_ENTRY * len as u64 > p.block {
+            return Err(Error::Budget(format!(
+                "vertex {v} has {len} neighbours of higher degree, more than triangle listing holds in --memory {}; raise --memory{}",
+                crate::size::format_size(budget.limit()),
+                if m.vertex_order == crate::store::VertexOrder::Degree {
+                    ""
+                } else {
+                    " or build the store with --order degree"
+                }
+            )));
+        }
+        meta_out.push(reader, &deg.to_le_bytes())?;
+        meta_out.push(reader, &len.to_le_bytes())?;
+        let c = PER_VERTEX + PER_ENTRY * len as u64;
+        if cost + c > p.block {
+            blocks.push((v, words));
+            cost = 0;
+        }
+        cost += c;
+        words += len as u64;
+    }
+    blocks.push((n as u32, words));
+    for l in &mut lists {
+        l.off.drain(reader)?;
+        l.adj.drain(reader)?;
+    }
+    meta_out.finish_run(reader)?;
+    meta_out.drain(reader)?;
+    adj_out.finish_run(reader)?;
+    adj_out.drain(reader)?;
+    Ok(blocks)
+}

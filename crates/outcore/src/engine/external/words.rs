@@ -1,0 +1,194 @@
+//! Sequential reading of a file's little-endian u32 words through two
+//! aligned buffers: the next read is in flight while one buffer is consumed
+//! (direct I/O on the io layer; used for CSR and spill-file scans).
+
+use super::disk::{align_up, read_into, wait_for};
+use crate::error::{Error, Result};
+use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
+use crate::mem::Budget;
+
+/// A double-buffered word reader over one file region.
+pub struct WordStream {
+    file: usize,
+    bufs: [AlignedBuf; 2],
+    cur: usize,
+    /// Valid words of `bufs[cur]` are `pos..end` (in bytes).
+    pos: usize,
+    end: usize,
+    /// File offset of the next read to issue.
+    next_at: u64,
+    /// Bytes of the region not yet read into a buffer (or in flight).
+    left: u64,
+    /// Tag and length of the read in flight into `bufs[cur ^ 1]`.
+    in_flight: Option<(u64, usize)>,
+    tag: u64,
+}
+
+impl WordStream {
+    /// Two buffers of `bytes` each (aligned), charged to `budget`; `tag` is
+    /// a tag base no other request of the reader uses.
+    pub fn new(file: usize, bytes: usize, tag: u64, budget: &Budget) -> Result<WordStream> {
+        let bytes = bytes.max(ALIGN) / ALIGN * ALIGN;
+        Ok(WordStream {
+            file,
+            bufs: [
+                AlignedBuf::new(bytes, budget, "sequential read buffer")?,
+                AlignedBuf::new(bytes, budget, "sequential read buffer")?,
+            ],
+            cur: 0,
+            pos: 0,
+            end: 0,
+            next_at: 0,
+            left: 0,
+            in_flight: None,
+            tag,
+        })
+    }
+
+    /// The file read.
+    pub fn file(&self) -> usize {
+        self.file
+    }
+
+    /// Positions the stream on words `start..end` of `file`.
+    pub fn seek(&mut self, reader: &mut Reader, file: usize, start: u64, end: u64) -> Result<()> {
+        self.drain(reader)?;
+        self.file = file;
+        let byte = start * 4;
+        let aligned = byte / ALIGN as u64 * ALIGN as u64;
+        self.next_at = aligned;
+        self.left = (end * 4).saturating_sub(aligned);
+        self.pos = 0;
+        self.end = 0;
+        // The first buffer synchronously, then the prefetch.
+        let len = (align_up(self.left) as usize).min(self.bufs[0].len());
+        let want = self.left.min(len as u64) as usize;
+        self.cur = 0;
+        if len > 0 {
+            let got = read_into(
+                reader,
+                self.file,
+                aligned,
+                &mut self.bufs[0].as_mut_slice()[..len],
+            )?;
+            self.check(reader, got, want)?;
+            self.next_at += len as u64;
+            self.left -= want as u64;
+            self.end = want;
+            self.pos = (byte - aligned) as usize;
+        }
+        self.prefetch(reader)
+    }
+
+    /// The next word.
+    #[inline]
+    pub fn next(&mut self, reader: &mut Reader) -> Result<u32> {
+        if self.pos == self.end {
+            self.advance(reader)?;
+        }
+        let b = &self.bufs[self.cur].as_slice()[self.pos..self.pos + 4];
+        self.pos += 4;
+        Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+
+    /// The next two words as one little-endian u64.
+    pub fn next_u64(&mut self, reader: &mut Reader) -> Result<u64> {
+        let lo = self.next(reader)? as u64;
+        Ok(lo | (self.next(reader)? as u64) << 32)
+    }
+
+    /// Appends the next `n` words to `out`.
+    pub fn take(&mut self, reader: &mut Reader, mut n: usize, out: &mut Vec<u32>) -> Result<()> {
+        while n > 0 {
+            if self.pos == self.end {
+                self.advance(reader)?;
+            }
+            let k = n.min((self.end - self.pos) / 4);
+            let b = &self.bufs[self.cur].as_slice()[self.pos..self.pos + 4 * k];
+            out.extend(
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+            );
+            self.pos += 4 * k;
+            n -= k;
+        }
+        Ok(())
+    }
+
+    /// Skips the next `n` words.
+    pub fn skip(&mut self, reader: &mut Reader, mut n: usize) -> Result<()> {
+        while n > 0 {
+            if self.pos == self.end {
+                self.advance(reader)?;
+            }
+            let k = n.min((self.end - self.pos) / 4);
+            self.pos += 4 * k;
+            n -= k;
+        }
+        Ok(())
+    }
+
+    /// Waits for the read in flight (before the buffers may be reused).
+    pub fn drain(&mut self, reader: &mut Reader) -> Result<()> {
+        if let Some((tag, _)) = self.in_flight.take() {
+            wait_for(reader, self.file, tag)?;
+        }
+        Ok(())
+    }
+
+    fn advance(&mut self, reader: &mut Reader) -> Result<()> {
+        let Some((tag, want)) = self.in_flight.take() else {
+            return Err(Error::io(
+                reader.path(self.file),
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "read past the end of a sequential region",
+                ),
+            ));
+        };
+        let got = wait_for(reader, self.file, tag)?;
+        self.check(reader, got, want)?;
+        self.cur ^= 1;
+        self.pos = 0;
+        self.end = want;
+        self.prefetch(reader)
+    }
+
+    fn prefetch(&mut self, reader: &mut Reader) -> Result<()> {
+        if self.left == 0 {
+            return Ok(());
+        }
+        let other = self.cur ^ 1;
+        let len = (align_up(self.left) as usize).min(self.bufs[other].len());
+        let want = self.left.min(len as u64) as usize;
+        self.tag += 1;
+        let req = ReadReq {
+            file: self.file,
+            offset: self.next_at,
+            len,
+            buf: self.bufs[other].as_mut_slice().as_mut_ptr(),
+            tag: self.tag,
+        };
+        // SAFETY: `bufs[other]` is not touched until `advance` or `drain`
+        // has waited for this request; drop order keeps the reader alive
+        // (callers drain before dropping the stream).
+        unsafe { reader.submit(&[req])? };
+        self.in_flight = Some((self.tag, want));
+        self.next_at += len as u64;
+        self.left -= want as u64;
+        Ok(())
+    }
+
+    fn check(&self, reader: &Reader, got: usize, want: usize) -> Result<()> {
+        if got < want {
+            return Err(Error::io(
+                reader.path(self.file),
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!("wanted {want} bytes, the file ends after {got}"),
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
