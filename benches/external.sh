@@ -2,8 +2,8 @@
 # External engine benchmark (issue 8): PageRank (10 iterations) and WCC on a
 # Kronecker graph at a budget far below the vertex state (external engine)
 # and at one that holds it (stream engine), next to raw dd read and write
-# throughput measured in the same run; CDLP (10 iterations) at a smaller
-# scale. Prints per-superstep seconds, bytes read and written, log bytes
+# throughput measured in the same run; CDLP (10 iterations) and LCC
+# (triangle listing) at a smaller scale, LCC at both budgets. Prints per-superstep seconds, bytes read and written, log bytes
 # before and after reduction, and peak RSS against the budget.
 #
 #   bash benches/external.sh                 # scale 24 (CDLP at 22)
@@ -67,3 +67,15 @@ C=$(store "$CDLP_SCALE")
 "$BIN" --quiet run cdlp "$C" --iterations 10 --memory "$SMALL" --stats "$DIR/ext-cdlp.json" > "$DIR/ext-cdlp.out"
 echo "-- cdlp scale $CDLP_SCALE --memory $SMALL: $(cat "$DIR/ext-cdlp.out")"
 report "$DIR/ext-cdlp.json"
+for mem in "$SMALL" "$BIG"; do
+  "$BIN" --quiet run lcc "$C" --memory "$mem" --stats "$DIR/ext-lcc-$mem.json" > "$DIR/ext-lcc-$mem.out"
+  echo "-- lcc scale $CDLP_SCALE --memory $mem: $(cat "$DIR/ext-lcc-$mem.out")"
+  python3 - "$DIR/ext-lcc-$mem.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); it = s["iterations"]
+print(f"   orient {it[0]['seconds']:.2f} s; {len(it) - 2} blocks {sum(i['seconds'] for i in it[1:-1]):.2f} s "
+      f"({sum(i['edges_processed'] for i in it[1:-1]) / 1e9:.2f} G list entries probed); credits {it[-1]['seconds']:.2f} s; "
+      f"read {s['bytes_read'] >> 20} MiB, written {s['bytes_written'] >> 20} MiB; "
+      f"peak RSS {s['peak_rss_bytes'] >> 20} MiB of {s['memory_budget'] >> 20} MiB; total {s['wall_seconds']:.1f} s")
+PY
+done

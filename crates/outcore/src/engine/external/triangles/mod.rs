@@ -89,7 +89,7 @@ struct Bufs {
 
 fn plan(n: u64, budget: &Budget, cfg: &ExternalConfig) -> Result<Plan> {
     let avail = budget.available().saturating_sub(SLACK);
-    let chunk = ((avail / 32) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
+    let chunk = ((avail / 64) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
     let list_share = avail / 8;
     let in_memory = n * 8 <= avail / 4 && !cfg.force_spill;
     let credits = if in_memory { n * 8 } else { avail / 8 };
@@ -227,7 +227,7 @@ pub fn triangle_credits(
         Some(cap) => {
             let iv = cfg
                 .interval_vertices
-                .unwrap_or(p.block / 16)
+                .unwrap_or(p.block / 32)
                 .clamp(1, n.max(1));
             let k = n.div_ceil(iv).max(1);
             let bounds: Vec<u32> = (0..=k).map(|i| (i * iv).min(n) as u32).collect();
@@ -301,12 +301,17 @@ pub fn triangle_credits(
         }
         Sink::Log(mut log) => {
             log.flush(&mut reader, stage)?;
+            // The message buffer goes before the merges take memory.
+            let all_runs = std::mem::take(&mut log.runs);
+            let bounds = log.bounds().to_vec();
+            let log_counts = log.counts;
+            drop(log);
             let scratch = [
                 reader.create(&dir.0.join("tri-merge-a.bin"))?,
                 reader.create(&dir.0.join("tri-merge-b.bin"))?,
             ];
             let run_buffer = ((p.block / 64) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
-            let memory = cfg.merge_memory.unwrap_or(p.block).min(p.block);
+            let memory = cfg.merge_memory.unwrap_or(p.block / 2).min(p.block / 2);
             let mcfg = MergeConfig {
                 memory,
                 run_buffer,
@@ -316,11 +321,10 @@ pub fn triangle_credits(
                     .max(2),
             };
             let mut counts = MergeCounts::default();
-            let bounds = log.bounds().to_vec();
             let iv = bounds.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0) as u64;
             let _c = budget.charge(iv * 16, "triangle credits of an interval")?;
             let mut got: Vec<(u32, u64)> = Vec::with_capacity(iv as usize);
-            for (k, runs) in std::mem::take(&mut log.runs).into_iter().enumerate() {
+            for (k, runs) in all_runs.into_iter().enumerate() {
                 got.clear();
                 sort_reduce(
                     &mut reader,
@@ -350,10 +354,10 @@ pub fn triangle_credits(
             let rec = 12;
             spill = Some(ExternalIter {
                 intervals: bounds.len() as u64 - 1,
-                log_bytes_raw: log.counts.messages * rec,
-                log_bytes_reduced: log.counts.records_written * rec,
-                log_bytes_written: log.counts.bytes_written,
-                flushes: log.counts.flushes,
+                log_bytes_raw: log_counts.messages * rec,
+                log_bytes_reduced: log_counts.records_written * rec,
+                log_bytes_written: log_counts.bytes_written,
+                flushes: log_counts.flushes,
                 merge_levels: counts.levels,
                 merge_bytes_written: counts.bytes_written,
                 logs_sorted_in_memory: counts.in_memory,
