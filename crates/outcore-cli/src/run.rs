@@ -2,10 +2,10 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use outcore::algo::bfs::EngineChoice;
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
 use outcore::engine::external::ExternalConfig;
+use outcore::engine::planner::{self, EngineChoice};
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stats::RunStats;
 use outcore::engine::stream;
@@ -161,21 +161,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     };
     // External when forced, or when auto and the in-memory state does not fit.
     let external = |state: u64| -> bool {
-        match a.engine {
-            EngineChoice::External => true,
-            EngineChoice::Auto if state > budget.limit() => {
-                if !outcore::progress::quiet() {
-                    eprintln!(
-                        "note: {:?} needs {} of vertex state in memory but --memory is {}; running on the external engine (state on disk)",
-                        a.algorithm,
-                        format_size(state),
-                        format_size(budget.limit())
-                    );
-                }
-                true
-            }
-            _ => false,
-        }
+        planner::needs_external(a.engine, &format!("{:?}", a.algorithm), state, &budget)
     };
     let (stats, extra) = match a.algorithm {
         Algorithm::Pagerank

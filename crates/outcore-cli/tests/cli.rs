@@ -532,6 +532,39 @@ fn run_writes_ldbc_output_and_stats_and_refuses_small_budgets() {
             .unwrap()
             > 1
     );
+    // The planner's estimate is in every superstep.
+    assert_eq!(j["iterations"][0]["planner"]["chosen"], "external");
+    assert!(
+        j["iterations"][0]["planner"]["external_bytes"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    // Peak RSS (the process's high-water mark) within the budget + 64 MiB,
+    // for the external engine and for LCC's triangle listing.
+    let rss_ok = |j: &serde_json::Value| {
+        let (rss, budget) = (
+            j["peak_rss_bytes"].as_u64().unwrap(),
+            j["memory_budget"].as_u64().unwrap(),
+        );
+        assert!(
+            rss > 0 && rss <= budget + (64 << 20),
+            "peak RSS {rss} over {budget} + 64 MiB"
+        );
+    };
+    rss_ok(&j);
+    let jl = d.path().join("lcc.json");
+    outcore()
+        .args(["run", "lcc", b, "--memory", "8MiB", "--stats"])
+        .arg(&jl)
+        .assert()
+        .success();
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&jl).unwrap()).unwrap();
+    rss_ok(&j);
+    assert!(
+        j["iterations"].as_array().unwrap().len() > 3,
+        "several blocks at 8 MiB"
+    );
     let parse = |p: &Path| -> Vec<f64> {
         std::fs::read_to_string(p)
             .unwrap()

@@ -174,52 +174,7 @@ pub fn bfs(
     Ok((prog, stats))
 }
 
-/// Which engine runs a frontier algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineChoice {
-    /// The planner picks per iteration.
-    Auto,
-    Stream,
-    Select,
-    /// Vertex state on disk (the external engine).
-    External,
-}
-
-impl std::str::FromStr for EngineChoice {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "auto" => Ok(EngineChoice::Auto),
-            "stream" => Ok(EngineChoice::Stream),
-            "select" => Ok(EngineChoice::Select),
-            "external" => Ok(EngineChoice::External),
-            _ => Err(Error::Invalid(format!(
-                "unknown engine `{s}`: expected auto, stream, select or external"
-            ))),
-        }
-    }
-}
-
-/// Device figures the planner prices bytes with.
-#[derive(Clone, Copy, Debug)]
-pub struct CostModel {
-    /// Sequential read bytes per second (the stream engine's reads).
-    pub seq_bytes_per_sec: f64,
-    /// Random page reads per second at the select engine's depth.
-    pub random_pages_per_sec: f64,
-}
-
-impl CostModel {
-    /// From the store's calibration when present, else this machine class's
-    /// defaults (1.0 GB/s sequential, 90k random 4 KiB reads/s at depth 64).
-    pub fn for_store(store: &Store) -> CostModel {
-        let cal = crate::io::calibrate::load(store.path());
-        CostModel {
-            seq_bytes_per_sec: 1.0e9,
-            random_pages_per_sec: cal.map_or(90e3, |c| c.best_iops.max(1.0)),
-        }
-    }
-}
+pub use crate::engine::planner::{CostModel, EngineChoice};
 
 /// BFS with an engine per level: the planner compares, before each level,
 /// the tile bytes the stream engine would read (active rows, cached tiles
@@ -235,7 +190,6 @@ pub fn bfs_planned(
     budget: &Budget,
 ) -> Result<(Bfs, RunStats)> {
     use crate::engine::select::SelectEngine;
-    use crate::engine::stats::PlanEstimate;
     use crate::progress::Progress;
     use crate::store::degrees::Degrees;
     use std::time::Instant;
@@ -337,25 +291,24 @@ pub fn bfs_planned(
             }
             Ok(())
         })?;
-        let est = PlanEstimate {
-            stream_bytes: stream.as_ref().map_or(0, |s| s.estimate_bytes(&prog)),
-            select_bytes: select_pages * page,
-            stream_seconds: 0.0,
-            select_seconds: select_pages as f64 / model.random_pages_per_sec,
-            chosen: "select",
-        };
-        let est = PlanEstimate {
-            stream_seconds: est.stream_bytes as f64 / model.seq_bytes_per_sec,
-            ..est
-        };
-        let use_stream = stream.is_some() && est.stream_seconds < est.select_seconds;
+        let est = crate::engine::planner::choose(
+            &model,
+            stream.as_ref().map(|s| s.estimate_bytes(&prog)),
+            Some((select_pages, page)),
+            Some(&crate::engine::planner::ExternalWork::estimate(
+                active,
+                n,
+                m.csr.out_entries,
+                m.csr.out_slots * 4,
+                8,
+                4,
+            )),
+        );
+        let use_stream = est.chosen == "stream";
         let mut it = if use_stream {
             let s = stream.as_mut().expect("stream engine");
             let mut it = s.iterate(&prog, level, &mut progress)?;
-            it.planner = Some(PlanEstimate {
-                chosen: "stream",
-                ..est
-            });
+            it.planner = Some(est);
             it
         } else {
             let io0 = select.reader().stats();

@@ -11,6 +11,7 @@
 
 pub mod external;
 pub mod frontier;
+pub mod planner;
 pub mod pool;
 pub mod program;
 pub mod select;

@@ -73,6 +73,10 @@ pub struct PlanEstimate {
     pub select_bytes: u64,
     pub stream_seconds: f64,
     pub select_seconds: f64,
+    /// Bytes the external engine would move (adjacency, log written and
+    /// read, states read and written) and their seconds.
+    pub external_bytes: u64,
+    pub external_seconds: f64,
     pub chosen: &'static str,
 }
 

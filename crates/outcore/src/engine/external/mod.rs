@@ -29,6 +29,7 @@ mod scatter;
 pub mod triangles;
 mod words;
 
+use crate::engine::planner;
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
@@ -335,6 +336,12 @@ pub fn run<P: VertexProgram>(
         ..Default::default()
     };
     let mut progress = Progress::new(format!("{} (external)", prog.name()));
+    let model = planner::CostModel::for_store(store);
+    let (mut entries, mut slots) = (m.csr.out_entries, m.csr.out_slots);
+    if dirs.len() == 2 {
+        entries += m.csr.in_entries;
+        slots += m.csr.in_slots;
+    }
     let mut step = 0;
     let mut msgs: Vec<P::Msg> = Vec::new();
     while step < max_steps {
@@ -345,6 +352,19 @@ pub fn run<P: VertexProgram>(
         let it0 = Instant::now();
         let io0 = reader.stats();
         let active_now: u64 = active_count.iter().sum();
+        let plan = planner::choose(
+            &model,
+            None,
+            None,
+            Some(&planner::ExternalWork::estimate(
+                active_now,
+                n,
+                entries,
+                slots * 4,
+                log::record_bytes::<P::Msg>() as u64,
+                sbytes as u64,
+            )),
+        );
         mlog.counts = Default::default();
         let mut adj_bytes = 0u64;
         // 1. Scatter.
@@ -525,6 +545,7 @@ pub fn run<P: VertexProgram>(
             io_wait_seconds: io.wait_seconds,
             compute_seconds: (secs - io.wait_seconds).max(0.0),
             engine: "external",
+            planner: Some(plan),
             external: Some(crate::engine::stats::ExternalIter {
                 intervals: k as u64,
                 adjacency_bytes: adj_bytes,

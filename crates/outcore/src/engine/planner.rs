@@ -1,0 +1,228 @@
+//! The planner: which engine runs a run, and each superstep of it (RASP's
+//! cost-based choice between sequential streaming and selective page reads,
+//! extended with GraFBoost's external engine).
+//!
+//! Prices, in seconds, from the device's figures ([`CostModel`]):
+//! - **stream**: the tile bytes of active rows not in the cache, at the
+//!   sequential rate (G-Store);
+//! - **select**: the pages of the active lists plus their offsets pages, at
+//!   the calibrated random rate (TurboGraph);
+//! - **external**: the active vertices' adjacency read, the update log
+//!   written and read back once, and the states of the intervals touched
+//!   read and written (GraFBoost's sort-reduce).
+//!
+//! A run goes external when its in-memory state does not fit the budget
+//! ([`needs_external`]); in memory, each superstep runs on the cheaper of
+//! stream and select. Every estimate lands in `--stats` per iteration
+//! ([`PlanEstimate`]).
+
+use crate::engine::stats::PlanEstimate;
+use crate::error::{Error, Result};
+use crate::mem::Budget;
+use crate::store::Store;
+
+/// Which engine runs an algorithm (`--engine`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// The planner picks per run and per superstep.
+    Auto,
+    Stream,
+    Select,
+    /// Vertex state on disk (the external engine).
+    External,
+}
+
+impl std::str::FromStr for EngineChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(EngineChoice::Auto),
+            "stream" => Ok(EngineChoice::Stream),
+            "select" => Ok(EngineChoice::Select),
+            "external" => Ok(EngineChoice::External),
+            _ => Err(Error::Invalid(format!(
+                "unknown engine `{s}`: expected auto, stream, select or external"
+            ))),
+        }
+    }
+}
+
+/// Device figures the planner prices bytes with.
+#[derive(Clone, Copy, Debug)]
+pub struct CostModel {
+    /// Sequential read bytes per second (stream, external scans and logs).
+    pub seq_bytes_per_sec: f64,
+    /// Sequential write bytes per second (external logs and states).
+    pub write_bytes_per_sec: f64,
+    /// Random page reads per second at the select engine's depth.
+    pub random_pages_per_sec: f64,
+}
+
+impl CostModel {
+    /// From the store's calibration when present, else this machine class's
+    /// defaults (1.0 GB/s sequential read, 0.9 GB/s write, 90k random 4 KiB
+    /// reads/s at depth 64).
+    pub fn for_store(store: &Store) -> CostModel {
+        let cal = crate::io::calibrate::load(store.path());
+        CostModel {
+            seq_bytes_per_sec: 1.0e9,
+            write_bytes_per_sec: 0.9e9,
+            random_pages_per_sec: cal.map_or(90e3, |c| c.best_iops.max(1.0)),
+        }
+    }
+
+    /// Seconds to stream `bytes`.
+    pub fn stream_seconds(&self, bytes: u64) -> f64 {
+        bytes as f64 / self.seq_bytes_per_sec
+    }
+
+    /// Seconds to read `pages` at random.
+    pub fn select_seconds(&self, pages: u64) -> f64 {
+        pages as f64 / self.random_pages_per_sec
+    }
+
+    /// Bytes and seconds of an external superstep.
+    pub fn external(&self, w: &ExternalWork) -> (u64, f64) {
+        let read = w.adjacency_bytes + w.log_bytes + w.state_bytes;
+        let written = w.log_bytes + w.state_bytes;
+        (
+            read + written,
+            read as f64 / self.seq_bytes_per_sec + written as f64 / self.write_bytes_per_sec,
+        )
+    }
+}
+
+/// What an external superstep moves.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExternalWork {
+    /// Adjacency bytes of the active vertices.
+    pub adjacency_bytes: u64,
+    /// Update log bytes (written once, read once).
+    pub log_bytes: u64,
+    /// State bytes of the intervals touched (read once, written once).
+    pub state_bytes: u64,
+}
+
+impl ExternalWork {
+    /// The work of a superstep where `active` of `n` vertices send along
+    /// `entries` stored adjacency entries (`adjacency_bytes` in all), with
+    /// `record` bytes per message and `state` bytes of state per vertex.
+    pub fn estimate(
+        active: u64,
+        n: u64,
+        entries: u64,
+        adjacency_bytes: u64,
+        record: u64,
+        state: u64,
+    ) -> ExternalWork {
+        let f = if n == 0 {
+            0.0
+        } else {
+            active as f64 / n as f64
+        };
+        ExternalWork {
+            adjacency_bytes: (adjacency_bytes as f64 * f) as u64,
+            log_bytes: (entries as f64 * f) as u64 * record,
+            state_bytes: n * (state + 1),
+        }
+    }
+}
+
+/// The estimates of one superstep; `choose` fills in the cheaper engine.
+pub fn choose(
+    model: &CostModel,
+    stream_bytes: Option<u64>,
+    select_pages: Option<(u64, u64)>,
+    external: Option<&ExternalWork>,
+) -> PlanEstimate {
+    let mut est = PlanEstimate::default();
+    let mut best = (f64::INFINITY, "none");
+    if let Some(b) = stream_bytes {
+        est.stream_bytes = b;
+        est.stream_seconds = model.stream_seconds(b);
+        best = (est.stream_seconds, "stream");
+    }
+    if let Some((pages, page_bytes)) = select_pages {
+        est.select_bytes = pages * page_bytes;
+        est.select_seconds = model.select_seconds(pages);
+        if est.select_seconds <= best.0 {
+            best = (est.select_seconds, "select");
+        }
+    }
+    if let Some(w) = external {
+        let (b, s) = model.external(w);
+        est.external_bytes = b;
+        est.external_seconds = s;
+        // In-memory engines win when they can run: external only alone.
+        if best.1 == "none" {
+            best = (s, "external");
+        }
+    }
+    est.chosen = best.1;
+    est
+}
+
+/// Whether a run with `state` bytes of in-memory state goes to the external
+/// engine: when forced, or with `auto` when the state does not fit the
+/// budget (a note on stderr says so, unless quiet).
+pub fn needs_external(choice: EngineChoice, what: &str, state: u64, budget: &Budget) -> bool {
+    match choice {
+        EngineChoice::External => true,
+        EngineChoice::Auto if state > budget.limit() => {
+            if !crate::progress::quiet() {
+                eprintln!(
+                    "note: {what} needs {} of vertex state in memory but --memory is {}; running on the external engine (state on disk)",
+                    crate::size::format_size(state),
+                    crate::size::format_size(budget.limit())
+                );
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> CostModel {
+        CostModel {
+            seq_bytes_per_sec: 1e9,
+            write_bytes_per_sec: 1e9,
+            random_pages_per_sec: 1e5,
+        }
+    }
+
+    #[test]
+    fn sparse_supersteps_go_select_dense_ones_stream() {
+        let m = model();
+        // 10 pages vs a full 1 GB pass.
+        assert_eq!(
+            choose(&m, Some(1 << 30), Some((10, 4096)), None).chosen,
+            "select"
+        );
+        // 1M pages (10 s) vs 1 GB (1 s).
+        assert_eq!(
+            choose(&m, Some(1 << 30), Some((1 << 20, 4096)), None).chosen,
+            "stream"
+        );
+        // Only external can run: it is chosen, with its estimate.
+        let w = ExternalWork::estimate(50, 100, 1000, 4000, 8, 8);
+        let e = choose(&m, None, None, Some(&w));
+        assert_eq!(e.chosen, "external");
+        assert_eq!(e.external_bytes, 2000 + 2 * 500 * 8 + 2 * 900);
+        // In-memory engines win when they can run.
+        assert_eq!(choose(&m, Some(1), None, Some(&w)).chosen, "stream");
+    }
+
+    #[test]
+    fn external_when_the_state_does_not_fit() {
+        crate::progress::set_quiet(true);
+        let b = Budget::new(1000);
+        assert!(needs_external(EngineChoice::Auto, "x", 1001, &b));
+        assert!(!needs_external(EngineChoice::Auto, "x", 1000, &b));
+        assert!(needs_external(EngineChoice::External, "x", 1, &b));
+        assert!(!needs_external(EngineChoice::Stream, "x", 1 << 40, &b));
+    }
+}
