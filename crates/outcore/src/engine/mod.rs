@@ -18,5 +18,6 @@ pub mod select;
 pub mod state;
 pub mod stats;
 pub mod stream;
+pub mod stream_vp;
 pub mod tileset;
 pub mod vertex;
