@@ -149,7 +149,7 @@ pub fn generate(a: GenerateArgs) -> Result<()> {
         )?;
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         let secs = t.elapsed().as_secs_f64();
-        println!(
+        eprintln!(
             "wrote {n} edges of {} to {} ({}, {:.1}s, {:.1} M edges/s; isolated vertices are not in an edge list)",
             cfg.describe(),
             path.display(),
@@ -225,7 +225,7 @@ fn print_report(r: &BuildReport) {
         .iter()
         .map(|(p, s)| format!("{p} {s:.1}s"))
         .collect();
-    println!(
+    eprintln!(
         "built {}: {} vertices, {} edges ({}{}) from {} input edges in {:.1}s ({}){mbps}; spilled {}; store {}; peak RSS {}",
         r.path.display(),
         m.num_vertices,

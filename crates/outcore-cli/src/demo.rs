@@ -31,7 +31,7 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     let mut cfg = GenConfig::new(GenKind::Kron);
     cfg.scale = a.scale;
     cfg.validate()?;
-    println!("== outcore demo: {} ==", cfg.describe());
+    crate::outln!("== outcore demo: {} ==", cfg.describe())?;
     let t = Instant::now();
     let mut source = gen::generator(&cfg)?;
     let opts = BuildOptions {
@@ -42,25 +42,25 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         ..Default::default()
     };
     let report = build_store(source.as_mut(), &a.out, &opts)?;
-    println!(
+    crate::outln!(
         "generated and stored in {:.2}s inside a {} budget (peak RSS {})\n",
         t.elapsed().as_secs_f64(),
         format_size(a.memory),
         format_size(report.peak_rss_bytes)
-    );
+    )?;
     let store = Store::open(&a.out)?;
-    print!(
+    crate::out!(
         "{}",
         crate::info::info_text(&store, &crate::info::info_json(&store))
-    );
+    )?;
     let t = Instant::now();
     let v = outcore::store::verify::verify(&a.out)?;
-    println!(
+    crate::outln!(
         "\nverify: ok ({} files, {}) in {:.2}s\n",
         v.files,
         format_size(v.bytes),
         t.elapsed().as_secs_f64()
-    );
+    )?;
     // The algorithms, on the stream engine, inside the same budget.
     let budget = || Budget::new(a.memory);
     let engine = |label: &str| StreamConfig {
@@ -105,16 +105,16 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     let mut eng = SelectEngine::new(&store, "out", false, &budget(), &SelectConfig::default())?;
     let probe = ids.dense_of_rank((n as u64).min(7).saturating_sub(1)) as u32;
     let (vs, q) = query::khop(&mut eng, probe, 2)?;
-    println!(
+    crate::outln!(
         "khop: {} vertices within 2 hops of vertex {} in {:.3} ms, {} pages read (select engine)",
         vs.len(),
         ids.get(probe as u64),
         q.seconds * 1e3,
         q.pages_touched
-    );
-    println!(
+    )?;
+    crate::outln!(
         "\nnext: outcore run pagerank|wcc|bfs|kcore {0} --out FILE --stats FILE; outcore query khop {0} --source ID --hops 2",
         a.out.display()
-    );
+    )?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `outcore info`, `outcore verify`, `outcore export`.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use outcore::size::format_size;
 use outcore::store::export::Layout;
@@ -33,8 +33,10 @@ pub struct ExportArgs {
     /// Undirected stores: write each edge in both directions.
     #[arg(long)]
     pub both_directions: bool,
-    /// Replace an existing output file.
-    #[arg(long)]
+    /// Accepted for older scripts: an existing plain file is always replaced
+    /// (atomically: temporary file + rename); special files such as
+    /// /dev/stdout or a FIFO are written directly.
+    #[arg(long, hide = true)]
     pub force: bool,
 }
 
@@ -104,10 +106,10 @@ pub fn info(a: InfoArgs) -> Result<()> {
     let store = Store::open(&a.store)?;
     let j = info_json(&store);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&j)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(());
     }
-    print!("{}", info_text(&store, &j));
+    crate::out!("{}", info_text(&store, &j))?;
     Ok(())
 }
 
@@ -225,23 +227,17 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
     let r = outcore::store::verify::verify(&a.store)?;
-    println!(
+    crate::outln!(
         "{}: ok ({} files, {} checked)",
         a.store.display(),
         r.files,
         format_size(r.bytes)
-    );
+    )?;
     Ok(())
 }
 
 pub fn export(a: ExportArgs) -> Result<()> {
     let store = Store::open(&a.store)?;
-    if a.out.as_os_str() != "-" && a.out.exists() && !a.force {
-        bail!(
-            "{} already exists; pass --force to replace it",
-            a.out.display()
-        );
-    }
     let n = outcore::store::export::export(&store, a.layout, a.both_directions, &a.out)?;
     if a.out.as_os_str() != "-" {
         eprintln!("wrote {n} edges to {}", a.out.display());

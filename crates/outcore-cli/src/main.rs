@@ -102,6 +102,27 @@ impl std::str::FromStr for OrderArg {
     }
 }
 
+/// `print!` that returns the write's error (a closed pipe ends the command
+/// quietly in `main`) instead of panicking.
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let mut o = std::io::stdout().lock();
+        write!(o, $($t)*).and_then(|_| o.flush())
+    }};
+}
+
+/// `println!` that returns the write's error, like [`out!`].
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let mut o = std::io::stdout().lock();
+        writeln!(o, $($t)*).and_then(|_| o.flush())
+    }};
+}
+
 fn parse_size(s: &str) -> Result<u64, String> {
     outcore::size::parse_size(s).map_err(|e| e.to_string())
 }
@@ -133,7 +154,33 @@ fn main() {
             e.downcast_ref::<outcore::Error>(),
             Some(outcore::Error::Interrupted)
         );
-        eprintln!("error: {e:#}");
+        // A reader that went away (`| head`) is not an error.
+        if broken_pipe(&e) {
+            std::process::exit(0);
+        }
+        eprintln!("error: {}", render(&e));
         std::process::exit(if interrupted { 130 } else { 1 });
     }
+}
+
+/// True when the error comes from writing into a closed pipe.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The error and its causes, each cause once (a cause already quoted in
+/// the message before it is not repeated).
+fn render(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !out.contains(&c) {
+            out.push_str(": ");
+            out.push_str(&c);
+        }
+    }
+    out
 }

@@ -208,8 +208,7 @@ pub fn query(q: Query) -> Result<()> {
         let mut j = serde_json::to_value(&stats)?;
         j["total_seconds"] = serde_json::json!(total);
         j["query"] = serde_json::json!(kind);
-        std::fs::write(p, serde_json::to_string_pretty(&j)? + "\n")
-            .with_context(|| format!("writing {}", p.display()))?;
+        outcore::outfile::write(p, (serde_json::to_string_pretty(&j)? + "\n").as_bytes())?;
     }
     Ok(())
 }
@@ -272,8 +271,10 @@ fn latency_run(
         report.push(line);
     }
     if let Some(p) = &a.stats {
-        std::fs::write(p, serde_json::to_string_pretty(&report)? + "\n")
-            .with_context(|| format!("writing {}", p.display()))?;
+        outcore::outfile::write(
+            p,
+            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        )?;
     }
     Ok(())
 }
@@ -307,11 +308,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<()> {
     };
     let budget = Budget::new(1 << 30);
     let c = calibrate::calibrate(&path, a.page_size, &a.depths, a.seconds, a.io, &budget)?;
-    print!("{}", c.table());
+    crate::out!("{}", c.table())?;
     if a.file.is_none() {
         if let Some(s) = &a.store {
             calibrate::save(s, &c)?;
-            println!("recorded in {}", s.join(calibrate::FILE_NAME).display());
+            eprintln!("recorded in {}", s.join(calibrate::FILE_NAME).display());
         }
     }
     Ok(())

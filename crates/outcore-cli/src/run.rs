@@ -1,6 +1,6 @@
 //! `outcore run`: algorithms on a store.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
@@ -82,7 +82,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
     /// kcore: also write the vertices of the k-core for this k to --kcore-out.
-    #[arg(long, requires = "kcore_out")]
+    #[arg(long)]
     pub k: Option<u32>,
     /// kcore: where the k-core's vertices go (one original id per line).
     #[arg(long)]
@@ -128,6 +128,15 @@ pub fn dense_of(store: &Store, original: u64) -> Result<u64> {
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
+    match (a.k, &a.kcore_out) {
+        (Some(_), None) | (None, Some(_)) => bail!(
+            "--k and --kcore-out go together: `run kcore STORE --k K --kcore-out FILE` writes the vertices of the K-core to FILE (core numbers of all vertices go to --out)"
+        ),
+        _ if a.k.is_some() && a.algorithm != Algorithm::Kcore => {
+            bail!("--k and --kcore-out belong to `run kcore`")
+        }
+        _ => {}
+    }
     let store = Store::open(&a.store)?;
     let memory = a.memory.unwrap_or_else(Budget::default_limit);
     let budget = Budget::new(memory);
@@ -347,7 +356,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     };
     if let Some(path) = &a.stats {
         let text = serde_json::to_string_pretty(&stats)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+        outcore::outfile::write(path, (text + "\n").as_bytes())?;
     }
     print_summary(&stats, &extra);
     Ok(())
@@ -357,7 +366,7 @@ pub fn run(a: RunArgs) -> Result<()> {
 fn write_ids(path: &Path, mut vs: Vec<u64>) -> Result<()> {
     vs.sort_unstable();
     let text: String = vs.iter().map(|v| format!("{v}\n")).collect();
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    Ok(outcore::outfile::write(path, text.as_bytes())?)
 }
 
 fn write<T: std::fmt::Display>(
@@ -374,7 +383,8 @@ fn write<T: std::fmt::Display>(
 /// One line: what ran, how long, how many bytes, I/O vs compute, peak RSS.
 pub fn print_summary(s: &RunStats, extra: &str) {
     let secs = s.wall_seconds.max(1e-9);
-    println!(
+    // A summary, not data: stderr (stdout may carry `--out -`).
+    eprintln!(
         "{}: {extra}; {} iterations in {:.2}s, read {} ({:.0} MB/s), I/O wait {:.2}s, compute {:.2}s, io {}{}, peak RSS {} of {} budget",
         s.algorithm,
         s.iterations.len(),

@@ -419,7 +419,7 @@ fn run_writes_ldbc_output_and_stats_and_refuses_small_budgets() {
             ])
             .assert()
             .success()
-            .stdout(predicate::str::contains("bfs:"));
+            .stderr(predicate::str::contains("bfs:"));
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
             std::fs::read_to_string(data.join("example-directed-BFS")).unwrap()

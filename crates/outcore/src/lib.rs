@@ -10,6 +10,7 @@ pub mod error;
 pub mod ingest;
 pub mod io;
 pub mod mem;
+pub mod outfile;
 pub mod progress;
 pub mod size;
 pub mod store;

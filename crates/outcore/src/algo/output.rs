@@ -1,10 +1,10 @@
 //! LDBC Graphalytics output: one `id value` line per vertex, in original ids,
 //! floats as C's `%.15e`.
 
-use crate::error::{Error, IoContext, Result};
+use crate::error::{IoContext, Result};
 use crate::store::OriginalIds;
 use std::fmt;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// Formats a float as Graphalytics does: C's "%.15e" (e.g. 1.477629166666667e-01, 0.000000000000000e+00), and "infinity" for +inf.
@@ -55,39 +55,14 @@ pub fn write_vertex_values<T>(
 where
     T: fmt::Display,
 {
-    if path.as_os_str() == "-" {
-        let mut w = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-        let target = Path::new("<stdout>");
-        write_lines(&mut w, target, ids, n, &value)?;
-        return w.flush().at(target);
-    }
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: not a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> Result<()> {
-        let file = std::fs::File::create(&tmp).at(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        write_lines(&mut w, &tmp, ids, n, &value)?;
-        let file = w
-            .into_inner()
-            .map_err(|e| Error::io(&tmp, e.into_error()))?;
-        file.sync_all().at(&tmp)?;
-        drop(file);
-        std::fs::rename(&tmp, path).at(path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let mut f = crate::outfile::OutFile::create(path)?;
+    let target = f.target().to_path_buf();
+    write_lines(f.writer(), &target, ids, n, &value)?;
+    f.commit()
 }
 
 fn write_lines<T: fmt::Display>(
-    w: &mut impl Write,
+    w: &mut dyn Write,
     target: &Path,
     ids: &OriginalIds,
     n: u64,

@@ -4,7 +4,7 @@
 use super::read::{scan_csr, scan_tiles};
 use super::Store;
 use crate::error::{Error, IoContext, Result};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// Which layout to read the edges from.
@@ -45,29 +45,14 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
         ));
     }
     let ids = store.load_ids()?;
-    let to_stdout = out.as_os_str() == "-";
-    let tmp = out.with_file_name(format!(
-        ".{}.tmp-{}",
-        out.file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let sink: Box<dyn Write> = if to_stdout {
-        Box::new(std::io::stdout().lock())
-    } else {
-        Box::new(std::fs::File::create(&tmp).at(&tmp)?)
-    };
-    let target = if to_stdout {
-        Path::new("<stdout>")
-    } else {
-        tmp.as_path()
-    };
-    let mut w = BufWriter::with_capacity(1 << 20, sink);
+    let mut f = crate::outfile::OutFile::create(out)?;
+    let target = f.target().to_path_buf();
+    let target = target.as_path();
+    let mut w = f.writer();
     let mut lines = 0u64;
     let weighted = m.weighted;
     let once = !m.directed && !both_directions;
-    let mut line = |w: &mut BufWriter<Box<dyn Write>>, s: u64, d: u64, wt: f64| -> Result<()> {
+    let mut line = |w: &mut &mut dyn Write, s: u64, d: u64, wt: f64| -> Result<()> {
         lines += 1;
         let (mut s, mut d) = (ids.get(s), ids.get(d));
         if once && s > d {
@@ -111,16 +96,9 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
                 |v, _, u, wt| line(&mut w, u, v, wt),
             ),
         }?;
-        w.flush().at(target)
+        Ok(())
     })();
-    drop(w);
-    match result {
-        Ok(()) if !to_stdout => std::fs::rename(&tmp, out).at(out)?,
-        Ok(()) => {}
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    }
+    result?;
+    f.commit()?;
     Ok(lines)
 }
