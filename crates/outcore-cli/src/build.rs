@@ -87,8 +87,22 @@ pub struct ImportArgs {
     /// csv/tsv: SRC,DST[,W] as 0-based column numbers, or header names with --header.
     #[arg(long)]
     pub columns: Option<String>,
+    /// csv/tsv: the field separator, one ASCII character (`;`, `|`, `tab`).
+    #[arg(long, value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        "space" => Ok(b' '),
+        _ if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" => Ok(s.as_bytes()[0]),
+        _ => Err(format!(
+            "expected one ASCII character such as `;` or `|`, or `tab`; got `{s}`"
+        )),
+    }
 }
 
 fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) -> BuildOptions {
@@ -173,8 +187,12 @@ pub fn generate(a: GenerateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Guesses the input format from the first input's extension.
+/// Guesses the input format: Matrix Market by its banner, else from the
+/// first input's extension, else snap.
 fn guess_format(p: &std::path::Path) -> InputFormat {
+    if parse::is_matrix_market(p).unwrap_or(false) {
+        return InputFormat::Mtx;
+    }
     let name = p.to_string_lossy().to_ascii_lowercase();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
     let ext = name.rsplit('.').next().unwrap_or("");
@@ -189,10 +207,13 @@ fn guess_format(p: &std::path::Path) -> InputFormat {
     }
 }
 
-pub fn import(a: ImportArgs) -> Result<()> {
+pub fn import(mut a: ImportArgs) -> Result<()> {
     let Some(out) = a.store.out.clone() else {
         bail!("say where to write the store: --out STORE");
     };
+    // `-`: standard input, spooled to a temporary file beside the store
+    // (the parser reads files in parallel blocks); removed when done.
+    let _spool = crate::stdin::spool(&mut a.inputs, &out)?;
     let format = a.format.unwrap_or_else(|| guess_format(&a.inputs[0]));
     let directed = !a.undirected;
     let popts = ParseOptions {
@@ -200,6 +221,7 @@ pub fn import(a: ImportArgs) -> Result<()> {
         header: a.header,
         columns: a.columns.clone(),
         directed,
+        delimiter: a.delimiter,
     };
     let mut source = parse::open(&a.inputs, format, &popts)?;
     let opts = options(

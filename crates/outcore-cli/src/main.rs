@@ -5,6 +5,7 @@ mod demo;
 mod info;
 mod query;
 mod run;
+mod stdin;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};

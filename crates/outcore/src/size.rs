@@ -1,9 +1,11 @@
-//! Human-written byte sizes: `512MiB`, `4GiB`, `512M`, `4G`, `1.5G`, `65536`.
+//! Human-written byte sizes: `512MiB`, `4GiB`, `512M`, `4G`, `1.5G`, `4GB`, `65536`.
 
 use crate::error::{Error, Result};
 
-/// Parses a size. Suffixes K/M/G/T (with or without `iB`/`B`) are powers of 1024,
-/// as users of `--memory` expect; a bare number is bytes.
+/// Parses a size. `KiB`/`MiB`/`GiB`/`TiB` and the bare letters K/M/G/T are
+/// powers of 1024 (`--memory 4G` is 4 GiB, as with `java -Xmx` or `sort
+/// -S`); `kB`/`MB`/`GB`/`TB` are powers of 1000 (SI, as disks are sold); a
+/// bare number is bytes.
 pub fn parse_size(text: &str) -> Result<u64> {
     let t = text.trim();
     let split = t
@@ -18,10 +20,14 @@ pub fn parse_size(text: &str) -> Result<u64> {
     let value: f64 = num.parse().map_err(|_| bad())?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
         _ => return Err(bad()),
     };
     let bytes = value * mult as f64;
@@ -59,7 +65,10 @@ mod tests {
         assert_eq!(parse_size("4G").unwrap(), 4 << 30);
         assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
         assert_eq!(parse_size("4096").unwrap(), 4096);
-        assert_eq!(parse_size("64kb").unwrap(), 64 << 10);
+        assert_eq!(parse_size("64kb").unwrap(), 64_000);
+        assert_eq!(parse_size("4GB").unwrap(), 4_000_000_000);
+        assert_eq!(parse_size("4GiB").unwrap(), 4 << 30);
+        assert_eq!(parse_size("1.5MB").unwrap(), 1_500_000);
         assert!(parse_size("lots").is_err());
         assert!(parse_size("12X").is_err());
         assert!(parse_size("").is_err());

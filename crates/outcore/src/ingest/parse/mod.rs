@@ -19,6 +19,7 @@ mod ldbc;
 mod lex;
 mod mtx;
 mod pipeline;
+mod sniff;
 mod text;
 
 #[cfg(test)]
@@ -120,6 +121,8 @@ pub struct ParseOptions {
     pub columns: Option<String>,
     /// mtx symmetric: each off-diagonal entry (i,j) yields both (i,j) and (j,i).
     pub directed: bool,
+    /// csv/tsv: the field separator (default `,` for csv, tab for tsv).
+    pub delimiter: Option<u8>,
 }
 
 /// Opens `inputs` (one stream, in order) as an edge source. Every input is
@@ -136,6 +139,12 @@ pub fn open(
         opts,
         DEFAULT_BLOCK_SIZE,
     )?))
+}
+
+/// True when the file at `path` (gzip or not) starts with the Matrix
+/// Market banner `%%MatrixMarket`, whatever its name.
+pub fn is_matrix_market(path: &std::path::Path) -> Result<bool> {
+    sniff::is_matrix_market(&input::check(path)?)
 }
 
 /// The parser of the edge files.
@@ -179,6 +188,11 @@ impl FileSource {
                 "header lines apply only to csv and tsv inputs, not {format}"
             )));
         }
+        if opts.delimiter.is_some() && !format.is_delimited() {
+            return Err(Error::Invalid(format!(
+                "--delimiter applies only to csv and tsv inputs, not {format}"
+            )));
+        }
         if opts.weighted && matches!(format, InputFormat::Bin32 | InputFormat::Bin64) {
             return Err(Error::Invalid(format!(
                 "{format} inputs carry no weights; they cannot be read weighted"
@@ -194,31 +208,39 @@ impl FileSource {
                 .collect::<Result<Vec<_>>>()?;
             (Vec::new(), files)
         };
+        if format != InputFormat::Mtx {
+            for f in &edge_files {
+                if sniff::is_matrix_market(f)? {
+                    return Err(Error::Invalid(format!(
+                        "{}: this is a Matrix Market file (it starts with %%MatrixMarket), not {format}; read it with --format mtx",
+                        f.path.display()
+                    )));
+                }
+            }
+        }
         let mut skip = vec![0u64; edge_files.len()];
         let kind = match format {
             InputFormat::Snap | InputFormat::Ldbc => Kind::Snap(Arc::new(text::SnapParser {
                 weighted: opts.weighted,
             })),
             InputFormat::Csv | InputFormat::Tsv => {
-                let delim = if format == InputFormat::Csv {
+                let delim = opts.delimiter.unwrap_or(if format == InputFormat::Csv {
                     b','
                 } else {
                     b'\t'
-                };
-                let columns = edge_files
-                    .iter()
-                    .map(|f| {
-                        text::resolve_columns(
-                            f,
-                            delim,
-                            opts.header,
-                            opts.columns.as_deref(),
-                            opts.weighted,
-                        )
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                if opts.header {
-                    skip.fill(1);
+                });
+                let mut columns = Vec::with_capacity(edge_files.len());
+                for (f, skip) in edge_files.iter().zip(skip.iter_mut()) {
+                    let header =
+                        opts.header || sniff::has_header(f, delim, opts.columns.as_deref())?;
+                    columns.push(text::resolve_columns(
+                        f,
+                        delim,
+                        header,
+                        opts.columns.as_deref(),
+                        opts.weighted,
+                    )?);
+                    *skip = header as u64;
                 }
                 Kind::Delimited(Arc::new(text::DelimitedParser { delim, columns }))
             }

@@ -451,7 +451,7 @@ fn csv_header_and_named_columns() {
             weighted,
             header,
             columns: Some(cols.into()),
-            directed: false,
+            ..opts()
         };
         match open(from_ref(&a), InputFormat::Csv, &o) {
             Err(Error::Invalid(m)) => m,
@@ -460,7 +460,15 @@ fn csv_header_and_named_columns() {
         }
     };
     assert!(bad("from,nope", true, false).contains("to, from, w"));
-    assert!(bad("from,to", false, false).contains("header"));
+    // Column names imply a header row, announced or not.
+    let named = ParseOptions {
+        columns: Some("from,to".into()),
+        ..opts()
+    };
+    assert_eq!(
+        edges(from_ref(&a), InputFormat::Csv, &named),
+        vec![e(1, 2), e(3, 4)]
+    );
     assert!(bad("from,to,w", true, false).contains("weight"));
     assert!(bad("from,to", true, true).contains("weight"));
     assert!(bad("1", false, false).contains("SRC,DST"));
@@ -856,4 +864,55 @@ fn works_inside_a_one_thread_rayon_pool() {
         n
     });
     assert_eq!(n, 10_000);
+}
+
+#[test]
+fn inputs_are_recognised() {
+    let d = tempfile::tempdir().unwrap();
+    // A Matrix Market file under another name is refused as snap, pointing
+    // to --format mtx; found by its banner.
+    let m = write(
+        d.path(),
+        "m.txt",
+        b"%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n",
+    );
+    assert!(super::is_matrix_market(&m).unwrap());
+    match open(from_ref(&m), InputFormat::Snap, &opts()) {
+        Err(Error::Invalid(msg)) => assert!(msg.contains("--format mtx"), "{msg}"),
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("a Matrix Market file read as snap"),
+    }
+    // A header row that was not announced is taken as one.
+    let h = write(d.path(), "h.csv", b"source,target\n1,2\n3,4\n");
+    assert_eq!(
+        edges(from_ref(&h), InputFormat::Csv, &opts()),
+        vec![e(1, 2), e(3, 4)]
+    );
+    // A first row that is not numeric, with nothing numeric after it: a hint.
+    let x = write(d.path(), "x.csv", b"a;b\nc;d\n");
+    match open(from_ref(&x), InputFormat::Csv, &opts()) {
+        Err(e @ Error::Parse { line: 1, .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("--header") && msg.contains("--delimiter"),
+                "{msg}"
+            )
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("accepted"),
+    }
+    // --delimiter.
+    let s = write(d.path(), "s.csv", b"1;2\n3;4\n");
+    let semi = ParseOptions {
+        delimiter: Some(b';'),
+        ..opts()
+    };
+    assert_eq!(
+        edges(from_ref(&s), InputFormat::Csv, &semi),
+        vec![e(1, 2), e(3, 4)]
+    );
+    assert!(
+        open(from_ref(&s), InputFormat::Snap, &semi).is_err(),
+        "snap has no delimiter"
+    );
 }
