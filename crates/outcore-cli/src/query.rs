@@ -67,6 +67,35 @@ pub struct QArgs {
     pub depth: Option<usize>,
 }
 
+/// Adds what was run to a stats object: command, version, start, store and
+/// every parameter.
+fn describe(j: &mut serde_json::Value, kind: &str, a: &QArgs) {
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    if let Some(o) = j.as_object_mut() {
+        o.insert("command".into(), "query".into());
+        o.insert("outcore_version".into(), env!("CARGO_PKG_VERSION").into());
+        o.insert("started_at".into(), crate::utc_now().into());
+        o.insert("store".into(), a.store.display().to_string().into());
+        o.insert(
+            "parameters".into(),
+            serde_json::json!({
+                "query": kind,
+                "source": a.source,
+                "sources": path(&a.sources),
+                "repeat": a.repeat,
+                "hops": a.hops,
+                "vertices": path(&a.vertices),
+                "set_a": path(&a.set_a),
+                "set_b": path(&a.set_b),
+                "out": path(&a.out),
+                "memory": a.memory,
+                "io": a.io.map(|b| b.to_string()),
+                "depth": a.depth,
+            }),
+        );
+    }
+}
+
 /// Original <-> dense ids without loading the whole maps: positioned reads
 /// of `ids.bin` (sorted: a binary search), `order.bin` and `order.inv`.
 struct Ids(IdLookup);
@@ -208,6 +237,7 @@ pub fn query(q: Query) -> Result<()> {
         let mut j = serde_json::to_value(&stats)?;
         j["total_seconds"] = serde_json::json!(total);
         j["query"] = serde_json::json!(kind);
+        describe(&mut j, kind, &a);
         outcore::outfile::write(p, (serde_json::to_string_pretty(&j)? + "\n").as_bytes())?;
     }
     Ok(())
@@ -271,6 +301,8 @@ fn latency_run(
         report.push(line);
     }
     if let Some(p) = &a.stats {
+        let mut report = serde_json::to_value(&report)?;
+        describe(&mut report, kind, a);
         outcore::outfile::write(
             p,
             (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),

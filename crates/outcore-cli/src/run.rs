@@ -142,6 +142,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
         _ => {}
     }
+    let started = crate::utc_now();
     let store = Store::open(&a.store)?;
     let memory = a.memory.unwrap_or_else(Budget::default_limit);
     let budget = Budget::new(memory);
@@ -382,11 +383,46 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
     };
     if let Some(path) = &a.stats {
-        let text = serde_json::to_string_pretty(&stats)?;
+        let mut j = serde_json::to_value(&stats)?;
+        if let Some(o) = j.as_object_mut() {
+            // What was run, so a stats file explains itself.
+            o.insert("command".into(), "run".into());
+            o.insert("outcore_version".into(), env!("CARGO_PKG_VERSION").into());
+            o.insert("started_at".into(), started.into());
+            o.insert("store".into(), a.store.display().to_string().into());
+            o.insert("parameters".into(), parameters(&a, budget.limit()));
+        }
+        let text = serde_json::to_string_pretty(&j)?;
         outcore::outfile::write(path, (text + "\n").as_bytes())?;
     }
     print_summary(&stats, &extra);
     Ok(())
+}
+
+/// Every parameter of a run, as given or defaulted.
+fn parameters(a: &RunArgs, memory: u64) -> serde_json::Value {
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    serde_json::json!({
+        "algorithm": format!("{:?}", a.algorithm).to_lowercase(),
+        "engine": format!("{:?}", a.engine).to_lowercase(),
+        "memory": memory,
+        "iterations": a.iterations,
+        "damping": a.damping,
+        "tol": a.tol,
+        "weighted": a.weighted,
+        "source": a.source,
+        "delta": a.delta,
+        "k": a.k,
+        "kcore_out": path(&a.kcore_out),
+        "io": a.io.map(|b| b.to_string()),
+        "segment": a.segment,
+        "segments": a.segments,
+        "cache": a.cache,
+        "depth": a.depth,
+        "tmp_dir": path(&a.tmp_dir),
+        "out": path(&a.out),
+        "quiet": outcore::progress::quiet(),
+    })
 }
 
 /// Writes ids sorted, one per line.

@@ -268,5 +268,37 @@ fn sizes_say_what_they_mean() {
         assert!(o.status.success());
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
         assert_eq!(v["memory_budget"].as_u64(), Some(bytes), "{size}");
+        // The stats file explains itself.
+        assert_eq!(v["command"], "run");
+        assert_eq!(v["parameters"]["algorithm"], "wcc");
+        assert_eq!(v["parameters"]["memory"].as_u64(), Some(bytes));
+        assert_eq!(v["parameters"]["engine"], "auto");
+        assert_eq!(v["store"], s.display().to_string());
+        assert!(v["outcore_version"].as_str().is_some_and(|x| !x.is_empty()));
+        let t = v["started_at"].as_str().unwrap();
+        assert!(
+            t.len() == 20 && t.ends_with('Z') && t.as_bytes()[10] == b'T',
+            "{t}"
+        );
     }
+}
+
+#[test]
+fn query_stats_explain_themselves() {
+    let d = tempfile::tempdir().unwrap();
+    let s = store(d.path());
+    let j = d.path().join("q.json");
+    let o = bin()
+        .args(["-q", "query", "khop"])
+        .arg(&s)
+        .args(["--source", "0", "--hops", "2", "--stats"])
+        .arg(&j)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
+    assert_eq!(v["command"], "query");
+    assert_eq!(v["parameters"]["hops"], 2);
+    assert_eq!(v["parameters"]["source"], 0);
+    assert!(v["started_at"].as_str().is_some());
 }
