@@ -302,3 +302,42 @@ fn query_stats_explain_themselves() {
     assert_eq!(v["parameters"]["source"], 0);
     assert!(v["started_at"].as_str().is_some());
 }
+
+/// Progress off a terminal: plain lines with position, percentage, rate and
+/// ETA (every OUTCORE_PROGRESS_SECONDS); nothing but the summary with -q.
+#[test]
+fn progress_lines_off_a_terminal() {
+    let d = tempfile::tempdir().unwrap();
+    let s = store(d.path());
+    let run = |quiet: bool| {
+        let mut c = bin();
+        if quiet {
+            c.arg("-q");
+        }
+        let o = c
+            .env("OUTCORE_PROGRESS_SECONDS", "0")
+            .args(["run", "pagerank"])
+            .arg(&s)
+            .args([
+                "--iterations",
+                "5",
+                "--memory",
+                "64MiB",
+                "--engine",
+                "external",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let e = run(false);
+    assert!(
+        e.lines()
+            .any(|l| l.contains("/5, ") && l.contains('%') && l.contains("ETA")),
+        "{e}"
+    );
+    let q = run(true);
+    assert_eq!(q.lines().count(), 1, "only the summary: {q}");
+    assert!(q.contains("pagerank:"));
+}

@@ -39,7 +39,7 @@ use super::tileset::{TileMeta, TileSet, PIECE_BYTES};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Backend, Completion, ReadReq, Reader, ALIGN, MAX_DEPTH};
 use crate::mem::{peak_rss_bytes, Budget};
-use crate::progress::Progress;
+use crate::progress::{Progress, Unit};
 use crate::size::format_size;
 use crate::store::tiles::{chunk_sum, CHUNK_BYTES, EDGES_FILE};
 use crate::store::Store;
@@ -302,7 +302,11 @@ impl StreamEngine {
     pub fn run<P: TileProgram>(&mut self, prog: &mut P, max_iterations: usize) -> Result<RunStats> {
         let start = Instant::now();
         let mut stats = self.new_stats();
-        let mut progress = Progress::new(self.cfg.label.clone());
+        let mut progress = if max_iterations < usize::MAX {
+            Progress::bar(self.cfg.label.clone(), max_iterations as u64, Unit::Steps)
+        } else {
+            Progress::new(self.cfg.label.clone())
+        };
         for iter in 0..max_iterations {
             crate::cancel::check()?;
             if !prog.begin(iter) {
@@ -319,6 +323,7 @@ impl StreamEngine {
                 it.seconds
             );
             progress.tick(|| line);
+            progress.set(iter as u64 + 1);
             stats.iterations.push(it);
             if end.done {
                 break;

@@ -28,7 +28,7 @@ use crate::cancel;
 use crate::error::{Error, IoContext, Result};
 use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
-use crate::progress::Progress;
+use crate::progress::{Progress, Unit};
 use crate::size::format_size;
 use crate::store::csr::{CsrWriter, DEFAULT_PAGE_BYTES};
 use crate::store::file::{StoreDir, WriteLe};
@@ -338,14 +338,19 @@ fn build<W: Weight>(
         &budget,
         cap(budget.available().saturating_sub(held)),
     )?;
-    let mut progress = Progress::new(format!("read {}", source.describe()));
+    let total_bytes = source.input_bytes();
+    let label = format!("read {}", source.describe());
+    let mut progress = match total_bytes {
+        Some(t) => Progress::bar(label, t, Unit::Bytes),
+        None => Progress::new(label),
+    };
     if let Some(c) = ids.as_mut() {
         source.for_each_vertex_batch(&mut |batch| {
             batch.iter().try_for_each(|&v| c.add(v))?;
             cancel::check()
         })?;
     }
-    let total_bytes = source.input_bytes();
+    let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
     {
         let mut on_batch = |batch: &[super::RawEdge]| -> Result<()> {
             for e in batch {
@@ -379,7 +384,10 @@ fn build<W: Weight>(
             }
             cancel::check()?;
             let n = counts.input_edges;
-            progress.tick(|| read_progress(n, total_bytes, 0));
+            progress.tick(|| format!("{n} edges"));
+            if let Some(c) = &consumed {
+                progress.set(c.load(std::sync::atomic::Ordering::Relaxed));
+            }
             Ok(())
         };
         source.for_each_edge_batch(&mut on_batch)?;
@@ -483,7 +491,7 @@ fn build<W: Weight>(
     } else {
         None
     };
-    let mut progress = Progress::new("sort and remap");
+    let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
     {
         let mut emit = |(mut s, mut d): (u32, u32), e: &Orig<W>| -> Result<()> {
             if undirected && s > d {
@@ -553,7 +561,7 @@ fn build<W: Weight>(
             i += 1;
             if i.is_multiple_of(1 << 20) {
                 cancel::check()?;
-                progress.tick(|| format!("{i} of {} edges", counts.input_edges));
+                progress.set(i);
             }
         }
         batch.extend(prev);
@@ -578,7 +586,11 @@ fn build<W: Weight>(
 
     // Phase 4: write tiles and the CSR directions still in sorters.
     let t3 = Instant::now();
-    let progress = Progress::new("write tiles and adjacency");
+    let mut progress = Progress::bar(
+        "write tiles and adjacency",
+        tile_sorter.len() + rev_sorter.len() + out_sorter.as_ref().map_or(0, |s| s.len()),
+        Unit::Items,
+    );
     let mut tiles = TileWriter::new(&mut dir, geom, opts.weighted)?;
     let mut ts = tile_sorter.finish()?;
     let mut k = 0u64;
@@ -594,6 +606,7 @@ fn build<W: Weight>(
         k += 1;
         if k.is_multiple_of(1 << 20) {
             cancel::check()?;
+            progress.set(k);
         }
     }
     drop(ts);
@@ -606,6 +619,7 @@ fn build<W: Weight>(
             k += 1;
             if k.is_multiple_of(1 << 20) {
                 cancel::check()?;
+                progress.set(k);
             }
         }
         drop(rs);

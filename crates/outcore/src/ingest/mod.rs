@@ -39,6 +39,12 @@ pub trait EdgeSource: Send {
         0
     }
 
+    /// A counter of input bytes consumed that others may read while edges
+    /// are being delivered (progress), when the source keeps one.
+    fn consumed_counter(&self) -> Option<std::sync::Arc<std::sync::atomic::AtomicU64>> {
+        None
+    }
+
     /// `Some(n)` when the vertex set is exactly `0..n` whatever edges appear
     /// (generators): the builder then needs no id map and keeps isolated vertices.
     fn dense_vertex_count(&self) -> Option<u64> {

@@ -35,7 +35,7 @@ use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
 use crate::mem::{peak_rss_bytes, Budget};
-use crate::progress::Progress;
+use crate::progress::{Progress, Unit};
 use crate::store::Store;
 use disk::{align_up, read_exact, read_slot, write_all, Appender};
 use log::MultiLog;
@@ -335,7 +335,12 @@ pub fn run<P: VertexProgram>(
         threads: rayon::current_num_threads(),
         ..Default::default()
     };
-    let mut progress = Progress::new(format!("{} (external)", prog.name()));
+    let label = format!("{} (external)", prog.name());
+    let mut progress = if max_steps < usize::MAX {
+        Progress::bar(label, max_steps as u64, Unit::Steps)
+    } else {
+        Progress::new(label)
+    };
     let model = planner::CostModel::for_store(store);
     let (mut entries, mut slots) = (m.csr.out_entries, m.csr.out_slots);
     if dirs.len() == 2 {
@@ -564,6 +569,7 @@ pub fn run<P: VertexProgram>(
         });
         step += 1;
         progress.tick(|| format!("superstep {step}: {active_next} active"));
+        progress.set(step as u64);
         if done || active_next == 0 && !P::APPLY_ALL {
             break;
         }

@@ -363,6 +363,10 @@ impl EdgeSource for FileSource {
         self.consumed.load(Ordering::Relaxed)
     }
 
+    fn consumed_counter(&self) -> Option<Arc<AtomicU64>> {
+        Some(self.consumed.clone())
+    }
+
     fn for_each_vertex_batch(&mut self, f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
         self.consumed.store(0, Ordering::Relaxed);
         if let Kind::Mtx(p) = &self.kind {

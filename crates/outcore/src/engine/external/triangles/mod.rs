@@ -244,6 +244,7 @@ pub fn triangle_credits(
         }
     };
     let nb = blocks.len() - 1;
+    progress.set_total(nb as u64);
     for b in 0..nb {
         crate::cancel::check()?;
         let it0 = Instant::now();
@@ -268,7 +269,7 @@ pub fn triangle_credits(
             work,
             (v1 - v0) as u64,
         ));
-        progress.tick(|| format!("block {}/{nb}", b + 1));
+        progress.set(b as u64 + 1);
     }
 
     // 3. Credits back in vertex order, beside the degrees.
