@@ -21,11 +21,13 @@ pub struct GenerateArgs {
     /// kron/rmat: EDGE_FACTOR * 2^SCALE edge samples.
     #[arg(long, default_value_t = 16)]
     pub edge_factor: u64,
-    /// rmat initiator probabilities (d = 1 - a - b - c); default 0.57, 0.19, 0.19.
+    /// rmat: initiator probability a (d = 1 - a - b - c); default 0.57.
     #[arg(long)]
     pub a: Option<f64>,
+    /// rmat: initiator probability b; default 0.19.
     #[arg(long)]
     pub b: Option<f64>,
+    /// rmat: initiator probability c; default 0.19.
     #[arg(long)]
     pub c: Option<f64>,
     /// er: number of vertices n.

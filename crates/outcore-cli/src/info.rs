@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct InfoArgs {
+    /// The store.
     pub store: PathBuf,
     /// Print JSON.
     #[arg(long)]
@@ -18,11 +19,13 @@ pub struct InfoArgs {
 
 #[derive(Args)]
 pub struct VerifyArgs {
+    /// The store to check (every file's checksum and the layout's invariants).
     pub store: PathBuf,
 }
 
 #[derive(Args)]
 pub struct ExportArgs {
+    /// The store.
     pub store: PathBuf,
     /// tiles, csr (out-adjacency) or csr-in (directed stores).
     #[arg(long, default_value = "tiles")]

@@ -55,7 +55,7 @@ pub struct StoreArgs {
     /// The store directory to create.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Memory budget (e.g. 512MiB, 4GiB, 512M, 4G); default: half of RAM.
+    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9); default: half of RAM.
     #[arg(long, value_parser = parse_size)]
     pub memory: Option<u64>,
     /// Replace an existing store.

@@ -9,62 +9,134 @@ use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::size::format_size;
 use outcore::store::{IdLookup, Store};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Subcommand)]
 pub enum Query {
     /// Vertices within --hops of --source (one original id per line).
-    Khop(QArgs),
+    Khop(HopArgs),
     /// The subgraph induced by the vertices within --hops of --source (one `src dst` edge per line).
-    Egonet(QArgs),
-    /// The subgraph induced by the vertices listed in --vertices FILE.
-    Induced(QArgs),
-    /// Edges from a vertex of --set-a FILE to one of --set-b FILE.
-    Cross(QArgs),
+    Egonet(HopArgs),
+    /// The subgraph induced by the vertices listed in --vertices FILE (one `src dst` edge per line).
+    Induced(InducedArgs),
+    /// Edges from a vertex of --set-a FILE to one of --set-b FILE (one `src dst` edge per line).
+    Cross(CrossArgs),
 }
 
+/// Options every query kind takes.
 #[derive(Args)]
-pub struct QArgs {
+pub struct Common {
     /// The store.
     pub store: PathBuf,
-    /// khop, egonet: the source vertex (an original id).
-    #[arg(long)]
-    pub source: Option<u64>,
-    /// khop, egonet: run one query per source listed in FILE (original ids)
-    /// and report latency percentiles instead of results.
-    #[arg(long, conflicts_with = "source")]
-    pub sources: Option<PathBuf>,
-    /// With --sources: passes over the list (the first is cold, later ones warm).
-    #[arg(long, default_value_t = 1)]
-    pub repeat: usize,
-    /// khop, egonet: hops.
-    #[arg(long, default_value_t = 1)]
-    pub hops: u32,
-    /// induced: file of original ids, one per line.
-    #[arg(long)]
-    pub vertices: Option<PathBuf>,
-    /// cross: the two vertex files.
-    #[arg(long)]
-    pub set_a: Option<PathBuf>,
-    #[arg(long)]
-    pub set_b: Option<PathBuf>,
     /// Result file (default: standard output).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Query statistics as JSON.
     #[arg(long)]
     pub stats: Option<PathBuf>,
-    /// Memory budget (buffer pool); default 256MiB.
-    #[arg(long, value_parser = crate::parse_size, default_value = "256MiB")]
-    pub memory: u64,
-    /// I/O backend: uring or sync.
+    /// Memory budget of the buffer pool, like every command: default half of
+    /// RAM (the pool never grows beyond the store's files).
+    #[arg(long, value_parser = crate::parse_size)]
+    pub memory: Option<u64>,
+    /// I/O backend: uring (io_uring + O_DIRECT) or sync (positioned reads);
+    /// default: uring when available.
     #[arg(long)]
     pub io: Option<Backend>,
-    /// Requests in flight (default: the calibration's best, else 64).
+    /// Requests in flight (default: `outcore calibrate`'s best, else 64).
     #[arg(long)]
     pub depth: Option<usize>,
+}
+
+/// khop and egonet.
+#[derive(Args)]
+pub struct HopArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The source vertex (an original id).
+    #[arg(long, required_unless_present = "sources")]
+    pub source: Option<u64>,
+    /// Run one query per source listed in FILE (original ids) and report
+    /// latency percentiles instead of results.
+    #[arg(long, conflicts_with = "source")]
+    pub sources: Option<PathBuf>,
+    /// With --sources: passes over the list (the first is cold, later ones warm).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Hops from the source.
+    #[arg(long, default_value_t = 1)]
+    pub hops: u32,
+}
+
+/// induced.
+#[derive(Args)]
+pub struct InducedArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// File of original ids, one per line (`#` comments).
+    #[arg(long)]
+    pub vertices: PathBuf,
+}
+
+/// cross.
+#[derive(Args)]
+pub struct CrossArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// File of original ids: the edges' sources.
+    #[arg(long)]
+    pub set_a: PathBuf,
+    /// File of original ids: the edges' targets.
+    #[arg(long)]
+    pub set_b: PathBuf,
+}
+
+/// Every query's options in one place (what the kinds did not take is
+/// empty).
+pub struct QArgs {
+    pub store: PathBuf,
+    pub source: Option<u64>,
+    pub sources: Option<PathBuf>,
+    pub repeat: usize,
+    pub hops: u32,
+    pub vertices: Option<PathBuf>,
+    pub set_a: Option<PathBuf>,
+    pub set_b: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub stats: Option<PathBuf>,
+    pub memory: u64,
+    pub io: Option<Backend>,
+    pub depth: Option<usize>,
+}
+
+impl QArgs {
+    fn new(c: Common) -> QArgs {
+        QArgs {
+            store: c.store,
+            source: None,
+            sources: None,
+            repeat: 1,
+            hops: 1,
+            vertices: None,
+            set_a: None,
+            set_b: None,
+            out: c.out,
+            stats: c.stats,
+            memory: c.memory.unwrap_or_else(Budget::default_limit),
+            io: c.io,
+            depth: c.depth,
+        }
+    }
+
+    fn hops(h: HopArgs) -> QArgs {
+        QArgs {
+            source: h.source,
+            sources: h.sources,
+            repeat: h.repeat,
+            hops: h.hops,
+            ..QArgs::new(h.common)
+        }
+    }
 }
 
 /// Adds what was run to a stats object: command, version, start, store and
@@ -145,10 +217,23 @@ impl Ids {
 
 pub fn query(q: Query) -> Result<()> {
     let (kind, a) = match q {
-        Query::Khop(a) => ("khop", a),
-        Query::Egonet(a) => ("egonet", a),
-        Query::Induced(a) => ("induced", a),
-        Query::Cross(a) => ("cross", a),
+        Query::Khop(h) => ("khop", QArgs::hops(h)),
+        Query::Egonet(h) => ("egonet", QArgs::hops(h)),
+        Query::Induced(i) => (
+            "induced",
+            QArgs {
+                vertices: Some(i.vertices),
+                ..QArgs::new(i.common)
+            },
+        ),
+        Query::Cross(c) => (
+            "cross",
+            QArgs {
+                set_a: Some(c.set_a),
+                set_b: Some(c.set_b),
+                ..QArgs::new(c.common)
+            },
+        ),
     };
     let t = Instant::now();
     let store = Store::open(&a.store)?;
@@ -173,12 +258,9 @@ pub fn query(q: Query) -> Result<()> {
             .ok_or_else(|| anyhow::anyhow!("{kind} needs --source ID"))
             .and_then(|s| ids.must(s))
     };
-    let mut out: Box<dyn Write> = match &a.out {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
+    let dash = PathBuf::from("-");
+    let mut outf = outcore::outfile::OutFile::create(a.out.as_ref().unwrap_or(&dash))?;
+    let out = outf.writer();
     // Results in original ids, ordered (and undirected edges oriented) by
     // original id, whatever the store's vertex order.
     let original = |v: u32| ids.0.original(v as u64);
@@ -221,7 +303,7 @@ pub fn query(q: Query) -> Result<()> {
             st
         }
     };
-    out.flush()?;
+    outf.commit()?;
     let total = t.elapsed().as_secs_f64();
     eprintln!(
         "{kind}: {} results in {:.3} ms (query {:.3} ms), read {} in {} requests, {} pages touched, io {}",

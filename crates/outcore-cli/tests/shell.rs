@@ -341,3 +341,66 @@ fn progress_lines_off_a_terminal() {
     assert_eq!(q.lines().count(), 1, "only the summary: {q}");
     assert!(q.contains("pagerank:"));
 }
+
+/// `--help`: every argument and option described, each default stated once,
+/// each query kind with its own options only.
+#[test]
+fn help_describes_everything_once() {
+    let cmds: [&[&str]; 12] = [
+        &["generate"],
+        &["import"],
+        &["info"],
+        &["verify"],
+        &["export"],
+        &["run"],
+        &["query", "khop"],
+        &["query", "egonet"],
+        &["query", "induced"],
+        &["query", "cross"],
+        &["calibrate"],
+        &["demo"],
+    ];
+    for c in cmds {
+        let o = bin().args(c).arg("--help").output().unwrap();
+        let h = String::from_utf8(o.stdout).unwrap();
+        for line in h.lines() {
+            let t = line.trim();
+            let is_item = t.starts_with("--") || t.starts_with("-") || t.starts_with('<');
+            if !is_item {
+                continue;
+            }
+            // `--flag <VALUE>   description`: something after the name.
+            let rest = t.split("  ").skip(1).map(str::trim).find(|s| !s.is_empty());
+            assert!(rest.is_some(), "{c:?}: `{t}` has no description");
+            let low = t.to_lowercase();
+            assert!(
+                !(low.contains("[default:") && low.matches("default").count() > 1),
+                "{c:?}: `{t}` states its default twice"
+            );
+        }
+    }
+    let induced = String::from_utf8(
+        bin()
+            .args(["query", "induced", "--help"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        !induced.contains("--hops") && !induced.contains("--set-a"),
+        "{induced}"
+    );
+    let khop = String::from_utf8(
+        bin()
+            .args(["query", "khop", "--help"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        !khop.contains("--vertices") && khop.contains("--hops"),
+        "{khop}"
+    );
+}
