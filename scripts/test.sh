@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, Rust tests (nextest when present),
 # and the Python tests against NetworkX.
+#
+# Tests build with the release profile, the one the demo (`cargo run
+# --release -p outcore-cli -- demo`) builds: a newcomer running both README
+# commands compiles the dependencies once (plus clippy's check pass), and
+# the Python tests use the release binary the Rust tests built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 if command -v cargo-nextest >/dev/null 2>&1; then
-  cargo nextest run --workspace --no-fail-fast
+  cargo nextest run --workspace --no-fail-fast --cargo-profile release
 else
-  cargo test --workspace --no-fail-fast
+  cargo test --workspace --no-fail-fast --release
 fi
-cargo build -p outcore-cli
-OUTCORE_BIN="$PWD/target/debug/outcore" python3 -m pytest -q tests/python
+# The CLI tests above built target/release/outcore.
+OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python

@@ -13,7 +13,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/debug/outcore"))
+BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
 
 
 def outcore(*args):
