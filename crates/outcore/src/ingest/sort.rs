@@ -171,6 +171,16 @@ impl<R: Record> ExternalSorter<R> {
         let mut generation = 0;
         while runs.len() > max_fanin {
             generation += 1;
+            let mut progress = crate::progress::Progress::bar(
+                format!(
+                    "merge {} runs of {} (pass {generation})",
+                    runs.len(),
+                    self.name
+                ),
+                self.pushed,
+                crate::progress::Unit::Items,
+            );
+            let mut done = 0u64;
             let mut next = Vec::new();
             for (i, group) in runs.chunks(max_fanin).enumerate() {
                 let path = self
@@ -180,6 +190,11 @@ impl<R: Record> ExternalSorter<R> {
                 let mut out = RunWriter::create(&path)?;
                 while let Some(r) = merger.next_record()? {
                     out.write(&r)?;
+                    done += 1;
+                    if done.is_multiple_of(1 << 20) {
+                        crate::cancel::check()?;
+                        progress.set(done);
+                    }
                 }
                 out.finish()?;
                 for p in group {
@@ -189,6 +204,7 @@ impl<R: Record> ExternalSorter<R> {
                 next.push(path);
             }
             runs = next;
+            progress.done(|| format!("{done} records into {} runs", runs.len()));
         }
         let buf = (mem / runs.len()).min(MERGE_BUF);
         let charge = self.budget.charge((buf * runs.len()) as u64, self.name)?;
