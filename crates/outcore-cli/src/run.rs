@@ -5,6 +5,7 @@ use clap::{Args, ValueEnum};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
 use outcore::engine::external::ExternalConfig;
+use outcore::engine::planned;
 use outcore::engine::planner::{self, EngineChoice};
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stats::RunStats;
@@ -68,8 +69,8 @@ pub struct RunArgs {
     pub cache: Option<u64>,
     /// Engine: auto (external when the vertex state does not fit the budget, else the
     /// planner's pick), stream (tiles), select (CSR pages) or external (state on disk).
-    /// pagerank and wcc run on stream or external; sssp and kcore on select or external;
-    /// bfs on any; cdlp on external.
+    /// pagerank and wcc run on stream, select (their vertex programs) or external; sssp and
+    /// kcore on select or external; bfs on any; cdlp and lcc on external.
     #[arg(long, default_value = "auto")]
     pub engine: EngineChoice,
     /// Requests in flight for the select engine (default: `outcore calibrate`'s best, else 64).
@@ -301,6 +302,53 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
             (stats, format!("mean LCC {mean:.6}"))
+        }
+        // The vertex programs on the select engine (the stream engine runs
+        // the hand-tuned tile kernels below, 2x faster).
+        Algorithm::Pagerank if a.engine == EngineChoice::Select => {
+            let cfg = pagerank::PageRankConfig {
+                damping: a.damping,
+                iterations: a.iterations,
+                tol: a.tol,
+            };
+            cfg.validate()?;
+            let mut p = vertex::pagerank::PageRankVp::new(n, &cfg);
+            let (s, stats) = planned::run(
+                &store,
+                &mut p,
+                a.iterations,
+                a.engine,
+                engine.clone(),
+                &select,
+                &budget,
+            )?;
+            if let Some(out) = &a.out {
+                write(&store, out, n, |v| Ldbc(s[v as usize].0))?;
+            }
+            let extra = format!(
+                "{} iterations, last L1 change {:.3e}",
+                p.done_iterations, p.last_change
+            );
+            (stats, extra)
+        }
+        Algorithm::Wcc if a.engine == EngineChoice::Select => {
+            let (w, stats) = planned::run(
+                &store,
+                &mut vertex::wcc::WccVp,
+                usize::MAX,
+                a.engine,
+                engine.clone(),
+                &select,
+                &budget,
+            )?;
+            let ids = store.load_ids()?;
+            let components = (0..n)
+                .filter(|&v| w[v as usize] as u64 == ids.rank(v))
+                .count();
+            if let Some(out) = &a.out {
+                write_vertex_values(out, &ids, n, |v| ids.original_of_rank(w[v as usize] as u64))?;
+            }
+            (stats, format!("{components} components"))
         }
         Algorithm::Pagerank => {
             only(EngineChoice::Stream, "stream")?;

@@ -685,10 +685,10 @@ fn queries_sssp_kcore_and_calibrate_from_the_command_line() {
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0], outs[2]);
     outcore()
-        .args(["run", "pagerank", st, "--engine", "select"])
+        .args(["run", "cdlp", st, "--engine", "select"])
         .assert()
         .failure()
-        .stderr(predicate::str::contains("stream engine only"));
+        .stderr(predicate::str::contains("external engine only"));
     // SSSP on the Graphalytics example (weighted, directed) through the CLI.
     let w = d.path().join("w.oc");
     outcore()

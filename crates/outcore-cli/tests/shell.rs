@@ -404,3 +404,45 @@ fn help_describes_everything_once() {
         "{khop}"
     );
 }
+
+/// PageRank and WCC as vertex programs on the select engine equal the
+/// stream engine's results.
+#[test]
+fn select_engine_runs_pagerank_and_wcc() {
+    let d = tempfile::tempdir().unwrap();
+    let s = store(d.path());
+    let run = |alg: &str, engine: &str| -> Vec<(u64, f64)> {
+        let out = d.path().join(format!("{alg}-{engine}.txt"));
+        let o = bin()
+            .args(["-q", "run", alg])
+            .arg(&s)
+            .args(["--engine", engine, "--iterations", "5", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{alg} {engine}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (a, b) = l.split_once(' ').unwrap();
+                (a.parse().unwrap(), b.parse().unwrap())
+            })
+            .collect()
+    };
+    for alg in ["pagerank", "wcc"] {
+        let (a, b) = (run(alg, "stream"), run(alg, "select"));
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.0, y.0);
+            assert!(
+                (x.1 - y.1).abs() <= 1e-9 * x.1.abs().max(1.0),
+                "{alg}: {x:?} vs {y:?}"
+            );
+        }
+    }
+}

@@ -11,6 +11,7 @@
 
 pub mod external;
 pub mod frontier;
+pub mod planned;
 pub mod planner;
 pub mod pool;
 pub mod program;
@@ -19,5 +20,6 @@ pub mod state;
 pub mod stats;
 pub mod stream;
 pub mod stream_vp;
+pub mod superstep;
 pub mod tileset;
 pub mod vertex;

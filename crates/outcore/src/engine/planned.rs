@@ -1,0 +1,250 @@
+//! A vertex program run in memory with an engine per superstep: before each
+//! superstep the planner prices the tile bytes the stream engine would read
+//! (sending rows, cached tiles free) against the pages the select engine
+//! would read for the frontier's lists (RASP's choice), and the superstep
+//! runs on the cheaper one over the shared state (`superstep::MemState`).
+//! `--engine stream|select` forces one; weighted programs run on select.
+
+use crate::engine::planner::{self, CostModel, EngineChoice, ExternalWork};
+use crate::engine::select::{SelectConfig, SelectEngine};
+use crate::engine::stats::{IterStats, RunStats};
+use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
+use crate::engine::stream_vp::{self, TileVp};
+use crate::engine::superstep::{state_bytes, MemState};
+use crate::engine::vertex::{Edges, VertexProgram};
+use crate::error::{Error, Result};
+use crate::mem::Budget;
+use crate::progress::Progress;
+use crate::store::degrees::Degrees;
+use crate::store::Store;
+use std::time::Instant;
+
+/// Frontier vertices handed to the select engine at once.
+const CHUNK: usize = 1 << 16;
+
+/// Runs `prog` in memory for at most `max_steps` supersteps, each on the
+/// engine `choice` names (`Auto`: the planner's pick); returns the states.
+pub fn run<P: VertexProgram>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    choice: EngineChoice,
+    stream_cfg: StreamConfig,
+    select_cfg: &SelectConfig,
+    budget: &Budget,
+) -> Result<(Vec<P::State>, RunStats)> {
+    let t0 = Instant::now();
+    let m = store.manifest();
+    let n = m.num_vertices;
+    let stream_ok = stream_vp::supports(prog) && choice != EngineChoice::Select;
+    let select_ok = P::COMBINES && choice != EngineChoice::Stream;
+    if choice == EngineChoice::External || !stream_ok && !select_ok {
+        return Err(Error::Invalid(format!(
+            "{} cannot run in memory on the {} engine; use --engine external",
+            prog.name(),
+            format!("{choice:?}").to_lowercase()
+        )));
+    }
+    let state = state_bytes::<P>(n) + Degrees::memory_bytes(n);
+    let need = required_bytes(store, state) + (4 << 20);
+    if budget.limit() < need {
+        return Err(Error::Budget(format!(
+            "{} on {n} vertices needs at least {} in memory; raise --memory or use --engine external",
+            prog.name(),
+            crate::size::format_size(need)
+        )));
+    }
+    let mut st = MemState::new(store, prog, budget)?;
+    let deg = Degrees::load(store.path(), "out")?;
+    let _deg = budget.charge(Degrees::memory_bytes(n), "degrees for the planner")?;
+    let mut stream = if stream_ok {
+        let mut cfg = stream_cfg;
+        cfg.label = prog.name().to_string();
+        if select_ok && cfg.cache_bytes.is_none() {
+            cfg.cache_bytes = Some(budget.available() / 2);
+        }
+        Some(StreamEngine::new(store, budget, cfg)?)
+    } else {
+        None
+    };
+    // Select: out-lists, and in-lists when messages go both ways.
+    let mut selects = Vec::new();
+    if select_ok {
+        let both = m.directed && prog.edges() == Edges::Both;
+        let share = |k: u64| SelectConfig {
+            pool_bytes: Some(budget.available().saturating_sub(8 << 20) / k),
+            ..select_cfg.clone()
+        };
+        let k = if both { 2 } else { 1 };
+        selects.push(SelectEngine::new(
+            store,
+            "out",
+            prog.weighted(),
+            budget,
+            &share(k),
+        )?);
+        if both {
+            selects.push(SelectEngine::new(
+                store,
+                "in",
+                prog.weighted(),
+                budget,
+                &share(k),
+            )?);
+        }
+    }
+    let model = CostModel::for_store(store);
+    let page = m.csr.page_bytes;
+    let mut stats = match &stream {
+        Some(s) => s.new_stats(),
+        None => RunStats::default(),
+    };
+    stats.algorithm = prog.name().into();
+    stats.engine = format!("{choice:?}").to_lowercase();
+    if let Some(s) = selects.first() {
+        stats.io_backend = s.reader().backend().to_string();
+        stats.direct_io = s.reader().direct(0);
+    }
+    stats.memory_budget = budget.limit();
+    stats.vertex_state_bytes = state;
+    let mut progress = if max_steps < usize::MAX {
+        Progress::bar(prog.name(), max_steps as u64, crate::progress::Unit::Steps)
+    } else {
+        Progress::new(prog.name())
+    };
+    let mut step = 0;
+    while step < max_steps {
+        crate::cancel::check()?;
+        if !st.begin(prog, step) {
+            break;
+        }
+        let it0 = Instant::now();
+        let frontier = st.frontier();
+        // Select's price: each list's pages plus its offsets page.
+        let select_pages = select_ok.then(|| {
+            let mut pages = 0u64;
+            let mut last_off = u64::MAX;
+            for &v in &frontier {
+                pages += deg.get(v as usize).div_ceil(page / 4).max(1);
+                let op = v as u64 * 8 / page;
+                if op != last_off {
+                    pages += 1;
+                    last_off = op;
+                }
+            }
+            pages * selects.len() as u64
+        });
+        let stream_bytes = stream
+            .as_ref()
+            .map(|s| s.estimate_bytes(&TileVp::new(store, &mut st, prog)));
+        let ext = ExternalWork::estimate(
+            frontier.len() as u64,
+            n,
+            m.csr.out_entries,
+            m.csr.out_slots * 4,
+            4 + std::mem::size_of::<P::Msg>() as u64,
+            std::mem::size_of::<P::State>() as u64,
+        );
+        let est = planner::choose(
+            &model,
+            stream_bytes,
+            select_pages.map(|p| (p, page)),
+            Some(&ext),
+        );
+        let mut it = if est.chosen == "stream" {
+            let s = stream.as_mut().expect("stream engine");
+            let tp = TileVp::new(store, &mut st, prog);
+            s.iterate(&tp, step, &mut progress)?
+        } else {
+            select_step(&mut selects, &st, prog, &frontier, it0)?
+        };
+        it.iteration = step;
+        it.planner = Some(est);
+        it.active_vertices = frontier.len() as u64;
+        let end = st.end(prog, step);
+        it.seconds = it0.elapsed().as_secs_f64();
+        progress.tick(|| {
+            format!(
+                "superstep {step}: {} sending, on {}",
+                frontier.len(),
+                it.engine
+            )
+        });
+        stats.iterations.push(it);
+        step += 1;
+        progress.set(step as u64);
+        if end.done {
+            break;
+        }
+    }
+    if let Some(s) = &stream {
+        s.finish_stats(&mut stats, t0);
+    }
+    for s in &selects {
+        let io = s.reader().stats();
+        stats.bytes_read += io.bytes_read;
+        stats.read_requests += io.requests;
+        stats.io_wait_seconds += io.wait_seconds;
+        stats.pages_touched += s.stats().pages_touched;
+    }
+    stats.wall_seconds = t0.elapsed().as_secs_f64();
+    stats.compute_seconds = (stats.wall_seconds - stats.io_wait_seconds).max(0.0);
+    stats.peak_rss_bytes = crate::mem::peak_rss_bytes();
+    progress.done(|| format!("{step} supersteps"));
+    Ok((std::mem::take(&mut st.states), stats))
+}
+
+/// One superstep on the select engine(s): the frontier's lists, page by
+/// page, delivered from this thread.
+fn select_step<P: VertexProgram>(
+    selects: &mut [SelectEngine],
+    st: &MemState<P>,
+    prog: &P,
+    frontier: &[u32],
+    t0: Instant,
+) -> Result<IterStats> {
+    let io0: Vec<_> = selects
+        .iter()
+        .map(|s| (s.reader().stats(), s.stats().pages_touched))
+        .collect();
+    let mut edges = 0u64;
+    // A second engine holds in-lists: an in-neighbour u of v gets v's
+    // message as if the arc were v -> u (Edges::Both).
+    for sel in selects.iter_mut() {
+        for chunk in frontier.chunks(CHUNK) {
+            if prog.weighted() {
+                sel.for_each_weighted(chunk, |v, nbrs, wts| {
+                    edges += nbrs.len() as u64;
+                    for (&u, &w) in nbrs.iter().zip(wts) {
+                        // SAFETY: deliveries come from this thread only.
+                        unsafe { st.deliver(prog, v as usize, u as usize, w) };
+                    }
+                    Ok(())
+                })?;
+            } else {
+                sel.for_each_list(chunk, |v, nbrs| {
+                    edges += nbrs.len() as u64;
+                    for &u in nbrs {
+                        // SAFETY: deliveries come from this thread only.
+                        unsafe { st.deliver(prog, v as usize, u as usize, 1.0) };
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+    }
+    let mut it = IterStats {
+        engine: "select",
+        edges_processed: edges,
+        ..Default::default()
+    };
+    for (s, (io, pages)) in selects.iter().zip(io0) {
+        let now = s.reader().stats();
+        it.bytes_read += now.bytes_read - io.bytes_read;
+        it.read_requests += now.requests - io.requests;
+        it.io_wait_seconds += now.wait_seconds - io.wait_seconds;
+        it.pages_touched += s.stats().pages_touched - pages;
+    }
+    it.compute_seconds = (t0.elapsed().as_secs_f64() - it.io_wait_seconds).max(0.0);
+    Ok(it)
+}

@@ -1,0 +1,152 @@
+//! Vertex programs in memory with an engine per superstep (stream or select,
+//! the planner's pick or forced) against the in-memory references: random
+//! directed, undirected and weighted graphs, both I/O backends; the planner
+//! picks select for sparse frontiers and stream for dense ones.
+
+mod common;
+
+use common::{dense_store as store_of, Rng};
+use outcore::algo::pagerank::PageRankConfig;
+use outcore::algo::reference::{self, MemGraph};
+use outcore::algo::vertex::{bfs::BfsVp, pagerank::PageRankVp, sssp::SsspVp, wcc::WccVp};
+use outcore::engine::planned;
+use outcore::engine::planner::EngineChoice;
+use outcore::engine::select::SelectConfig;
+use outcore::engine::stream::StreamConfig;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use proptest::prelude::*;
+use std::sync::Mutex;
+
+fn random_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
+    let mut r = Rng::new(seed);
+    (0..m)
+        .map(|i| {
+            let s = if i % 4 == 0 {
+                r.below(3.min(n))
+            } else {
+                r.below(n)
+            };
+            (s, r.below(n), (r.below(40) as f64) / 4.0)
+        })
+        .collect()
+}
+
+fn depths(d: &[u32]) -> Vec<i64> {
+    d.iter()
+        .map(|&x| if x == u32::MAX { i64::MAX } else { x as i64 })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn planned_programs_match_references(
+        n in 1u64..100_000,
+        m in 0usize..30_000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        uring in any::<bool>(),
+        choice in prop_oneof![Just(EngineChoice::Auto), Just(EngineChoice::Stream), Just(EngineChoice::Select)],
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_of(dir.path(), n, &random_edges(n, m, seed), directed, true);
+        let g = MemGraph::load(&store).unwrap();
+        let io = Some(if uring { Backend::Uring } else { Backend::Sync });
+        let scfg = StreamConfig { io, ..Default::default() };
+        let sel = SelectConfig { io, ..Default::default() };
+        let budget = Budget::new(256 << 20);
+
+        let pr = PageRankConfig { iterations: 4, ..Default::default() };
+        let mut p = PageRankVp::new(n, &pr);
+        let (s, _) = planned::run(&store, &mut p, 4, choice, scfg.clone(), &sel, &budget).unwrap();
+        let want = reference::pagerank(&g, 0.85, 4);
+        for v in 0..g.n {
+            prop_assert!((s[v].0 - want[v]).abs() <= 1e-9 * want[v], "pagerank[{}]", v);
+        }
+        let (w, _) = planned::run(&store, &mut WccVp, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        prop_assert_eq!(w, reference::wcc(&g));
+        let source = (seed % n) as u32;
+        let (b, _) = planned::run(&store, &mut BfsVp { source }, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        prop_assert_eq!(depths(&b), reference::bfs(&g, source));
+        // Weighted: select only (auto picks it; stream refuses).
+        let mut sp = SsspVp { source, bad_weight: Mutex::new(None) };
+        let r = planned::run(&store, &mut sp, usize::MAX, choice, scfg.clone(), &sel, &budget);
+        if choice == EngineChoice::Stream {
+            prop_assert!(r.is_err());
+        } else {
+            let (d, _) = r.unwrap();
+            let want = reference::sssp(&g, source);
+            for v in 0..g.n {
+                prop_assert!(d[v] == want[v] || (d[v] - want[v]).abs() <= 1e-9 * want[v], "sssp[{}]", v);
+            }
+        }
+        prop_assert_eq!(budget.used(), 0);
+    }
+}
+
+/// The planner: a path graph's BFS has one-vertex frontiers (select every
+/// superstep); PageRank sends from every vertex (stream every superstep).
+#[test]
+fn sparse_supersteps_go_select_dense_ones_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 200_000u64;
+    let mut edges: Vec<(u64, u64, f64)> = (0..n - 1).map(|v| (v, v + 1, 1.0)).collect();
+    edges.extend((0..n).map(|v| (v, (v * 7919) % n, 1.0)));
+    let store = store_of(dir.path(), n, &edges, true, false);
+    let budget = Budget::new(512 << 20);
+    let sel = SelectConfig::default();
+    let (_, stats) = planned::run(
+        &store,
+        &mut BfsVp {
+            source: common::dense_id(&store, 0) as u32,
+        },
+        8,
+        EngineChoice::Auto,
+        StreamConfig::default(),
+        &sel,
+        &budget,
+    )
+    .unwrap();
+    assert!(
+        stats.iterations.iter().all(|i| i.engine == "select"),
+        "{:?}",
+        stats
+            .iterations
+            .iter()
+            .map(|i| i.engine)
+            .collect::<Vec<_>>()
+    );
+    let mut p = PageRankVp::new(
+        n,
+        &PageRankConfig {
+            iterations: 3,
+            ..Default::default()
+        },
+    );
+    let (_, stats) = planned::run(
+        &store,
+        &mut p,
+        3,
+        EngineChoice::Auto,
+        StreamConfig::default(),
+        &sel,
+        &budget,
+    )
+    .unwrap();
+    assert!(
+        stats.iterations.iter().all(|i| i.engine == "stream"),
+        "{:?}",
+        stats
+            .iterations
+            .iter()
+            .map(|i| i.engine)
+            .collect::<Vec<_>>()
+    );
+    let e = stats.iterations[0].planner.unwrap();
+    assert!(
+        e.stream_seconds < e.select_seconds && e.external_bytes > 0,
+        "{e:?}"
+    );
+}
