@@ -4,7 +4,7 @@
 //! original ids: PageRank within 1e-9 relative, BFS, WCC, SSSP, k-core and
 //! the queries exactly, and byte-identical BFS, WCC, SSSP and k-core files.
 
-mod common;
+use crate::common;
 
 use outcore::algo::bfs::{self, EngineChoice};
 use outcore::algo::kcore::kcore;

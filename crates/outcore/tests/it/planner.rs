@@ -1,7 +1,7 @@
 //! BFS on the stream engine, the select engine and the planner's mix gives
 //! the reference's depths, with tiny and large pools and both I/O paths.
 
-mod common;
+use crate::common;
 
 use common::unweighted_store as store_of;
 use outcore::algo::bfs::{bfs_planned, EngineChoice};

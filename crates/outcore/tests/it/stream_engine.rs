@@ -1,7 +1,7 @@
 //! The stream engine against the in-memory references: random graphs,
 //! budgets from constant eviction to everything cached, both I/O paths.
 
-mod common;
+use crate::common;
 
 use common::unweighted_store as store_of;
 use outcore::algo::reference::{self, MemGraph};

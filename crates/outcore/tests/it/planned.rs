@@ -3,7 +3,7 @@
 //! directed, undirected and weighted graphs, both I/O backends; the planner
 //! picks select for sparse frontiers and stream for dense ones.
 
-mod common;
+use crate::common;
 
 use common::{dense_store as store_of, Rng};
 use outcore::algo::pagerank::PageRankConfig;

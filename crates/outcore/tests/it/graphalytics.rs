@@ -2,7 +2,7 @@
 //! .v/.e files, run on the stream engine, write LDBC output, validate with
 //! the Graphalytics rules against the expected files.
 
-mod common;
+use crate::common;
 
 use common::{
     graphalytics_dir as data, graphalytics_properties as properties,

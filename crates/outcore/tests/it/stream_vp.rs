@@ -4,7 +4,7 @@
 //! blocks), segments from the smallest to the default, caches from none to
 //! everything, both I/O backends.
 
-mod common;
+use crate::common;
 
 use common::{dense_store as store_of, Rng};
 use outcore::algo::pagerank::PageRankConfig;

@@ -4,7 +4,7 @@
 //! the memory it may use, many runs per log, several merge levels) to one
 //! interval; both I/O backends; and the LDBC Graphalytics examples.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 

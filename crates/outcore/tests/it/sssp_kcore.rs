@@ -2,7 +2,7 @@
 //! against the in-memory references: random graphs, pools from a few frames
 //! to everything cached, both I/O backends, and the Graphalytics examples.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 

@@ -4,7 +4,7 @@
 //! graph; credits in memory or through sort-reduced logs merged over
 //! several levels; both I/O backends; and the LDBC Graphalytics examples.
 
-mod common;
+use crate::common;
 
 use common::{dense_store as store_of, graphalytics_dir as data, import_graphalytics, Rng};
 use outcore::algo::lcc::lcc;

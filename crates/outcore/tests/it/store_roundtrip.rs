@@ -1,7 +1,7 @@
 //! Every layout of a built store round-trips the input edge set (property
 //! tests), in both vertex orders; verify catches a damaged vertex order.
 
-mod common;
+use crate::common;
 
 use common::*;
 use outcore::ingest::build::BuildOptions;

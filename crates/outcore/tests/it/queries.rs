@@ -9,7 +9,7 @@
 //! go back through [`query::original_vertices`] / [`query::original_edges`],
 //! so degree-ordered and original-ordered stores must give the same answers.
 
-mod common;
+use crate::common;
 
 use common::Rng;
 use outcore::algo::query::{self, QueryStats};

@@ -1,0 +1,15 @@
+//! The library's integration tests, in one binary (one link instead of one
+//! per file): each module is one area, against the in-memory references.
+
+mod common;
+mod external_engine;
+mod graphalytics;
+mod lcc;
+mod planned;
+mod planner;
+mod queries;
+mod sssp_kcore;
+mod store_roundtrip;
+mod stream_engine;
+mod stream_vp;
+mod vertex_order;
