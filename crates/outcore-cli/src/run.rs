@@ -182,57 +182,59 @@ pub fn run(a: RunArgs) -> Result<()> {
     if a.weighted && a.algorithm != Algorithm::Pagerank {
         bail!("--weighted applies to pagerank (sssp always follows weights)");
     }
+    let pr_cfg = pagerank::PageRankConfig {
+        damping: a.damping,
+        iterations: a.iterations,
+        tol: a.tol,
+    };
     let (stats, extra) = match a.algorithm {
-        Algorithm::Pagerank if a.weighted => {
-            if a.engine != EngineChoice::Auto && a.engine != EngineChoice::External {
+        Algorithm::Pagerank
+            if a.weighted
+                || external(stream::required_bytes(
+                    &store,
+                    pagerank::PageRank::state_bytes(n),
+                )) =>
+        {
+            if a.weighted && a.engine != EngineChoice::Auto && a.engine != EngineChoice::External {
                 bail!("weighted pagerank runs on the external engine; drop --engine or pass --engine external");
             }
-            let cfg = pagerank::PageRankConfig {
-                damping: a.damping,
-                iterations: a.iterations,
-                tol: a.tol,
+            let (pr, p, stats) = if a.weighted {
+                vertex::pagerank::run_weighted(&store, &pr_cfg, &ext, &budget)?
+            } else {
+                vertex::pagerank::run(&store, &pr_cfg, &ext, &budget)?
             };
-            let (pr, p, stats) = vertex::pagerank::run_weighted(&store, &cfg, &ext, &budget)?;
             if let Some(out) = &a.out {
                 write(&store, out, n, |v| Ldbc(pr[v as usize]))?;
             }
             let extra = format!(
-                "weighted, {} iterations, last L1 change {:.3e}",
-                p.done_iterations, p.last_change
+                "{}{} iterations, last L1 change {:.3e}",
+                if a.weighted { "weighted, " } else { "" },
+                p.done_iterations,
+                p.last_change
             );
             (stats, extra)
         }
-        Algorithm::Pagerank
-            if external(stream::required_bytes(
-                &store,
-                pagerank::PageRank::state_bytes(n),
-            )) =>
+        Algorithm::Wcc
+            if a.engine == EngineChoice::Select
+                || external(stream::required_bytes(&store, wcc::Wcc::state_bytes(n))) =>
         {
-            let cfg = pagerank::PageRankConfig {
-                damping: a.damping,
-                iterations: a.iterations,
-                tol: a.tol,
+            let (w, stats) = if a.engine == EngineChoice::Select {
+                planned::run(
+                    &store,
+                    &mut vertex::wcc::WccVp,
+                    usize::MAX,
+                    a.engine,
+                    engine.clone(),
+                    &select,
+                    &budget,
+                )?
+            } else {
+                vertex::wcc::run(&store, &ext, &budget)?
             };
-            let (pr, p, stats) = vertex::pagerank::run(&store, &cfg, &ext, &budget)?;
-            if let Some(out) = &a.out {
-                write(&store, out, n, |v| Ldbc(pr[v as usize]))?;
-            }
-            let extra = format!(
-                "{} iterations, last L1 change {:.3e}",
-                p.done_iterations, p.last_change
-            );
-            (stats, extra)
-        }
-        Algorithm::Wcc if external(stream::required_bytes(&store, wcc::Wcc::state_bytes(n))) => {
-            let (w, stats) = vertex::wcc::run(&store, &ext, &budget)?;
-            let ids = store.load_ids()?;
-            let components = (0..n)
-                .filter(|&v| w[v as usize] as u64 == ids.rank(v))
-                .count();
-            if let Some(out) = &a.out {
-                write_vertex_values(out, &ids, n, |v| ids.original_of_rank(w[v as usize] as u64))?;
-            }
-            (stats, format!("{components} components"))
+            (
+                stats,
+                write_components(&store, a.out.as_deref(), n, |v| w[v as usize])?,
+            )
         }
         Algorithm::Bfs
             if external(stream::required_bytes(
@@ -306,13 +308,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         // The vertex programs on the select engine (the stream engine runs
         // the hand-tuned tile kernels below, 2x faster).
         Algorithm::Pagerank if a.engine == EngineChoice::Select => {
-            let cfg = pagerank::PageRankConfig {
-                damping: a.damping,
-                iterations: a.iterations,
-                tol: a.tol,
-            };
-            cfg.validate()?;
-            let mut p = vertex::pagerank::PageRankVp::new(n, &cfg);
+            pr_cfg.validate()?;
+            let mut p = vertex::pagerank::PageRankVp::new(n, &pr_cfg);
             let (s, stats) = planned::run(
                 &store,
                 &mut p,
@@ -331,33 +328,9 @@ pub fn run(a: RunArgs) -> Result<()> {
             );
             (stats, extra)
         }
-        Algorithm::Wcc if a.engine == EngineChoice::Select => {
-            let (w, stats) = planned::run(
-                &store,
-                &mut vertex::wcc::WccVp,
-                usize::MAX,
-                a.engine,
-                engine.clone(),
-                &select,
-                &budget,
-            )?;
-            let ids = store.load_ids()?;
-            let components = (0..n)
-                .filter(|&v| w[v as usize] as u64 == ids.rank(v))
-                .count();
-            if let Some(out) = &a.out {
-                write_vertex_values(out, &ids, n, |v| ids.original_of_rank(w[v as usize] as u64))?;
-            }
-            (stats, format!("{components} components"))
-        }
         Algorithm::Pagerank => {
             only(EngineChoice::Stream, "stream")?;
-            let cfg = pagerank::PageRankConfig {
-                damping: a.damping,
-                iterations: a.iterations,
-                tol: a.tol,
-            };
-            let (pr, stats) = pagerank::pagerank(&store, &cfg, engine, &budget)?;
+            let (pr, stats) = pagerank::pagerank(&store, &pr_cfg, engine, &budget)?;
             if let Some(out) = &a.out {
                 write(&store, out, n, |v| Ldbc(pr.value(v as usize)))?;
             }
@@ -373,17 +346,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         Algorithm::Wcc => {
             only(EngineChoice::Stream, "stream")?;
             let (w, stats) = wcc::wcc(&store, engine, &budget)?;
-            let ids = store.load_ids()?;
-            // Labels are ranks: a component's root carries its own.
-            let components = (0..n)
-                .filter(|&v| w.value(v as usize) as u64 == ids.rank(v))
-                .count();
-            if let Some(out) = &a.out {
-                write_vertex_values(out, &ids, n, |v| {
-                    ids.original_of_rank(w.value(v as usize) as u64)
-                })?;
-            }
-            (stats, format!("{components} components"))
+            (
+                stats,
+                write_components(&store, a.out.as_deref(), n, |v| w.value(v as usize))?,
+            )
         }
         Algorithm::Bfs => {
             let dense = source(&store, a.source.as_deref(), "bfs")?;
@@ -471,6 +437,22 @@ fn parameters(a: &RunArgs, memory: u64) -> serde_json::Value {
         "out": path(&a.out),
         "quiet": outcore::progress::quiet(),
     })
+}
+
+/// WCC's output (labels are ranks: a component's root carries its own);
+/// returns the summary.
+fn write_components(
+    store: &Store,
+    out: Option<&Path>,
+    n: u64,
+    label: impl Fn(u64) -> u32,
+) -> Result<String> {
+    let ids = store.load_ids()?;
+    let components = (0..n).filter(|&v| label(v) as u64 == ids.rank(v)).count();
+    if let Some(out) = out {
+        write_vertex_values(out, &ids, n, |v| ids.original_of_rank(label(v) as u64))?;
+    }
+    Ok(format!("{components} components"))
 }
 
 /// Writes ids sorted, one per line.

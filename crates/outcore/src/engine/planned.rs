@@ -119,12 +119,12 @@ pub fn run<P: VertexProgram>(
             break;
         }
         let it0 = Instant::now();
-        let frontier = st.frontier();
+        let sending = st.senders;
         // Select's price: each list's pages plus its offsets page.
         let select_pages = select_ok.then(|| {
             let mut pages = 0u64;
             let mut last_off = u64::MAX;
-            for &v in &frontier {
+            for v in st.senders() {
                 pages += deg.get(v as usize).div_ceil(page / 4).max(1);
                 let op = v as u64 * 8 / page;
                 if op != last_off {
@@ -138,7 +138,7 @@ pub fn run<P: VertexProgram>(
             .as_ref()
             .map(|s| s.estimate_bytes(&TileVp::new(store, &mut st, prog)));
         let ext = ExternalWork::estimate(
-            frontier.len() as u64,
+            sending,
             n,
             m.csr.out_entries,
             m.csr.out_slots * 4,
@@ -156,20 +156,14 @@ pub fn run<P: VertexProgram>(
             let tp = TileVp::new(store, &mut st, prog);
             s.iterate(&tp, step, &mut progress)?
         } else {
-            select_step(&mut selects, &st, prog, &frontier, it0)?
+            select_step(&mut selects, &st, prog, it0)?
         };
         it.iteration = step;
         it.planner = Some(est);
-        it.active_vertices = frontier.len() as u64;
+        it.active_vertices = sending;
         let end = st.end(prog, step);
         it.seconds = it0.elapsed().as_secs_f64();
-        progress.tick(|| {
-            format!(
-                "superstep {step}: {} sending, on {}",
-                frontier.len(),
-                it.engine
-            )
-        });
+        progress.tick(|| format!("superstep {step}: {} sending, on {}", sending, it.engine));
         stats.iterations.push(it);
         step += 1;
         progress.set(step as u64);
@@ -200,7 +194,6 @@ fn select_step<P: VertexProgram>(
     selects: &mut [SelectEngine],
     st: &MemState<P>,
     prog: &P,
-    frontier: &[u32],
     t0: Instant,
 ) -> Result<IterStats> {
     let io0: Vec<_> = selects
@@ -211,7 +204,7 @@ fn select_step<P: VertexProgram>(
     // A second engine holds in-lists: an in-neighbour u of v gets v's
     // message as if the arc were v -> u (Edges::Both).
     for sel in selects.iter_mut() {
-        for chunk in frontier.chunks(CHUNK) {
+        st.for_each_sender_chunk(CHUNK, |chunk| {
             if prog.weighted() {
                 sel.for_each_weighted(chunk, |v, nbrs, wts| {
                     edges += nbrs.len() as u64;
@@ -220,7 +213,7 @@ fn select_step<P: VertexProgram>(
                         unsafe { st.deliver(prog, v as usize, u as usize, w) };
                     }
                     Ok(())
-                })?;
+                })
             } else {
                 sel.for_each_list(chunk, |v, nbrs| {
                     edges += nbrs.len() as u64;
@@ -229,9 +222,9 @@ fn select_step<P: VertexProgram>(
                         unsafe { st.deliver(prog, v as usize, u as usize, 1.0) };
                     }
                     Ok(())
-                })?;
+                })
             }
-        }
+        })?;
     }
     let mut it = IterStats {
         engine: "select",

@@ -103,3 +103,17 @@ pub struct RunStats {
     pub pages_touched: u64,
     pub iterations: Vec<IterStats>,
 }
+
+impl RunStats {
+    /// Fills the run totals from one reader's counters (`io`) and the run's
+    /// start: wall time, bytes, requests, I/O wait, compute, peak RSS.
+    pub fn finish_io(&mut self, io: &crate::io::IoStats, start: std::time::Instant) {
+        self.wall_seconds = start.elapsed().as_secs_f64();
+        self.bytes_read = io.bytes_read;
+        self.bytes_written = io.bytes_written;
+        self.read_requests = io.requests;
+        self.io_wait_seconds = io.wait_seconds;
+        self.compute_seconds = (self.wall_seconds - io.wait_seconds).max(0.0);
+        self.peak_rss_bytes = crate::mem::peak_rss_bytes();
+    }
+}

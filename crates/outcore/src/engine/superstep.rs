@@ -141,10 +141,30 @@ impl<P: VertexProgram> MemState<P> {
     }
 
     /// The sending vertices, in order.
-    pub fn frontier(&self) -> Vec<u32> {
-        (0..self.n as u32)
-            .filter(|&v| self.out[v as usize].is_some())
-            .collect()
+    pub fn senders(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.n as u32).filter(|&v| self.out[v as usize].is_some())
+    }
+
+    /// Calls `f` with the sending vertices in order, at most `chunk` at a
+    /// time (memory stays O(chunk), whatever the frontier's size).
+    pub fn for_each_sender_chunk(
+        &self,
+        chunk: usize,
+        mut f: impl FnMut(&[u32]) -> Result<()>,
+    ) -> Result<()> {
+        let mut buf = Vec::with_capacity(chunk.min(self.senders as usize));
+        for v in self.senders() {
+            buf.push(v);
+            if buf.len() == chunk {
+                f(&buf)?;
+                buf.clear();
+            }
+        }
+        if buf.is_empty() {
+            Ok(())
+        } else {
+            f(&buf)
+        }
     }
 
     /// Delivers the message of `s` along the edge `s -> d` of weight `w`.

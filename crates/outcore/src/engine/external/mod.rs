@@ -34,7 +34,7 @@ use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
-use crate::mem::{peak_rss_bytes, Budget};
+use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::Store;
 use disk::{align_up, read_exact, read_slot, write_all, Appender};
@@ -575,16 +575,9 @@ pub fn run<P: VertexProgram>(
         }
     }
     stage.drain(&mut reader)?;
-    let io = reader.stats();
-    stats.wall_seconds = t0.elapsed().as_secs_f64();
-    stats.bytes_read = io.bytes_read;
-    stats.bytes_written = io.bytes_written;
-    stats.read_requests = io.requests;
-    stats.io_wait_seconds = io.wait_seconds;
-    stats.compute_seconds = (stats.wall_seconds - io.wait_seconds).max(0.0);
+    stats.finish_io(&reader.stats(), t0);
     stats.vertex_state_bytes = n * sbytes as u64;
     stats.segment_bytes = sz.chunk as u64;
-    stats.peak_rss_bytes = peak_rss_bytes();
     progress.done(|| format!("{step} supersteps, {k} intervals of {iv} vertices"));
     drop(mlog);
     drop(stage);

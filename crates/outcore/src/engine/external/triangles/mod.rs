@@ -33,7 +33,7 @@ use super::{ExternalConfig, SpillDir, SLACK};
 use crate::engine::stats::{ExternalIter, IterStats, RunStats};
 use crate::error::{Error, Result};
 use crate::io::{IoStats, Reader, ALIGN};
-use crate::mem::{peak_rss_bytes, Budget};
+use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::Store;
 use std::time::Instant;
@@ -372,14 +372,7 @@ pub fn triangle_credits(
     let mut last = iter_stats(nb + 1, it0, reader.stats() - io0, 0, n);
     last.external = spill;
     stats.iterations.push(last);
-    let io = reader.stats();
-    stats.wall_seconds = t0.elapsed().as_secs_f64();
-    stats.bytes_read = io.bytes_read;
-    stats.bytes_written = io.bytes_written;
-    stats.read_requests = io.requests;
-    stats.io_wait_seconds = io.wait_seconds;
-    stats.compute_seconds = (stats.wall_seconds - io.wait_seconds).max(0.0);
-    stats.peak_rss_bytes = peak_rss_bytes();
+    stats.finish_io(&reader.stats(), t0);
     stats.segment_bytes = p.chunk as u64;
     progress.done(|| format!("{nb} blocks"));
     Ok(stats)
