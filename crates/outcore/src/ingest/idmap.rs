@@ -169,6 +169,11 @@ pub struct IdMap {
     bucket: Vec<u32>,
     min: u64,
     shift: u32,
+    /// When ids are dense enough (span <= 32 x count): a bitmap of the span
+    /// and, per 64-bit word, the rank of its first bit; a lookup is two
+    /// reads and a popcount instead of a binary search.
+    bits: Vec<u64>,
+    ranks: Vec<u32>,
     _charge: Option<Charge>,
 }
 
@@ -182,6 +187,8 @@ impl IdMap {
             bucket: Vec::new(),
             min: 0,
             shift: 0,
+            bits: Vec::new(),
+            ranks: Vec::new(),
             _charge: None,
         }
     }
@@ -200,6 +207,32 @@ impl IdMap {
         }
         let min = ids[0];
         let span = ids[ids.len() - 1] - min;
+        if span / 64 < n / 2 {
+            let words = (span / 64 + 1) as usize;
+            let charge = budget.charge((ids.len() * 8 + words * 12) as u64, "vertex id map")?;
+            let mut bits = vec![0u64; words];
+            for &id in &ids {
+                let o = id - min;
+                bits[(o >> 6) as usize] |= 1 << (o & 63);
+            }
+            let mut ranks = Vec::with_capacity(words);
+            let mut r = 0u32;
+            for w in &bits {
+                ranks.push(r);
+                r += w.count_ones();
+            }
+            return Ok(IdMap {
+                ids,
+                n,
+                identity: false,
+                bucket: Vec::new(),
+                min,
+                shift: 0,
+                bits,
+                ranks,
+                _charge: Some(charge),
+            });
+        }
         let bits = 64 - span.leading_zeros();
         let want_bits = 64 - (n.max(2) - 1).leading_zeros() + 1; // about 2 buckets per id
         let shift = bits.saturating_sub(want_bits);
@@ -220,6 +253,8 @@ impl IdMap {
             bucket,
             min,
             shift,
+            bits: Vec::new(),
+            ranks: Vec::new(),
             _charge: Some(charge),
         })
     }
@@ -252,6 +287,13 @@ impl IdMap {
         }
         if orig < self.min {
             return None;
+        }
+        if !self.bits.is_empty() {
+            let o = orig - self.min;
+            let w = (o >> 6) as usize;
+            let word = *self.bits.get(w)?;
+            let below = word & ((1u64 << (o & 63)) - 1);
+            return (word >> (o & 63) & 1 == 1).then(|| self.ranks[w] + below.count_ones());
         }
         let b = ((orig - self.min) >> self.shift) as usize;
         if b + 1 >= self.bucket.len() {
@@ -289,6 +331,10 @@ mod tests {
             vec![u32::MAX as u64 - 1, u32::MAX as u64, u32::MAX as u64 + 1],
             vec![],
             vec![42],
+            // Dense enough for the rank bitmap, across many words.
+            (0..5000u64)
+                .map(|i| 1000 + 3 * i + (i % 7 == 0) as u64)
+                .collect(),
         ] {
             let mut c = IdCollector::new(&budget, 1 << 20);
             for &x in ids.iter().rev().chain(ids.iter()) {

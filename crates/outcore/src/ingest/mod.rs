@@ -4,6 +4,7 @@
 //! [`RawEdge`] batches in input order, plus optional isolated vertices. The
 //! external-memory builder in [`build`] consumes any source inside a budget.
 
+pub mod bucket;
 pub mod build;
 pub mod gen;
 pub mod idmap;
@@ -42,6 +43,18 @@ pub trait EdgeSource: Send {
     /// A counter of input bytes consumed that others may read while edges
     /// are being delivered (progress), when the source keeps one.
     fn consumed_counter(&self) -> Option<std::sync::Arc<std::sync::atomic::AtomicU64>> {
+        None
+    }
+
+    /// True when every id is below 2^32 whatever the input holds (bin32
+    /// files, generators): the builder then packs an edge into 8 bytes.
+    fn ids_fit_u32(&self) -> bool {
+        false
+    }
+
+    /// About how many edges the source holds, when it can tell (an
+    /// estimate: the builder sizes its buckets with it).
+    fn expected_edges(&self) -> Option<u64> {
         None
     }
 
@@ -88,6 +101,16 @@ impl VecSource {
 impl EdgeSource for VecSource {
     fn describe(&self) -> String {
         format!("{} in-memory edges", self.edges.len())
+    }
+
+    fn expected_edges(&self) -> Option<u64> {
+        Some(self.edges.len() as u64)
+    }
+
+    fn ids_fit_u32(&self) -> bool {
+        let small = |v: u64| v <= u32::MAX as u64;
+        self.vertices.iter().all(|&v| small(v))
+            && self.edges.iter().all(|e| small(e.src) && small(e.dst))
     }
 
     fn dense_vertex_count(&self) -> Option<u64> {

@@ -220,12 +220,19 @@ impl<R: Record> ExternalSorter<R> {
 /// Sorts records stably by key: chunks are LSD-radix sorted on all cores
 /// (only the key bytes that vary get a pass), then merged pairwise.
 pub fn sort_records<R: Record>(buf: &mut Vec<R>) {
+    sort_records_with(buf, &mut Vec::new())
+}
+
+/// [`sort_records`] with a scratch buffer the caller keeps between sorts (a
+/// fresh one per sort costs a page fault per page).
+pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
     let n = buf.len();
     if n < 1 << 14 {
         buf.sort_by_key(|r| r.radix_key());
         return;
     }
-    let mut scratch: Vec<R> = vec![buf[0]; n];
+    scratch.clear();
+    scratch.resize(n, buf[0]);
     let parts = rayon::current_num_threads().clamp(1, 16);
     let chunk = n.div_ceil(parts);
     {
@@ -236,7 +243,7 @@ pub fn sort_records<R: Record>(buf: &mut Vec<R>) {
     }
     // Pairwise stable merges of sorted runs of `width`, ping-ponging buffers.
     let mut width = chunk;
-    let (mut src, mut dst) = (buf, &mut scratch);
+    let (mut src, mut dst) = (buf, scratch);
     let mut swapped = false;
     while width < n {
         {
@@ -395,9 +402,27 @@ enum Inner<R: Record> {
     Memory(Vec<R>, usize),
     /// The merge, its run files and the read buffer per run.
     Merge(Merger<R>, RunFiles, usize),
+    /// Buckets of a distribution sort, loaded one at a time.
+    Buckets(super::bucket::BucketStream<R>),
 }
 
 impl<R: Record> Sorted<R> {
+    /// Records sorted in memory, holding `charge`.
+    pub(crate) fn memory(buf: Vec<R>, charge: Charge) -> Self {
+        Sorted {
+            inner: Inner::Memory(buf, 0),
+            _charge: Some(charge),
+        }
+    }
+
+    /// The buckets of a distribution sort (they carry their own charge).
+    pub(crate) fn buckets(s: super::bucket::BucketStream<R>) -> Self {
+        Sorted {
+            inner: Inner::Buckets(s),
+            _charge: None,
+        }
+    }
+
     /// The next record, or `None` at the end.
     #[inline]
     pub fn next_record(&mut self) -> Result<Option<R>> {
@@ -408,6 +433,7 @@ impl<R: Record> Sorted<R> {
                 Ok(r)
             }
             Inner::Merge(m, _, _) => m.next_record(),
+            Inner::Buckets(b) => b.next_record(),
         }
     }
 
@@ -417,13 +443,22 @@ impl<R: Record> Sorted<R> {
         match &mut self.inner {
             Inner::Memory(_, i) => *i = 0,
             Inner::Merge(m, runs, buf) => m.reopen(&runs.0, *buf)?,
+            Inner::Buckets(b) => b.rewind()?,
         }
         Ok(())
     }
 
+    /// Records per bucket of a spilled distribution sort.
+    pub fn bucket_records(&self) -> Option<&[u64]> {
+        match &self.inner {
+            Inner::Buckets(b) => Some(b.bucket_records()),
+            _ => None,
+        }
+    }
+
     /// True when the records come from runs on disk (a rewind reads them again).
     pub fn is_spilled(&self) -> bool {
-        matches!(self.inner, Inner::Merge(..))
+        matches!(self.inner, Inner::Merge(..) | Inner::Buckets(..))
     }
 }
 

@@ -290,6 +290,14 @@ impl EdgeSource for GenSource {
         self.delivered.load(Ordering::Relaxed) * std::mem::size_of::<RawEdge>() as u64
     }
 
+    fn expected_edges(&self) -> Option<u64> {
+        Some(self.cfg.num_edges())
+    }
+
+    fn ids_fit_u32(&self) -> bool {
+        self.cfg.num_vertices() <= 1 << 32
+    }
+
     fn dense_vertex_count(&self) -> Option<u64> {
         Some(self.cfg.num_vertices())
     }

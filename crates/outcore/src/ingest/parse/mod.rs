@@ -363,6 +363,29 @@ impl EdgeSource for FileSource {
         self.consumed.load(Ordering::Relaxed)
     }
 
+    fn ids_fit_u32(&self) -> bool {
+        match &self.kind {
+            Kind::Bin(p) => !p.wide && self.vertex_files.is_empty(),
+            Kind::Mtx(p) => p
+                .files
+                .iter()
+                .all(|h| h.rows.max(h.cols) <= u32::MAX as u64),
+            _ => false,
+        }
+    }
+
+    /// Bytes over 8 (a bin32 record, a short text line); gzip about
+    /// quadruples the bytes.
+    fn expected_edges(&self) -> Option<u64> {
+        Some(
+            self.edge_files
+                .iter()
+                .map(|f| if f.gz { 4 * f.size } else { f.size })
+                .sum::<u64>()
+                / 8,
+        )
+    }
+
     fn consumed_counter(&self) -> Option<Arc<AtomicU64>> {
         Some(self.consumed.clone())
     }

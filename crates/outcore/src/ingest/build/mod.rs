@@ -21,8 +21,9 @@
 //! than the budget spill sorted runs to a scratch directory. The store appears
 //! only when complete ([`StoreDir`]).
 
+use super::bucket::{BucketSorter, Split};
 use super::idmap::{IdCollector, IdMap};
-use super::sort::{ExternalSorter, Record, Sorted};
+use super::sort::Sorted;
 use super::EdgeSource;
 use crate::cancel;
 use crate::error::{Error, IoContext, Result};
@@ -153,10 +154,11 @@ pub fn build_store(
     opts.validate()?;
     let dir = StoreDir::create(dest, opts.force)?;
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
-    if opts.weighted {
-        build::<f64>(source, dir, &scratch.0, opts)
-    } else {
-        build::<()>(source, dir, &scratch.0, opts)
+    match (opts.weighted, source.ids_fit_u32()) {
+        (true, true) => build::<f64, Keyed<f64>>(source, dir, &scratch.0, opts),
+        (true, false) => build::<f64, Orig<f64>>(source, dir, &scratch.0, opts),
+        (false, true) => build::<(), Keyed<()>>(source, dir, &scratch.0, opts),
+        (false, false) => build::<(), Orig<()>>(source, dir, &scratch.0, opts),
     }
 }
 
@@ -180,103 +182,14 @@ impl Drop for Scratch {
     }
 }
 
-/// An edge weight as carried through the sorters: `()` when unweighted.
-trait Weight: Copy + Send + Sync + 'static {
-    const BYTES: usize;
-    fn from_f64(w: f64) -> Self;
-    fn get(self) -> f64;
-    fn enc(self, out: &mut [u8]);
-    fn dec(b: &[u8]) -> Self;
-}
+mod distinct;
+mod order;
+mod records;
 
-impl Weight for () {
-    const BYTES: usize = 0;
-    fn from_f64(_: f64) -> Self {}
-    fn get(self) -> f64 {
-        1.0
-    }
-    fn enc(self, _: &mut [u8]) {}
-    fn dec(_: &[u8]) -> Self {}
-}
-
-impl Weight for f64 {
-    const BYTES: usize = 8;
-    fn from_f64(w: f64) -> Self {
-        w
-    }
-    fn get(self) -> f64 {
-        self
-    }
-    fn enc(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-    fn dec(b: &[u8]) -> Self {
-        f64::from_le_bytes(b.try_into().unwrap())
-    }
-}
-
-/// An edge in original ids, sorted by (src, dst).
-#[derive(Clone, Copy)]
-struct Orig<W> {
-    src: u64,
-    dst: u64,
-    w: W,
-}
-
-impl<W: Weight> Record for Orig<W> {
-    const BYTES: usize = 16 + W::BYTES;
-    type Key = (u64, u64);
-    #[inline]
-    fn key(&self) -> (u64, u64) {
-        (self.src, self.dst)
-    }
-    #[inline]
-    fn radix_key(&self) -> u128 {
-        (self.src as u128) << 64 | self.dst as u128
-    }
-    fn encode(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.src.to_le_bytes());
-        out[8..16].copy_from_slice(&self.dst.to_le_bytes());
-        self.w.enc(&mut out[16..]);
-    }
-    fn decode(b: &[u8]) -> Self {
-        Orig {
-            src: u64::from_le_bytes(b[..8].try_into().unwrap()),
-            dst: u64::from_le_bytes(b[8..16].try_into().unwrap()),
-            w: W::dec(&b[16..]),
-        }
-    }
-}
-
-/// An edge in dense ids packed into a 64-bit sort key.
-#[derive(Clone, Copy)]
-struct Keyed<W> {
-    key: u64,
-    w: W,
-}
-
-impl<W: Weight> Record for Keyed<W> {
-    const BYTES: usize = 8 + W::BYTES;
-    type Key = u64;
-    #[inline]
-    fn key(&self) -> u64 {
-        self.key
-    }
-    #[inline]
-    fn radix_key(&self) -> u128 {
-        self.key as u128
-    }
-    fn encode(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.key.to_le_bytes());
-        self.w.enc(&mut out[8..]);
-    }
-    fn decode(b: &[u8]) -> Self {
-        Keyed {
-            key: u64::from_le_bytes(b[..8].try_into().unwrap()),
-            w: W::dec(&b[8..]),
-        }
-    }
-}
+use distinct::{Dedup, Distinct, RankSpill};
+pub use order::SKEWED;
+use order::{degree_order, note_original_order, or_original_order};
+use records::{InputEdge, Keyed, Orig, Weight};
 
 #[derive(Default)]
 struct Counts {
@@ -287,7 +200,7 @@ struct Counts {
     self_loops: u64,
 }
 
-fn build<W: Weight>(
+fn build<W: Weight, E: InputEdge<W = W>>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
     scratch: &Path,
@@ -332,13 +245,17 @@ fn build<W: Weight>(
         None => Some(IdCollector::new(&budget, free / 4)),
     };
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
-    let mut sorter = ExternalSorter::<Orig<W>>::new(
+    let total_bytes = source.input_bytes();
+    // Edges are bucketed by a hash of (src, dst): duplicates meet, and
+    // nothing below needs the edges in original-id order.
+    let mut sorter = BucketSorter::<E>::new(
         "edges",
         scratch,
         &budget,
         cap(budget.available().saturating_sub(held)),
+        Split::Hashed,
+        source.expected_edges(),
     )?;
-    let total_bytes = source.input_bytes();
     let label = format!("read {}", source.describe());
     let mut progress = match total_bytes {
         Some(t) => Progress::bar(label, t, Unit::Bytes),
@@ -376,11 +293,7 @@ fn build<W: Weight>(
                 if undirected && s > d {
                     std::mem::swap(&mut s, &mut d);
                 }
-                sorter.push(Orig {
-                    src: s,
-                    dst: d,
-                    w: W::from_f64(e.weight),
-                })?;
+                sorter.push(E::new(s, d, W::from_f64(e.weight)))?;
             }
             cancel::check()?;
             let n = counts.input_edges;
@@ -407,13 +320,14 @@ fn build<W: Weight>(
         )));
     }
     let mut spilled = sorter.spilled_bytes();
-    let mut sorted = sorter.finish()?;
+    let mut dedup = Dedup::new(sorter.finish()?, &idmap);
     let read_secs = t1.elapsed().as_secs_f64();
     let mut phases = vec![("read", read_secs)];
 
     // Phase 2 (degree order): count degrees, sort ranks, write the maps.
     // `perm[rank]` is the dense id; `None` when that is the rank itself.
     let mut perm: Option<(Vec<u32>, Charge)> = None;
+    let mut from_spill = None;
     let mut vertex_order = if by_degree {
         opts.order
     } else {
@@ -421,15 +335,35 @@ fn build<W: Weight>(
     };
     if by_degree {
         let t = Instant::now();
-        let order = match degree_order(&mut sorted, &idmap, undirected, &budget, opts.order_auto) {
-            Ok(o) => o,
+        // A spilled input is not sorted a second time: the degree pass
+        // writes the distinct edges out for the remap.
+        let mut spill = match dedup.is_spilled() {
+            true => Some(RankSpill::create(scratch)?),
+            false => None,
+        };
+        let order = degree_order(
+            &mut dedup,
+            spill.as_mut(),
+            n,
+            undirected,
+            &budget,
+            opts.order_auto,
+        );
+        let order = match order {
+            Ok(o) => {
+                if let Some(s) = spill {
+                    spilled += s.bytes();
+                    from_spill = Some(s.finish()?);
+                }
+                o
+            }
+            // Refused before reading anything.
             Err(Error::Budget(m)) if opts.order_auto => {
                 note_original_order(&m);
                 None
             }
             Err(e) => return Err(e),
         };
-        sorted.rewind()?;
         match order {
             None => vertex_order = VertexOrder::Original,
             Some(order) if !order.rank_of_dense.0.is_empty() => {
@@ -446,18 +380,26 @@ fn build<W: Weight>(
         phases.push(("order", t.elapsed().as_secs_f64()));
     }
     let has_order_map = perm.is_some();
-    let dense_of = |orig: u64| -> u32 {
-        let r = idmap.dense(orig).expect("every id was collected");
-        perm.as_ref().map_or(r, |p| p.0[r as usize])
+    let mut distinct = match from_spill {
+        Some(r) => {
+            counts.duplicates = dedup.duplicates;
+            Distinct::Spill(r)
+        }
+        None => {
+            dedup.rewind()?;
+            Distinct::Dedup(dedup)
+        }
     };
 
     // Phase 3: merge, dedup (last wins), remap, fan out.
     let t2 = Instant::now();
     let geom = TileGeometry::new(n, opts.group_tiles, undirected);
     // Directed: the out-CSR is written straight from the stream when it is in
-    // dense order (dense id = rank), else sorted like the other direction.
-    let out_direct = !undirected && perm.is_none();
-    let out_sorted = !undirected && perm.is_some();
+    // dense order (dense id = rank, nothing spilled: a spilled stream is in
+    // hash buckets), else sorted like the other direction.
+    let in_order = matches!(&distinct, Distinct::Dedup(d) if !d.is_spilled());
+    let out_direct = !undirected && perm.is_none() && in_order;
+    let out_sorted = !undirected && !out_direct;
     let share = budget.available();
     let (tile_share, rev_share, out_share) = if undirected {
         (share / 3, share - share / 3, 0)
@@ -466,17 +408,21 @@ fn build<W: Weight>(
     } else {
         (share / 2, share / 2, 0)
     };
-    let mut tile_sorter =
-        ExternalSorter::<Keyed<W>>::new("tiles", scratch, &budget, cap(tile_share))?;
-    let mut rev_sorter =
-        ExternalSorter::<Keyed<W>>::new("adjacency", scratch, &budget, cap(rev_share))?;
-    let mut out_sorter = if out_sorted {
-        Some(ExternalSorter::<Keyed<W>>::new(
-            "out-adjacency",
+    let m = counts.input_edges;
+    let keyed = |name, share, expected| {
+        BucketSorter::<Keyed<W>>::new(
+            name,
             scratch,
             &budget,
-            cap(out_share),
-        )?)
+            cap(share),
+            Split::Ordered,
+            Some(expected),
+        )
+    };
+    let mut tile_sorter = keyed("tiles", tile_share, m)?;
+    let mut rev_sorter = keyed("adjacency", rev_share, if undirected { 2 * m } else { m })?;
+    let mut out_sorter = if out_sorted {
+        Some(keyed("out-adjacency", out_share, m)?)
     } else {
         None
     };
@@ -493,7 +439,7 @@ fn build<W: Weight>(
     };
     let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
     {
-        let mut emit = |(mut s, mut d): (u32, u32), e: &Orig<W>| -> Result<()> {
+        let mut emit = |(mut s, mut d): (u32, u32), w: W| -> Result<()> {
             if undirected && s > d {
                 // Canonical in original ids is not canonical in dense ids.
                 std::mem::swap(&mut s, &mut d);
@@ -502,72 +448,59 @@ fn build<W: Weight>(
             counts.self_loops += (s == d) as u64;
             tile_sorter.push(Keyed {
                 key: geom.edge_key(s, d),
-                w: e.w,
+                w,
             })?;
             if undirected {
                 rev_sorter.push(Keyed {
                     key: (s as u64) << 32 | d as u64,
-                    w: e.w,
+                    w,
                 })?;
                 if s != d {
                     rev_sorter.push(Keyed {
                         key: (d as u64) << 32 | s as u64,
-                        w: e.w,
+                        w,
                     })?;
                 }
                 return Ok(());
             }
             if let Some(out) = out_csr.as_mut() {
-                out.push(s, d, e.w.get())?;
+                out.push(s, d, w.get())?;
             } else if let Some(out) = out_sorter.as_mut() {
                 out.push(Keyed {
                     key: (s as u64) << 32 | d as u64,
-                    w: e.w,
+                    w,
                 })?;
             }
             rev_sorter.push(Keyed {
                 key: (d as u64) << 32 | s as u64,
-                w: e.w,
+                w,
             })
         };
         // Distinct edges go in batches: their dense ids are looked up in a
-        // tight loop first (independent random reads of the id maps overlap
-        // in the memory system), then they are emitted.
-        let mut batch: Vec<Orig<W>> = Vec::with_capacity(BATCH);
+        // tight loop first (independent random reads of the permutation
+        // overlap in the memory system), then they are emitted.
+        let mut batch = Vec::with_capacity(BATCH);
         let mut ids: Vec<(u32, u32)> = Vec::with_capacity(BATCH);
-        let mut flush = |batch: &mut Vec<Orig<W>>| -> Result<()> {
-            ids.clear();
-            ids.extend(batch.iter().map(|e| (dense_of(e.src), dense_of(e.dst))));
-            for (e, &sd) in batch.iter().zip(&ids) {
-                emit(sd, e)?;
-            }
-            batch.clear();
-            Ok(())
-        };
-        let mut prev: Option<Orig<W>> = None;
+        let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
         let mut i = 0u64;
-        while let Some(e) = sorted.next_record()? {
-            if let Some(p) = prev {
-                if p.key() == e.key() {
-                    counts.duplicates += 1;
-                } else {
-                    batch.push(p);
-                    if batch.len() == BATCH {
-                        flush(&mut batch)?;
-                    }
-                }
+        while distinct.next_batch(&mut batch)? {
+            ids.clear();
+            ids.extend(batch.iter().map(|e| (dense(e.s), dense(e.d))));
+            for (&sd, e) in ids.iter().zip(&batch) {
+                emit(sd, e.w)?;
             }
-            prev = Some(e);
-            i += 1;
-            if i.is_multiple_of(1 << 20) {
+            i += batch.len() as u64;
+            if i & !(BATCH as u64 * 256 - 1) != (i - batch.len() as u64) & !(BATCH as u64 * 256 - 1)
+            {
                 cancel::check()?;
-                progress.set(i);
+                progress.set(i + counts.duplicates);
             }
         }
-        batch.extend(prev);
-        flush(&mut batch)?;
     }
-    drop(sorted);
+    if let Distinct::Dedup(d) = &distinct {
+        counts.duplicates = d.duplicates;
+    }
+    drop(distinct);
     drop(perm);
     progress.done(|| {
         format!(
@@ -579,6 +512,12 @@ fn build<W: Weight>(
         Some(w) => Some(w.finish(&mut dir)?),
         None => None,
     };
+    // Sorters that spilled give their buffers back for the reading.
+    tile_sorter.park()?;
+    rev_sorter.park()?;
+    if let Some(s) = out_sorter.as_mut() {
+        s.park()?;
+    }
     spilled += tile_sorter.spilled_bytes()
         + rev_sorter.spilled_bytes()
         + out_sorter.as_ref().map_or(0, |s| s.spilled_bytes());
@@ -611,7 +550,7 @@ fn build<W: Weight>(
     }
     drop(ts);
     let tile_stats = tiles.finish(&mut dir)?;
-    let mut write_csr = |which: &str, sorter: ExternalSorter<Keyed<W>>| -> Result<_> {
+    let mut write_csr = |which: &str, sorter: BucketSorter<Keyed<W>>| -> Result<_> {
         let mut csr = CsrWriter::new(&mut dir, which, n, opts.page_bytes, opts.weighted)?;
         let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
         while let Some(r) = rs.next_record()? {
@@ -706,133 +645,6 @@ fn build<W: Weight>(
         spilled_bytes: spilled,
         peak_rss_bytes: peak_rss_bytes(),
     })
-}
-
-/// Pass A of the degree order: counts the degree of every rank over the
-/// sorted stream (distinct keys only: duplicates collapse as in the remap;
-/// undirected: neighbours, a self-loop once; directed: out + in, saturating
-/// at `u32::MAX`), then sorts the ranks by (degree descending, rank
-/// ascending): the position in that order is the dense id. Both maps are
-/// empty when the order is the identity.
-fn degree_order<W: Weight>(
-    sorted: &mut Sorted<Orig<W>>,
-    idmap: &IdMap,
-    undirected: bool,
-    budget: &Budget,
-    auto: bool,
-) -> Result<Option<DegreeOrder>> {
-    let n = idmap.len();
-    budget
-        .require(
-            &format!("--order degree on {n} vertices"),
-            &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
-        )
-        .map_err(or_original_order)?;
-    let dense_charge = budget
-        .charge(4 * n, "degree order: degrees, then dense ids")
-        .map_err(or_original_order)?;
-    let mut deg = vec![0u32; n as usize];
-    let mut progress = Progress::new("count degrees");
-    // Distinct keys in batches: ranks looked up in one tight loop, degrees
-    // counted in another (random accesses overlap in the memory system).
-    let mut keys: Vec<(u64, u64)> = Vec::with_capacity(BATCH);
-    let mut ranks: Vec<(u32, u32)> = Vec::with_capacity(BATCH);
-    let mut count = |keys: &mut Vec<(u64, u64)>| {
-        let rank = |o: u64| idmap.dense(o).expect("every id was collected");
-        ranks.clear();
-        ranks.extend(keys.iter().map(|&(s, d)| (rank(s), rank(d))));
-        for &(s, d) in &ranks {
-            deg[s as usize] = deg[s as usize].saturating_add(1);
-            if !undirected || s != d {
-                deg[d as usize] = deg[d as usize].saturating_add(1);
-            }
-        }
-        keys.clear();
-    };
-    let mut prev: Option<(u64, u64)> = None;
-    let mut i = 0u64;
-    while let Some(e) = sorted.next_record()? {
-        let key = (e.src, e.dst);
-        if prev == Some(key) {
-            continue;
-        }
-        prev = Some(key);
-        keys.push(key);
-        if keys.len() == BATCH {
-            count(&mut keys);
-        }
-        i += 1;
-        if i.is_multiple_of(1 << 20) {
-            cancel::check()?;
-            progress.tick(|| format!("{i} distinct edges"));
-        }
-    }
-    count(&mut keys);
-    let max = deg.iter().copied().max().unwrap_or(0) as f64;
-    let mean = deg.iter().map(|&d| d as f64).sum::<f64>() / n.max(1) as f64;
-    if auto && max < SKEWED * mean.max(1.0) {
-        progress.done(|| {
-            format!(
-                "{i} distinct edges over {n} vertices; degrees not skewed (largest {max}, mean {mean:.1}): original order kept"
-            )
-        });
-        return Ok(None);
-    }
-    progress.done(|| format!("{i} distinct edges over {n} vertices"));
-    let rank_charge = budget
-        .charge(4 * n, "degree order: permutation")
-        .map_err(or_original_order)?;
-    let mut rank_of_dense: Vec<u32> = (0..n as u32).collect();
-    {
-        use rayon::slice::ParallelSliceMut;
-        rank_of_dense.par_sort_unstable_by_key(|&r| (std::cmp::Reverse(deg[r as usize]), r));
-    }
-    if rank_of_dense
-        .iter()
-        .enumerate()
-        .all(|(v, &r)| v as u32 == r)
-    {
-        return Ok(Some(DegreeOrder {
-            rank_of_dense: (Vec::new(), rank_charge),
-            dense_of_rank: (Vec::new(), dense_charge),
-        }));
-    }
-    // The degrees are no longer needed: the array becomes rank -> dense id.
-    let mut dense_of_rank = deg;
-    for (v, &r) in rank_of_dense.iter().enumerate() {
-        dense_of_rank[r as usize] = v as u32;
-    }
-    Ok(Some(DegreeOrder {
-        rank_of_dense: (rank_of_dense, rank_charge),
-        dense_of_rank: (dense_of_rank, dense_charge),
-    }))
-}
-
-/// `--order auto` orders by degree when the largest degree is at least this
-/// many times the mean: Kronecker and social graphs (scale 24: 13,000x), not
-/// grids, meshes, road networks or uniform random graphs, whose ids may carry
-/// locality a sort by degree would scatter.
-pub const SKEWED: f64 = 16.0;
-
-/// The degree order's maps (`order.bin` and `order.inv`), each with the
-/// charge of its memory.
-struct DegreeOrder {
-    rank_of_dense: (Vec<u32>, Charge),
-    dense_of_rank: (Vec<u32>, Charge),
-}
-
-/// `--order auto` falling back from the degree order: says why.
-fn note_original_order(why: &str) {
-    let note = format!("{why}; building in the original order");
-    Progress::new("vertex order").done(|| note);
-}
-
-/// Adds the way out of a budget refusal of the degree order.
-fn or_original_order(e: Error) -> Error {
-    match e {
-        Error::Budget(m) => Error::Budget(format!("{m} (or pass --order original)")),
-        e => e,
-    }
 }
 
 /// Inverse of [`TileGeometry::tile_order`].
