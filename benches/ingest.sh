@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Ingest benchmark (issue 2): generation, import from text and bin32 inside a
-# small budget, peak RSS, store size per layout, next to the raw direct read of
-# the same input (dd iflag=direct) measured in the same run.
+# Ingest benchmark (issues 2 and 9): generation, import from text and bin32
+# inside a budget (seconds per phase, MB/s of input, bytes spilled, peak RSS),
+# store size per layout, next to the raw direct read and write of the disk
+# (dd, O_DIRECT) and GridGraph's and G-Store's preprocessing of the same bin32
+# list (benches/peers.sh; skipped when their source is unavailable), all
+# measured in the same run.
 #
-#   bash benches/ingest.sh                 # kron scale 22, --memory 256MiB
-#   SCALE=20 MEMORY=128MiB bash benches/ingest.sh
+#   bash benches/ingest.sh                 # kron scale 22, --memory 1GiB
+#   SCALE=24 bash benches/ingest.sh        # the issue 9 figure
+#   SCALE=20 MEMORY=128MiB PEERS=0 bash benches/ingest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE=${SCALE:-22}
-MEMORY=${MEMORY:-256MiB}
+MEMORY=${MEMORY:-1GiB}
 DIR=${BENCH_DIR:-bench-out}
 mkdir -p "$DIR"
 cargo build --release -p outcore-cli >/dev/null 2>&1
@@ -30,11 +34,16 @@ echo "generate kron -> bin32 edge list:   $(secs "$t0" "$t1") s ($(du -h "$K.bin
 t0=$(now); "$BIN" --quiet generate kron --scale "$SCALE" --edges "$K.txt" --force >/dev/null; t1=$(now)
 echo "generate kron -> text edge list:    $(secs "$t0" "$t1") s ($(du -h "$K.txt" | cut -f1))"
 read -r s rss < <(timed "$BIN" --quiet generate kron --scale "$SCALE" --out "$K-gen.oc" --memory "$MEMORY" --force)
-echo "generate kron -> store:             $s s, peak RSS $((rss / 1024)) MiB ($(grep -o '(read [^)]*)' "$DIR/last.out"))"
+echo "generate kron -> store:             $s s, peak RSS $((rss / 1024)) MiB ($(grep -o '(read [^)]*)' "$DIR/last.err"))"
 read -r s rss < <(timed "$BIN" --quiet generate kron --scale "$SCALE" --out "$K-gen-orig.oc" --memory "$MEMORY" --order original --force)
-echo "  the same, --order original:       $s s, peak RSS $((rss / 1024)) MiB ($(grep -o '(read [^)]*)' "$DIR/last.out"))"
+echo "  the same, --order original:       $s s, peak RSS $((rss / 1024)) MiB ($(grep -o '(read [^)]*)' "$DIR/last.err"))"
 rm -rf "$K-gen-orig.oc"
 
+dd_write() { # prints MB/s of a direct 1 GiB write
+  dd if=/dev/zero of="$DIR/dd.tmp" bs=4M count=256 oflag=direct 2>&1 | awk '/copied/ {for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i-1); printf "%.1f MB/s", $1 / 1e6 / s}'
+  rm -f "$DIR/dd.tmp"
+}
+echo "-- disk: direct write (dd oflag=direct bs=4M, 1 GiB): $(dd_write) --"
 for fmt in txt bin32; do
   f=$K.$fmt
   bytes=$(stat -c %s "$f")
@@ -46,8 +55,13 @@ for fmt in txt bin32; do
   read -r s rss < <(timed "$BIN" --quiet import "$f" --format "$format" --undirected --memory "$MEMORY" --out "$K-$fmt.oc" --force)
   mbps=$(python3 -c "print(f'{$bytes / 1e6 / $s:.1f}')")
   echo "  import --memory $MEMORY: $s s, $mbps MB/s of input, peak RSS $((rss / 1024)) MiB"
-  grep -o "spilled [^;]*" "$DIR/last.out" | sed 's/^/  /'
+  grep -o "in [0-9.]*s (read.*" "$DIR/last.err" | sed 's/^/  phases: /'
+  grep -o "spilled [^;]*" "$DIR/last.err" | sed 's/^/  /'
 done
+if [ "${PEERS:-1}" != 0 ]; then
+  echo "-- peers on $K.bin32 (benches/peers.sh) --"
+  INPUT=$K.bin32 VERTICES=$((1 << SCALE)) bash benches/peers.sh 2>"$DIR/peers.err" | sed 's/^/  /' || echo "  (peers failed: see $DIR/peers.err)"
+fi
 
 echo "-- store ($K-bin32.oc) --"
 "$BIN" info --json "$K-bin32.oc" > "$DIR/info.json"

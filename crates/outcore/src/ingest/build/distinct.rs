@@ -99,6 +99,7 @@ pub(super) struct RankSpill {
     path: PathBuf,
     out: BufWriter<File>,
     bytes: u64,
+    buf: Vec<u8>,
 }
 
 impl RankSpill {
@@ -109,20 +110,20 @@ impl RankSpill {
             out: BufWriter::with_capacity(4 << 20, f),
             path,
             bytes: 0,
+            buf: Vec::new(),
         })
     }
 
     pub fn push<W: Weight>(&mut self, batch: &[RankEdge<W>]) -> Result<()> {
-        let mut b = [0u8; 16];
-        for e in batch {
+        let per = RankEdge::<W>::BYTES;
+        self.buf.resize(batch.len() * per, 0);
+        for (e, b) in batch.iter().zip(self.buf.chunks_exact_mut(per)) {
             b[..4].copy_from_slice(&e.s.to_le_bytes());
             b[4..8].copy_from_slice(&e.d.to_le_bytes());
-            e.w.enc(&mut b[8..RankEdge::<W>::BYTES]);
-            self.out
-                .write_all(&b[..RankEdge::<W>::BYTES])
-                .at(&self.path)?;
+            e.w.enc(&mut b[8..]);
         }
-        self.bytes += (batch.len() * RankEdge::<W>::BYTES) as u64;
+        self.out.write_all(&self.buf).at(&self.path)?;
+        self.bytes += self.buf.len() as u64;
         Ok(())
     }
 
