@@ -1,0 +1,309 @@
+//! Distribution sorting inside the budget: scatter into buckets, then sort
+//! each bucket in memory (external sample sort; GridGraph's and G-Store's
+//! preprocessing partition edges the same way instead of merging runs).
+//!
+//! Records gather in one buffer charged to the [`Budget`]. If everything fits
+//! nothing touches the disk. When the buffer first fills, bucket boundaries
+//! are chosen from its keys ([`Split::Ordered`]: sampled splitters, so buckets
+//! in order give every record in key order) or from a hash of the key
+//! ([`Split::Hashed`]: buckets balanced whatever the key distribution, equal
+//! keys in one bucket, key order only inside a bucket); every full buffer is
+//! then partitioned stably and appended to the bucket files in large
+//! `O_DIRECT` writes on a background thread while the other buffer fills
+//! ([`spill`]). Reading back loads one bucket at a time, sorts it on both cores while the
+//! consumer still works on the previous one (a background thread), and hands
+//! the records out. One write and one read per record, no merge heap. A
+//! bucket too large for memory (a flood of one key, a bad sample) is sorted by
+//! the run-merging [`ExternalSorter`] instead: slower, never wrong.
+//!
+//! Ties keep push order (partitioning and appends are stable, the in-memory
+//! sort is stable), so "last occurrence wins" holds as with the run sorter.
+
+use super::sort::{sort_records_with, Record, Sorted};
+use crate::error::Result;
+use crate::mem::budget::Charge;
+use crate::mem::Budget;
+use spill::{Buckets, Spiller};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use stream::BucketFiles;
+pub use stream::BucketStream;
+
+mod spill;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+/// How keys are assigned to buckets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Ranges of keys from sampled splitters: the whole stream is in key order.
+    Ordered,
+    /// A hash of the key: equal keys meet, order holds inside a bucket only.
+    Hashed,
+}
+
+/// Keys sampled from the first full buffer to choose splitters.
+const SAMPLE: usize = 1 << 16;
+/// Cells of the bucket lookup table ([`Split::Ordered`]).
+const CELLS: usize = 1 << 16;
+/// Budget for block alignment beyond an eighth of the encoding: two blocks
+/// for each of 64 buckets.
+const SLACK: u64 = 2 * 64 * crate::io::ALIGN as u64;
+/// The most buckets (files) one sorter makes.
+const MAX_BUCKETS: usize = 4096;
+
+type SpillJob<R> = JoinHandle<(Spiller, Vec<R>, Result<()>)>;
+
+/// A distribution sorter; see the module docs.
+pub struct BucketSorter<R: Record> {
+    name: &'static str,
+    dir: PathBuf,
+    split: Split,
+    budget: Budget,
+    buf: Vec<R>,
+    /// Records a buffer holds.
+    capacity: usize,
+    charge: Option<Charge>,
+    /// Held for the spill encoding until the first spill allocates it.
+    enc_charge: Option<Charge>,
+    charge_bytes: u64,
+    expected: u64,
+    pushed: u64,
+    /// Set at the first spill; away on the spill thread while a job runs.
+    spiller: Option<Spiller>,
+    job: Option<SpillJob<R>>,
+    /// Write through the page cache (tests of the fallback).
+    buffered: bool,
+}
+
+impl<R: Record> BucketSorter<R> {
+    /// A sorter holding up to `bytes` of the budget, spilling into `dir`;
+    /// `expected` records (an estimate, when known) sizes the number of
+    /// buckets so each fits in memory.
+    pub fn new(
+        name: &'static str,
+        dir: &Path,
+        budget: &Budget,
+        bytes: u64,
+        split: Split,
+        expected: Option<u64>,
+    ) -> Result<Self> {
+        // Per record: itself and a sort scratch copy (spilling: a second
+        // buffer filled while the first is written), its bucket number, and
+        // its encoding (plus an eighth for block alignment).
+        let size = std::mem::size_of::<R>() as u64;
+        let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
+        let records = (bytes.saturating_sub(SLACK) / (2 * size + 2 + enc)).max(1024);
+        let charge_bytes = records * (2 * size + 2);
+        let charge = Some(budget.charge(charge_bytes, name)?);
+        let enc_charge = Some(budget.charge(records * enc + SLACK, name)?);
+        Ok(BucketSorter {
+            name,
+            dir: dir.to_path_buf(),
+            split,
+            budget: budget.clone(),
+            buf: Vec::with_capacity(records as usize),
+            capacity: records as usize,
+            charge,
+            enc_charge,
+            charge_bytes,
+            expected: expected.unwrap_or(0),
+            pushed: 0,
+            spiller: None,
+            job: None,
+            buffered: false,
+        })
+    }
+
+    /// Writes spills through the page cache, as where `O_DIRECT` is refused.
+    #[cfg(test)]
+    pub(crate) fn buffered(mut self) -> Self {
+        self.buffered = true;
+        self
+    }
+
+    /// Adds one record.
+    #[inline]
+    pub fn push(&mut self, r: R) -> Result<()> {
+        if self.buf.len() == self.capacity {
+            self.spill()?;
+        }
+        self.buf.push(r);
+        self.pushed += 1;
+        Ok(())
+    }
+
+    /// Records pushed so far.
+    pub fn len(&self) -> u64 {
+        self.pushed
+    }
+
+    /// True when nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.pushed == 0
+    }
+
+    /// Bytes written to bucket files so far (when no spill is running).
+    pub fn spilled_bytes(&self) -> u64 {
+        self.spiller.as_ref().map_or(0, |s| s.spilled_bytes)
+    }
+
+    /// Records one loaded bucket may hold: the bucket being handed out, the
+    /// next one and its sort scratch share the charge.
+    fn load_capacity(&self) -> u64 {
+        (self.charge_bytes / (3 * std::mem::size_of::<R>() as u64)).max(1024)
+    }
+
+    fn choose_buckets(&self) -> Buckets {
+        // Buckets a quarter of the load capacity: reading back holds a
+        // quarter of this sorter's charge and leaves the rest to the sorters
+        // filled meanwhile; sampling noise rarely overflows one.
+        let per = self.load_capacity() / 4;
+        let expected = self.expected.max(4 * self.buf.len() as u64);
+        let count = (expected / per + 1).clamp(2, MAX_BUCKETS as u64) as usize;
+        // Alignment costs up to two blocks a bucket per spill: at most an
+        // eighth of the encoding (or what the charge's slack covers).
+        let count = count.min((self.capacity * R::BYTES / (16 * crate::io::ALIGN)).max(64));
+        let mut b = Buckets {
+            base: 0,
+            shift: 0,
+            table: Vec::new(),
+            count,
+            files: Vec::new(),
+            records: Vec::new(),
+        };
+        if self.split == Split::Ordered {
+            let step = (self.buf.len() / SAMPLE).max(1);
+            let mut sample: Vec<u128> = self
+                .buf
+                .iter()
+                .step_by(step)
+                .map(|r| r.radix_key())
+                .collect();
+            sample.sort_unstable();
+            b.base = sample[0];
+            let span = sample[sample.len() - 1] - b.base;
+            b.shift = (128 - span.leading_zeros()).saturating_sub(CELLS.trailing_zeros());
+            // Bucket i starts at the cell of the i-th quantile.
+            let mut starts: Vec<usize> = (1..count)
+                .map(|i| b.cell(sample[i * sample.len() / count]))
+                .filter(|&c| c > 0)
+                .collect();
+            starts.dedup();
+            b.table = vec![0u16; CELLS];
+            let mut bucket = 0u16;
+            let mut next = starts.iter().peekable();
+            for (c, slot) in b.table.iter_mut().enumerate() {
+                if next.peek() == Some(&&c) {
+                    next.next();
+                    bucket += 1;
+                }
+                *slot = bucket;
+            }
+            b.count = starts.len() + 1;
+        }
+        b.files = (0..b.count)
+            .map(|i| self.dir.join(format!("{}-bucket{i:05}.tmp", self.name)))
+            .collect();
+        b.records = vec![0; b.count];
+        b
+    }
+
+    /// Waits for the running spill; its buffer comes back empty.
+    fn wait(&mut self) -> Result<Vec<R>> {
+        match self.job.take() {
+            Some(h) => {
+                let (sp, mut v, r) = h.join().expect("spill thread panicked");
+                self.spiller = Some(sp);
+                r?;
+                v.clear();
+                Ok(v)
+            }
+            None => Ok(Vec::with_capacity(self.capacity)),
+        }
+    }
+
+    /// Hands the full buffer to a spill thread and goes on with the other.
+    fn spill(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        if self.spiller.is_none() && self.job.is_none() {
+            let b = self.choose_buckets();
+            self.enc_charge = None;
+            let sp = Spiller::new::<R>(b, self.split, self.capacity, &self.budget, self.buffered)?;
+            self.spiller = Some(sp);
+        }
+        let next = self.wait()?;
+        let full = std::mem::replace(&mut self.buf, next);
+        let mut sp = self.spiller.take().expect("idle spiller");
+        self.job = Some(std::thread::spawn(move || {
+            let r = sp.spill(&full);
+            (sp, full, r)
+        }));
+        Ok(())
+    }
+
+    /// Once pushing is over and other work comes before [`Self::finish`]: a
+    /// sorter that spilled writes out its buffer and gives its memory back
+    /// (finishing takes what it needs again).
+    pub fn park(&mut self) -> Result<()> {
+        if self.spiller.is_some() || self.job.is_some() {
+            self.spill()?;
+            self.wait()?;
+            self.buf = Vec::new();
+            self.charge = None;
+        }
+        Ok(())
+    }
+
+    /// Finishes pushing; the records come back in key order (per bucket when
+    /// hashed).
+    pub fn finish(mut self) -> Result<Sorted<R>> {
+        if self.spiller.is_none() && self.job.is_none() {
+            let mut buf = std::mem::take(&mut self.buf);
+            sort_records_with(&mut buf, &mut Vec::new());
+            buf.shrink_to_fit();
+            let keep = buf.len() as u64 * std::mem::size_of::<R>() as u64;
+            self.charge = None;
+            self.enc_charge = None;
+            let charge = self.budget.charge(keep, self.name)?;
+            return Ok(Sorted::memory(buf, charge));
+        }
+        self.park()?;
+        let sp = self.spiller.take().expect("spilled");
+        let (b, direct) = sp.finish()?;
+        self.enc_charge = None;
+        let largest = b.records.iter().copied().max().unwrap_or(0);
+        let per = self.load_capacity().min(largest.max(1)) as usize;
+        let charge = self
+            .budget
+            .charge(per as u64 * 3 * std::mem::size_of::<R>() as u64, self.name)?;
+        Ok(Sorted::buckets(BucketStream::new(
+            self.name,
+            &self.dir,
+            &self.budget,
+            charge,
+            b.records,
+            BucketFiles(b.files),
+            per,
+            direct && !self.buffered,
+        )?))
+    }
+}
+
+impl<R: Record> Drop for BucketSorter<R> {
+    fn drop(&mut self) {
+        if let Some(h) = self.job.take() {
+            if let Ok((sp, _, _)) = h.join() {
+                self.spiller = Some(sp);
+            }
+        }
+        if let Some(sp) = &self.spiller {
+            for p in &sp.buckets.files {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pair(u64, u32);
+
+impl Record for Pair {
+    const BYTES: usize = 12;
+    type Key = u64;
+    fn key(&self) -> u64 {
+        self.0
+    }
+    fn radix_key(&self) -> u128 {
+        self.0 as u128
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.0.to_le_bytes());
+        out[8..12].copy_from_slice(&self.1.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        Pair(
+            u64::from_le_bytes(b[..8].try_into().unwrap()),
+            u32::from_le_bytes(b[8..12].try_into().unwrap()),
+        )
+    }
+}
+
+/// Sorts `keys` (tagged with their push order) with a sorter of `bytes`
+/// and checks the stream, twice (rewound), against a stable sort; returns
+/// the bucket sizes (empty when nothing spilled).
+fn check(keys: &[u64], bytes: u64, split: Split, expected: Option<u64>) -> Vec<u64> {
+    let direct = check_in(keys, bytes, split, expected, false);
+    assert_eq!(check_in(keys, bytes, split, expected, true), direct);
+    direct
+}
+
+/// One run of [`check`], with `O_DIRECT` or page-cache spills.
+fn check_in(
+    keys: &[u64],
+    bytes: u64,
+    split: Split,
+    expected: Option<u64>,
+    buffered: bool,
+) -> Vec<u64> {
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir.path(), &budget, bytes, split, expected).unwrap();
+    if buffered {
+        s = s.buffered();
+    }
+    let pairs: Vec<Pair> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| Pair(k, i as u32))
+        .collect();
+    for &p in &pairs {
+        s.push(p).unwrap();
+    }
+    let mut expect = pairs.clone();
+    expect.sort_by_key(|p| p.0);
+    let mut sorted = s.finish().unwrap();
+    for round in 0..2 {
+        let mut got = Vec::new();
+        while let Some(r) = sorted.next_record().unwrap() {
+            got.push(r);
+        }
+        if split == Split::Hashed {
+            // Equal keys together, in push order; keys sorted per bucket.
+            let mut runs: Vec<Vec<Pair>> = Vec::new();
+            for p in &got {
+                match runs.last_mut() {
+                    Some(r) if r[0].0 == p.0 => r.push(*p),
+                    _ => runs.push(vec![*p]),
+                }
+            }
+            let mut seen: Vec<u64> = runs.iter().map(|r| r[0].0).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), runs.len(), "a key appears in two places");
+            got.sort_by_key(|p| p.0);
+        }
+        assert_eq!(got, expect, "round {round}");
+        sorted.rewind().unwrap();
+    }
+    let records = match &sorted {
+        s if s.is_spilled() => s.bucket_records().map(<[u64]>::to_vec).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    drop(sorted);
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "files left"
+    );
+    assert!(budget.used() == 0, "charges left");
+    records
+}
+
+fn random(n: usize, modulo: u64, seed: u64) -> Vec<u64> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 20) % modulo
+        })
+        .collect()
+}
+
+#[test]
+fn small_inputs_stay_in_memory() {
+    for split in [Split::Ordered, Split::Hashed] {
+        assert!(check(&random(5000, 100, 1), 1 << 20, split, None).is_empty());
+    }
+}
+
+#[test]
+fn spilled_buckets_come_back_in_order_and_stable() {
+    // 1024-record buffers: many spills into many buckets.
+    for (n, modulo, seed) in [
+        (60_000, 1 << 40, 2),
+        (60_000, 300, 3),
+        (30_001, u64::MAX, 4),
+    ] {
+        for split in [Split::Ordered, Split::Hashed] {
+            let keys = random(n, modulo, seed);
+            let b = check(&keys, 0, split, Some(n as u64));
+            assert!(b.len() > 2, "{split:?}: {} buckets", b.len());
+        }
+    }
+}
+
+#[test]
+fn sorted_inputs_and_floods_of_one_key_fall_back_to_merging() {
+    // Sorted input: the first buffer's sample covers little of the
+    // range, so the last bucket overflows and is merged from runs.
+    let keys: Vec<u64> = (0..40_000u64).map(|i| i * 7).collect();
+    let b = check(&keys, 0, Split::Ordered, Some(1000));
+    assert!(b.iter().any(|&r| r > 1024), "{b:?}");
+    // One key 20,000 times: a bucket no split can divide.
+    let mut keys = random(20_000, 1 << 30, 5);
+    keys.extend(std::iter::repeat_n(77, 20_000));
+    for split in [Split::Ordered, Split::Hashed] {
+        let b = check(&keys, 0, split, Some(40_000));
+        assert!(b.iter().any(|&r| r >= 20_000), "{split:?}: {b:?}");
+    }
+}
+
+#[test]
+fn hashed_buckets_are_balanced_for_skewed_keys() {
+    // Keys crowded in a narrow range still spread evenly.
+    let keys: Vec<u64> = random(50_000, 1 << 10, 6).iter().map(|k| k << 40).collect();
+    let b = check(&keys, 0, Split::Hashed, Some(50_000));
+    let (max, mean) = (*b.iter().max().unwrap(), 50_000 / b.len() as u64);
+    assert!(max < 3 * mean, "{b:?}");
+}
