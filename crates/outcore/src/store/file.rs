@@ -4,7 +4,7 @@ use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
 use crate::error::{Error, IoContext, Result};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -28,18 +28,17 @@ static WRITTEN: AtomicU64 = AtomicU64::new(0);
 pub struct DataWriter {
     rel: String,
     path: PathBuf,
-    out: BufWriter<File>,
+    out: super::append::DirectAppender,
     hasher: Xxh3,
     bytes: u64,
 }
 
 impl DataWriter {
     fn create(path: PathBuf, rel: String) -> Result<DataWriter> {
-        let f = File::create(&path).at(&path)?;
         Ok(DataWriter {
             rel,
+            out: super::append::DirectAppender::create(&path)?,
             path,
-            out: BufWriter::with_capacity(1 << 20, f),
             hasher: Xxh3::new(),
             bytes: 0,
         })
@@ -58,7 +57,7 @@ impl DataWriter {
         }
         self.hasher.update(buf);
         self.bytes += buf.len() as u64;
-        self.out.write_all(buf).at(&self.path)
+        self.out.write_all(buf)
     }
 
     /// Bytes written so far.
@@ -68,8 +67,7 @@ impl DataWriter {
 
     /// Flushes and fsyncs; returns the file's manifest entry.
     fn finish(mut self) -> Result<(String, FileEntry)> {
-        self.out.flush().at(&self.path)?;
-        self.out.get_ref().sync_all().at(&self.path)?;
+        self.out.finish()?;
         Ok((
             self.rel,
             FileEntry {
