@@ -13,8 +13,11 @@ use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::sync_channel;
 use std::thread::JoinHandle;
 
+/// Bytes per read of a bucket (rounded to whole records and blocks).
+const CHUNK: usize = 4 << 20;
 /// Records read per step when an oversized bucket is fed to the run sorter.
 const FEED: usize = 1 << 16;
 
@@ -37,7 +40,7 @@ enum Current<R: Record> {
 
 /// A loader's result: the sorted bucket, and the sort scratch and read
 /// buffer returned for reuse.
-type Loaded<R> = JoinHandle<(Result<Vec<R>>, Vec<R>, AlignedBuf)>;
+type Loaded<R> = JoinHandle<(Result<Vec<R>>, Vec<R>, Chunks)>;
 
 /// The records of spilled buckets, one bucket at a time.
 pub struct BucketStream<R: Record> {
@@ -59,36 +62,69 @@ pub struct BucketStream<R: Record> {
     scratch: Vec<R>,
     /// The aligned read buffer (a whole number of records and blocks);
     /// away with the loader while one runs.
-    chunk: Option<AlignedBuf>,
+    chunk: Option<Chunks>,
     /// Whether bucket files are read with `O_DIRECT`.
     direct: bool,
 }
 
-/// Reads and sorts one bucket file into `out`.
+/// The two aligned read buffers a loader alternates between.
+type Chunks = [AlignedBuf; 2];
+
+/// Reads and sorts one bucket file into `out`. A reader thread fills one
+/// chunk while this one decodes the other, so the disk and the decoding
+/// overlap.
 fn load<R: Record>(
     path: &Path,
     records: u64,
     direct: bool,
     mut out: Vec<R>,
     scratch: &mut Vec<R>,
-    chunk: &mut AlignedBuf,
+    chunks: &mut Chunks,
 ) -> Result<Vec<R>> {
     out.clear();
     out.reserve(records as usize);
     if records > 0 {
         let (f, _) = open_direct(path, false, !direct)?;
         let total = records * R::BYTES as u64;
-        let mut at = 0u64;
-        while at < total {
-            let want = (total - at)
-                .next_multiple_of(ALIGN as u64)
-                .min(chunk.len() as u64);
-            let buf = &mut chunk.as_mut_slice()[..want as usize];
-            f.read_exact_at(buf, at).at(path)?;
-            let valid = want.min(total - at) as usize;
-            out.extend(buf[..valid].chunks_exact(R::BYTES).map(R::decode));
-            at += want;
-        }
+        let [a, b] = chunks;
+        std::thread::scope(|s| -> Result<()> {
+            type Filled<'b> = (&'b mut AlignedBuf, usize, std::io::Result<()>);
+            let (full_tx, full_rx) = sync_channel::<Filled<'_>>(2);
+            let (empty_tx, empty_rx) = sync_channel::<&mut AlignedBuf>(2);
+            empty_tx.send(a).expect("receiver alive");
+            empty_tx.send(b).expect("receiver alive");
+            let f = &f;
+            s.spawn(move || {
+                let mut at = 0u64;
+                while at < total {
+                    let Ok(buf) = empty_rx.recv() else { return };
+                    let want = (total - at)
+                        .next_multiple_of(ALIGN as u64)
+                        .min(buf.len() as u64);
+                    let r = f.read_exact_at(&mut buf.as_mut_slice()[..want as usize], at);
+                    let (valid, failed) = (want.min(total - at) as usize, r.is_err());
+                    if full_tx.send((buf, valid, r)).is_err() || failed {
+                        return;
+                    }
+                    at += want;
+                }
+            });
+            let mut done = 0u64;
+            while done < total {
+                let (buf, valid, r) = full_rx
+                    .recv()
+                    .expect("the reader sends until the end or an error");
+                r.at(path)?;
+                out.extend(
+                    buf.as_slice()[..valid]
+                        .chunks_exact(R::BYTES)
+                        .map(R::decode),
+                );
+                done += valid as u64;
+                let _ = empty_tx.send(buf);
+            }
+            Ok(())
+        })?;
     }
     sort_records_with(&mut out, scratch);
     Ok(out)
@@ -108,11 +144,12 @@ impl<R: Record> BucketStream<R> {
     ) -> Result<Self> {
         // A chunk ends on a record and on a block: a multiple of both.
         let lcm = R::BYTES / gcd(R::BYTES, ALIGN) * ALIGN;
-        let chunk = AlignedBuf::new(
-            lcm * (1usize << 20).div_ceil(lcm),
-            budget,
-            "bucket sort: read buffer",
-        )?;
+        let bytes = lcm * (CHUNK).div_ceil(lcm);
+        let what = "bucket sort: read buffers";
+        let chunk = [
+            AlignedBuf::new(bytes, budget, what)?,
+            AlignedBuf::new(bytes, budget, what)?,
+        ];
         Ok(BucketStream {
             name,
             dir: dir.to_path_buf(),

@@ -530,45 +530,79 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         tile_sorter.len() + rev_sorter.len() + out_sorter.as_ref().map_or(0, |s| s.len()),
         Unit::Items,
     );
+    // Tiles on a thread of their own while the CSR directions are written
+    // here: the two streams (each loading and sorting its next bucket in the
+    // background) fit together in what the remap's sorters held.
     let mut tiles = TileWriter::new(&mut dir, geom, opts.weighted)?;
-    let mut ts = tile_sorter.finish()?;
-    let mut k = 0u64;
-    while let Some(r) = ts.next_record()? {
-        let t = r.key >> 32;
-        let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
-        let (i, j) = tile_of_order(&geom, t);
-        tiles.push(
-            ((i << TILE_BITS) | src_local) as u32,
-            ((j << TILE_BITS) | dst_local) as u32,
-            r.w.get(),
-        )?;
-        k += 1;
-        if k.is_multiple_of(1 << 20) {
-            cancel::check()?;
-            progress.set(k);
-        }
+    let mut csrs = Vec::new();
+    if let Some(s) = out_sorter {
+        csrs.push((
+            CsrWriter::new(&mut dir, "out", n, opts.page_bytes, opts.weighted)?,
+            s,
+        ));
     }
-    drop(ts);
-    let tile_stats = tiles.finish(&mut dir)?;
-    let mut write_csr = |which: &str, sorter: BucketSorter<Keyed<W>>| -> Result<_> {
-        let mut csr = CsrWriter::new(&mut dir, which, n, opts.page_bytes, opts.weighted)?;
-        let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
-        while let Some(r) = rs.next_record()? {
-            csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
-            k += 1;
-            if k.is_multiple_of(1 << 20) {
-                cancel::check()?;
-                progress.set(k);
-            }
+    let rev_name = if undirected { "out" } else { "in" };
+    csrs.push((
+        CsrWriter::new(&mut dir, rev_name, n, opts.page_bytes, opts.weighted)?,
+        rev_sorter,
+    ));
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let tick = |k: &mut u64| -> Result<()> {
+        *k += 1;
+        if k.is_multiple_of(1 << 20) {
+            done.fetch_add(1 << 20, std::sync::atomic::Ordering::Relaxed);
+            cancel::check()?;
         }
-        drop(rs);
-        csr.finish(&mut dir)
+        Ok(())
     };
-    let sorted_out_stats = match out_sorter {
-        Some(s) => Some(write_csr("out", s)?),
-        None => None,
-    };
-    let rev_stats = write_csr(if undirected { "out" } else { "in" }, rev_sorter)?;
+    let (tiles, csrs) = std::thread::scope(|scope| {
+        let tile_thread = scope.spawn(|| -> Result<TileWriter> {
+            let mut ts = tile_sorter.finish()?;
+            let mut k = 0u64;
+            // Records come tile by tile: the tile's position is decoded once.
+            let mut tile = (u64::MAX, (0, 0));
+            while let Some(r) = ts.next_record()? {
+                let t = r.key >> 32;
+                let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
+                if t != tile.0 {
+                    tile = (t, tile_of_order(&geom, t));
+                }
+                let (i, j) = tile.1;
+                tiles.push(
+                    ((i << TILE_BITS) | src_local) as u32,
+                    ((j << TILE_BITS) | dst_local) as u32,
+                    r.w.get(),
+                )?;
+                tick(&mut k)?;
+            }
+            Ok(tiles)
+        });
+        let csrs = (|| -> Result<Vec<CsrWriter>> {
+            let mut out = Vec::new();
+            let mut k = 0u64;
+            for (mut csr, sorter) in csrs {
+                let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
+                while let Some(r) = rs.next_record()? {
+                    csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
+                    tick(&mut k)?;
+                    if k.is_multiple_of(1 << 20) {
+                        progress.set(done.load(std::sync::atomic::Ordering::Relaxed));
+                    }
+                }
+                out.push(csr);
+            }
+            Ok(out)
+        })();
+        let tiles = tile_thread.join().expect("tile writer panicked");
+        (tiles, csrs)
+    });
+    let tile_stats = tiles?.finish(&mut dir)?;
+    let mut stats = Vec::new();
+    for csr in csrs? {
+        stats.push(csr.finish(&mut dir)?);
+    }
+    let rev_stats = stats.pop().expect("the reverse direction");
+    let sorted_out_stats = stats.pop();
     if !idmap.is_identity() {
         let mut w = dir.file(IDS_FILE)?;
         w.put_u64s(idmap.original_ids())?;
