@@ -403,7 +403,7 @@ enum Inner<R: Record> {
     /// The merge, its run files and the read buffer per run.
     Merge(Merger<R>, RunFiles, usize),
     /// Buckets of a distribution sort, loaded one at a time.
-    Buckets(super::bucket::BucketStream<R>),
+    Buckets(Box<super::bucket::BucketStream<R>>),
 }
 
 impl<R: Record> Sorted<R> {
@@ -418,7 +418,7 @@ impl<R: Record> Sorted<R> {
     /// The buckets of a distribution sort (they carry their own charge).
     pub(crate) fn buckets(s: super::bucket::BucketStream<R>) -> Self {
         Sorted {
-            inner: Inner::Buckets(s),
+            inner: Inner::Buckets(Box::new(s)),
             _charge: None,
         }
     }
