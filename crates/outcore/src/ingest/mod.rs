@@ -9,6 +9,7 @@ pub mod build;
 pub mod gen;
 pub mod idmap;
 pub mod parse;
+mod radix;
 pub mod sort;
 
 use crate::error::Result;

@@ -6,6 +6,7 @@
 //! disk. Ties between equal keys come out in push order, so a consumer that
 //! keeps the last of equal keys implements "last occurrence wins".
 
+pub use super::radix::{sort_records, sort_records_with};
 use crate::error::{Error, IoContext, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
@@ -214,117 +215,6 @@ impl<R: Record> ExternalSorter<R> {
             inner: Inner::Merge(merger, RunFiles(runs), buf),
             _charge: Some(charge),
         })
-    }
-}
-
-/// Sorts records stably by key: chunks are LSD-radix sorted on all cores
-/// (only the key bytes that vary get a pass), then merged pairwise.
-pub fn sort_records<R: Record>(buf: &mut Vec<R>) {
-    sort_records_with(buf, &mut Vec::new())
-}
-
-/// [`sort_records`] with a scratch buffer the caller keeps between sorts (a
-/// fresh one per sort costs a page fault per page).
-pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
-    let n = buf.len();
-    if n < 1 << 14 {
-        buf.sort_by_key(|r| r.radix_key());
-        return;
-    }
-    scratch.clear();
-    scratch.resize(n, buf[0]);
-    let parts = rayon::current_num_threads().clamp(1, 16);
-    let chunk = n.div_ceil(parts);
-    {
-        use rayon::prelude::*;
-        buf.par_chunks_mut(chunk)
-            .zip(scratch.par_chunks_mut(chunk))
-            .for_each(|(a, t)| radix_lsd(a, t));
-    }
-    // Pairwise stable merges of sorted runs of `width`, ping-ponging buffers.
-    let mut width = chunk;
-    let (mut src, mut dst) = (buf, scratch);
-    let mut swapped = false;
-    while width < n {
-        {
-            use rayon::prelude::*;
-            src.par_chunks(2 * width)
-                .zip(dst.par_chunks_mut(2 * width))
-                .for_each(|(s, d)| {
-                    let mid = width.min(s.len());
-                    merge_into(&s[..mid], &s[mid..], d);
-                });
-        }
-        std::mem::swap(&mut src, &mut dst);
-        swapped = !swapped;
-        width *= 2;
-    }
-    if swapped {
-        // The sorted data is in `scratch` (now `src`); hand it back.
-        std::mem::swap(src, dst);
-    }
-}
-
-fn merge_into<R: Record>(a: &[R], b: &[R], out: &mut [R]) {
-    let (mut i, mut j) = (0, 0);
-    for slot in out.iter_mut() {
-        let take_a = j >= b.len() || (i < a.len() && a[i].radix_key() <= b[j].radix_key());
-        if take_a {
-            *slot = a[i];
-            i += 1;
-        } else {
-            *slot = b[j];
-            j += 1;
-        }
-    }
-}
-
-/// Stable LSD radix sort of `a` by `radix_key`, using `tmp` (same length).
-fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) {
-    if a.len() < 256 {
-        a.sort_by_key(|r| r.radix_key());
-        return;
-    }
-    let (mut or, mut and) = (0u128, u128::MAX);
-    for r in a.iter() {
-        let k = r.radix_key();
-        or |= k;
-        and &= k;
-    }
-    let varying = or ^ and;
-    let digits: Vec<u32> = (0..16)
-        .filter(|d| (varying >> (8 * d)) & 0xFF != 0)
-        .collect();
-    if digits.is_empty() {
-        return;
-    }
-    let mut hist = vec![[0usize; 256]; digits.len()];
-    for r in a.iter() {
-        let k = r.radix_key();
-        for (h, &d) in hist.iter_mut().zip(&digits) {
-            h[((k >> (8 * d)) & 0xFF) as usize] += 1;
-        }
-    }
-    let (mut src, mut dst) = (a, tmp);
-    let mut in_tmp = false;
-    for (h, &d) in hist.iter().zip(&digits) {
-        let mut pos = [0usize; 256];
-        let mut sum = 0;
-        for (p, &c) in pos.iter_mut().zip(h.iter()) {
-            *p = sum;
-            sum += c;
-        }
-        for r in src.iter() {
-            let b = ((r.radix_key() >> (8 * d)) & 0xFF) as usize;
-            dst[pos[b]] = *r;
-            pos[b] += 1;
-        }
-        std::mem::swap(&mut src, &mut dst);
-        in_tmp = !in_tmp;
-    }
-    if in_tmp {
-        // `src` is tmp holding the result; `dst` is the caller's slice.
-        dst.copy_from_slice(src);
     }
 }
 

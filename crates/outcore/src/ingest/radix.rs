@@ -1,0 +1,216 @@
+//! Stable in-memory radix sort of records by key, on all cores.
+//!
+//! One MSD pass on the top 11 varying key bits scatters the records (in
+//! parallel: every thread counts and places its own slice, slices in order,
+//! so the pass is stable) into up to 2048 ranges; each range is then sorted
+//! on its own by an LSD radix sort over the bytes that still vary in it,
+//! ranges spread over the threads. Ranges are small enough to stay in
+//! cache, and no merge is needed.
+
+use super::sort::Record;
+use rayon::prelude::*;
+
+/// Bits of the MSD pass.
+const MSD_BITS: u32 = 11;
+
+/// Sorts records stably by key.
+pub fn sort_records<R: Record>(buf: &mut Vec<R>) {
+    sort_records_with(buf, &mut Vec::new())
+}
+
+/// A pointer the scatter threads share; each writes only its own slots.
+#[derive(Clone, Copy)]
+struct Slots<R>(*mut R);
+// SAFETY: threads write disjoint index sets (computed offsets), see below.
+unsafe impl<R: Send> Send for Slots<R> {}
+// SAFETY: as above.
+unsafe impl<R: Send> Sync for Slots<R> {}
+
+/// [`sort_records`] with a scratch buffer the caller keeps between sorts (a
+/// fresh one per sort costs a page fault per page).
+pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
+    let n = buf.len();
+    if n < 1 << 14 {
+        buf.sort_by_key(|r| r.radix_key());
+        return;
+    }
+    let (or, and) = buf
+        .par_iter()
+        .fold(
+            || (0u128, u128::MAX),
+            |(o, a), r| (o | r.radix_key(), a & r.radix_key()),
+        )
+        .reduce(|| (0u128, u128::MAX), |x, y| (x.0 | y.0, x.1 & y.1));
+    let varying = or ^ and;
+    if varying == 0 {
+        return;
+    }
+    let top = 128 - varying.leading_zeros();
+    let shift = top.saturating_sub(MSD_BITS);
+    let digits = 1usize << (top - shift);
+    let digit = move |r: &R| ((r.radix_key() >> shift) as usize) & (digits - 1);
+    scratch.clear();
+    scratch.resize(n, buf[0]);
+    let parts = rayon::current_num_threads().clamp(1, 16);
+    let chunk = n.div_ceil(parts);
+    let counts: Vec<Vec<usize>> = buf
+        .par_chunks(chunk)
+        .map(|c| {
+            let mut h = vec![0usize; digits];
+            for r in c {
+                h[digit(r)] += 1;
+            }
+            h
+        })
+        .collect();
+    // Start of digit d for part p: all smaller digits, then earlier parts.
+    let mut starts = vec![vec![0usize; digits]; counts.len()];
+    let mut bounds = Vec::with_capacity(digits + 1);
+    let mut sum = 0;
+    for d in 0..digits {
+        bounds.push(sum);
+        for (p, h) in counts.iter().enumerate() {
+            starts[p][d] = sum;
+            sum += h[d];
+        }
+    }
+    bounds.push(sum);
+    let out = Slots(scratch.as_mut_ptr());
+    buf.par_chunks(chunk)
+        .zip(starts.into_par_iter())
+        .for_each(|(c, mut pos)| {
+            let out = out;
+            for r in c {
+                let d = digit(r);
+                // SAFETY: pos[d] walks this part's own range of digit d
+                // (disjoint from every other part's and digit's, all < n).
+                unsafe { out.0.add(pos[d]).write(*r) };
+                pos[d] += 1;
+            }
+        });
+    // Each digit's range, sorted on its own (buf is its scratch now).
+    let mut ranges = Vec::with_capacity(digits);
+    let (mut s_rest, mut b_rest) = (&mut scratch[..], &mut buf[..]);
+    for w in bounds.windows(2) {
+        let len = w[1] - w[0];
+        let (s, sr) = s_rest.split_at_mut(len);
+        let (b, br) = b_rest.split_at_mut(len);
+        (s_rest, b_rest) = (sr, br);
+        if len > 1 {
+            ranges.push((s, b));
+        }
+    }
+    ranges.into_par_iter().for_each(|(s, b)| radix_lsd(s, b));
+    std::mem::swap(buf, scratch);
+}
+
+/// Stable LSD radix sort of `a` by `radix_key`, using `tmp` (same length).
+fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) {
+    if a.len() < 256 {
+        a.sort_by_key(|r| r.radix_key());
+        return;
+    }
+    let (mut or, mut and) = (0u128, u128::MAX);
+    for r in a.iter() {
+        let k = r.radix_key();
+        or |= k;
+        and &= k;
+    }
+    let varying = or ^ and;
+    let digits: Vec<u32> = (0..16)
+        .filter(|d| (varying >> (8 * d)) & 0xFF != 0)
+        .collect();
+    if digits.is_empty() {
+        return;
+    }
+    let mut hist = vec![[0usize; 256]; digits.len()];
+    for r in a.iter() {
+        let k = r.radix_key();
+        for (h, &d) in hist.iter_mut().zip(&digits) {
+            h[((k >> (8 * d)) & 0xFF) as usize] += 1;
+        }
+    }
+    let (mut src, mut dst) = (a, tmp);
+    let mut in_tmp = false;
+    for (h, &d) in hist.iter().zip(&digits) {
+        let mut pos = [0usize; 256];
+        let mut sum = 0;
+        for (p, &c) in pos.iter_mut().zip(h.iter()) {
+            *p = sum;
+            sum += c;
+        }
+        for r in src.iter() {
+            let b = ((r.radix_key() >> (8 * d)) & 0xFF) as usize;
+            dst[pos[b]] = *r;
+            pos[b] += 1;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        in_tmp = !in_tmp;
+    }
+    if in_tmp {
+        // `src` is tmp holding the result; `dst` is the caller's slice.
+        dst.copy_from_slice(src);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Wide(u128, u32);
+
+    impl Record for Wide {
+        const BYTES: usize = 20;
+        type Key = u128;
+        fn key(&self) -> u128 {
+            self.0
+        }
+        fn radix_key(&self) -> u128 {
+            self.0
+        }
+        fn encode(&self, out: &mut [u8]) {
+            out[..16].copy_from_slice(&self.0.to_le_bytes());
+            out[16..].copy_from_slice(&self.1.to_le_bytes());
+        }
+        fn decode(b: &[u8]) -> Self {
+            Wide(
+                u128::from_le_bytes(b[..16].try_into().unwrap()),
+                u32::from_le_bytes(b[16..].try_into().unwrap()),
+            )
+        }
+    }
+
+    #[test]
+    fn stable_for_every_key_shape() {
+        let mut x: u64 = 3;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // (keys, mask): full 128-bit keys, a few high bits, many repeats,
+        // keys differing only in low bits, one key.
+        let shapes: [(usize, fn(u64, u64) -> u128); 5] = [
+            (70_000, |a, b| (a as u128) << 64 | b as u128),
+            (50_000, |a, _| ((a >> 61) as u128) << 100),
+            (40_000, |a, _| (a % 5) as u128),
+            (30_000, |a, _| (1u128 << 90) | (a & 0xFFF) as u128),
+            (20_000, |_, _| 42),
+        ];
+        for (n, shape) in shapes {
+            let mut v: Vec<Wide> = (0..n as u32)
+                .map(|i| Wide(shape(next(), next()), i))
+                .collect();
+            let mut expect = v.clone();
+            expect.sort_by_key(|w| w.0);
+            let mut scratch = Vec::new();
+            sort_records_with(&mut v, &mut scratch);
+            assert_eq!(v, expect, "n = {n}");
+            // The scratch is reused: a second sort of the sorted data.
+            sort_records_with(&mut v, &mut scratch);
+            assert_eq!(v, expect);
+        }
+    }
+}
