@@ -26,6 +26,17 @@ unsafe impl<R: Send> Send for Slots<R> {}
 // SAFETY: as above.
 unsafe impl<R: Send> Sync for Slots<R> {}
 
+impl<R> Slots<R> {
+    /// Writes slot `i`.
+    ///
+    /// # Safety
+    /// `i` is in bounds and no other thread writes or reads it meanwhile.
+    unsafe fn put(&self, i: usize, r: R) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.0.add(i).write(r) }
+    }
+}
+
 /// [`sort_records`] with a scratch buffer the caller keeps between sorts (a
 /// fresh one per sort costs a page fault per page).
 pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
@@ -79,12 +90,11 @@ pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
     buf.par_chunks(chunk)
         .zip(starts.into_par_iter())
         .for_each(|(c, mut pos)| {
-            let out = out;
             for r in c {
                 let d = digit(r);
                 // SAFETY: pos[d] walks this part's own range of digit d
                 // (disjoint from every other part's and digit's, all < n).
-                unsafe { out.0.add(pos[d]).write(*r) };
+                unsafe { out.put(pos[d], *r) };
                 pos[d] += 1;
             }
         });
@@ -192,7 +202,8 @@ mod tests {
         };
         // (keys, mask): full 128-bit keys, a few high bits, many repeats,
         // keys differing only in low bits, one key.
-        let shapes: [(usize, fn(u64, u64) -> u128); 5] = [
+        type Shape = fn(u64, u64) -> u128;
+        let shapes: [(usize, Shape); 5] = [
             (70_000, |a, b| (a as u128) << 64 | b as u128),
             (50_000, |a, _| ((a >> 61) as u128) << 100),
             (40_000, |a, _| (a % 5) as u128),
