@@ -383,6 +383,8 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let mut distinct = match from_spill {
         Some(r) => {
             counts.duplicates = dedup.duplicates;
+            // The input's buckets are no longer needed: free the disk.
+            drop(dedup);
             Distinct::Spill(r)
         }
         None => {
