@@ -84,9 +84,17 @@ impl SelectEngine {
             None
         };
         let pages = |f: usize, r: &Reader| r.file_len(f).div_ceil(page_bytes);
-        let total = cfg
+        // The pools' share of the budget includes their bookkeeping: a
+        // 4-byte page-table entry per file page and 31 bytes per frame.
+        let share = cfg
             .pool_bytes
             .unwrap_or_else(|| budget.available().saturating_sub(8 << 20));
+        let file_pages: u64 = [Some(adj_file), Some(off_file), w_file]
+            .into_iter()
+            .flatten()
+            .map(|f| pages(f, &reader))
+            .sum();
+        let total = share.saturating_sub(4 * file_pages) / (page_bytes + 31) * page_bytes;
         // Offsets: an eighth; weights (8 bytes a slot): a third; the rest
         // adjacency; no pool larger than its file.
         let frames_for = |bytes: u64, f: usize, r: &Reader| {
