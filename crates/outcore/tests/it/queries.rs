@@ -478,3 +478,26 @@ fn big_sparse_graph_queries_are_cheap() {
         assert_eq!(es, vec![(half, 0), (last, 0)]);
     }
 }
+
+#[test]
+fn a_pool_share_covers_its_bookkeeping() {
+    // Files larger than the share: the pools' page tables and frame records
+    // come out of the share, so a share of everything the budget has fits.
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_of(
+        dir.path(),
+        40_000,
+        &random_edges(40_000, 400_000, 9, true),
+        true,
+    );
+    for limit in [1u64 << 20, 3 << 20] {
+        let budget = Budget::new(limit);
+        let cfg = SelectConfig {
+            pool_bytes: Some(budget.available()),
+            ..Default::default()
+        };
+        let eng = SelectEngine::new(&store, "out", false, &budget, &cfg);
+        assert!(eng.is_ok(), "{limit}: {:?}", eng.err());
+        assert!(budget.used() <= limit);
+    }
+}
