@@ -75,6 +75,7 @@ pub struct BucketSorter<R: Record> {
     job: Option<SpillJob<R>>,
     /// Write through the page cache (tests of the fallback).
     buffered: bool,
+    spilled: u64,
 }
 
 impl<R: Record> BucketSorter<R> {
@@ -113,6 +114,7 @@ impl<R: Record> BucketSorter<R> {
             spiller: None,
             job: None,
             buffered: false,
+            spilled: 0,
         })
     }
 
@@ -144,9 +146,9 @@ impl<R: Record> BucketSorter<R> {
         self.pushed == 0
     }
 
-    /// Bytes written to bucket files so far (when no spill is running).
+    /// Bytes handed to the bucket files so far.
     pub fn spilled_bytes(&self) -> u64 {
-        self.spiller.as_ref().map_or(0, |s| s.spilled_bytes)
+        self.spilled
     }
 
     /// Records one loaded bucket may hold: the bucket being handed out, the
@@ -237,6 +239,7 @@ impl<R: Record> BucketSorter<R> {
         }
         let next = self.wait()?;
         let full = std::mem::replace(&mut self.buf, next);
+        self.spilled += (full.len() * R::BYTES) as u64;
         let mut sp = self.spiller.take().expect("idle spiller");
         self.job = Some(std::thread::spawn(move || {
             let r = sp.spill(&full);

@@ -92,7 +92,6 @@ pub(super) struct Spiller {
     tails: Vec<Vec<u8>>,
     enc: AlignedBuf,
     ids: Vec<u16>,
-    pub spilled_bytes: u64,
 }
 
 impl Spiller {
@@ -120,7 +119,6 @@ impl Spiller {
             tails: vec![Vec::new(); count],
             enc,
             ids: Vec::new(),
-            spilled_bytes: 0,
         })
     }
 
@@ -170,7 +168,6 @@ impl Spiller {
             self.tails[i].extend_from_slice(&enc[lo + whole..end]);
             b.records[i] += count[i] as u64;
         }
-        self.spilled_bytes += (recs.len() * R::BYTES) as u64;
         crate::cancel::check()
     }
 

@@ -58,6 +58,13 @@ fn check_in(
     }
     let mut expect = pairs.clone();
     expect.sort_by_key(|p| p.0);
+    // Parked first (as the build does): everything is out, and counted.
+    s.park().unwrap();
+    let spilled = s.spilled_bytes();
+    assert!(
+        spilled == 0 || spilled == (keys.len() * Pair::BYTES) as u64,
+        "{spilled}"
+    );
     let mut sorted = s.finish().unwrap();
     for round in 0..2 {
         let mut got = Vec::new();

@@ -319,6 +319,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             u32::MAX
         )));
     }
+    sorter.park()?;
     let mut spilled = sorter.spilled_bytes();
     let mut dedup = Dedup::new(sorter.finish()?, &idmap);
     let read_secs = t1.elapsed().as_secs_f64();
