@@ -31,97 +31,16 @@ use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::progress::{Progress, Unit};
 use crate::size::format_size;
-use crate::store::csr::{CsrWriter, DEFAULT_PAGE_BYTES};
+use crate::store::csr::CsrWriter;
 use crate::store::file::{StoreDir, WriteLe};
 use crate::store::manifest::{
     BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION,
 };
-use crate::store::tiles::{TileGeometry, TileWriter, DEFAULT_GROUP_TILES, TILE_BITS};
+use crate::store::tiles::{TileGeometry, TileWriter, TILE_BITS};
 pub use crate::store::VertexOrder;
 use crate::store::{IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// How to build a store.
-#[derive(Clone, Debug)]
-pub struct BuildOptions {
-    /// Keep edge direction (default true).
-    pub directed: bool,
-    /// Store edge weights.
-    pub weighted: bool,
-    /// Drop self-loops (default: keep them, as NetworkX does).
-    pub drop_self_loops: bool,
-    /// The memory budget in bytes.
-    pub memory: u64,
-    /// Where sorted runs go (default: beside the destination).
-    pub scratch_dir: Option<PathBuf>,
-    /// Replace an existing store.
-    pub force: bool,
-    /// Tiles per physical group side (a power of two).
-    pub group_tiles: u32,
-    /// Page size of the CSR files (a power of two, at least 4096).
-    pub page_bytes: u64,
-    /// Input format name, for the manifest.
-    pub format: String,
-    /// The order of dense ids (default: by degree; DESIGN.md, "Dense ids").
-    pub order: VertexOrder,
-    /// With `order` = degree: fall back to the original order when the
-    /// degrees are not skewed (largest < [`SKEWED`] x mean: no hubs to
-    /// gather, and the ids' own locality is kept) or when the budget cannot
-    /// hold the order's 8 bytes per vertex. Default false (the CLI's
-    /// `--order auto` sets it).
-    pub order_auto: bool,
-    /// Caps every sort buffer (bytes), to exercise spilling on small inputs
-    /// in tests; `None` lets the budget decide.
-    #[doc(hidden)]
-    pub sort_buffer_cap: Option<u64>,
-}
-
-impl Default for BuildOptions {
-    fn default() -> Self {
-        BuildOptions {
-            directed: true,
-            weighted: false,
-            drop_self_loops: false,
-            memory: Budget::default_limit(),
-            scratch_dir: None,
-            force: false,
-            group_tiles: DEFAULT_GROUP_TILES,
-            page_bytes: DEFAULT_PAGE_BYTES,
-            format: String::new(),
-            order: VertexOrder::Degree,
-            order_auto: false,
-            sort_buffer_cap: None,
-        }
-    }
-}
-
-impl BuildOptions {
-    /// Checks the options.
-    pub fn validate(&self) -> Result<()> {
-        if !self.group_tiles.is_power_of_two() || self.group_tiles > 1 << 16 {
-            return Err(Error::Invalid(format!(
-                "--group-tiles {} must be a power of two between 1 and 65536",
-                self.group_tiles
-            )));
-        }
-        if !self.page_bytes.is_power_of_two() || self.page_bytes < 4096 || self.page_bytes > 1 << 24
-        {
-            return Err(Error::Invalid(format!(
-                "--page-size {} must be a power of two between 4 KiB and 16 MiB",
-                self.page_bytes
-            )));
-        }
-        if self.memory < MIN_MEMORY {
-            return Err(Error::Budget(format!(
-                "--memory {} is below the {} a build needs",
-                format_size(self.memory),
-                format_size(MIN_MEMORY)
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// The smallest budget a build accepts.
 pub const MIN_MEMORY: u64 = 128 << 20;
@@ -140,7 +59,7 @@ pub struct BuildReport {
     /// Seconds per phase: read, order (degree order only), remap, write.
     pub phases: Vec<(&'static str, f64)>,
     pub input_bytes: Option<u64>,
-    /// Bytes written to (and read back from) sorted runs.
+    /// Bytes written to (and read back from) the sorters' bucket files.
     pub spilled_bytes: u64,
     pub peak_rss_bytes: u64,
 }
@@ -183,8 +102,11 @@ impl Drop for Scratch {
 }
 
 mod distinct;
+mod options;
 mod order;
 mod records;
+
+pub use options::BuildOptions;
 
 use distinct::{Dedup, Distinct, RankSpill};
 pub use order::SKEWED;
