@@ -441,11 +441,12 @@ impl<R: Record> Merger<R> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// A test record: a key and a payload (push order, in the tests).
     #[derive(Clone, Copy, Debug, PartialEq)]
-    struct Pair(u64, u32);
+    pub(crate) struct Pair(pub u64, pub u32);
 
     impl Record for Pair {
         const BYTES: usize = 12;

@@ -193,6 +193,45 @@ impl Engine {
     }
 }
 
+/// How [`open_direct`] opens a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reading.
+    Read,
+    /// Reading and writing an existing file.
+    Write,
+    /// Reading and writing a file created (or truncated) now.
+    Create,
+}
+
+/// Opens `path` with `O_DIRECT`, falling back to buffered I/O where the
+/// filesystem refuses it (or when `buffered` asks for that); says which it
+/// got. Every direct file of outcore is opened here.
+pub fn open_direct(path: &Path, access: Access, buffered: bool) -> Result<(File, bool)> {
+    let open = |flags: i32| {
+        let mut o = OpenOptions::new();
+        o.read(true).custom_flags(flags);
+        match access {
+            Access::Read => {}
+            Access::Write => {
+                o.write(true);
+            }
+            Access::Create => {
+                o.write(true).create(true).truncate(true);
+            }
+        }
+        o.open(path)
+    };
+    if !buffered {
+        match open(libc::O_DIRECT) {
+            Ok(f) => return Ok((f, true)),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    Ok((open(0).map_err(|e| Error::io(path, e))?, false))
+}
+
 /// Opens files for direct reads and runs asynchronous reads on them.
 pub struct Reader {
     /// Declared first so that it is dropped first: dropping it waits for the
@@ -291,17 +330,7 @@ impl Reader {
     /// [`Reader::direct`] false, on filesystems that refuse `O_DIRECT`, e.g.
     /// some tmpfs and procfs); returns its index for [`ReadReq::file`].
     pub fn open(&mut self, path: &Path) -> Result<usize> {
-        let (file, direct) = match OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-        {
-            Ok(f) => (f, true),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                (File::open(path).map_err(|e| Error::io(path, e))?, false)
-            }
-            Err(e) => return Err(Error::io(path, e)),
-        };
+        let (file, direct) = open_direct(path, Access::Read, false)?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         if meta.is_dir() {
             return Err(Error::Invalid(format!(
@@ -316,22 +345,7 @@ impl Reader {
     /// where the filesystem refuses `O_DIRECT`); returns its index for
     /// [`WriteReq::file`] and [`ReadReq::file`]. The caller removes the file.
     pub fn create(&mut self, path: &Path) -> Result<usize> {
-        let open = |flags: i32| {
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .custom_flags(flags)
-                .open(path)
-        };
-        let (file, direct) = match open(libc::O_DIRECT) {
-            Ok(f) => (f, true),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                (open(0).map_err(|e| Error::io(path, e))?, false)
-            }
-            Err(e) => return Err(Error::io(path, e)),
-        };
+        let (file, direct) = open_direct(path, Access::Create, false)?;
         Ok(self.add_file(path, file, direct, 0))
     }
 

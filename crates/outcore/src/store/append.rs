@@ -7,10 +7,10 @@
 //! through the page cache.
 
 use crate::error::{IoContext, Result};
-use crate::io::{AlignedBuf, ALIGN};
+use crate::io::{open_direct, Access, AlignedBuf, ALIGN};
 use crate::mem::Budget;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -36,19 +36,7 @@ impl DirectAppender {
     /// Creates (truncates) `path`. The buffers are not charged to a build's
     /// budget: they are part of what the build reserves for its writers.
     pub fn create(path: &Path) -> Result<DirectAppender> {
-        let open = |flags: i32| {
-            OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .custom_flags(flags)
-                .open(path)
-        };
-        let file = match open(libc::O_DIRECT) {
-            Ok(f) => f,
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => open(0).at(path)?,
-            Err(e) => return Err(e).at(path),
-        };
+        let (file, _) = open_direct(path, Access::Create, false)?;
         let unbudgeted = Budget::new(u64::MAX);
         Ok(DirectAppender {
             path: path.to_path_buf(),

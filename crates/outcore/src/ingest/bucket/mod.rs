@@ -19,7 +19,7 @@
 //! Ties keep push order (partitioning and appends are stable, the in-memory
 //! sort is stable), so "last occurrence wins" holds as with the run sorter.
 
-use super::sort::{sort_records_with, Record, Sorted};
+use super::sort::{sort_records, Record, Sorted};
 use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
@@ -222,7 +222,7 @@ impl<R: Record> BucketSorter<R> {
                 v.clear();
                 Ok(v)
             }
-            None => Ok(Vec::with_capacity(self.capacity)),
+            None => Ok(Vec::new()),
         }
     }
 
@@ -237,7 +237,9 @@ impl<R: Record> BucketSorter<R> {
             let sp = Spiller::new::<R>(b, self.split, self.capacity, &self.budget, self.buffered)?;
             self.spiller = Some(sp);
         }
-        let next = self.wait()?;
+        let mut next = self.wait()?;
+        // The second buffer is made at the first spill.
+        next.reserve_exact(self.capacity);
         let full = std::mem::replace(&mut self.buf, next);
         self.spilled += (full.len() * R::BYTES) as u64;
         let mut sp = self.spiller.take().expect("idle spiller");
@@ -266,7 +268,7 @@ impl<R: Record> BucketSorter<R> {
     pub fn finish(mut self) -> Result<Sorted<R>> {
         if self.spiller.is_none() && self.job.is_none() {
             let mut buf = std::mem::take(&mut self.buf);
-            sort_records_with(&mut buf, &mut Vec::new());
+            sort_records(&mut buf);
             buf.shrink_to_fit();
             let keep = buf.len() as u64 * std::mem::size_of::<R>() as u64;
             self.charge = None;
@@ -291,7 +293,7 @@ impl<R: Record> BucketSorter<R> {
             b.records,
             BucketFiles(b.files),
             per,
-            direct && !self.buffered,
+            direct,
         )?))
     }
 }

@@ -15,34 +15,10 @@ use super::Split;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::Record;
 use crate::io::AlignedBuf;
-use crate::io::ALIGN;
+use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::Budget;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
-
-/// Opens `path` for direct I/O (`create`: created and truncated, for
-/// writing; else opened for reading and writing), falling
-/// back to buffered I/O where the filesystem refuses `O_DIRECT` or when
-/// `buffered` asks for it; says which it got.
-pub(super) fn open_direct(path: &Path, create: bool, buffered: bool) -> Result<(File, bool)> {
-    let open = |flags: i32| {
-        let mut o = OpenOptions::new();
-        o.read(true).write(true).custom_flags(flags);
-        if create {
-            o.create(true).truncate(true);
-        }
-        o.open(path)
-    };
-    if !buffered {
-        match open(libc::O_DIRECT) {
-            Ok(f) => return Ok((f, true)),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
-            Err(e) => return Err(e).at(path),
-        }
-    }
-    Ok((open(0).at(path)?, false))
-}
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 
 /// The bucket map and files.
 pub(super) struct Buckets {
@@ -158,7 +134,7 @@ impl Spiller {
             let whole = (end - lo) / ALIGN * ALIGN;
             if whole > 0 {
                 let path = &b.files[i];
-                let (f, d) = open_direct(path, !self.created[i], self.buffered)?;
+                let (f, d) = open_direct(path, access(self.created[i]), self.buffered)?;
                 self.created[i] = true;
                 self.direct &= d;
                 f.write_all_at(&enc[lo..lo + whole], self.at[i]).at(path)?;
@@ -183,11 +159,20 @@ impl Spiller {
             block[..t.len()].copy_from_slice(t);
             block[t.len()..].fill(0);
             let path = &self.buckets.files[i];
-            let (f, d) = open_direct(path, !self.created[i], self.buffered)?;
+            let (f, d) = open_direct(path, access(self.created[i]), self.buffered)?;
             self.created[i] = true;
             self.direct &= d;
             f.write_all_at(block, self.at[i]).at(path)?;
         }
         Ok((self.buckets, self.direct))
+    }
+}
+
+/// A bucket file is created by its first write and appended to after.
+fn access(created: bool) -> Access {
+    if created {
+        Access::Write
+    } else {
+        Access::Create
     }
 }

@@ -2,11 +2,10 @@
 //! whole blocks (the last block's padding ignored) and sorted in memory,
 //! the next one loaded and sorted on a background thread meanwhile.
 
-use super::spill::open_direct;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::{sort_records_with, ExternalSorter, Record, Sorted};
 use crate::io::AlignedBuf;
-use crate::io::ALIGN;
+use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::fs::File;
@@ -84,7 +83,7 @@ fn load<R: Record>(
     out.clear();
     out.reserve(records as usize);
     if records > 0 {
-        let (f, _) = open_direct(path, false, !direct)?;
+        let (f, _) = open_direct(path, Access::Read, !direct)?;
         let total = records * R::BYTES as u64;
         let [a, b] = chunks;
         std::thread::scope(|s| -> Result<()> {

@@ -1,28 +1,6 @@
 use super::*;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Pair(u64, u32);
-
-impl Record for Pair {
-    const BYTES: usize = 12;
-    type Key = u64;
-    fn key(&self) -> u64 {
-        self.0
-    }
-    fn radix_key(&self) -> u128 {
-        self.0 as u128
-    }
-    fn encode(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.0.to_le_bytes());
-        out[8..12].copy_from_slice(&self.1.to_le_bytes());
-    }
-    fn decode(b: &[u8]) -> Self {
-        Pair(
-            u64::from_le_bytes(b[..8].try_into().unwrap()),
-            u32::from_le_bytes(b[8..12].try_into().unwrap()),
-        )
-    }
-}
+use crate::ingest::sort::tests::Pair;
 
 /// Sorts `keys` (tagged with their push order) with a sorter of `bytes`
 /// and checks the stream, twice (rewound), against a stable sort; returns
