@@ -338,10 +338,10 @@ impl<R: Record> Sorted<R> {
         Ok(())
     }
 
-    /// Records per bucket of a spilled distribution sort.
-    pub fn bucket_records(&self) -> Option<&[u64]> {
+    /// What a spilled distribution sort's stream did.
+    pub fn bucket_stats(&self) -> Option<super::bucket::BucketStats> {
         match &self.inner {
-            Inner::Buckets(b) => Some(b.bucket_records()),
+            Inner::Buckets(b) => Some(b.stats()),
             _ => None,
         }
     }

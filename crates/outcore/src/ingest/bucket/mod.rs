@@ -27,7 +27,7 @@ use spill::{Buckets, Spiller};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use stream::BucketFiles;
-pub use stream::BucketStream;
+pub use stream::{BucketStats, BucketStream};
 
 mod spill;
 mod stream;

@@ -64,6 +64,18 @@ pub struct BucketStream<R: Record> {
     chunk: Option<Chunks>,
     /// Whether bucket files are read with `O_DIRECT`.
     direct: bool,
+    stats: BucketStats,
+}
+
+/// What a bucket stream did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BucketStats {
+    /// Records per bucket.
+    pub records: Vec<u64>,
+    /// Buckets loaded and sorted in the background before they were needed.
+    pub prefetched: u64,
+    /// Buckets too large to load, merged from runs instead.
+    pub merged: u64,
 }
 
 /// The two aligned read buffers a loader alternates between.
@@ -164,6 +176,7 @@ impl<R: Record> BucketStream<R> {
             scratch: Vec::new(),
             chunk: Some(chunk),
             direct,
+            stats: BucketStats::default(),
         })
     }
 
@@ -235,7 +248,10 @@ impl<R: Record> BucketStream<R> {
         self.next += 1;
         if self.fits(b) {
             let v = match self.prefetch.take() {
-                Some((p, h)) if p == b => self.join(h)?,
+                Some((p, h)) if p == b => {
+                    self.stats.prefetched += 1;
+                    self.join(h)?
+                }
                 _ => {
                     let out = std::mem::take(&mut self.spare);
                     let chunk = self.chunk.as_mut().expect("no loader running");
@@ -266,6 +282,7 @@ impl<R: Record> BucketStream<R> {
             drop(bytes);
             let sorted = s.finish()?;
             self.cur = Current::Ext(Box::new(sorted));
+            self.stats.merged += 1;
         }
         Ok(true)
     }
@@ -290,9 +307,12 @@ impl<R: Record> BucketStream<R> {
         Ok(())
     }
 
-    /// Records per bucket (for tests and stats).
-    pub fn bucket_records(&self) -> &[u64] {
-        &self.records
+    /// What the stream did so far.
+    pub fn stats(&self) -> BucketStats {
+        BucketStats {
+            records: self.records.clone(),
+            ..self.stats.clone()
+        }
     }
 }
 

@@ -4,8 +4,8 @@ use crate::ingest::sort::tests::Pair;
 
 /// Sorts `keys` (tagged with their push order) with a sorter of `bytes`
 /// and checks the stream, twice (rewound), against a stable sort; returns
-/// the bucket sizes (empty when nothing spilled).
-fn check(keys: &[u64], bytes: u64, split: Split, expected: Option<u64>) -> Vec<u64> {
+/// what the stream did (no buckets when nothing spilled).
+fn check(keys: &[u64], bytes: u64, split: Split, expected: Option<u64>) -> BucketStats {
     let direct = check_in(keys, bytes, split, expected, false);
     assert_eq!(check_in(keys, bytes, split, expected, true), direct);
     direct
@@ -18,7 +18,7 @@ fn check_in(
     split: Split,
     expected: Option<u64>,
     buffered: bool,
-) -> Vec<u64> {
+) -> BucketStats {
     let dir = tempfile::tempdir().unwrap();
     let budget = Budget::new(1 << 30);
     let mut s =
@@ -67,10 +67,7 @@ fn check_in(
         assert_eq!(got, expect, "round {round}");
         sorted.rewind().unwrap();
     }
-    let records = match &sorted {
-        s if s.is_spilled() => s.bucket_records().map(<[u64]>::to_vec).unwrap_or_default(),
-        _ => Vec::new(),
-    };
+    let stats = sorted.bucket_stats().unwrap_or_default();
     drop(sorted);
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
@@ -78,7 +75,7 @@ fn check_in(
         "files left"
     );
     assert!(budget.used() == 0, "charges left");
-    records
+    stats
 }
 
 fn random(n: usize, modulo: u64, seed: u64) -> Vec<u64> {
@@ -96,7 +93,9 @@ fn random(n: usize, modulo: u64, seed: u64) -> Vec<u64> {
 #[test]
 fn small_inputs_stay_in_memory() {
     for split in [Split::Ordered, Split::Hashed] {
-        assert!(check(&random(5000, 100, 1), 1 << 20, split, None).is_empty());
+        assert!(check(&random(5000, 100, 1), 1 << 20, split, None)
+            .records
+            .is_empty());
     }
 }
 
@@ -111,7 +110,9 @@ fn spilled_buckets_come_back_in_order_and_stable() {
         for split in [Split::Ordered, Split::Hashed] {
             let keys = random(n, modulo, seed);
             let b = check(&keys, 0, split, Some(n as u64));
-            assert!(b.len() > 2, "{split:?}: {} buckets", b.len());
+            assert!(b.records.len() > 2, "{split:?}: {b:?}");
+            // Buckets that fit were loaded and sorted ahead of need.
+            assert!(b.prefetched > 0, "{b:?}");
         }
     }
 }
@@ -122,13 +123,15 @@ fn sorted_inputs_and_floods_of_one_key_fall_back_to_merging() {
     // range, so the last bucket overflows and is merged from runs.
     let keys: Vec<u64> = (0..40_000u64).map(|i| i * 7).collect();
     let b = check(&keys, 0, Split::Ordered, Some(1000));
-    assert!(b.iter().any(|&r| r > 1024), "{b:?}");
+    assert!(b.records.iter().any(|&r| r > 1024), "{b:?}");
+    assert!(b.merged > 0, "{b:?}");
     // One key 20,000 times: a bucket no split can divide.
     let mut keys = random(20_000, 1 << 30, 5);
     keys.extend(std::iter::repeat_n(77, 20_000));
     for split in [Split::Ordered, Split::Hashed] {
         let b = check(&keys, 0, split, Some(40_000));
-        assert!(b.iter().any(|&r| r >= 20_000), "{split:?}: {b:?}");
+        assert!(b.records.iter().any(|&r| r >= 20_000), "{split:?}: {b:?}");
+        assert!(b.merged > 0, "{b:?}");
     }
 }
 
@@ -136,7 +139,7 @@ fn sorted_inputs_and_floods_of_one_key_fall_back_to_merging() {
 fn hashed_buckets_are_balanced_for_skewed_keys() {
     // Keys crowded in a narrow range still spread evenly.
     let keys: Vec<u64> = random(50_000, 1 << 10, 6).iter().map(|k| k << 40).collect();
-    let b = check(&keys, 0, Split::Hashed, Some(50_000));
+    let b = check(&keys, 0, Split::Hashed, Some(50_000)).records;
     let (max, mean) = (*b.iter().max().unwrap(), 50_000 / b.len() as u64);
     assert!(max < 3 * mean, "{b:?}");
 }
