@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
 use outcore::ingest::gen::{self, EdgeFileFormat, GenConfig, GenKind};
-use outcore::ingest::parse::{self, InputFormat, ParseOptions};
+use outcore::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
 use outcore::mem::Budget;
 use outcore::size::format_size;
 use std::path::PathBuf;
@@ -92,6 +92,12 @@ pub struct ImportArgs {
     /// csv/tsv: the field separator, one ASCII character (`;`, `|`, `tab`).
     #[arg(long, value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
+    /// What the vertex ids are: `int` (non-negative integers below 2^64),
+    /// `string` (any bytes; csv/tsv fields may be quoted; text formats only),
+    /// or `auto`: strings when the first data line's ids are not integers
+    /// (a note on stderr says so).
+    #[arg(long, default_value = "auto")]
+    pub ids: outcore::ingest::parse::IdKind,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -224,6 +230,13 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
         columns: a.columns.clone(),
         directed,
         delimiter: a.delimiter,
+        ids: match (a.ids, format) {
+            // Binary and Matrix Market ids are integers by definition.
+            (IdKind::Auto, InputFormat::Mtx | InputFormat::Bin32 | InputFormat::Bin64) => {
+                IdKind::Int
+            }
+            (k, _) => k,
+        },
     };
     let mut source = parse::open(&a.inputs, format, &popts)?;
     let opts = options(

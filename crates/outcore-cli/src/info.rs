@@ -74,6 +74,7 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         "directed": m.directed,
         "weighted": m.weighted,
         "id_map": m.has_id_map,
+        "string_ids": m.string_ids,
         "vertex_order": m.vertex_order,
         "order_map": m.has_order_map,
         "tiles": {
@@ -141,7 +142,9 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
     );
     line(
         "ids",
-        if m.has_id_map {
+        if m.string_ids {
+            "strings (names kept in ids.str, in byte order)".into()
+        } else if m.has_id_map {
             "remapped (original ids kept in ids.bin)".into()
         } else {
             "original ids are 0..n-1".into()

@@ -53,9 +53,10 @@ pub struct Common {
 pub struct HopArgs {
     #[command(flatten)]
     pub common: Common,
-    /// The source vertex (an original id).
+    /// The source vertex (an original id: an integer, or a name in a store
+    /// of string ids).
     #[arg(long, required_unless_present = "sources")]
-    pub source: Option<u64>,
+    pub source: Option<String>,
     /// Run one query per source listed in FILE (original ids) and report
     /// latency percentiles instead of results.
     #[arg(long, conflicts_with = "source")]
@@ -95,7 +96,7 @@ pub struct CrossArgs {
 /// empty).
 pub struct QArgs {
     pub store: PathBuf,
-    pub source: Option<u64>,
+    pub source: Option<String>,
     pub sources: Option<PathBuf>,
     pub repeat: usize,
     pub hops: u32,
@@ -177,11 +178,11 @@ impl Ids {
         Ok(Ids(IdLookup::open(store)?))
     }
 
-    fn dense(&self, id: u64) -> Result<Option<u32>> {
-        Ok(self.0.dense(id)?.map(|v| v as u32))
+    fn dense(&self, id: &str) -> Result<Option<u32>> {
+        Ok(self.0.dense_of_text(id)?.map(|v| v as u32))
     }
 
-    fn must(&self, id: u64) -> Result<u32> {
+    fn must(&self, id: &str) -> Result<u32> {
         self.dense(id)?
             .ok_or_else(|| anyhow::anyhow!("vertex {id} is not in the graph"))
     }
@@ -195,14 +196,11 @@ impl Ids {
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            let id: u64 = t.parse().map_err(|_| {
-                anyhow::anyhow!(
-                    "{}:{}: expected a vertex id, found `{t}`",
-                    path.display(),
-                    i + 1
-                )
-            })?;
-            match self.dense(id)? {
+            let id = t;
+            let found = self
+                .dense(id)
+                .with_context(|| format!("{}:{}", path.display(), i + 1))?;
+            match found {
                 Some(v) => out.push(v),
                 None => bail!(
                     "{}:{}: vertex {id} is not in the graph",
@@ -255,6 +253,7 @@ pub fn query(q: Query) -> Result<()> {
     };
     let src = || {
         a.source
+            .as_deref()
             .ok_or_else(|| anyhow::anyhow!("{kind} needs --source ID"))
             .and_then(|s| ids.must(s))
     };

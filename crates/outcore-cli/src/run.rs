@@ -118,16 +118,13 @@ pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
     if src == "max-degree" {
         return max_degree_vertex(store);
     }
-    let id: u64 = src
-        .parse()
-        .map_err(|_| anyhow::anyhow!("--source {src}: expected a vertex id or `max-degree`"))?;
-    dense_of(store, id)
+    dense_of(store, src)
 }
 
-/// Dense id of an original id (original -> rank by binary search over
-/// `ids.bin`, rank -> dense id through `order.inv`).
-pub fn dense_of(store: &Store, original: u64) -> Result<u64> {
-    match IdLookup::open(store)?.dense(original)? {
+/// Dense id of an original id as the user wrote it (original -> rank by
+/// binary search over the store's ids, rank -> dense id through `order.inv`).
+pub fn dense_of(store: &Store, original: &str) -> Result<u64> {
+    match IdLookup::open(store)?.dense_of_text(original)? {
         Some(v) => Ok(v),
         None => bail!("source vertex {original} is not in the graph"),
     }
@@ -272,7 +269,7 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
                 let ids = store.load_ids()?;
-                let vs: Vec<u64> = (0..n)
+                let vs: Vec<_> = (0..n)
                     .filter(|&v| c[v as usize] >= kk)
                     .map(|v| ids.get(v))
                     .collect();
@@ -387,7 +384,7 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
                 let ids = store.load_ids()?;
-                let vs: Vec<u64> = kcore::kcore_vertices(&k, kk)
+                let vs: Vec<_> = kcore::kcore_vertices(&k, kk)
                     .iter()
                     .map(|&v| ids.get(v as u64))
                     .collect();
@@ -456,7 +453,7 @@ fn write_components(
 }
 
 /// Writes ids sorted, one per line.
-fn write_ids(path: &Path, mut vs: Vec<u64>) -> Result<()> {
+fn write_ids(path: &Path, mut vs: Vec<outcore::store::Id<'_>>) -> Result<()> {
     vs.sort_unstable();
     let text: String = vs.iter().map(|v| format!("{v}\n")).collect();
     Ok(outcore::outfile::write(path, text.as_bytes())?)

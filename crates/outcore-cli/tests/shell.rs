@@ -239,12 +239,25 @@ fn inputs_are_recognised() {
         .filter(|n| n.contains("stdin"))
         .collect();
     assert!(left.is_empty(), "spooled stdin removed: {left:?}");
-    // A header row that cannot be one: refused with the hints.
+    // Rows of names: string ids, the first row read as data.
     std::fs::write(p.join("bad.csv"), "a,b\nc,d\n").unwrap();
-    let o = import(p, &["bad.csv", "--out", "b.oc"], None);
+    let o = import(p, &["bad.csv", "--out", "s.oc"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(edges_of(p, "s.oc"), ["a b", "c d"]);
+    // Integers required: a header row that cannot be one is refused with the hints.
+    let o = import(p, &["bad.csv", "--ids", "int", "--out", "b.oc"], None);
     assert_eq!(o.status.code(), Some(1));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("bad.csv:1") && e.contains("--header"), "{e}");
+    // A name further down an integer file: an error that suggests --ids string.
+    std::fs::write(p.join("typo.txt"), "1 2\n2 x3\n").unwrap();
+    let o = import(p, &["typo.txt", "--out", "t.oc"], None);
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("typo.txt:2") && e.contains("--ids string"),
+        "{e}"
+    );
 }
 
 /// Sizes: `GB` is 10^9 bytes, `GiB` and `G` 2^30.

@@ -194,7 +194,7 @@ mod tests {
             let out = tmp.path().join("out.txt");
             std::fs::write(&out, "old contents\n").unwrap();
             // Values by original id, looked up from the dense id.
-            let val = |v: u64| match ids.get(v) {
+            let val = |v: u64| match ids.get(v).as_u64().unwrap() {
                 5 => 0.5,
                 7 => f64::INFINITY,
                 _ => 0.0,

@@ -214,14 +214,14 @@ pub fn cross(
 
 /// A vertex result (dense ids) as original ids, ascending. `original` maps
 /// a dense id to its original id.
-pub fn original_vertices(
+pub fn original_vertices<T: Ord>(
     vs: &[u32],
-    mut original: impl FnMut(u32) -> Result<u64>,
-) -> Result<Vec<u64>> {
+    mut original: impl FnMut(u32) -> Result<T>,
+) -> Result<Vec<T>> {
     let mut out = vs
         .iter()
         .map(|&v| original(v))
-        .collect::<Result<Vec<u64>>>()?;
+        .collect::<Result<Vec<T>>>()?;
     out.sort_unstable();
     Ok(out)
 }
@@ -231,11 +231,11 @@ pub fn original_vertices(
 /// undirected [`egonet`] or [`induced`], an undirected [`cross`] edge with
 /// both ends in A ∩ B ([`cross_min_max`]); those are oriented by original
 /// id instead, the others keep their orientation.
-pub fn original_edges(
+pub fn original_edges<T: Ord>(
     edges: &[(u32, u32)],
     min_max: impl Fn(u32, u32) -> bool,
-    mut original: impl FnMut(u32) -> Result<u64>,
-) -> Result<Vec<(u64, u64)>> {
+    mut original: impl FnMut(u32) -> Result<T>,
+) -> Result<Vec<(T, T)>> {
     let mut out = edges
         .iter()
         .map(|&(s, d)| {
@@ -246,7 +246,7 @@ pub fn original_edges(
                 (a, b)
             })
         })
-        .collect::<Result<Vec<(u64, u64)>>>()?;
+        .collect::<Result<Vec<(T, T)>>>()?;
     out.sort_unstable();
     Ok(out)
 }

@@ -388,10 +388,10 @@ pub(crate) fn bad_weight(store: &Store, v: u32, u: u32, w: f64) -> Error {
 
 /// The original id of dense vertex `v`, read from the id maps (the dense id
 /// if they cannot be read).
-pub(crate) fn original_id(store: &Store, v: u64) -> u64 {
+pub(crate) fn original_id(store: &Store, v: u64) -> crate::store::Id<'static> {
     IdLookup::open(store)
         .and_then(|ids| ids.original(v))
-        .unwrap_or(v)
+        .unwrap_or(crate::store::Id::Int(v))
 }
 
 /// Bucket index of a finite non-negative distance (saturating).

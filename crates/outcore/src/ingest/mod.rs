@@ -8,11 +8,13 @@ pub mod bucket;
 pub mod build;
 pub mod gen;
 pub mod idmap;
+pub mod names;
 pub mod parse;
 mod radix;
 pub mod sort;
 
 use crate::error::Result;
+pub use parse::named::{NamedBatch, NamedEdge};
 
 /// One edge as read from the input, in the input's own (original) ids.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,6 +71,24 @@ pub trait EdgeSource: Send {
     /// file, the dimension of a Matrix Market matrix). Called before the edges.
     fn for_each_vertex_batch(&mut self, _f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
         Ok(())
+    }
+
+    /// True when vertex ids are strings: the edges come from
+    /// [`Self::for_each_named_batch`], not [`Self::for_each_edge_batch`].
+    fn string_ids(&self) -> bool {
+        false
+    }
+
+    /// Streams the vertices and edges of a source with string ids, in input
+    /// order (vertices listed on their own first).
+    fn for_each_named_batch(
+        &mut self,
+        _f: &mut dyn FnMut(&NamedBatch) -> Result<()>,
+    ) -> Result<()> {
+        Err(crate::error::Error::Invalid(format!(
+            "{}: vertex ids are integers",
+            self.describe()
+        )))
     }
 
     /// Streams all edges, in input order, in batches of any size.

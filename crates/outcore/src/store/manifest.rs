@@ -135,6 +135,10 @@ pub struct Manifest {
     pub weight_type: Option<String>,
     /// True when `ids.bin` maps ranks to original ids.
     pub has_id_map: bool,
+    /// True when vertex ids are strings: `ids.str` and `ids.off` hold the
+    /// names by rank (absent from integer stores' manifests).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub string_ids: bool,
     /// How dense ids are ordered ("original" when absent: older stores).
     #[serde(default)]
     pub vertex_order: VertexOrder,

@@ -6,6 +6,7 @@
 //! graph.oc/
 //!   manifest.json        format version, counts, flags, build parameters, size + XXH3 of every file
 //!   ids.bin              rank -> original id, u64 each, increasing (absent when ids are already 0..n-1)
+//!   ids.str, ids.off     string ids: the names by rank (byte order), concatenated, and u64 offsets
 //!   order.bin            dense id -> rank, u32 each (absent when dense id = rank)
 //!   order.inv            rank -> dense id, u32 each (the inverse of order.bin; absent with it)
 //!   degrees/{out,in}.u16 compact degrees, .ovf overflow table (see degrees.rs)
@@ -29,18 +30,23 @@ pub mod csr;
 pub mod degrees;
 pub mod export;
 pub mod file;
+mod ids;
 pub mod manifest;
 pub mod read;
 pub mod tiles;
 pub mod verify;
 
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 pub use manifest::{Manifest, VertexOrder};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The id map's file: rank -> original id.
 pub const IDS_FILE: &str = "ids.bin";
+/// String stores: the names by rank, concatenated.
+pub const IDS_STR_FILE: &str = "ids.str";
+/// String stores: where each rank's name starts in `ids.str` (u64 each),
+/// then the length of `ids.str`.
+pub const IDS_OFF_FILE: &str = "ids.off";
 /// The vertex order's file: dense id -> rank.
 pub const ORDER_FILE: &str = "order.bin";
 /// The inverse of the vertex order: rank -> dense id.
@@ -110,26 +116,7 @@ impl Store {
     /// Loads the id maps: dense id -> rank -> original id, and back (each
     /// part absent when it is the identity). Holds up to 16 bytes per vertex.
     pub fn load_ids(&self) -> Result<OriginalIds> {
-        let n = self.manifest.num_vertices;
-        let ids = if self.manifest.has_id_map {
-            let ids = file::read_u64s(&self.file(IDS_FILE))?;
-            if ids.len() as u64 != n {
-                return Err(Error::store(
-                    &self.path,
-                    "ids.bin does not hold one id per vertex",
-                ));
-            }
-            Some(ids)
-        } else {
-            None
-        };
-        let rank = self.load_ranks()?;
-        let dense = if self.manifest.has_order_map {
-            Some(self.read_u32s(ORDER_INV_FILE)?)
-        } else {
-            None
-        };
-        Ok(OriginalIds { ids, rank, dense })
+        OriginalIds::load(self)
     }
 
     /// The rank of every dense id (`order.bin`), or `None` when dense id = rank.
@@ -195,7 +182,7 @@ impl Store {
     }
 
     /// Reads a u32 file holding one value per vertex.
-    fn read_u32s(&self, rel: &str) -> Result<Vec<u32>> {
+    pub(crate) fn read_u32s(&self, rel: &str) -> Result<Vec<u32>> {
         let n = self.manifest.num_vertices;
         let mut out = Vec::with_capacity(n as usize);
         file::read_chunks(&self.file(rel), 4, |b| {
@@ -246,184 +233,7 @@ impl RankStream {
     }
 }
 
-/// The id maps in memory: dense id -> rank -> original id and back.
-///
-/// Original ids are increasing in the rank, so "ascending original id" is
-/// "ascending rank", and the smallest original id of a set is the one of
-/// its smallest rank.
-pub struct OriginalIds {
-    /// rank -> original id (`None`: the same).
-    ids: Option<Vec<u64>>,
-    /// dense id -> rank (`None`: the same).
-    rank: Option<Vec<u32>>,
-    /// rank -> dense id (`None`: the same).
-    dense: Option<Vec<u32>>,
-}
-
-impl OriginalIds {
-    /// The identity maps (dense id = rank = original id).
-    pub fn identity() -> OriginalIds {
-        OriginalIds {
-            ids: None,
-            rank: None,
-            dense: None,
-        }
-    }
-
-    /// The original id of dense id `v`.
-    #[inline]
-    pub fn get(&self, v: u64) -> u64 {
-        self.original_of_rank(self.rank(v))
-    }
-
-    /// The rank of dense id `v`.
-    #[inline]
-    pub fn rank(&self, v: u64) -> u64 {
-        match &self.rank {
-            Some(r) => r[v as usize] as u64,
-            None => v,
-        }
-    }
-
-    /// The original id of rank `r`.
-    #[inline]
-    pub fn original_of_rank(&self, r: u64) -> u64 {
-        match &self.ids {
-            Some(ids) => ids[r as usize],
-            None => r,
-        }
-    }
-
-    /// The dense id of rank `r`.
-    #[inline]
-    pub fn dense_of_rank(&self, r: u64) -> u64 {
-        match &self.dense {
-            Some(d) => d[r as usize] as u64,
-            None => r,
-        }
-    }
-
-    /// The rank of original id `id`, if it is a vertex (binary search; `n`
-    /// is the vertex count).
-    pub fn rank_of_original(&self, id: u64, n: u64) -> Option<u64> {
-        match &self.ids {
-            Some(ids) => ids.binary_search(&id).ok().map(|r| r as u64),
-            None => (id < n).then_some(id),
-        }
-    }
-
-    /// The dense id of original id `id`, if it is a vertex.
-    pub fn dense_of_original(&self, id: u64, n: u64) -> Option<u64> {
-        self.rank_of_original(id, n).map(|r| self.dense_of_rank(r))
-    }
-
-    /// True when dense id = rank.
-    pub fn order_is_identity(&self) -> bool {
-        self.rank.is_none()
-    }
-}
-
-/// Original <-> dense ids by positioned reads of `ids.bin`, `order.bin` and
-/// `order.inv`, without loading them: what a single query needs (a lookup is
-/// a binary search over `ids.bin` plus one read of `order.inv`).
-pub struct IdLookup {
-    store: PathBuf,
-    n: u64,
-    ids: Option<std::fs::File>,
-    order: Option<(std::fs::File, std::fs::File)>,
-}
-
-impl IdLookup {
-    /// Opens the maps of `store`.
-    pub fn open(store: &Store) -> Result<IdLookup> {
-        let m = store.manifest();
-        let open = |rel: &str| {
-            let p = store.file(rel);
-            std::fs::File::open(&p).at(&p)
-        };
-        Ok(IdLookup {
-            store: store.path().to_path_buf(),
-            n: m.num_vertices,
-            ids: if m.has_id_map {
-                Some(open(IDS_FILE)?)
-            } else {
-                None
-            },
-            order: if m.has_order_map {
-                Some((open(ORDER_FILE)?, open(ORDER_INV_FILE)?))
-            } else {
-                None
-            },
-        })
-    }
-
-    fn read<const W: usize>(&self, f: &std::fs::File, rel: &str, i: u64) -> Result<[u8; W]> {
-        let mut b = [0u8; W];
-        if i >= self.n {
-            return Err(Error::Invalid(format!(
-                "vertex {i} is outside the {} vertices of the store",
-                self.n
-            )));
-        }
-        f.read_exact_at(&mut b, i * W as u64)
-            .map_err(|e| Error::io(self.store.join(rel), e))?;
-        Ok(b)
-    }
-
-    /// The rank of dense id `v`.
-    pub fn rank(&self, v: u64) -> Result<u64> {
-        match &self.order {
-            Some((f, _)) => Ok(u32::from_le_bytes(self.read(f, ORDER_FILE, v)?) as u64),
-            None => Ok(v),
-        }
-    }
-
-    /// The dense id of rank `r`.
-    pub fn dense_of_rank(&self, r: u64) -> Result<u64> {
-        match &self.order {
-            Some((_, f)) => Ok(u32::from_le_bytes(self.read(f, ORDER_INV_FILE, r)?) as u64),
-            None => Ok(r),
-        }
-    }
-
-    /// The original id of rank `r`.
-    pub fn original_of_rank(&self, r: u64) -> Result<u64> {
-        match &self.ids {
-            Some(f) => Ok(u64::from_le_bytes(self.read(f, IDS_FILE, r)?)),
-            None => Ok(r),
-        }
-    }
-
-    /// The original id of dense id `v`.
-    pub fn original(&self, v: u64) -> Result<u64> {
-        self.original_of_rank(self.rank(v)?)
-    }
-
-    /// The rank of original id `id`, if it is a vertex.
-    pub fn rank_of_original(&self, id: u64) -> Result<Option<u64>> {
-        if self.ids.is_none() {
-            return Ok((id < self.n).then_some(id));
-        }
-        let (mut lo, mut hi) = (0u64, self.n);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.original_of_rank(mid)? < id {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        Ok((lo < self.n && self.original_of_rank(lo)? == id).then_some(lo))
-    }
-
-    /// The dense id of original id `id`, if it is a vertex.
-    pub fn dense(&self, id: u64) -> Result<Option<u64>> {
-        match self.rank_of_original(id)? {
-            Some(r) => self.dense_of_rank(r).map(Some),
-            None => Ok(None),
-        }
-    }
-}
+pub use ids::{parse_name, Id, IdLookup, OriginalIds};
 
 /// The files every store of this shape must have.
 pub fn required_files(m: &Manifest) -> Vec<String> {
@@ -447,6 +257,10 @@ pub fn required_files(m: &Manifest) -> Vec<String> {
     }
     if m.has_id_map {
         v.push(IDS_FILE.into());
+    }
+    if m.string_ids {
+        v.push(IDS_STR_FILE.into());
+        v.push(IDS_OFF_FILE.into());
     }
     if m.has_order_map {
         v.push(ORDER_FILE.into());

@@ -61,6 +61,20 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         }
     }
 
+    if m.string_ids {
+        // Loading checks that ids.off indexes ids.str; names must be
+        // strictly increasing (ranks are positions in byte order).
+        let ids = store.load_ids()?;
+        for r in 1..n {
+            if ids.original_of_rank(r - 1) >= ids.original_of_rank(r) {
+                return Err(bad(
+                    super::IDS_STR_FILE,
+                    format!("names are not strictly increasing (at rank {r})"),
+                ));
+            }
+        }
+    }
+
     // The vertex order: order.bin a permutation, order.inv its inverse.
     let ranks = store.load_ranks()?;
     if let Some(rank) = &ranks {

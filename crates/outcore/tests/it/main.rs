@@ -12,4 +12,5 @@ mod sssp_kcore;
 mod store_roundtrip;
 mod stream_engine;
 mod stream_vp;
+mod string_ids;
 mod vertex_order;

@@ -147,7 +147,7 @@ impl Model {
     }
 
     fn original(&self, v: u32) -> Result<u64, outcore::Error> {
-        Ok(self.ids.get(v as u64))
+        Ok(self.ids.get(v as u64).as_u64().unwrap())
     }
 
     fn vertices(&self, vs: &[u32]) -> Vec<u32> {

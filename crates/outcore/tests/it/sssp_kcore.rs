@@ -235,7 +235,7 @@ fn a_long_path_has_bounded_phase_statistics() {
     .unwrap();
     let ids = store.load_ids().unwrap();
     for v in 0..n {
-        assert_eq!(d.value(v as usize), ids.get(v) as f64);
+        assert_eq!(d.value(v as usize), ids.get(v).as_u64().unwrap() as f64);
     }
     assert!(
         stats.iterations.len() <= 10_000,

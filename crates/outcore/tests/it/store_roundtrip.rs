@@ -76,8 +76,12 @@ fn check_in(
     for (r, &o) in verts.iter().enumerate() {
         let v = ids.dense_of_rank(r as u64);
         assert_eq!(
-            (ids.rank(v), ids.get(v), ids.original_of_rank(r as u64)),
-            (r as u64, o, o)
+            (
+                ids.rank(v),
+                ids.get(v).as_u64(),
+                ids.original_of_rank(r as u64).as_u64()
+            ),
+            (r as u64, Some(o), Some(o))
         );
     }
     if order == VertexOrder::Degree {
@@ -337,7 +341,7 @@ fn spilled_and_in_memory_builds_write_the_same_bytes() {
             };
             let path = build(dir.path(), edges, &[], &opts).path;
             let mut out = BTreeMap::new();
-            for e in walkdir(&path) {
+            for e in common::walkdir(&path) {
                 let rel = e.strip_prefix(&path).unwrap().to_string_lossy().to_string();
                 let mut bytes = std::fs::read(&e).unwrap();
                 if rel == "manifest.json" {
@@ -359,17 +363,4 @@ fn spilled_and_in_memory_builds_write_the_same_bytes() {
             assert!(v == &in_memory[k], "{k} differs (directed {directed})");
         }
     }
-}
-
-fn walkdir(p: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(p).unwrap() {
-        let e = e.unwrap().path();
-        if e.is_dir() {
-            out.extend(walkdir(&e));
-        } else {
-            out.push(e);
-        }
-    }
-    out
 }

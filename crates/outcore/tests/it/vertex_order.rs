@@ -87,7 +87,9 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
         ..Default::default()
     };
     let (pr, _) = pagerank::pagerank(store, &cfg, stream.clone(), &budget).unwrap();
-    let pagerank = (0..n).map(|v| (ids.get(v), pr.value(v as usize))).collect();
+    let pagerank = (0..n)
+        .map(|v| (ids.get(v).as_u64().unwrap(), pr.value(v as usize)))
+        .collect();
     // Also against the reference on this store (dense ids).
     let g = MemGraph::load(store).unwrap();
     for (v, &e) in reference::pagerank(&g, 0.85, 9).iter().enumerate() {
@@ -165,7 +167,7 @@ fn query_answers(
     };
     let mut eng = SelectEngine::new(store, "out", false, &Budget::new(1 << 30), &cfg).unwrap();
     let dense = |o: u64| ids.dense_of_original(o, n).unwrap() as u32;
-    let original = |v: u32| Ok(ids.get(v as u64));
+    let original = |v: u32| Ok(ids.get(v as u64).as_u64().unwrap());
     let mut out = Vec::new();
     for k in 0..3 {
         let (vs, _) = query::khop(&mut eng, dense(s), k).unwrap();
@@ -208,7 +210,7 @@ fn compare(edges: &[(u64, u64, f64)], isolated: &[u64], directed: bool, io: Back
     // Sources: the hub, an endpoint of the first edge, an isolated vertex.
     let mut sources = vec![edges.first().map_or(isolated[0], |e| e.0)];
     let ids = by_id.load_ids().unwrap();
-    sources.push(ids.get(0));
+    sources.push(ids.get(0).as_u64().unwrap());
     sources.extend(isolated.first());
     let a = results(&by_degree, &sources, io);
     let b = results(&by_id, &sources, io);

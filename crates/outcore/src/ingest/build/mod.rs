@@ -73,12 +73,30 @@ pub fn build_store(
     opts.validate()?;
     let dir = StoreDir::create(dest, opts.force)?;
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
-    match (opts.weighted, source.ids_fit_u32()) {
-        (true, true) => build::<f64, Keyed<f64>>(source, dir, &scratch.0, opts),
-        (true, false) => build::<f64, Orig<f64>>(source, dir, &scratch.0, opts),
-        (false, true) => build::<(), Keyed<()>>(source, dir, &scratch.0, opts),
-        (false, false) => build::<(), Orig<()>>(source, dir, &scratch.0, opts),
+    let budget = Budget::new(opts.memory);
+    let s = &scratch.0;
+    match (opts.weighted, source.string_ids(), source.ids_fit_u32()) {
+        (true, true, _) => build_named::<f64>(source, dir, s, opts, &budget),
+        (false, true, _) => build_named::<()>(source, dir, s, opts, &budget),
+        (true, false, true) => build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None),
+        (true, false, false) => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None),
+        (false, false, true) => build::<(), Keyed<()>>(source, dir, s, opts, &budget, None),
+        (false, false, false) => build::<(), Orig<()>>(source, dir, s, opts, &budget, None),
     }
+}
+
+/// A build from string ids: names ranked on disk first ([`named`]).
+fn build_named<W: Weight>(
+    source: &mut dyn EdgeSource,
+    mut dir: StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+) -> Result<BuildReport> {
+    let start = Instant::now();
+    let (mut ranked, mut front) = named::rank_names::<W>(source, &mut dir, scratch, opts, budget)?;
+    front.start = Some(start);
+    build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, Some(front))
 }
 
 /// A scratch directory removed on drop.
@@ -102,6 +120,7 @@ impl Drop for Scratch {
 }
 
 mod distinct;
+mod named;
 mod options;
 mod order;
 mod records;
@@ -122,14 +141,21 @@ struct Counts {
     self_loops: u64,
 }
 
+/// The build proper; `front` is set when string ids were ranked first (the
+/// source then holds ranks, and the store the names).
 fn build<W: Weight, E: InputEdge<W = W>>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
     scratch: &Path,
     opts: &BuildOptions,
+    budget: &Budget,
+    front: Option<named::Front>,
 ) -> Result<BuildReport> {
-    let start = Instant::now();
-    let budget = Budget::new(opts.memory);
+    let start = front
+        .as_ref()
+        .and_then(|f| f.start)
+        .unwrap_or_else(Instant::now);
+    let budget = budget.clone();
     let _reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let undirected = !opts.directed;
     let mut by_degree = opts.order == VertexOrder::Degree;
@@ -178,7 +204,10 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         Split::Hashed,
         source.expected_edges(),
     )?;
-    let label = format!("read {}", source.describe());
+    let label = match front {
+        Some(_) => "join target names".to_string(),
+        None => format!("read {}", source.describe()),
+    };
     let mut progress = match total_bytes {
         Some(t) => Progress::bar(label, t, Unit::Bytes),
         None => Progress::new(label),
@@ -246,6 +275,14 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let mut dedup = Dedup::new(sorter.finish()?, &idmap);
     let read_secs = t1.elapsed().as_secs_f64();
     let mut phases = vec![("read", read_secs)];
+    let mut total_bytes = total_bytes;
+    if let Some(f) = &front {
+        // The ranked source is the second join of the names' front.
+        phases = f.phases.clone();
+        phases.push(("join targets", read_secs));
+        spilled += f.spilled;
+        total_bytes = f.input_bytes;
+    }
 
     // Phase 2 (degree order): count degrees, sort ranks, write the maps.
     // `perm[rank]` is the dense id; `None` when that is the rank itself.
@@ -551,6 +588,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         weighted: opts.weighted,
         weight_type: opts.weighted.then(|| "f64".to_string()),
         has_id_map: !idmap.is_identity(),
+        string_ids: front.is_some(),
         vertex_order,
         has_order_map,
         tiles: TileInfo {

@@ -20,6 +20,10 @@ pub(crate) enum Fault {
     NonFiniteWeight,
     /// A Matrix Market index outside the declared size.
     OutOfRange,
+    /// A string vertex id with nothing in it.
+    EmptyId,
+    /// Two different string ids with one fingerprint.
+    Collision,
 }
 
 impl Fault {
@@ -33,6 +37,10 @@ impl Fault {
             Fault::BadWeight => "weight is not a number; ",
             Fault::NonFiniteWeight => "weight must be a finite number (not inf or NaN); ",
             Fault::OutOfRange => "index out of range; ",
+            Fault::EmptyId => "empty vertex id; ",
+            Fault::Collision => {
+                "two different vertex ids share a 128-bit fingerprint (please report this input); "
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ mod input;
 mod ldbc;
 mod lex;
 mod mtx;
+pub mod named;
 mod pipeline;
 mod sniff;
 mod text;
@@ -123,6 +124,37 @@ pub struct ParseOptions {
     pub directed: bool,
     /// csv/tsv: the field separator (default `,` for csv, tab for tsv).
     pub delimiter: Option<u8>,
+    /// What the vertex ids are (text formats).
+    pub ids: IdKind,
+}
+
+/// What vertex ids an input holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IdKind {
+    /// Non-negative integers below 2^64 (the library's default).
+    #[default]
+    Int,
+    /// Arbitrary byte strings ([`crate::ingest::names`]): text formats only.
+    String,
+    /// Strings when the ids of the first data line of the first edge file
+    /// (after a csv/tsv header) are not integers, else integers (the CLI's
+    /// default).
+    Auto,
+}
+
+impl FromStr for IdKind {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<IdKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "int" | "integer" => Ok(IdKind::Int),
+            "string" | "str" => Ok(IdKind::String),
+            "auto" => Ok(IdKind::Auto),
+            _ => Err(Error::Invalid(format!(
+                "unknown id kind `{s}` (expected one of: auto, int, string)"
+            ))),
+        }
+    }
 }
 
 /// Opens `inputs` (one stream, in order) as an edge source. Every input is
@@ -155,8 +187,26 @@ enum Kind {
     Bin(Arc<binary::BinParser>),
 }
 
+/// The parsers of an input with string ids.
+struct Named {
+    edges: Arc<named::NamedParser>,
+    vertices: Arc<named::NamedParser>,
+}
+
+/// `--ids auto` chose strings: says so.
+fn note_strings(file: &InputFile, why: &str) {
+    if !crate::progress::quiet() {
+        eprintln!(
+            "note: {}: the first line's vertex ids are not integers; reading every id as a string (--ids string){why}",
+            file.path.display()
+        );
+    }
+}
+
 /// Parsed input files as an [`EdgeSource`].
 pub(crate) struct FileSource {
+    /// Set when the vertex ids are strings.
+    named: Option<Named>,
     name: String,
     vertex_files: Vec<InputFile>,
     edge_files: Vec<InputFile>,
@@ -219,20 +269,64 @@ impl FileSource {
             }
         }
         let mut skip = vec![0u64; edge_files.len()];
+        let text = matches!(
+            format,
+            InputFormat::Snap | InputFormat::Ldbc | InputFormat::Csv | InputFormat::Tsv
+        );
+        if opts.ids == IdKind::String && !text {
+            return Err(Error::Invalid(format!(
+                "--ids string applies to text formats (snap, csv, tsv, ldbc), not {format}"
+            )));
+        }
+        let mut strings = opts.ids == IdKind::String;
         let kind = match format {
-            InputFormat::Snap | InputFormat::Ldbc => Kind::Snap(Arc::new(text::SnapParser {
-                weighted: opts.weighted,
-            })),
+            InputFormat::Snap | InputFormat::Ldbc => {
+                if opts.ids == IdKind::Auto {
+                    strings = sniff::has_string_ids(&edge_files[0], None, (0, 1), false)?;
+                    if strings {
+                        note_strings(&edge_files[0], "");
+                    }
+                }
+                Kind::Snap(Arc::new(text::SnapParser {
+                    weighted: opts.weighted,
+                }))
+            }
             InputFormat::Csv | InputFormat::Tsv => {
                 let delim = opts.delimiter.unwrap_or(if format == InputFormat::Csv {
                     b','
                 } else {
                     b'\t'
                 });
+                // Column names need a header line.
+                let named_columns = opts.columns.as_deref().is_some_and(|c| {
+                    c.split(',')
+                        .take(2)
+                        .any(|p| p.trim().parse::<usize>().is_err())
+                });
+                let announced = opts.header || named_columns;
+                if opts.ids == IdKind::Auto {
+                    let f = &edge_files[0];
+                    let c = text::resolve_columns(
+                        f,
+                        delim,
+                        announced,
+                        opts.columns.as_deref(),
+                        opts.weighted,
+                    )?;
+                    strings = sniff::has_string_ids(f, Some(delim), (c.src, c.dst), announced)?;
+                    if strings {
+                        let why = if announced {
+                            ""
+                        } else {
+                            "; the first line is read as data (pass --header if it names the columns)"
+                        };
+                        note_strings(f, why);
+                    }
+                }
                 let mut columns = Vec::with_capacity(edge_files.len());
                 for (f, skip) in edge_files.iter().zip(skip.iter_mut()) {
-                    let header =
-                        opts.header || sniff::has_header(f, delim, opts.columns.as_deref())?;
+                    let header = announced
+                        || (!strings && sniff::has_header(f, delim, opts.columns.as_deref())?);
                     columns.push(text::resolve_columns(
                         f,
                         delim,
@@ -274,7 +368,20 @@ impl FileSource {
                 Kind::Bin(Arc::new(parser))
             }
         };
+        let named = strings.then(|| {
+            let layout = match &kind {
+                Kind::Delimited(p) => named::Layout::Delimited(Arc::clone(p)),
+                _ => named::Layout::Blanks {
+                    weighted: opts.weighted,
+                },
+            };
+            Named {
+                edges: Arc::new(named::NamedParser(layout)),
+                vertices: Arc::new(named::NamedParser(named::Layout::Vertices)),
+            }
+        });
         Ok(FileSource {
+            named,
             name: input::describe(inputs),
             vertex_files,
             edge_files,
@@ -420,7 +527,55 @@ impl EdgeSource for FileSource {
         )
     }
 
+    fn string_ids(&self) -> bool {
+        self.named.is_some()
+    }
+
+    fn for_each_named_batch(
+        &mut self,
+        f: &mut dyn FnMut(&named::NamedBatch) -> Result<()>,
+    ) -> Result<()> {
+        let Some(named) = &self.named else {
+            return Err(Error::Invalid(format!(
+                "{}: vertex ids are integers",
+                self.name
+            )));
+        };
+        let mut sink = |ev: Event<'_, named::NamedBatch>| match ev {
+            Event::Block(_, items) => items.iter().try_for_each(&mut *f),
+            _ => Ok(()),
+        };
+        self.consumed.store(0, Ordering::Relaxed);
+        pipeline::run(
+            &self.vertex_files,
+            Cut::Lines {
+                skip: vec![0; self.vertex_files.len()],
+            },
+            self.block_size,
+            Arc::clone(&self.consumed),
+            Arc::clone(&named.vertices),
+            &mut sink,
+        )?;
+        self.consumed.store(self.vertex_bytes(), Ordering::Relaxed);
+        pipeline::run(
+            &self.edge_files,
+            Cut::Lines {
+                skip: self.skip.clone(),
+            },
+            self.block_size,
+            Arc::clone(&self.consumed),
+            Arc::clone(&named.edges),
+            &mut sink,
+        )
+    }
+
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
+        if self.named.is_some() {
+            return Err(Error::Invalid(format!(
+                "{}: vertex ids are strings; they are read by for_each_named_batch",
+                self.name
+            )));
+        }
         self.consumed.store(self.vertex_bytes(), Ordering::Relaxed);
         let lines = Cut::Lines {
             skip: self.skip.clone(),

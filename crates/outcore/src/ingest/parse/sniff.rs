@@ -97,3 +97,42 @@ pub(crate) fn has_header(file: &InputFile, delim: u8, columns: Option<&str>) -> 
         )),
     }
 }
+
+/// Whether the vertex ids of `file` are strings (`--ids auto`): the id
+/// fields of its first data line are not both non-negative integers. `delim`
+/// is the csv/tsv separator (`None`: fields split at blanks) and `cols` the
+/// id columns. A csv/tsv first line may be a header (skipped when `header`
+/// says it is one): when it is not numeric, the second line decides.
+/// Deciding by the first line keeps a typo further down an integer file an
+/// error (which suggests `--ids string`) rather than a silent switch.
+pub(crate) fn has_string_ids(
+    file: &InputFile,
+    delim: Option<u8>,
+    cols: (usize, usize),
+    header: bool,
+) -> Result<bool> {
+    let mut r = LineReader::open(file)?;
+    if header {
+        r.next_line()?;
+    }
+    let ids = |line: &[u8]| match delim {
+        Some(d) => numeric(line, d, cols),
+        None => {
+            let mut t = line
+                .split(|&b| b == b' ' || b == b'\t' || b == b'\r')
+                .filter(|t| !t.is_empty());
+            let mut int = || t.next().is_some_and(|f| parse_id_field(f).is_ok());
+            int() && int()
+        }
+    };
+    let Some(first) = data_line(&mut r)? else {
+        return Ok(false);
+    };
+    if ids(&first) {
+        return Ok(false);
+    }
+    if delim.is_none() || header {
+        return Ok(true);
+    }
+    Ok(!data_line(&mut r)?.is_some_and(|second| ids(&second)))
+}

@@ -22,7 +22,7 @@ impl SnapParser {
         } else {
             "expected two non-negative integer vertex ids (`src dst`, separated by spaces or tabs)"
         };
-        format!("{}{what}", fault.prefix())
+        format!("{}{what}{}", fault.prefix(), strings_hint(fault))
     }
 
     /// Parses the fields of one data line starting at `p` (not blank, not a comment).
@@ -47,6 +47,16 @@ impl SnapParser {
             1.0
         };
         Ok(RawEdge { src, dst, weight })
+    }
+}
+
+/// The way out of a line that is not integer ids: string ids.
+fn strings_hint(fault: Fault) -> &'static str {
+    match fault {
+        Fault::Syntax | Fault::Negative | Fault::Overflow => {
+            " (vertex ids that are not integers? pass --ids string)"
+        }
+        _ => "",
     }
 }
 
@@ -219,7 +229,7 @@ pub(crate) fn split_fields<'a>(
 }
 
 impl DelimitedParser {
-    fn delim_name(&self) -> &'static str {
+    pub(crate) fn delim_name(&self) -> &'static str {
         if self.delim == b'\t' {
             "tab"
         } else {
@@ -238,7 +248,7 @@ impl DelimitedParser {
         if let Some(w) = cols.weight {
             s += &format!(" and a weight in column {w}");
         }
-        s + " (0-based)"
+        s + " (0-based)" + strings_hint(fault)
     }
 
     #[inline]
@@ -273,32 +283,52 @@ impl DelimitedParser {
     }
 }
 
-impl BlockParser for DelimitedParser {
-    type Item = RawEdge;
-
-    fn parse(&self, file: usize, data: &[u8], out: &mut Vec<RawEdge>) -> Result<Stats, LocalError> {
-        let cols = self.columns[file];
+impl DelimitedParser {
+    /// Calls `row(start, line number, line)` for each row of `data` that is
+    /// neither blank nor a `#` comment; `lines` gets the number of lines.
+    pub(crate) fn for_each_row<E>(
+        &self,
+        data: &[u8],
+        lines: &mut u64,
+        mut row: impl FnMut(usize, u64, &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
         let n = data.len();
         let mut p = 0;
-        let mut lines = 0u64;
+        *lines = 0;
         while p < n {
             let start = p;
             let end = line_end(data, p);
             p = end + 1;
-            lines += 1;
+            *lines += 1;
             let line = &data[start..end];
             let first = skip_blanks(line, 0);
             if first == line.len() || line[first] == b'#' {
                 continue;
             }
-            match self.row(&cols, line) {
-                Ok(e) => out.push(e),
-                Err(f) => return Err(LocalError::at(data, start, lines, self.expected(&cols, f))),
-            }
+            row(start, *lines, line)?;
         }
         if n > 0 && data[n - 1] != b'\n' {
-            lines -= 1;
+            *lines -= 1;
         }
+        Ok(())
+    }
+}
+
+impl BlockParser for DelimitedParser {
+    type Item = RawEdge;
+
+    fn parse(&self, file: usize, data: &[u8], out: &mut Vec<RawEdge>) -> Result<Stats, LocalError> {
+        let cols = self.columns[file];
+        let mut lines = 0;
+        self.for_each_row(data, &mut lines, |start, n, line| {
+            match self.row(&cols, line) {
+                Ok(e) => {
+                    out.push(e);
+                    Ok(())
+                }
+                Err(f) => Err(LocalError::at(data, start, n, self.expected(&cols, f))),
+            }
+        })?;
         Ok(Stats { lines, records: 0 })
     }
 }

@@ -224,3 +224,17 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// Every file under `p`, recursively.
+pub fn walkdir(p: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(p).unwrap() {
+        let e = e.unwrap().path();
+        if e.is_dir() {
+            out.extend(walkdir(&e));
+        } else {
+            out.push(e);
+        }
+    }
+    out
+}

@@ -1,0 +1,379 @@
+//! String vertex ids, mapped to ranks outside memory (merge joins on disk):
+//! the front of the build when a source's ids are names
+//! ([`crate::ingest::names`]).
+//!
+//! 1. **Read**: every edge goes to a sorter by source fingerprint (an
+//!    undirected edge first oriented by fingerprint, so both orientations of
+//!    one edge meet as duplicates); every block's distinct names go to the
+//!    name sorter.
+//! 2. **Names**: the distinct names in byte order are numbered (rank = that
+//!    position) and written to the store (`ids.str`, `ids.off`); each name's
+//!    (fingerprint, rank) goes to a sorter by fingerprint.
+//! 3. **Join** the edges by source fingerprint with the ranks: each edge
+//!    becomes (target fingerprint, source rank), sorted by target fingerprint.
+//! 4. The build proper reads a [`RankedSource`]: the second join, edges in
+//!    ranks, as a source whose vertices are exactly `0..n`.
+//!
+//! Both sorts are stable, so duplicate edges keep their input order and the
+//! last still wins. Memory depends on the budget only, not on the number of
+//! names; each sorter spills to the scratch directory when its share fills.
+
+use super::records::Weight;
+use super::{BuildOptions, BATCH, RESERVED};
+use crate::error::{Error, Result};
+use crate::ingest::bucket::{BucketSorter, Split};
+use crate::ingest::names::{fingerprint, NameSorter};
+use crate::ingest::sort::{Record, Sorted};
+use crate::ingest::{EdgeSource, NamedBatch, RawEdge};
+use crate::mem::Budget;
+use crate::progress::{Progress, Unit};
+use crate::store::file::{StoreDir, WriteLe};
+use crate::store::{IDS_OFF_FILE, IDS_STR_FILE};
+use std::path::Path;
+use std::time::Instant;
+
+/// An edge between named vertices, by source fingerprint.
+#[derive(Clone, Copy)]
+struct FpEdge<W> {
+    s: u128,
+    d: u128,
+    w: W,
+}
+
+impl<W: Weight> Record for FpEdge<W> {
+    const BYTES: usize = 32 + W::BYTES;
+    type Key = u128;
+    fn key(&self) -> u128 {
+        self.s
+    }
+    fn radix_key(&self) -> u128 {
+        self.s
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.s.to_le_bytes());
+        out[16..32].copy_from_slice(&self.d.to_le_bytes());
+        self.w.enc(&mut out[32..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        FpEdge {
+            s: u128::from_le_bytes(b[..16].try_into().unwrap()),
+            d: u128::from_le_bytes(b[16..32].try_into().unwrap()),
+            w: W::dec(&b[32..]),
+        }
+    }
+}
+
+/// An edge with its source ranked, by target fingerprint.
+#[derive(Clone, Copy)]
+struct HalfEdge<W> {
+    d: u128,
+    s: u32,
+    w: W,
+}
+
+impl<W: Weight> Record for HalfEdge<W> {
+    const BYTES: usize = 20 + W::BYTES;
+    type Key = u128;
+    fn key(&self) -> u128 {
+        self.d
+    }
+    fn radix_key(&self) -> u128 {
+        self.d
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.d.to_le_bytes());
+        out[16..20].copy_from_slice(&self.s.to_le_bytes());
+        self.w.enc(&mut out[20..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        HalfEdge {
+            d: u128::from_le_bytes(b[..16].try_into().unwrap()),
+            s: u32::from_le_bytes(b[16..20].try_into().unwrap()),
+            w: W::dec(&b[20..]),
+        }
+    }
+}
+
+/// A name's fingerprint and rank, by fingerprint.
+#[derive(Clone, Copy)]
+struct FpRank {
+    fp: u128,
+    rank: u32,
+}
+
+impl Record for FpRank {
+    const BYTES: usize = 20;
+    type Key = u128;
+    fn key(&self) -> u128 {
+        self.fp
+    }
+    fn radix_key(&self) -> u128 {
+        self.fp
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.fp.to_le_bytes());
+        out[16..20].copy_from_slice(&self.rank.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        FpRank {
+            fp: u128::from_le_bytes(b[..16].try_into().unwrap()),
+            rank: u32::from_le_bytes(b[16..20].try_into().unwrap()),
+        }
+    }
+}
+
+/// What the front did, for the build's report.
+pub(super) struct Front {
+    /// When the build began.
+    pub start: Option<Instant>,
+    pub phases: Vec<(&'static str, f64)>,
+    pub spilled: u64,
+    pub input_bytes: Option<u64>,
+}
+
+/// Steps 1-3 of the module docs; the result feeds the build proper.
+pub(super) fn rank_names<W: Weight>(
+    source: &mut dyn EdgeSource,
+    dir: &mut StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+) -> Result<(RankedSource<W>, Front)> {
+    let undirected = !opts.directed;
+    let reserved = budget.charge(RESERVED, "input pipeline and writers")?;
+    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
+    let free = budget.available();
+    let mut names = NameSorter::new(scratch, budget, cap(free / 3))?;
+    let mut edges = BucketSorter::<FpEdge<W>>::new(
+        "edges by source name",
+        scratch,
+        budget,
+        cap(budget.available()),
+        Split::Ordered,
+        source.expected_edges(),
+    )?;
+    let t = Instant::now();
+    let total = source.input_bytes();
+    let label = format!("read {}", source.describe());
+    let mut progress = match total {
+        Some(t) => Progress::bar(label, t, Unit::Bytes),
+        None => Progress::new(label),
+    };
+    let consumed = source.consumed_counter().filter(|_| total.is_some());
+    let mut count = 0u64;
+    source.for_each_named_batch(&mut |b: &NamedBatch| {
+        for n in b.names() {
+            names.push(n)?;
+        }
+        for e in &b.edges {
+            let (mut s, mut d) = (e.src, e.dst);
+            if undirected && s > d {
+                std::mem::swap(&mut s, &mut d);
+            }
+            edges.push(FpEdge {
+                s,
+                d,
+                w: W::from_f64(e.weight),
+            })?;
+        }
+        count += b.edges.len() as u64;
+        crate::cancel::check()?;
+        progress.tick(|| format!("{count} edges"));
+        if let Some(c) = &consumed {
+            progress.set(c.load(std::sync::atomic::Ordering::Relaxed));
+        }
+        Ok(())
+    })?;
+    progress.done(|| format!("{count} edges"));
+    let read = t.elapsed().as_secs_f64();
+    // Sorted now: in memory the buffer shrinks to the edges, spilled it
+    // holds a bucket at a time.
+    let mut spilled = edges.spilled_bytes();
+    let mut by_source = edges.finish()?;
+
+    // Names: ranks in byte order, written to the store.
+    let t = Instant::now();
+    let mut progress = Progress::new("number vertex names");
+    let mut stream = names.finish()?;
+    spilled += stream.spilled_bytes();
+    let mut ranks = BucketSorter::<FpRank>::new(
+        "vertex names by fingerprint",
+        scratch,
+        budget,
+        cap(budget.available() / 2),
+        Split::Ordered,
+        None,
+    )?;
+    let mut strs = dir.file(IDS_STR_FILE)?;
+    let mut offs = dir.file(IDS_OFF_FILE)?;
+    let mut off_buf: Vec<u64> = Vec::with_capacity(BATCH);
+    let (mut n, mut pos) = (0u64, 0u64);
+    while let Some(name) = stream.next_name()? {
+        if n > u32::MAX as u64 {
+            return Err(Error::Invalid(format!(
+                "more than {} distinct vertex ids: this version supports at most that many",
+                u32::MAX as u64 + 1
+            )));
+        }
+        ranks.push(FpRank {
+            fp: fingerprint(name),
+            rank: n as u32,
+        })?;
+        strs.write_all(name)?;
+        off_buf.push(pos);
+        if off_buf.len() == BATCH {
+            offs.put_u64s(&off_buf)?;
+            off_buf.clear();
+            crate::cancel::check()?;
+            progress.tick(|| format!("{n} names"));
+        }
+        pos += name.len() as u64;
+        n += 1;
+    }
+    off_buf.push(pos);
+    offs.put_u64s(&off_buf)?;
+    dir.close(strs)?;
+    dir.close(offs)?;
+    drop(stream);
+    progress.done(|| format!("{n} distinct vertex ids"));
+    ranks.park()?;
+    spilled += ranks.spilled_bytes();
+    let mut ranks = Ranks::new(ranks.finish()?);
+    let numbered = t.elapsed().as_secs_f64();
+
+    // Join by source name: edges become (target name, source rank).
+    let t = Instant::now();
+    let mut progress = Progress::bar("join source names", count, Unit::Items);
+    let mut halves = BucketSorter::<HalfEdge<W>>::new(
+        "edges by target name",
+        scratch,
+        budget,
+        cap(budget.available()),
+        Split::Ordered,
+        Some(count),
+    )?;
+    let mut i = 0u64;
+    while let Some(e) = by_source.next_record()? {
+        let s = ranks.rank(e.s)?;
+        halves.push(HalfEdge { d: e.d, s, w: e.w })?;
+        i += 1;
+        if i.is_multiple_of(1 << 20) {
+            crate::cancel::check()?;
+            progress.set(i);
+        }
+    }
+    drop(by_source);
+    progress.done(|| format!("{count} edges"));
+    halves.park()?;
+    spilled += halves.spilled_bytes();
+    ranks.rewind()?;
+    let halves = halves.finish()?;
+    drop(reserved);
+    let front = Front {
+        start: None,
+        phases: vec![
+            ("read", read),
+            ("names", numbered),
+            ("join", t.elapsed().as_secs_f64()),
+        ],
+        spilled,
+        input_bytes: total,
+    };
+    let ranked = RankedSource {
+        describe: source.describe(),
+        halves,
+        ranks,
+        n,
+        edges: count,
+    };
+    Ok((ranked, front))
+}
+
+/// The (fingerprint, rank) stream, joined in fingerprint order.
+struct Ranks {
+    sorted: Sorted<FpRank>,
+    cur: Option<FpRank>,
+}
+
+impl Ranks {
+    fn new(sorted: Sorted<FpRank>) -> Self {
+        Ranks { sorted, cur: None }
+    }
+
+    fn rewind(&mut self) -> Result<()> {
+        self.cur = None;
+        self.sorted.rewind()
+    }
+
+    /// The rank of the name with fingerprint `fp`; calls come in ascending
+    /// order of `fp`.
+    fn rank(&mut self, fp: u128) -> Result<u32> {
+        loop {
+            match self.cur {
+                Some(c) if c.fp == fp => return Ok(c.rank),
+                Some(c) if c.fp > fp => break,
+                _ => {}
+            }
+            let next = self.sorted.next_record()?;
+            match (self.cur, next) {
+                (Some(c), Some(x)) if c.fp == x.fp => {
+                    return Err(Error::Invalid(
+                        "two different vertex ids share a 128-bit fingerprint; this input cannot be imported with --ids string (please report it)".into(),
+                    ))
+                }
+                (_, None) => break,
+                _ => self.cur = next,
+            }
+        }
+        Err(Error::Invalid(format!(
+            "internal error: an edge names a vertex missing from the name list (fingerprint {fp:032x})"
+        )))
+    }
+}
+
+/// Edges in ranks (step 4 of the module docs) as a source of vertices `0..n`.
+pub(super) struct RankedSource<W: Weight> {
+    describe: String,
+    halves: Sorted<HalfEdge<W>>,
+    ranks: Ranks,
+    n: u64,
+    edges: u64,
+}
+
+impl<W: Weight> EdgeSource for RankedSource<W> {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn ids_fit_u32(&self) -> bool {
+        true
+    }
+
+    fn expected_edges(&self) -> Option<u64> {
+        Some(self.edges)
+    }
+
+    fn dense_vertex_count(&self) -> Option<u64> {
+        Some(self.n)
+    }
+
+    fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
+        let mut batch = Vec::with_capacity(BATCH);
+        while let Some(e) = self.halves.next_record()? {
+            let d = self.ranks.rank(e.d)?;
+            batch.push(RawEdge {
+                src: e.s as u64,
+                dst: d as u64,
+                weight: e.w.get(),
+            });
+            if batch.len() == BATCH {
+                f(&batch)?;
+                batch.clear();
+            }
+        }
+        if !batch.is_empty() {
+            f(&batch)?;
+        }
+        Ok(())
+    }
+}
