@@ -129,7 +129,7 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
             OrderArg::Auto | OrderArg::Degree => outcore::store::VertexOrder::Degree,
         },
         order_auto: store.order == OrderArg::Auto,
-        sort_buffer_cap: None,
+        ..BuildOptions::default()
     }
 }
 

@@ -209,3 +209,12 @@ fn render(e: &anyhow::Error) -> String {
     }
     out
 }
+
+/// A vertex id as the user gave it, for `--stats`: a number when it is an
+/// integer, else the text (a name).
+pub fn id_json(id: Option<&str>) -> serde_json::Value {
+    match id {
+        None => serde_json::Value::Null,
+        Some(s) => s.parse::<u64>().map_or_else(|_| s.into(), Into::into),
+    }
+}

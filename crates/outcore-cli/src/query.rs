@@ -153,7 +153,7 @@ fn describe(j: &mut serde_json::Value, kind: &str, a: &QArgs) {
             "parameters".into(),
             serde_json::json!({
                 "query": kind,
-                "source": a.source,
+                "source": crate::id_json(a.source.as_deref()),
                 "sources": path(&a.sources),
                 "repeat": a.repeat,
                 "hops": a.hops,

@@ -421,7 +421,7 @@ fn parameters(a: &RunArgs, memory: u64) -> serde_json::Value {
         "damping": a.damping,
         "tol": a.tol,
         "weighted": a.weighted,
-        "source": a.source,
+        "source": crate::id_json(a.source.as_deref()),
         "delta": a.delta,
         "k": a.k,
         "kcore_out": path(&a.kcore_out),

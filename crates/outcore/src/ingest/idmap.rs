@@ -24,6 +24,8 @@ pub struct IdCollector {
     limit: usize,
     budget: Budget,
     charge: Option<Charge>,
+    /// Set when the ids outgrew the share: the map must go to disk.
+    outgrown: bool,
 }
 
 impl IdCollector {
@@ -37,7 +39,14 @@ impl IdCollector {
             limit: (bytes / 16).max(1024) as usize,
             budget: budget.clone(),
             charge: None,
+            outgrown: false,
         }
+    }
+
+    /// True when an [`Self::add`] failed because the ids outgrew the share
+    /// (the build then ranks them on disk instead).
+    pub fn outgrown(&self) -> bool {
+        self.outgrown
     }
 
     /// Adds an id (duplicates are fine).
@@ -89,12 +98,12 @@ impl IdCollector {
         self.charge = None;
         let cap = (count as usize * 2).max(1 << 16);
         if cap > self.limit {
+            self.outgrown = true;
             return Err(too_many(count as usize));
         }
-        self.charge = Some(
-            self.budget
-                .charge(cap as u64 * 16, "vertex id collection")?,
-        );
+        let charge = self.budget.charge(cap as u64 * 16, "vertex id collection");
+        self.outgrown = charge.is_err();
+        self.charge = Some(charge?);
         self.ids.reserve_exact(cap);
         self.ids.extend(bitmap_ids(&bits));
         Ok(false)
@@ -107,13 +116,16 @@ impl IdCollector {
         }
         let new_cap = (self.ids.capacity() * 2).clamp(1 << 16, self.limit);
         if new_cap <= self.ids.len() {
+            self.outgrown = true;
             return Err(too_many(self.ids.len()));
         }
         // Charge before allocating: the old and new vectors coexist briefly.
         self.charge = None;
         let charge = self
             .budget
-            .charge(new_cap as u64 * 16, "vertex id collection")?;
+            .charge(new_cap as u64 * 16, "vertex id collection");
+        self.outgrown = charge.is_err();
+        let charge = charge?;
         self.ids.reserve_exact(new_cap - self.ids.len());
         self.charge = Some(charge);
         Ok(())

@@ -193,6 +193,13 @@ impl StoreDir {
         Ok(())
     }
 
+    /// Abandons a data file: it is removed and not recorded.
+    pub fn discard(&mut self, w: DataWriter) -> Result<()> {
+        let (rel, _) = w.finish()?;
+        let path = self.tmp.join(&rel);
+        std::fs::remove_file(&path).at(&path)
+    }
+
     /// Writes the manifest (with the file table) and moves the store into place.
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf> {
         crate::cancel::check()?;

@@ -3,6 +3,7 @@
 
 mod common;
 mod external_engine;
+mod external_ids;
 mod graphalytics;
 mod lcc;
 mod planned;

@@ -75,28 +75,45 @@ pub fn build_store(
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
     let budget = Budget::new(opts.memory);
     let s = &scratch.0;
-    match (opts.weighted, source.string_ids(), source.ids_fit_u32()) {
-        (true, true, _) => build_named::<f64>(source, dir, s, opts, &budget),
-        (false, true, _) => build_named::<()>(source, dir, s, opts, &budget),
-        (true, false, true) => build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None),
-        (true, false, false) => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None),
-        (false, false, true) => build::<(), Keyed<()>>(source, dir, s, opts, &budget, None),
-        (false, false, false) => build::<(), Orig<()>>(source, dir, s, opts, &budget, None),
+    let built = match (opts.weighted, source.string_ids(), source.ids_fit_u32()) {
+        (true, true, _) => return ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
+        (false, true, _) => return ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
+        _ if opts.external_ids => None,
+        (true, false, true) => build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None)?,
+        (true, false, false) => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None)?,
+        (false, false, true) => build::<(), Keyed<()>>(source, dir, s, opts, &budget, None)?,
+        (false, false, false) => build::<(), Orig<()>>(source, dir, s, opts, &budget, None)?,
+    };
+    if let Some(report) = built {
+        return Ok(report);
+    }
+    // The ids outgrew the in-memory map: start again, ranking them on disk.
+    if !opts.external_ids {
+        let note = "the vertex ids outgrow the id map's share of the budget; ranking them on disk instead (a second pass over the input)";
+        Progress::new("vertex ids").done(|| note.to_string());
+    }
+    let dir = StoreDir::create(dest, opts.force)?;
+    match opts.weighted {
+        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints),
+        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints),
     }
 }
 
-/// A build from string ids: names ranked on disk first ([`named`]).
-fn build_named<W: Weight>(
+/// A build whose ids are ranked on disk first ([`named`]).
+fn ranked<W: Weight>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
     scratch: &Path,
     opts: &BuildOptions,
     budget: &Budget,
+    ids: Ids,
 ) -> Result<BuildReport> {
     let start = Instant::now();
-    let (mut ranked, mut front) = named::rank_names::<W>(source, &mut dir, scratch, opts, budget)?;
+    let (mut ranked, mut front) =
+        named::rank_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
     front.start = Some(start);
-    build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, Some(front))
+    let report = build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, Some(front))?;
+    Ok(report.expect("ranks fit the id map"))
 }
 
 /// A scratch directory removed on drop.
@@ -128,6 +145,7 @@ mod records;
 pub use options::BuildOptions;
 
 use distinct::{Dedup, Distinct, RankSpill};
+use named::Ids;
 pub use order::SKEWED;
 use order::{degree_order, note_original_order, or_original_order};
 use records::{InputEdge, Keyed, Orig, Weight};
@@ -141,8 +159,9 @@ struct Counts {
     self_loops: u64,
 }
 
-/// The build proper; `front` is set when string ids were ranked first (the
-/// source then holds ranks, and the store the names).
+/// The build proper; `front` is set when ids were ranked on disk first (the
+/// source then holds ranks, and the store the ids). `None` when the
+/// source's ids outgrew the in-memory id map's share of the budget.
 fn build<W: Weight, E: InputEdge<W = W>>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
@@ -150,7 +169,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-) -> Result<BuildReport> {
+) -> Result<Option<BuildReport>> {
     let start = front
         .as_ref()
         .and_then(|f| f.start)
@@ -213,10 +232,14 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         None => Progress::new(label),
     };
     if let Some(c) = ids.as_mut() {
-        source.for_each_vertex_batch(&mut |batch| {
+        let read = source.for_each_vertex_batch(&mut |batch| {
             batch.iter().try_for_each(|&v| c.add(v))?;
             cancel::check()
-        })?;
+        });
+        if read.is_err() && c.outgrown() {
+            return Ok(None);
+        }
+        read?;
     }
     let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
     {
@@ -254,13 +277,20 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             }
             Ok(())
         };
-        source.for_each_edge_batch(&mut on_batch)?;
+        let read = source.for_each_edge_batch(&mut on_batch);
+        if read.is_err() && ids.as_ref().is_some_and(|c| c.outgrown()) {
+            return Ok(None);
+        }
+        read?;
     }
     let consumed = source.bytes_consumed();
     let read_msg = read_progress(counts.input_edges, total_bytes, consumed);
     progress.done(|| read_msg);
     let idmap = match ids {
-        Some(c) => c.finish()?,
+        Some(c) => match c.finish() {
+            Err(Error::Budget(_)) => return Ok(None),
+            r => r?,
+        },
         None => IdMap::identity(dense_n.unwrap_or(0)),
     };
     let n = idmap.len();
@@ -587,8 +617,11 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         directed: opts.directed,
         weighted: opts.weighted,
         weight_type: opts.weighted.then(|| "f64".to_string()),
-        has_id_map: !idmap.is_identity(),
-        string_ids: front.is_some(),
+        has_id_map: match &front {
+            Some(f) => f.ids == Ids::Ints && f.has_id_map,
+            None => !idmap.is_identity(),
+        },
+        string_ids: front.as_ref().is_some_and(|f| f.ids == Ids::Strings),
         vertex_order,
         has_order_map,
         tiles: TileInfo {
@@ -633,7 +666,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     };
     let path = dir.commit(manifest.clone())?;
     let manifest = crate::store::Manifest::read(&path)?;
-    Ok(BuildReport {
+    Ok(Some(BuildReport {
         path,
         manifest,
         seconds,
@@ -641,7 +674,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         input_bytes: total_bytes,
         spilled_bytes: spilled,
         peak_rss_bytes: peak_rss_bytes(),
-    })
+    }))
 }
 
 /// Inverse of [`TileGeometry::tile_order`].

@@ -1,6 +1,8 @@
-//! String vertex ids, mapped to ranks outside memory (merge joins on disk):
-//! the front of the build when a source's ids are names
-//! ([`crate::ingest::names`]).
+//! Vertex ids mapped to ranks outside memory (merge joins on disk): the
+//! front of the build when a source's ids are names
+//! ([`crate::ingest::names`]), or integers too many for the in-memory id
+//! map (an integer is then named by its 8 big-endian bytes, whose byte order
+//! is numeric order, and fingerprinted by itself).
 //!
 //! 1. **Read**: every edge goes to a sorter by source fingerprint (an
 //!    undirected edge first oriented by fingerprint, so both orientations of
@@ -27,8 +29,8 @@ use crate::ingest::sort::{Record, Sorted};
 use crate::ingest::{EdgeSource, NamedBatch, RawEdge};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
-use crate::store::file::{StoreDir, WriteLe};
-use crate::store::{IDS_OFF_FILE, IDS_STR_FILE};
+use crate::store::file::{DataWriter, StoreDir, WriteLe};
+use crate::store::{IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE};
 use std::path::Path;
 use std::time::Instant;
 
@@ -122,8 +124,126 @@ impl Record for FpRank {
     }
 }
 
+/// What the vertex ids of the source are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ids {
+    /// Names ([`EdgeSource::for_each_named_batch`]): `ids.str` + `ids.off`.
+    Strings,
+    /// Integers ([`EdgeSource::for_each_edge_batch`]) too many for the
+    /// in-memory id map: `ids.bin`.
+    Ints,
+}
+
+impl Ids {
+    fn fingerprint(self, name: &[u8]) -> u128 {
+        match self {
+            Ids::Strings => fingerprint(name),
+            Ids::Ints => u64::from_be_bytes(name.try_into().expect("8-byte names")) as u128,
+        }
+    }
+}
+
+/// Writes the ids by rank into the store.
+#[allow(clippy::large_enum_variant)] // one per build
+enum IdWriter {
+    Strings {
+        strs: DataWriter,
+        offs: DataWriter,
+        buf: Vec<u64>,
+        pos: u64,
+    },
+    Ints {
+        ids: DataWriter,
+        buf: Vec<u64>,
+        /// Every id so far equals its rank.
+        identity: bool,
+    },
+}
+
+impl IdWriter {
+    fn new(ids: Ids, dir: &mut StoreDir) -> Result<IdWriter> {
+        Ok(match ids {
+            Ids::Strings => IdWriter::Strings {
+                strs: dir.file(IDS_STR_FILE)?,
+                offs: dir.file(IDS_OFF_FILE)?,
+                buf: Vec::with_capacity(BATCH),
+                pos: 0,
+            },
+            Ids::Ints => IdWriter::Ints {
+                ids: dir.file(IDS_FILE)?,
+                buf: Vec::with_capacity(BATCH),
+                identity: true,
+            },
+        })
+    }
+
+    /// Writes rank `r`'s name; true when a batch went out.
+    fn push(&mut self, name: &[u8], r: u64) -> Result<bool> {
+        let (w, buf) = match self {
+            IdWriter::Strings {
+                strs,
+                offs,
+                buf,
+                pos,
+            } => {
+                strs.write_all(name)?;
+                buf.push(*pos);
+                *pos += name.len() as u64;
+                (offs, buf)
+            }
+            IdWriter::Ints { ids, buf, identity } => {
+                let id = u64::from_be_bytes(name.try_into().expect("8-byte names"));
+                *identity &= id == r;
+                buf.push(id);
+                (ids, buf)
+            }
+        };
+        if buf.len() < BATCH {
+            return Ok(false);
+        }
+        w.put_u64s(buf)?;
+        buf.clear();
+        Ok(true)
+    }
+
+    /// Closes the files; false when integer ids are `0..n` (no map kept,
+    /// as an in-memory build keeps none).
+    fn finish(self, dir: &mut StoreDir) -> Result<bool> {
+        match self {
+            IdWriter::Strings {
+                strs,
+                mut offs,
+                mut buf,
+                pos,
+            } => {
+                buf.push(pos);
+                offs.put_u64s(&buf)?;
+                dir.close(strs)?;
+                dir.close(offs)?;
+                Ok(true)
+            }
+            IdWriter::Ints {
+                mut ids,
+                buf,
+                identity,
+            } => {
+                ids.put_u64s(&buf)?;
+                if identity {
+                    dir.discard(ids)?;
+                    return Ok(false);
+                }
+                dir.close(ids)?;
+                Ok(true)
+            }
+        }
+    }
+}
+
 /// What the front did, for the build's report.
 pub(super) struct Front {
+    pub ids: Ids,
+    /// False when integer ids turned out to be `0..n` already.
+    pub has_id_map: bool,
     /// When the build began.
     pub start: Option<Instant>,
     pub phases: Vec<(&'static str, f64)>,
@@ -134,6 +254,7 @@ pub(super) struct Front {
 /// Steps 1-3 of the module docs; the result feeds the build proper.
 pub(super) fn rank_names<W: Weight>(
     source: &mut dyn EdgeSource,
+    ids: Ids,
     dir: &mut StoreDir,
     scratch: &Path,
     opts: &BuildOptions,
@@ -161,29 +282,56 @@ pub(super) fn rank_names<W: Weight>(
     };
     let consumed = source.consumed_counter().filter(|_| total.is_some());
     let mut count = 0u64;
-    source.for_each_named_batch(&mut |b: &NamedBatch| {
-        for n in b.names() {
-            names.push(n)?;
-        }
-        for e in &b.edges {
-            let (mut s, mut d) = (e.src, e.dst);
-            if undirected && s > d {
-                std::mem::swap(&mut s, &mut d);
-            }
-            edges.push(FpEdge {
-                s,
-                d,
-                w: W::from_f64(e.weight),
-            })?;
-        }
-        count += b.edges.len() as u64;
+    let mut push = |s: u128, d: u128, w: f64| {
+        let (s, d) = if undirected && s > d { (d, s) } else { (s, d) };
+        edges.push(FpEdge {
+            s,
+            d,
+            w: W::from_f64(w),
+        })
+    };
+    let mut tick = |count: u64| {
         crate::cancel::check()?;
         progress.tick(|| format!("{count} edges"));
         if let Some(c) = &consumed {
             progress.set(c.load(std::sync::atomic::Ordering::Relaxed));
         }
         Ok(())
-    })?;
+    };
+    match ids {
+        Ids::Strings => source.for_each_named_batch(&mut |b: &NamedBatch| {
+            for n in b.names() {
+                names.push(n)?;
+            }
+            for e in &b.edges {
+                push(e.src, e.dst, e.weight)?;
+            }
+            count += b.edges.len() as u64;
+            tick(count)
+        })?,
+        Ids::Ints => {
+            // An integer is named by its big-endian bytes (byte order is
+            // numeric order) and fingerprinted by itself.
+            source.for_each_vertex_batch(&mut |vs| {
+                vs.iter().try_for_each(|v| names.push(&v.to_be_bytes()))?;
+                crate::cancel::check()
+            })?;
+            source.for_each_edge_batch(&mut |batch| {
+                let mut last = None;
+                for e in batch {
+                    for v in [e.src, e.dst] {
+                        if last != Some(v) {
+                            names.push(&v.to_be_bytes())?;
+                            last = Some(v);
+                        }
+                    }
+                    push(e.src as u128, e.dst as u128, e.weight)?;
+                }
+                count += batch.len() as u64;
+                tick(count)
+            })?
+        }
+    }
     progress.done(|| format!("{count} edges"));
     let read = t.elapsed().as_secs_f64();
     // Sorted now: in memory the buffer shrinks to the edges, spilled it
@@ -204,10 +352,8 @@ pub(super) fn rank_names<W: Weight>(
         Split::Ordered,
         None,
     )?;
-    let mut strs = dir.file(IDS_STR_FILE)?;
-    let mut offs = dir.file(IDS_OFF_FILE)?;
-    let mut off_buf: Vec<u64> = Vec::with_capacity(BATCH);
-    let (mut n, mut pos) = (0u64, 0u64);
+    let mut out = IdWriter::new(ids, dir)?;
+    let mut n = 0u64;
     while let Some(name) = stream.next_name()? {
         if n > u32::MAX as u64 {
             return Err(Error::Invalid(format!(
@@ -216,24 +362,16 @@ pub(super) fn rank_names<W: Weight>(
             )));
         }
         ranks.push(FpRank {
-            fp: fingerprint(name),
+            fp: ids.fingerprint(name),
             rank: n as u32,
         })?;
-        strs.write_all(name)?;
-        off_buf.push(pos);
-        if off_buf.len() == BATCH {
-            offs.put_u64s(&off_buf)?;
-            off_buf.clear();
+        if out.push(name, n)? {
             crate::cancel::check()?;
             progress.tick(|| format!("{n} names"));
         }
-        pos += name.len() as u64;
         n += 1;
     }
-    off_buf.push(pos);
-    offs.put_u64s(&off_buf)?;
-    dir.close(strs)?;
-    dir.close(offs)?;
+    let has_id_map = out.finish(dir)?;
     drop(stream);
     progress.done(|| format!("{n} distinct vertex ids"));
     ranks.park()?;
@@ -270,6 +408,8 @@ pub(super) fn rank_names<W: Weight>(
     let halves = halves.finish()?;
     drop(reserved);
     let front = Front {
+        ids,
+        has_id_map,
         start: None,
         phases: vec![
             ("read", read),

@@ -41,6 +41,10 @@ pub struct BuildOptions {
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
     pub sort_buffer_cap: Option<u64>,
+    /// Ranks integer ids on disk from the start, as the build does by
+    /// itself when they outgrow the in-memory id map (tests).
+    #[doc(hidden)]
+    pub external_ids: bool,
 }
 
 impl Default for BuildOptions {
@@ -58,6 +62,7 @@ impl Default for BuildOptions {
             order: VertexOrder::Degree,
             order_auto: false,
             sort_buffer_cap: None,
+            external_ids: false,
         }
     }
 }

@@ -1,0 +1,159 @@
+//! The external id remap: integer ids ranked on disk (names sorted in runs,
+//! edges ranked by two merge joins) build byte for byte the store the
+//! in-memory id map builds, for ids near 2^64, duplicate-heavy and
+//! vertex-heavy inputs, with sorters in memory or spilled; and a build whose
+//! ids outgrow the id map's share of the budget switches to it by itself.
+
+use crate::common::{walkdir, Rng};
+use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::VecSource;
+use outcore::store::VertexOrder;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every file of a store, the manifest's timings zeroed.
+fn files(store: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir(store)
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(store)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let mut bytes = std::fs::read(&p).unwrap();
+            if rel == "manifest.json" {
+                let mut m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                m["build"]["seconds"] = 0.into();
+                m["build"]["created_unix"] = 0.into();
+                bytes = m.to_string().into_bytes();
+            }
+            (rel, bytes)
+        })
+        .collect()
+}
+
+fn source(edges: &[(u64, u64, f64)], vertices: &[u64]) -> VecSource {
+    let mut s = VecSource::new(edges.iter().copied());
+    s.vertices = vertices.to_vec();
+    s
+}
+
+fn same_store(a: &BuildReport, b: &BuildReport, what: &str) {
+    let (fa, fb) = (files(&a.path), files(&b.path));
+    assert_eq!(
+        fa.keys().collect::<Vec<_>>(),
+        fb.keys().collect::<Vec<_>>(),
+        "{what}"
+    );
+    for (k, v) in &fa {
+        assert!(v == &fb[k], "{what}: {k} differs");
+    }
+}
+
+/// Random inputs: `kind` 0 = ids near 2^64, 1 = duplicate-heavy, 2 =
+/// vertex-heavy with few edges, 3 = ids 0..n (no id map kept).
+fn input(seed: u64, kind: u64) -> (Vec<(u64, u64, f64)>, Vec<u64>) {
+    let mut rng = Rng::new(seed);
+    let id = |rng: &mut Rng| match kind {
+        0 => u64::MAX - rng.below(5000) * 3,
+        1 => rng.below(60) * 1_000_003,
+        2 => rng.next(),
+        _ => rng.below(3000),
+    };
+    let m = [6000, 8000, 300, 5000][kind as usize];
+    let edges = (0..m)
+        .map(|i| {
+            let s = id(&mut rng);
+            let d = if i % 11 == 0 { s } else { id(&mut rng) };
+            (s, d, rng.below(7) as f64)
+        })
+        .collect();
+    let vertices = match kind {
+        2 => (0..20_000).map(|_| rng.next()).collect(),
+        3 => (0..3000).collect(),
+        _ => vec![id(&mut rng), id(&mut rng)],
+    };
+    (edges, vertices)
+}
+
+#[test]
+fn external_ids_build_the_in_memory_store() {
+    outcore::progress::set_quiet(true);
+    for kind in 0..4 {
+        for (seed, directed, cap, drop_loops) in [
+            (kind + 1, true, None, false),
+            (kind + 7, false, Some(48 << 10), true),
+            (kind + 13, false, None, false),
+        ] {
+            let (edges, vertices) = input(seed, kind);
+            let dir = tempfile::tempdir().unwrap();
+            let opts = BuildOptions {
+                directed,
+                weighted: true,
+                drop_self_loops: drop_loops,
+                memory: 128 << 20,
+                order: VertexOrder::Degree,
+                ..Default::default()
+            };
+            let mem =
+                build_store(&mut source(&edges, &vertices), &dir.path().join("a"), &opts).unwrap();
+            let ext_opts = BuildOptions {
+                external_ids: true,
+                sort_buffer_cap: cap,
+                ..opts
+            };
+            let ext = build_store(
+                &mut source(&edges, &vertices),
+                &dir.path().join("b"),
+                &ext_opts,
+            )
+            .unwrap();
+            if cap.is_some() {
+                assert!(ext.spilled_bytes > 0, "kind {kind}: spilled");
+            }
+            assert!(
+                ext.phases.iter().any(|p| p.0 == "names"),
+                "kind {kind}: ranked on disk"
+            );
+            assert_eq!(mem.manifest.has_id_map, kind != 3);
+            same_store(&mem, &ext, &format!("kind {kind} seed {seed}"));
+        }
+    }
+}
+
+#[test]
+fn ids_outgrowing_the_map_are_ranked_on_disk() {
+    // 2.5 million sparse ids: more than the id collector's quarter of a
+    // 128 MiB budget holds (16 bytes an id while collecting).
+    outcore::progress::set_quiet(true);
+    let mut rng = Rng::new(99);
+    let vertices: Vec<u64> = (0..2_500_000).map(|_| rng.next() | 1 << 63).collect();
+    let edges: Vec<(u64, u64, f64)> = (0..20_000)
+        .map(|i| (vertices[i * 7], vertices[(i * 131) % vertices.len()], 1.0))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        directed: false,
+        memory: 128 << 20,
+        order: VertexOrder::Original,
+        ..Default::default()
+    };
+    let small = build_store(&mut source(&edges, &vertices), &dir.path().join("a"), &opts).unwrap();
+    assert!(
+        small.phases.iter().any(|p| p.0 == "names"),
+        "switched to the disk"
+    );
+    let big = BuildOptions {
+        memory: 1 << 30,
+        ..opts
+    };
+    let mem = build_store(&mut source(&edges, &vertices), &dir.path().join("b"), &big).unwrap();
+    assert!(!mem.phases.iter().any(|p| p.0 == "names"));
+    let mut a = files(&small.path);
+    let mut b = files(&mem.path);
+    // The budget is recorded in the manifest; everything else is equal.
+    a.remove("manifest.json");
+    b.remove("manifest.json");
+    assert!(a == b, "the same store either way");
+}
