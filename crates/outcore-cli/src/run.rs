@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use outcore::algo::output::{write_vertex_values, Ldbc};
+use outcore::algo::output::{write_vertex_labels, write_vertex_set, write_vertex_values, Ldbc};
 use outcore::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::planned;
@@ -268,12 +268,7 @@ pub fn run(a: RunArgs) -> Result<()> {
                 write(&store, out, n, |v| c[v as usize])?;
             }
             if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
-                let ids = store.load_ids()?;
-                let vs: Vec<_> = (0..n)
-                    .filter(|&v| c[v as usize] >= kk)
-                    .map(|v| ids.get(v))
-                    .collect();
-                write_ids(path, vs)?;
+                write_vertex_set(path, &store, |v| c[v as usize] >= kk)?;
             }
             let max = c.iter().copied().max().unwrap_or(0);
             (stats, format!("max core {max}"))
@@ -284,12 +279,11 @@ pub fn run(a: RunArgs) -> Result<()> {
                 iterations: a.iterations,
             };
             let (l, stats) = cdlp::cdlp(&store, &cfg, &ext, &budget)?;
-            let ids = store.load_ids()?;
             let mut labels: Vec<u32> = l.clone();
             labels.sort_unstable();
             labels.dedup();
             if let Some(out) = &a.out {
-                write_vertex_values(out, &ids, n, |v| ids.original_of_rank(l[v as usize] as u64))?;
+                write_vertex_labels(out, &store, |v| l[v as usize] as u64)?;
             }
             (stats, format!("{} communities", labels.len()))
         }
@@ -444,10 +438,18 @@ fn write_components(
     n: u64,
     label: impl Fn(u64) -> u32,
 ) -> Result<String> {
-    let ids = store.load_ids()?;
-    let components = (0..n).filter(|&v| label(v) as u64 == ids.rank(v)).count();
+    // A component's label is the rank of its smallest vertex.
+    let mut components = 0;
+    let ordered = store.for_each_rank(|first, ranks| {
+        for (i, &r) in ranks.iter().enumerate() {
+            components += (label(first + i as u64) == r) as u64;
+        }
+    })?;
+    if !ordered {
+        components = (0..n).filter(|&v| label(v) as u64 == v).count() as u64;
+    }
     if let Some(out) = out {
-        write_vertex_values(out, &ids, n, |v| ids.original_of_rank(label(v) as u64))?;
+        write_vertex_labels(out, store, |v| label(v) as u64)?;
     }
     Ok(format!("{components} components"))
 }
@@ -462,12 +464,10 @@ fn write_ids(path: &Path, mut vs: Vec<outcore::store::Id<'_>>) -> Result<()> {
 fn write<T: std::fmt::Display>(
     store: &Store,
     out: &Path,
-    n: u64,
+    _n: u64,
     value: impl Fn(u64) -> T,
 ) -> Result<()> {
-    let ids = store.load_ids()?;
-    write_vertex_values(out, &ids, n, value)?;
-    Ok(())
+    Ok(write_vertex_values(out, store, value)?)
 }
 
 /// One line: what ran, how long, how many bytes, I/O vs compute, peak RSS.

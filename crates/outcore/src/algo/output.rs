@@ -2,9 +2,10 @@
 //! floats as C's `%.15e`.
 
 use crate::error::{IoContext, Result};
-use crate::store::OriginalIds;
+use crate::store::walk::{LabelNames, RankWalk};
+use crate::store::{Id, Store};
 use std::fmt;
-use std::io::Write;
+
 use std::path::Path;
 
 /// Formats a float as Graphalytics does: C's "%.15e" (e.g. 1.477629166666667e-01, 0.000000000000000e+00), and "infinity" for +inf.
@@ -40,42 +41,61 @@ impl fmt::Display for Ldbc {
 /// Writes one `id value` line per vertex in original ids, ascending, atomically (temp file + rename; `-` = stdout).
 ///
 /// Lines go in rank order (= ascending original id), whatever the store's
-/// vertex order, so the file does not depend on it. `value(v)` gets the
-/// dense id; a label that is itself a vertex must be mapped by the caller
-/// (WCC's labels are ranks: `ids.original_of_rank(label)`), floats wrapped
-/// in [`Ldbc`]. The file is
-/// written beside `path` as `.NAME.tmp-PID`, fsynced and renamed over `path`;
-/// on any error (or Ctrl-C) the temporary file is removed.
-pub fn write_vertex_values<T>(
-    path: &Path,
-    ids: &OriginalIds,
-    n: u64,
-    value: impl Fn(u64) -> T,
-) -> Result<()>
+/// vertex order, so the file does not depend on it; the id maps are
+/// streamed beside the values ([`RankWalk`]), never loaded. `value(v)` gets
+/// the dense id; floats wrapped in [`Ldbc`]; a value that is itself a vertex
+/// goes through [`write_vertex_labels`]. The file is written beside `path`
+/// as `.NAME.tmp-PID`, fsynced and renamed over `path`; on any error (or
+/// Ctrl-C) the temporary file is removed.
+pub fn write_vertex_values<T>(path: &Path, store: &Store, value: impl Fn(u64) -> T) -> Result<()>
 where
     T: fmt::Display,
 {
+    write_lines(path, store, |_, v, _| Ok(value(v)))
+}
+
+/// As [`write_vertex_values`], for values that are vertices named by their
+/// rank (WCC's and CDLP's labels): each is written as its original id.
+pub fn write_vertex_labels(path: &Path, store: &Store, label: impl Fn(u64) -> u64) -> Result<()> {
+    let mut names = LabelNames::open(store)?;
+    write_lines(path, store, |r, v, id| names.name(label(v), r, id))
+}
+
+/// Writes the original ids of the vertices `keep(dense id)` selects, one
+/// per line, ascending, atomically (as [`write_vertex_values`]).
+pub fn write_vertex_set(path: &Path, store: &Store, keep: impl Fn(u64) -> bool) -> Result<()> {
     let mut f = crate::outfile::OutFile::create(path)?;
     let target = f.target().to_path_buf();
-    write_lines(f.writer(), &target, ids, n, &value)?;
+    let w = f.writer();
+    let mut walk = RankWalk::open(store)?;
+    while let Some((r, v, id)) = walk.next_vertex()? {
+        if r & 0xFFFF == 0 {
+            crate::cancel::check()?;
+        }
+        if keep(v) {
+            writeln!(w, "{id}").at(&target)?;
+        }
+    }
     f.commit()
 }
 
 fn write_lines<T: fmt::Display>(
-    w: &mut dyn Write,
-    target: &Path,
-    ids: &OriginalIds,
-    n: u64,
-    value: &impl Fn(u64) -> T,
+    path: &Path,
+    store: &Store,
+    mut value: impl FnMut(u64, u64, &Id<'_>) -> Result<T>,
 ) -> Result<()> {
-    for r in 0..n {
+    let mut f = crate::outfile::OutFile::create(path)?;
+    let target = f.target().to_path_buf();
+    let w = f.writer();
+    let mut walk = RankWalk::open(store)?;
+    while let Some((r, v, id)) = walk.next_vertex()? {
         if r & 0xFFFF == 0 {
             crate::cancel::check()?;
         }
-        let v = ids.dense_of_rank(r);
-        writeln!(w, "{} {}", ids.original_of_rank(r), value(v)).at(target)?;
+        let x = value(r, v, &id)?;
+        writeln!(w, "{id} {x}").at(&target)?;
     }
-    Ok(())
+    f.commit()
 }
 
 #[cfg(test)]
@@ -199,21 +219,19 @@ mod tests {
                 7 => f64::INFINITY,
                 _ => 0.0,
             };
-            write_vertex_values(&out, &ids, 3, |v| Ldbc(val(v))).unwrap();
+            write_vertex_values(&out, &store, |v| Ldbc(val(v))).unwrap();
             assert_eq!(
                 std::fs::read_to_string(&out).unwrap(),
                 "5 5.000000000000000e-01\n7 infinity\n100 0.000000000000000e+00\n"
             );
-            // A label naming a vertex, by rank.
-            write_vertex_values(&out, &ids, 3, |v| ids.original_of_rank(2 - ids.rank(v))).unwrap();
+            // A label naming a vertex, by rank (its own, or another).
+            write_vertex_labels(&out, &store, |v| 2 - ids.rank(v)).unwrap();
             assert_eq!(
                 std::fs::read_to_string(&out).unwrap(),
                 "5 100\n7 7\n100 5\n"
             );
         }
-        let ids = store_with_ids(tmp.path(), &[100, 5, 7], VertexOrder::Degree)
-            .load_ids()
-            .unwrap();
+        let store = store_with_ids(tmp.path(), &[100, 5, 7], VertexOrder::Degree);
         // Nothing else left beside it.
         let names: Vec<String> = std::fs::read_dir(tmp.path())
             .unwrap()
@@ -222,8 +240,6 @@ mod tests {
         assert_eq!(names.len(), 2, "{names:?}");
         // An unwritable destination fails and leaves no temporary file.
         let bad = tmp.path().join("no-such-dir").join("x");
-        assert!(write_vertex_values(&bad, &ids, 3, |v| v).is_err());
-        // Standard output, nothing to write.
-        write_vertex_values(Path::new("-"), &ids, 0, |v| v).unwrap();
+        assert!(write_vertex_values(&bad, &store, |v| v).is_err());
     }
 }

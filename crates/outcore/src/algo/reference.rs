@@ -469,7 +469,7 @@ pub fn lcc(g: &MemGraph) -> Vec<f64> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::algo::output::{format_float, write_vertex_values, Ldbc};
+    use crate::algo::output::{format_float, write_vertex_labels, write_vertex_values, Ldbc};
     use crate::algo::validate::{rule_for, validate, validate_text};
     use crate::ingest::build::{build_store, BuildOptions};
     use crate::ingest::VecSource;
@@ -654,20 +654,17 @@ pub(crate) mod tests {
             let g = MemGraph::load(&store).unwrap().in_rank_order();
             assert_eq!(g, ex.graph(), "{name}");
             let ids = store.load_ids().unwrap();
-            let n = g.n as u64;
             for (algo, values) in ex.outputs(&g) {
                 let out = tmp.path().join(format!("{name}-{algo}"));
-                let rank_labels = matches!(algo, "CDLP" | "WCC");
-                write_vertex_values(&out, &ids, n, |v| {
-                    let r = ids.rank(v) as usize;
-                    if rank_labels {
-                        // Labels (ranks) printed through the id map.
-                        let l: u32 = ex.dense(values[r].parse().unwrap());
-                        ids.original_of_rank(l as u64).to_string()
-                    } else {
-                        values[r].clone()
-                    }
-                })
+                let value = |v: u64| &values[ids.rank(v) as usize];
+                if matches!(algo, "CDLP" | "WCC") {
+                    // Labels (ranks) printed through the id map.
+                    write_vertex_labels(&out, &store, |v| {
+                        ex.dense(value(v).parse().unwrap()) as u64
+                    })
+                } else {
+                    write_vertex_values(&out, &store, value)
+                }
                 .unwrap();
                 validate(&out, &ex.expected_path(algo), rule_for(algo).unwrap())
                     .unwrap_or_else(|e| panic!("{name} {algo}: {e}"));

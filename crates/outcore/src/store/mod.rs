@@ -35,6 +35,7 @@ pub mod manifest;
 pub mod read;
 pub mod tiles;
 pub mod verify;
+pub mod walk;
 
 use crate::error::{Error, Result};
 pub use manifest::{Manifest, VertexOrder};

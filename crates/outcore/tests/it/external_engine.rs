@@ -213,7 +213,7 @@ fn graphalytics_examples() {
         let n = g.n as u64;
         let lines = |f: &dyn Fn(u64) -> String| -> String {
             let p = dir.path().join("tmp.out");
-            write_vertex_values(&p, &ids, n, f).unwrap();
+            write_vertex_values(&p, &store, f).unwrap();
             std::fs::read_to_string(&p).unwrap()
         };
         let (b, _) = vertex::bfs::run(&store, dense_src, &cfg, &budget).unwrap();

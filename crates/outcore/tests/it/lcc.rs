@@ -141,8 +141,6 @@ fn graphalytics_examples() {
     let dir = tempfile::tempdir().unwrap();
     for (name, directed) in [("example-directed", true), ("example-undirected", false)] {
         let store = import_graphalytics(dir.path(), name, directed);
-        let ids = store.load_ids().unwrap();
-        let n = store.manifest().num_vertices;
         for spill in [false, true] {
             let cfg = ExternalConfig {
                 triangle_block: Some(16 << 10),
@@ -151,7 +149,7 @@ fn graphalytics_examples() {
             };
             let (l, _) = lcc(&store, &cfg, &Budget::new(16 << 20)).unwrap();
             let out = dir.path().join(format!("{name}.lcc"));
-            write_vertex_values(&out, &ids, n, |v| Ldbc(l[v as usize])).unwrap();
+            write_vertex_values(&out, &store, |v| Ldbc(l[v as usize])).unwrap();
             validate(
                 &out,
                 &data().join(format!("{name}-LCC")),

@@ -381,7 +381,7 @@ fn graphalytics_examples_pass_sssp_validation() {
                 )
                 .unwrap();
                 let out = dir.path().join(format!("{name}-sssp-{io}"));
-                write_vertex_values(&out, &ids, n, |v| Ldbc(d.value(v as usize))).unwrap();
+                write_vertex_values(&out, &store, |v| Ldbc(d.value(v as usize))).unwrap();
                 validate(
                     &out,
                     &data().join(format!("{name}-SSSP")),

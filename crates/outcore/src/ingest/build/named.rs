@@ -22,7 +22,7 @@
 
 use super::records::Weight;
 use super::{BuildOptions, BATCH, RESERVED};
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::names::{fingerprint, NameSorter};
 use crate::ingest::sort::{Record, Sorted};
@@ -31,7 +31,9 @@ use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::file::{DataWriter, StoreDir, WriteLe};
 use crate::store::{IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE};
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// An edge between named vertices, by source fingerprint.
@@ -132,15 +134,6 @@ pub(super) enum Ids {
     /// Integers ([`EdgeSource::for_each_edge_batch`]) too many for the
     /// in-memory id map: `ids.bin`.
     Ints,
-}
-
-impl Ids {
-    fn fingerprint(self, name: &[u8]) -> u128 {
-        match self {
-            Ids::Strings => fingerprint(name),
-            Ids::Ints => u64::from_be_bytes(name.try_into().expect("8-byte names")) as u128,
-        }
-    }
 }
 
 /// Writes the ids by rank into the store.
@@ -344,14 +337,19 @@ pub(super) fn rank_names<W: Weight>(
     let mut progress = Progress::new("number vertex names");
     let mut stream = names.finish()?;
     spilled += stream.spilled_bytes();
-    let mut ranks = BucketSorter::<FpRank>::new(
-        "vertex names by fingerprint",
-        scratch,
-        budget,
-        cap(budget.available() / 2),
-        Split::Ordered,
-        None,
-    )?;
+    // Names come in byte order: integers, named by their big-endian bytes,
+    // are already in fingerprint order; names need a sort.
+    let mut ranks = match ids {
+        Ids::Strings => Some(BucketSorter::<FpRank>::new(
+            "vertex names by fingerprint",
+            scratch,
+            budget,
+            cap(budget.available() / 2),
+            Split::Ordered,
+            None,
+        )?),
+        Ids::Ints => None,
+    };
     let mut out = IdWriter::new(ids, dir)?;
     let mut n = 0u64;
     while let Some(name) = stream.next_name()? {
@@ -361,10 +359,12 @@ pub(super) fn rank_names<W: Weight>(
                 u32::MAX as u64 + 1
             )));
         }
-        ranks.push(FpRank {
-            fp: ids.fingerprint(name),
-            rank: n as u32,
-        })?;
+        if let Some(r) = ranks.as_mut() {
+            r.push(FpRank {
+                fp: fingerprint(name),
+                rank: n as u32,
+            })?;
+        }
         if out.push(name, n)? {
             crate::cancel::check()?;
             progress.tick(|| format!("{n} names"));
@@ -374,9 +374,23 @@ pub(super) fn rank_names<W: Weight>(
     let has_id_map = out.finish(dir)?;
     drop(stream);
     progress.done(|| format!("{n} distinct vertex ids"));
-    ranks.park()?;
-    spilled += ranks.spilled_bytes();
-    let mut ranks = Ranks::new(ranks.finish()?);
+    let mut ranks = Ranks::new(match ranks {
+        Some(mut r) => {
+            r.park()?;
+            spilled += r.spilled_bytes();
+            RankSource::Sorted(r.finish()?)
+        }
+        None if has_id_map => {
+            let path = dir.tmp_path().join(IDS_FILE);
+            let f = File::open(&path).at(&path)?;
+            RankSource::Ids {
+                input: BufReader::with_capacity(1 << 20, f),
+                path,
+                next: 0,
+            }
+        }
+        None => RankSource::Identity { next: 0, n },
+    });
     let numbered = t.elapsed().as_secs_f64();
 
     // Join by source name: edges become (target name, source rank).
@@ -429,20 +443,80 @@ pub(super) fn rank_names<W: Weight>(
     Ok((ranked, front))
 }
 
+/// Where the (fingerprint, rank) pairs come from, in fingerprint order.
+enum RankSource {
+    /// Names: sorted by fingerprint.
+    Sorted(Sorted<FpRank>),
+    /// Integers: `ids.bin` as written (ids ascending, each its own
+    /// fingerprint), no sort needed.
+    Ids {
+        path: PathBuf,
+        input: BufReader<File>,
+        next: u32,
+    },
+    /// Integers that are `0..n` (no `ids.bin`).
+    Identity { next: u64, n: u64 },
+}
+
+impl RankSource {
+    fn next_record(&mut self) -> Result<Option<FpRank>> {
+        match self {
+            RankSource::Sorted(s) => s.next_record(),
+            RankSource::Ids { path, input, next } => {
+                let mut b = [0u8; 8];
+                match input.read_exact(&mut b) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+                    Err(e) => return Err(Error::io(&*path, e)),
+                }
+                *next += 1;
+                Ok(Some(FpRank {
+                    fp: u64::from_le_bytes(b) as u128,
+                    rank: *next - 1,
+                }))
+            }
+            RankSource::Identity { next, n } => {
+                if *next == *n {
+                    return Ok(None);
+                }
+                *next += 1;
+                Ok(Some(FpRank {
+                    fp: (*next - 1) as u128,
+                    rank: (*next - 1) as u32,
+                }))
+            }
+        }
+    }
+
+    fn rewind(&mut self) -> Result<()> {
+        match self {
+            RankSource::Sorted(s) => s.rewind(),
+            RankSource::Ids { path, input, next } => {
+                *next = 0;
+                input.seek(SeekFrom::Start(0)).at(&*path).map(|_| ())
+            }
+            RankSource::Identity { next, .. } => {
+                *next = 0;
+                Ok(())
+            }
+        }
+    }
+}
+
 /// The (fingerprint, rank) stream, joined in fingerprint order.
 struct Ranks {
-    sorted: Sorted<FpRank>,
+    source: RankSource,
     cur: Option<FpRank>,
 }
 
 impl Ranks {
-    fn new(sorted: Sorted<FpRank>) -> Self {
-        Ranks { sorted, cur: None }
+    fn new(source: RankSource) -> Self {
+        Ranks { source, cur: None }
     }
 
     fn rewind(&mut self) -> Result<()> {
         self.cur = None;
-        self.sorted.rewind()
+        self.source.rewind()
     }
 
     /// The rank of the name with fingerprint `fp`; calls come in ascending
@@ -454,7 +528,7 @@ impl Ranks {
                 Some(c) if c.fp > fp => break,
                 _ => {}
             }
-            let next = self.sorted.next_record()?;
+            let next = self.source.next_record()?;
             match (self.cur, next) {
                 (Some(c), Some(x)) if c.fp == x.fp => {
                     return Err(Error::Invalid(

@@ -1,0 +1,179 @@
+//! The vertices in rank order (= ascending original id) with their dense ids
+//! and original ids, streamed from `order.inv` and the id files: what writing
+//! one line per vertex needs, in a few buffers whatever the vertex count
+//! (the id maps are merged with the results, not loaded).
+
+use super::{Id, IdLookup, Store, IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE, ORDER_INV_FILE};
+use crate::error::{Error, IoContext, Result};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::PathBuf;
+
+const BUF: usize = 1 << 20;
+
+struct Stream {
+    path: PathBuf,
+    input: BufReader<File>,
+}
+
+impl Stream {
+    fn open(store: &Store, rel: &str) -> Result<Stream> {
+        let path = store.file(rel);
+        let f = File::open(&path).at(&path)?;
+        Ok(Stream {
+            path,
+            input: BufReader::with_capacity(BUF, f),
+        })
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<()> {
+        self.input.read_exact(buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::store(
+                    &self.path,
+                    "shorter than the vertex count says (run `outcore verify`)",
+                )
+            } else {
+                Error::io(&self.path, e)
+            }
+        })
+    }
+
+    fn u64(&mut self) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.read(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+}
+
+/// Vertices in rank order; see the module docs.
+pub struct RankWalk {
+    n: u64,
+    next: u64,
+    dense: Option<Stream>,
+    ids: Option<Stream>,
+    names: Option<(Stream, Stream, u64)>,
+    name: Vec<u8>,
+}
+
+impl RankWalk {
+    /// Opens the maps of `store`.
+    pub fn open(store: &Store) -> Result<RankWalk> {
+        let m = store.manifest();
+        let names = match m.string_ids {
+            true => {
+                let mut off = Stream::open(store, IDS_OFF_FILE)?;
+                let first = off.u64()?;
+                Some((off, Stream::open(store, IDS_STR_FILE)?, first))
+            }
+            false => None,
+        };
+        Ok(RankWalk {
+            n: m.num_vertices,
+            next: 0,
+            dense: match m.has_order_map {
+                true => Some(Stream::open(store, ORDER_INV_FILE)?),
+                false => None,
+            },
+            ids: match m.has_id_map {
+                true => Some(Stream::open(store, IDS_FILE)?),
+                false => None,
+            },
+            names,
+            name: Vec::new(),
+        })
+    }
+
+    /// The next vertex: (rank, dense id, original id), or `None` after the last.
+    pub fn next_vertex(&mut self) -> Result<Option<(u64, u64, Id<'_>)>> {
+        let r = self.next;
+        if r >= self.n {
+            return Ok(None);
+        }
+        self.next += 1;
+        let dense = match &mut self.dense {
+            Some(s) => {
+                let mut b = [0u8; 4];
+                s.read(&mut b)?;
+                let v = u32::from_le_bytes(b) as u64;
+                if v >= self.n {
+                    return Err(Error::store(
+                        &s.path,
+                        format!(
+                            "dense id {v} is beyond the {} vertices (run `outcore verify`)",
+                            self.n
+                        ),
+                    ));
+                }
+                v
+            }
+            None => r,
+        };
+        let id = match (&mut self.ids, &mut self.names) {
+            (Some(s), _) => Id::Int(s.u64()?),
+            (None, Some((off, bytes, start))) => {
+                let end = off.u64()?;
+                if end < *start || end - *start > 1 << 30 {
+                    return Err(Error::store(
+                        &off.path,
+                        format!(
+                            "{IDS_OFF_FILE} does not index {IDS_STR_FILE} (run `outcore verify`)"
+                        ),
+                    ));
+                }
+                self.name.resize((end - *start) as usize, 0);
+                bytes.read(&mut self.name)?;
+                *start = end;
+                Id::Name(Cow::Borrowed(&self.name))
+            }
+            (None, None) => Id::Int(r),
+        };
+        Ok(Some((r, dense, id)))
+    }
+}
+
+/// Original ids of ranks named as values (WCC and CDLP labels): a label is
+/// most often the vertex's own rank or one seen recently, else it is read
+/// from the id files (positioned reads, a bounded cache).
+pub struct LabelNames {
+    lookup: Option<IdLookup>,
+    cache: HashMap<u64, Id<'static>>,
+}
+
+/// Labels remembered at most.
+const CACHE: usize = 1 << 16;
+
+impl LabelNames {
+    pub fn open(store: &Store) -> Result<LabelNames> {
+        let m = store.manifest();
+        Ok(LabelNames {
+            lookup: match m.has_id_map || m.string_ids {
+                true => Some(IdLookup::open(store)?),
+                false => None,
+            },
+            cache: HashMap::new(),
+        })
+    }
+
+    /// The original id of rank `label`; `own` is the rank being written and
+    /// `own_id` its original id.
+    pub fn name(&mut self, label: u64, own: u64, own_id: &Id<'_>) -> Result<Id<'static>> {
+        let Some(lookup) = &self.lookup else {
+            return Ok(Id::Int(label));
+        };
+        if label == own {
+            return Ok(own_id.clone().into_owned());
+        }
+        if let Some(id) = self.cache.get(&label) {
+            return Ok(id.clone());
+        }
+        let id = lookup.original_of_rank(label)?;
+        if self.cache.len() == CACHE {
+            self.cache.clear();
+        }
+        self.cache.insert(label, id.clone());
+        Ok(id)
+    }
+}
