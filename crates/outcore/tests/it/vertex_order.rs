@@ -108,7 +108,7 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
     files.insert(
         "wcc",
         text(&|p| {
-            write_vertex_values(p, &store, |v| {
+            write_vertex_values(p, store, |v| {
                 ids.original_of_rank(w.value(v as usize) as u64)
             })
             .unwrap()
@@ -118,7 +118,7 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
     let (k, _) = kcore(store, &select, &budget).unwrap();
     files.insert(
         "kcore",
-        text(&|p| write_vertex_values(p, &store, |v| k.value(v as usize)).unwrap()),
+        text(&|p| write_vertex_values(p, store, |v| k.value(v as usize)).unwrap()),
     );
 
     for &s in sources {
@@ -135,12 +135,12 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
         assert!((0..n as usize).all(|v| b.value(v) == b2.value(v)));
         files.insert(
             "bfs",
-            text(&|p| write_vertex_values(p, &store, |v| b.value(v as usize)).unwrap()),
+            text(&|p| write_vertex_values(p, store, |v| b.value(v as usize)).unwrap()),
         );
         let (d, _) = sssp(store, dense(s), &SsspConfig::default(), &select, &budget).unwrap();
         files.insert(
             "sssp",
-            text(&|p| write_vertex_values(p, &store, |v| Ldbc(d.value(v as usize))).unwrap()),
+            text(&|p| write_vertex_values(p, store, |v| Ldbc(d.value(v as usize))).unwrap()),
         );
         queries.extend(query_answers(store, &ids, s, directed, io));
     }
