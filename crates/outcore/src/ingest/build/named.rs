@@ -20,11 +20,11 @@
 //! last still wins. Memory depends on the budget only, not on the number of
 //! names; each sorter spills to the scratch directory when its share fills.
 
-use super::records::Weight;
+use super::records::{Keyed, Weight};
 use super::{BuildOptions, BATCH, RESERVED};
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
-use crate::ingest::names::{fingerprint, NameSorter};
+use crate::ingest::names::{fingerprint, NameSorter, NameStream};
 use crate::ingest::sort::{Record, Sorted};
 use crate::ingest::{EdgeSource, NamedBatch, RawEdge};
 use crate::mem::Budget;
@@ -122,6 +122,70 @@ impl Record for FpRank {
         FpRank {
             fp: u128::from_le_bytes(b[..16].try_into().unwrap()),
             rank: u32::from_le_bytes(b[16..20].try_into().unwrap()),
+        }
+    }
+}
+
+/// The name sorter: byte strings, or integers as 8-byte records.
+#[allow(clippy::large_enum_variant)] // one per build
+enum Names {
+    Bytes(NameSorter),
+    Ints(BucketSorter<Keyed<()>>),
+}
+
+impl Names {
+    fn push_name(&mut self, name: &[u8]) -> Result<()> {
+        match self {
+            Names::Bytes(s) => s.push(name),
+            Names::Ints(_) => unreachable!("integer ids are pushed as integers"),
+        }
+    }
+
+    fn push_int(&mut self, v: u64) -> Result<()> {
+        match self {
+            Names::Ints(s) => s.push(Keyed { key: v, w: () }),
+            Names::Bytes(_) => unreachable!("names are pushed as bytes"),
+        }
+    }
+
+    /// The distinct names in byte order, and the bytes spilled on the way.
+    fn finish(self) -> Result<(NamesInOrder, u64)> {
+        Ok(match self {
+            Names::Bytes(s) => {
+                let st = s.finish()?;
+                let spilled = st.spilled_bytes();
+                (NamesInOrder::Bytes(st), spilled)
+            }
+            Names::Ints(mut s) => {
+                s.park()?;
+                let spilled = s.spilled_bytes();
+                let sorted = s.finish()?;
+                (NamesInOrder::Ints(sorted, None, [0; 8]), spilled)
+            }
+        })
+    }
+}
+
+enum NamesInOrder {
+    Bytes(NameStream),
+    /// The sorted ids, the last one given, its big-endian bytes.
+    Ints(Sorted<Keyed<()>>, Option<u64>, [u8; 8]),
+}
+
+impl NamesInOrder {
+    fn next_name(&mut self) -> Result<Option<&[u8]>> {
+        match self {
+            NamesInOrder::Bytes(s) => s.next_name(),
+            NamesInOrder::Ints(sorted, last, buf) => loop {
+                let Some(r) = sorted.next_record()? else {
+                    return Ok(None);
+                };
+                if *last != Some(r.key) {
+                    *last = Some(r.key);
+                    *buf = r.key.to_be_bytes();
+                    return Ok(Some(&buf[..]));
+                }
+            },
         }
     }
 }
@@ -257,7 +321,17 @@ pub(super) fn rank_names<W: Weight>(
     let reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let free = budget.available();
-    let mut names = NameSorter::new(scratch, budget, cap(free / 3))?;
+    let mut names = match ids {
+        Ids::Strings => Names::Bytes(NameSorter::new(scratch, budget, cap(free / 3))?),
+        Ids::Ints => Names::Ints(BucketSorter::new(
+            "vertex ids",
+            scratch,
+            budget,
+            cap(free / 3),
+            Split::Ordered,
+            source.expected_edges().map(|m| 2 * m),
+        )?),
+    };
     let mut edges = BucketSorter::<FpEdge<W>>::new(
         "edges by source name",
         scratch,
@@ -294,7 +368,7 @@ pub(super) fn rank_names<W: Weight>(
     match ids {
         Ids::Strings => source.for_each_named_batch(&mut |b: &NamedBatch| {
             for n in b.names() {
-                names.push(n)?;
+                names.push_name(n)?;
             }
             for e in &b.edges {
                 push(e.src, e.dst, e.weight)?;
@@ -306,7 +380,7 @@ pub(super) fn rank_names<W: Weight>(
             // An integer is named by its big-endian bytes (byte order is
             // numeric order) and fingerprinted by itself.
             source.for_each_vertex_batch(&mut |vs| {
-                vs.iter().try_for_each(|v| names.push(&v.to_be_bytes()))?;
+                vs.iter().try_for_each(|&v| names.push_int(v))?;
                 crate::cancel::check()
             })?;
             source.for_each_edge_batch(&mut |batch| {
@@ -314,7 +388,7 @@ pub(super) fn rank_names<W: Weight>(
                 for e in batch {
                     for v in [e.src, e.dst] {
                         if last != Some(v) {
-                            names.push(&v.to_be_bytes())?;
+                            names.push_int(v)?;
                             last = Some(v);
                         }
                     }
@@ -335,8 +409,8 @@ pub(super) fn rank_names<W: Weight>(
     // Names: ranks in byte order, written to the store.
     let t = Instant::now();
     let mut progress = Progress::new("number vertex names");
-    let mut stream = names.finish()?;
-    spilled += stream.spilled_bytes();
+    let (mut stream, names_spilled) = names.finish()?;
+    spilled += names_spilled;
     // Names come in byte order: integers, named by their big-endian bytes,
     // are already in fingerprint order; names need a sort.
     let mut ranks = match ids {
