@@ -36,10 +36,10 @@
 //! with all vertices active; the h-index form needs no graph updates, reads
 //! the lists of active vertices only, and its active set shrinks quickly.
 
-use crate::algo::sssp::{
+use crate::engine::select::{SelectConfig, SelectEngine};
+use crate::engine::select_run::{
     min_pool_bytes, pool_bytes, run_stats, slot_batches, Snap, SLOT_CHUNK, VERTEX_CHUNK,
 };
-use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::RunStats;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;

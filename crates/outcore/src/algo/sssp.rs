@@ -18,18 +18,11 @@
 //!   distance drops into the current bucket (zero or light edges) form the
 //!   next round of the same phase, until the bucket stays empty; then its
 //!   vertices are settled.
-//! - **Run-ahead prefetch** (RASP §6.3.3, the priority-queue iterator): when a
-//!   round holds fewer vertices than the I/O depth, the run-ahead window is
-//!   the `2 x depth` queued vertices of smallest distance (next buckets
-//!   first; at most `8 x depth` queue entries scanned). Once half of the
-//!   window has not been requested yet (RASP's "issued" filter remembers the
-//!   last `8 x depth` requested), that half rides along with the round's
-//!   batch: its pages are read together with the batch's, so about `depth`
-//!   lists are in flight instead of a handful, and they wait in the buffer
-//!   pool for their own phase; they are not relaxed now (like RASP, a wrong
-//!   guess only costs a read). The window counts vertices, not pages: a list
-//!   takes at least a page unless it shares one. Only when the pool has at
-//!   least `32 x depth` frames, so that prefetched pages survive until used.
+//! - **Run-ahead prefetch** (RASP §6.3.3, [`crate::engine::runahead`]): when
+//!   a round holds fewer vertices than the I/O depth, the queue names its
+//!   `2 x depth` queued vertices of smallest distance (next buckets first; at
+//!   most `8 x depth` queue entries scanned), and the engine's run-ahead reads
+//!   their lists along with the round's (they are not relaxed now).
 //!   On the 1M-vertex G(n, 4n) graph with a tiny delta (212k phases) and a
 //!   64 MiB budget this halves the run time (55 s to 29 s); with large
 //!   phases it never triggers.
@@ -57,18 +50,19 @@
 //! many phases, so the list stays bounded ([`IterStats::iteration`] is the
 //! first phase an entry covers).
 
+use crate::engine::runahead::RunAhead;
 use crate::engine::select::{SelectConfig, SelectEngine};
-use crate::engine::stats::{IterStats, RunStats};
+use crate::engine::select_run::{
+    min_pool_bytes, pool_bytes, run_stats, slot_batches, Phases, Snap, SLOT_CHUNK, VERTEX_CHUNK,
+};
+use crate::engine::stats::RunStats;
 use crate::error::{Error, Result};
-use crate::io::IoStats;
 use crate::mem::budget::Charge;
-use crate::mem::{huge_vec, peak_rss_bytes, Budget};
+use crate::mem::{huge_vec, Budget};
 use crate::progress::Progress;
 use crate::size::format_size;
-use crate::store::csr::files;
 use crate::store::{IdLookup, Store};
-use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::ops::Range;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// SSSP settings.
@@ -124,14 +118,6 @@ impl Sssp {
     }
 }
 
-/// Vertices per select-engine call at most.
-pub(crate) const VERTEX_CHUNK: usize = 1 << 16;
-/// Adjacency slots per select-engine call at most (a longer list goes alone).
-pub(crate) const SLOT_CHUNK: u64 = 1 << 18;
-/// Slack left outside the buffer pool (as the select engine's default).
-pub(crate) const POOL_SLACK: u64 = 8 << 20;
-/// Phase statistics kept at most before merging.
-const MAX_PHASE_STATS: usize = 10_000;
 /// Bucket-queue memory is charged in steps of this.
 const QUEUE_CHUNK: u64 = 1 << 20;
 /// Approximate bytes of map overhead per non-empty bucket.
@@ -230,11 +216,7 @@ pub fn sssp(
     let mut progress = Progress::new("sssp");
     let mut phase = 0usize;
     let mut processed = 0u64;
-    let mut pre: Vec<u32> = Vec::new();
-    let mut issued = Issued::new(8 * depth);
-    // Prefetched pages must survive until their phase: only with room for
-    // 16 pages per vertex of the window in the pool.
-    let prefetch = pool_bytes / eng.page_bytes() >= 32 * depth as u64;
+    let mut ahead = RunAhead::new(depth, pool_bytes / eng.page_bytes(), select.no_run_ahead);
     let mut vs: Vec<u32> = Vec::new();
     while let Some(b) = st.queue.first() {
         crate::cancel::check()?;
@@ -247,29 +229,16 @@ pub fn sssp(
                 break;
             }
             active += cur.len() as u64;
-            pre.clear();
-            if prefetch && cur.len() < depth {
-                // The run-ahead window: the next 2 x depth vertices in
-                // priority order. Once half of it has not been requested,
-                // request that half together (depth lists in flight).
-                st.lookahead(2 * depth, &mut pre);
-                let window = pre.len();
-                pre.retain(|&v| !issued.contains(v));
-                if 2 * pre.len() >= window.max(1) && !pre.is_empty() {
-                    issued.note(&pre);
-                } else {
-                    pre.clear();
-                }
-            }
+            // Run-ahead: the queue's next vertices in priority order.
+            let pre = ahead.window(cur.len(), |k, out| st.lookahead(k, out));
             vs.clear();
             vs.extend_from_slice(&cur);
-            vs.extend_from_slice(&pre);
-            pre.sort_unstable();
+            vs.extend_from_slice(pre);
             for chunk in vs.chunks(VERTEX_CHUNK) {
                 for r in slot_batches(&mut [&mut eng], &[max_deg], chunk)? {
                     eng.for_each_weighted(&chunk[r], |v, nbrs, ws| {
-                        if !pre.is_empty() && pre.binary_search(&v).is_ok() {
-                            return Ok(()); // prefetched only
+                        if ahead.prefetch_only(v) {
+                            return Ok(()); // read for a later phase
                         }
                         st.relax(v, nbrs, ws, &bad)
                     })?;
@@ -291,7 +260,6 @@ pub fn sssp(
             )
         });
     }
-    drop(pre);
     drop(vs);
 
     let iterations = phases.finish();
@@ -553,41 +521,6 @@ impl State {
     }
 }
 
-/// The vertices prefetched lately (RASP's "Issued" set): the last `cap`,
-/// so that a vertex waiting in a later bucket is not requested in every
-/// phase until it is processed.
-struct Issued {
-    order: VecDeque<u32>,
-    set: HashSet<u32>,
-    cap: usize,
-}
-
-impl Issued {
-    fn new(cap: usize) -> Issued {
-        Issued {
-            order: VecDeque::with_capacity(cap),
-            set: HashSet::with_capacity(cap),
-            cap,
-        }
-    }
-
-    fn contains(&self, v: u32) -> bool {
-        self.set.contains(&v)
-    }
-
-    fn note(&mut self, vs: &[u32]) {
-        for &v in vs {
-            if self.set.insert(v) {
-                self.order.push_back(v);
-            }
-            while self.order.len() > self.cap {
-                let old = self.order.pop_front().expect("non-empty");
-                self.set.remove(&old);
-            }
-        }
-    }
-}
-
 /// The bucket queue: sparse buckets of vertex ids (with stale entries),
 /// charged to the budget by capacity.
 struct Queue {
@@ -685,297 +618,9 @@ impl Queue {
     }
 }
 
-/// The least buffer-pool memory the select engine takes for direction
-/// `which` (4 frames per file, page tables and frame metadata).
-pub(crate) fn min_pool_bytes(store: &Store, which: &str, weights: bool) -> u64 {
-    let pb = store.manifest().csr.page_bytes;
-    let per_file = 4 * pb + 4 * 30;
-    let files = if weights { 3 } else { 2 };
-    files * per_file + page_table_bytes(store, which, weights)
-}
-
-/// Frame bytes for the select engine(s) of `dirs` together: `requested`, or
-/// what the budget leaves less [`POOL_SLACK`], the page tables, frame
-/// metadata and `reserve(available)`; never more than caching every page of
-/// the files takes under the engine's split (offsets an eighth, weights a
-/// third, adjacency the rest).
-pub(crate) fn pool_bytes(
-    store: &Store,
-    dirs: &[&str],
-    weights: bool,
-    requested: Option<u64>,
-    budget: &Budget,
-    reserve: impl FnOnce(u64) -> u64,
-) -> u64 {
-    let m = store.manifest();
-    let pb = m.csr.page_bytes;
-    let pages = |f: &str| m.files.get(f).map_or(0, |e| e.bytes.div_ceil(pb));
-    let mut all = 0;
-    for d in dirs {
-        let (a, o, w) = files(d);
-        let (a, o, w) = (pages(&a), pages(&o), if weights { pages(&w) } else { 0 });
-        all += pb * ((3 * w).max(8 * o).max(2 * (a + o)) + 16);
-    }
-    let want = requested.unwrap_or_else(|| {
-        let avail = budget.available();
-        let tables: u64 = dirs
-            .iter()
-            .map(|d| page_table_bytes(store, d, weights))
-            .sum();
-        let left = avail.saturating_sub(POOL_SLACK + tables);
-        let left = left.saturating_sub(reserve(left));
-        // 30 bytes of metadata per frame.
-        left / (pb + 30) * pb
-    });
-    want.min(all)
-}
-
-/// Bytes of the select engine's page tables for direction `which`.
-pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool) -> u64 {
-    let m = store.manifest();
-    let pb = m.csr.page_bytes;
-    let (a, o, w) = files(which);
-    let mut names = vec![a, o];
-    if weights {
-        names.push(w);
-    }
-    names
-        .iter()
-        .map(|f| 4 * m.files.get(f).map_or(0, |e| e.bytes.div_ceil(pb)))
-        .sum()
-}
-
-/// Splits `vs` into ranges whose lists (summed over `engines`, whose longest
-/// lists are `max_degs`) hold at most [`SLOT_CHUNK`] slots; a longer single
-/// list gets a range of its own. Reads offsets (through the engines' offset
-/// pools) only when the degree bound does not settle it.
-pub(crate) fn slot_batches(
-    engines: &mut [&mut SelectEngine],
-    max_degs: &[u64],
-    vs: &[u32],
-) -> Result<Vec<Range<usize>>> {
-    let bound: u64 = max_degs.iter().sum();
-    let mut out = Vec::new();
-    if vs.is_empty() || (vs.len() as u64).saturating_mul(bound) <= SLOT_CHUNK {
-        out.push(0..vs.len());
-        return Ok(out);
-    }
-    let mut lens = vec![0u64; vs.len()];
-    for e in engines.iter_mut() {
-        for (l, (s, t)) in lens.iter_mut().zip(e.ranges(vs)?) {
-            *l += t - s;
-        }
-    }
-    let (mut from, mut acc) = (0usize, 0u64);
-    for (i, &l) in lens.iter().enumerate() {
-        if acc + l > SLOT_CHUNK && i > from {
-            out.push(from..i);
-            from = i;
-            acc = 0;
-        }
-        acc += l;
-    }
-    out.push(from..vs.len());
-    Ok(out)
-}
-
-/// A snapshot of the engines' counters at the start of a phase.
-pub(crate) struct Snap {
-    t: Instant,
-    io: IoStats,
-    hits: u64,
-    misses: u64,
-    pages: u64,
-}
-
-fn pool_counts(e: &SelectEngine) -> (u64, u64) {
-    let s = e.stats();
-    (
-        s.adjacency.hits + s.offsets.hits + s.weights.hits,
-        s.adjacency.misses + s.offsets.misses + s.weights.misses,
-    )
-}
-
-impl Snap {
-    pub(crate) fn take(engines: &[&SelectEngine]) -> Snap {
-        let mut io = IoStats::default();
-        let (mut hits, mut misses, mut pages) = (0, 0, 0);
-        for e in engines {
-            io.add(&e.reader().stats());
-            let (h, m) = pool_counts(e);
-            hits += h;
-            misses += m;
-            pages += e.stats().pages_touched;
-        }
-        Snap {
-            t: Instant::now(),
-            io,
-            hits,
-            misses,
-            pages,
-        }
-    }
-
-    /// The statistics of what happened since the snapshot: `cache_hits` /
-    /// `cache_misses` count buffer-pool pages (all files), `edges_processed`
-    /// the neighbour entries read.
-    pub(crate) fn finish(
-        self,
-        engines: &[&SelectEngine],
-        iteration: usize,
-        active: u64,
-        edges: u64,
-    ) -> IterStats {
-        let now = Snap::take(engines);
-        let io = now.io - self.io;
-        let seconds = self.t.elapsed().as_secs_f64();
-        let hits = now.hits - self.hits;
-        let page = engines.first().map_or(0, |e| e.page_bytes());
-        IterStats {
-            iteration,
-            seconds,
-            bytes_read: io.bytes_read,
-            read_requests: io.requests,
-            cache_hits: hits,
-            cache_misses: now.misses - self.misses,
-            cache_hit_bytes: hits * page,
-            tiles_processed: 0,
-            edges_processed: edges,
-            active_vertices: active,
-            io_wait_seconds: io.wait_seconds,
-            compute_seconds: (seconds - io.wait_seconds).max(0.0),
-            cache_seconds: 0.0,
-            engine: "select",
-            pages_touched: now.pages - self.pages,
-            ..Default::default()
-        }
-    }
-}
-
-/// Phase statistics, merged pairwise past [`MAX_PHASE_STATS`] entries.
-#[derive(Default)]
-struct Phases {
-    list: Vec<IterStats>,
-    open: Option<IterStats>,
-    open_count: usize,
-    /// Phases per closed entry.
-    group: usize,
-}
-
-fn merge_into(a: &mut IterStats, b: &IterStats) {
-    a.seconds += b.seconds;
-    a.bytes_read += b.bytes_read;
-    a.read_requests += b.read_requests;
-    a.cache_hits += b.cache_hits;
-    a.cache_misses += b.cache_misses;
-    a.cache_hit_bytes += b.cache_hit_bytes;
-    a.tiles_processed += b.tiles_processed;
-    a.edges_processed += b.edges_processed;
-    a.active_vertices += b.active_vertices;
-    a.io_wait_seconds += b.io_wait_seconds;
-    a.compute_seconds += b.compute_seconds;
-    a.cache_seconds += b.cache_seconds;
-    a.pages_touched += b.pages_touched;
-}
-
-impl Phases {
-    fn add(&mut self, it: IterStats) {
-        self.group = self.group.max(1);
-        match &mut self.open {
-            Some(o) => merge_into(o, &it),
-            None => self.open = Some(it),
-        }
-        self.open_count += 1;
-        if self.open_count >= self.group {
-            self.list.extend(self.open.take());
-            self.open_count = 0;
-            if self.list.len() >= MAX_PHASE_STATS {
-                let old = std::mem::take(&mut self.list);
-                let mut it = old.into_iter();
-                while let Some(mut a) = it.next() {
-                    if let Some(b) = it.next() {
-                        merge_into(&mut a, &b);
-                    }
-                    self.list.push(a);
-                }
-                self.group *= 2;
-            }
-        }
-    }
-
-    fn finish(mut self) -> Vec<IterStats> {
-        self.list.extend(self.open.take());
-        self.list
-    }
-}
-
-/// Run totals over `engines` (I/O from their readers).
-pub(crate) fn run_stats(
-    algorithm: &str,
-    engines: &[&SelectEngine],
-    budget: &Budget,
-    state_bytes: u64,
-    pool_bytes: u64,
-    start: Instant,
-    iterations: Vec<IterStats>,
-) -> RunStats {
-    let mut io = IoStats::default();
-    let mut pages = 0;
-    for e in engines {
-        io.add(&e.reader().stats());
-        pages += e.stats().pages_touched;
-    }
-    let wall = start.elapsed().as_secs_f64();
-    RunStats {
-        algorithm: algorithm.into(),
-        engine: "select".into(),
-        io_backend: engines
-            .first()
-            .map(|e| e.reader().backend().to_string())
-            .unwrap_or_default(),
-        direct_io: engines.iter().all(|e| {
-            let r = e.reader();
-            (0..r.files()).all(|f| r.direct(f))
-        }),
-        wall_seconds: wall,
-        bytes_read: io.bytes_read,
-        bytes_written: io.bytes_written,
-        read_requests: io.requests,
-        io_wait_seconds: io.wait_seconds,
-        compute_seconds: (wall - io.wait_seconds).max(0.0),
-        peak_rss_bytes: peak_rss_bytes(),
-        memory_budget: budget.limit(),
-        vertex_state_bytes: state_bytes,
-        segment_bytes: 0,
-        cache_pool_bytes: pool_bytes,
-        threads: 1,
-        pages_touched: pages,
-        iterations,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn phase_stats_stay_bounded() {
-        let mut p = Phases::default();
-        for i in 0..100_000usize {
-            p.add(IterStats {
-                iteration: i,
-                active_vertices: 1,
-                engine: "select",
-                ..Default::default()
-            });
-        }
-        let list = p.finish();
-        assert!(list.len() <= MAX_PHASE_STATS, "{}", list.len());
-        assert!(list.len() >= MAX_PHASE_STATS / 4, "{}", list.len());
-        assert_eq!(list.iter().map(|i| i.active_vertices).sum::<u64>(), 100_000);
-        assert_eq!(list[0].iteration, 0);
-        assert!(list.windows(2).all(|w| w[0].iteration < w[1].iteration));
-    }
 
     #[test]
     fn buckets_are_monotone_and_saturate() {

@@ -26,6 +26,10 @@ pub struct SelectConfig {
     pub depth: Option<usize>,
     /// Bytes of buffer pool (`None`: what the budget leaves, less 8 MiB).
     pub pool_bytes: Option<u64>,
+    /// Turns run-ahead prefetch off ([`crate::engine::runahead`]; tests and
+    /// benchmarks).
+    #[doc(hidden)]
+    pub no_run_ahead: bool,
 }
 
 /// What the select engine did.
