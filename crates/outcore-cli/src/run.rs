@@ -2,7 +2,8 @@
 
 use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
-use outcore::algo::output::{write_vertex_labels, write_vertex_set, write_vertex_values, Ldbc};
+use outcore::algo::output::{write_vertex_labels, write_vertex_values, Ldbc};
+use outcore::algo::results;
 use outcore::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::planned;
@@ -172,6 +173,21 @@ pub fn run(a: RunArgs) -> Result<()> {
         tmp_dir: a.tmp_dir.clone(),
         ..Default::default()
     };
+    // Results left on disk by the external engine go out through a sort by
+    // rank beside the store (or in --tmp-dir) when dense ids are not ranks.
+    let scratch = a.tmp_dir.clone().unwrap_or_else(|| {
+        store
+            .path()
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    });
+    let results_to = results::Out {
+        path: Path::new("-"),
+        store: &store,
+        budget: &budget,
+        scratch: &scratch,
+    };
     // External when forced, or when auto and the in-memory state does not fit.
     let external = |state: u64| -> bool {
         planner::needs_external(a.engine, &format!("{:?}", a.algorithm), state, &budget)
@@ -195,13 +211,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             if a.weighted && a.engine != EngineChoice::Auto && a.engine != EngineChoice::External {
                 bail!("weighted pagerank runs on the external engine; drop --engine or pass --engine external");
             }
-            let (pr, p, stats) = if a.weighted {
-                vertex::pagerank::run_weighted(&store, &pr_cfg, &ext, &budget)?
-            } else {
-                vertex::pagerank::run(&store, &pr_cfg, &ext, &budget)?
-            };
+            let (mut pr, p, stats) =
+                vertex::pagerank::run_on_disk(&store, &pr_cfg, a.weighted, &ext, &budget)?;
             if let Some(out) = &a.out {
-                write(&store, out, n, |v| Ldbc(pr[v as usize]))?;
+                results::write_values(&results_to.at(out), pr.as_mut(), |x| {
+                    Ldbc(f64::from_bits(x))
+                })?;
             }
             let extra = format!(
                 "{}{} iterations, last L1 change {:.3e}",
@@ -215,8 +230,8 @@ pub fn run(a: RunArgs) -> Result<()> {
             if a.engine == EngineChoice::Select
                 || external(stream::required_bytes(&store, wcc::Wcc::state_bytes(n))) =>
         {
-            let (w, stats) = if a.engine == EngineChoice::Select {
-                planned::run(
+            if a.engine == EngineChoice::Select {
+                let (w, stats) = planned::run(
                     &store,
                     &mut vertex::wcc::WccVp,
                     usize::MAX,
@@ -224,14 +239,28 @@ pub fn run(a: RunArgs) -> Result<()> {
                     engine.clone(),
                     &select,
                     &budget,
-                )?
+                )?;
+                (
+                    stats,
+                    write_components(&store, a.out.as_deref(), n, |v| w[v as usize])?,
+                )
             } else {
-                vertex::wcc::run(&store, &ext, &budget)?
-            };
-            (
-                stats,
-                write_components(&store, a.out.as_deref(), n, |v| w[v as usize])?,
-            )
+                let (mut w, stats) = vertex::wcc::run_on_disk(&store, &ext, &budget)?;
+                // A component's label is the rank of its smallest vertex.
+                let mut ranks = store.rank_reader()?;
+                let (mut components, mut err) = (0u64, None);
+                w.for_each(&budget, &mut |_, label| match ranks.next_rank() {
+                    Ok(r) => components += (label == r as u64) as u64,
+                    Err(e) => err = Some(e),
+                })?;
+                if let Some(e) = err {
+                    return Err(e.into());
+                }
+                if let Some(out) = &a.out {
+                    results::write_labels(&results_to.at(out), w.as_mut())?;
+                }
+                (stats, format!("{components} components"))
+            }
         }
         Algorithm::Bfs
             if external(stream::required_bytes(
@@ -240,37 +269,48 @@ pub fn run(a: RunArgs) -> Result<()> {
             )) =>
         {
             let dense = source(&store, a.source.as_deref(), "bfs")?;
-            let (b, stats) = vertex::bfs::run(&store, dense, &ext, &budget)?;
-            let reached = b.iter().filter(|&&d| d != bfs::UNREACHABLE).count();
-            let depth = b
-                .iter()
-                .filter(|&&d| d != bfs::UNREACHABLE)
-                .max()
-                .copied()
-                .unwrap_or(0);
+            let (mut b, stats) = vertex::bfs::run_on_disk(&store, dense, &ext, &budget)?;
+            let (mut reached, mut depth) = (0u64, 0u64);
+            b.for_each(&budget, &mut |_, d| {
+                if d != u32::MAX as u64 {
+                    reached += 1;
+                    depth = depth.max(d);
+                }
+            })?;
             if let Some(out) = &a.out {
-                write(&store, out, n, |v| b[v as usize])?;
+                results::write_values(&results_to.at(out), b.as_mut(), |d| {
+                    match d == u32::MAX as u64 {
+                        true => bfs::UNREACHABLE,
+                        false => d as i64,
+                    }
+                })?;
             }
             (stats, format!("{reached} vertices reached, depth {depth}"))
         }
         Algorithm::Sssp if external(sssp::Sssp::state_bytes(n) + (16 << 20)) => {
             let dense = source(&store, a.source.as_deref(), "sssp")?;
-            let (d, stats) = vertex::sssp::run(&store, dense, &ext, &budget)?;
-            let reached = d.iter().filter(|x| x.is_finite()).count();
+            let (mut d, stats) = vertex::sssp::run_on_disk(&store, dense, &ext, &budget)?;
+            let mut reached = 0u64;
+            d.for_each(&budget, &mut |_, x| {
+                reached += f64::from_bits(x).is_finite() as u64
+            })?;
             if let Some(out) = &a.out {
-                write(&store, out, n, |v| Ldbc(d[v as usize]))?;
+                results::write_values(&results_to.at(out), d.as_mut(), |x| {
+                    Ldbc(f64::from_bits(x))
+                })?;
             }
             (stats, format!("{reached} vertices reached"))
         }
         Algorithm::Kcore if external(kcore::KCore::state_bytes(n) + (16 << 20)) => {
-            let (c, stats) = vertex::kcore::run(&store, &ext, &budget)?;
+            let (mut c, stats) = vertex::kcore::run_on_disk(&store, &ext, &budget)?;
             if let Some(out) = &a.out {
-                write(&store, out, n, |v| c[v as usize])?;
+                results::write_values(&results_to.at(out), c.as_mut(), |x| x)?;
             }
             if let (Some(kk), Some(path)) = (a.k, &a.kcore_out) {
-                write_vertex_set(path, &store, |v| c[v as usize] >= kk)?;
+                results::write_set(&results_to.at(path), c.as_mut(), |x| x >= kk as u64)?;
             }
-            let max = c.iter().copied().max().unwrap_or(0);
+            let mut max = 0;
+            c.for_each(&budget, &mut |_, x| max = max.max(x))?;
             (stats, format!("max core {max}"))
         }
         Algorithm::Cdlp => {
@@ -278,14 +318,23 @@ pub fn run(a: RunArgs) -> Result<()> {
             let cfg = cdlp::CdlpConfig {
                 iterations: a.iterations,
             };
-            let (l, stats) = cdlp::cdlp(&store, &cfg, &ext, &budget)?;
-            let mut labels: Vec<u32> = l.clone();
-            labels.sort_unstable();
-            labels.dedup();
+            let (mut l, stats) = cdlp::cdlp_on_disk(&store, &cfg, &ext, &budget)?;
             if let Some(out) = &a.out {
-                write_vertex_labels(out, &store, |v| l[v as usize] as u64)?;
+                results::write_labels(&results_to.at(out), l.as_mut())?;
             }
-            (stats, format!("{} communities", labels.len()))
+            // Distinct labels, in a bit per vertex when the budget has it.
+            let summary = match budget.charge(n.div_ceil(8), "cdlp label count") {
+                Ok(_charge) => {
+                    let mut seen = vec![0u64; n.div_ceil(64) as usize];
+                    l.for_each(&budget, &mut |_, x| {
+                        seen[(x / 64) as usize] |= 1 << (x % 64)
+                    })?;
+                    let c: u64 = seen.iter().map(|w| w.count_ones() as u64).sum();
+                    format!("{c} communities")
+                }
+                Err(_) => "labels written (too many vertices to count communities)".into(),
+            };
+            (stats, summary)
         }
         Algorithm::Lcc => {
             only(EngineChoice::External, "external")?;

@@ -109,3 +109,17 @@ pub fn cdlp(
     };
     crate::algo::vertex::run_collect(store, &mut p, cfg.iterations, ext, budget, |&l| l)
 }
+
+/// [`cdlp`] with the labels (ranks) left on disk.
+pub fn cdlp_on_disk(
+    store: &Store,
+    cfg: &CdlpConfig,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    cfg.validate()?;
+    let mut p = CdlpVp {
+        iterations: cfg.iterations,
+    };
+    crate::algo::vertex::run_on_disk(store, &mut p, cfg.iterations, ext, budget, |&l| l as u64)
+}

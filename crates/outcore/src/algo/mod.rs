@@ -8,6 +8,7 @@ pub mod output;
 pub mod pagerank;
 pub mod query;
 pub mod reference;
+pub mod results;
 pub mod sssp;
 pub mod validate;
 pub mod vertex;

@@ -9,6 +9,7 @@ mod lcc;
 mod planned;
 mod planner;
 mod queries;
+mod results;
 mod sssp_kcore;
 mod store_roundtrip;
 mod stream_engine;

@@ -77,3 +77,16 @@ pub fn run(
         }
     })
 }
+
+/// [`run`] with the depths left on disk (`u32::MAX`: unreachable).
+pub fn run_on_disk(
+    store: &Store,
+    source: u64,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    let mut p = BfsVp {
+        source: source as u32,
+    };
+    super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d as u64)
+}

@@ -78,3 +78,12 @@ impl VertexProgram for KCoreVp {
 pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
     super::run_collect(store, &mut KCoreVp, usize::MAX, ext, budget, |&c| c)
 }
+
+/// [`run`] with the core numbers left on disk.
+pub fn run_on_disk(
+    store: &Store,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    super::run_on_disk(store, &mut KCoreVp, usize::MAX, ext, budget, |&c| c as u64)
+}

@@ -10,6 +10,7 @@ pub mod pagerank;
 pub mod sssp;
 pub mod wcc;
 
+use crate::algo::results::{StateValues, Values};
 use crate::engine::external::{self, ExternalConfig};
 use crate::engine::stats::RunStats;
 use crate::engine::vertex::VertexProgram;
@@ -30,4 +31,22 @@ pub fn run_collect<P: VertexProgram, T>(
     let (mut states, stats) = external::run(store, prog, max_steps, cfg, budget)?;
     let values = states.collect(budget, map)?;
     Ok((values, stats))
+}
+
+/// Runs `prog` on the external engine and leaves the final states on disk:
+/// each is mapped to an 8-byte value as it is read back
+/// ([`crate::algo::results`] writes them in rank order inside the budget).
+pub fn run_on_disk<P: VertexProgram>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    cfg: &ExternalConfig,
+    budget: &Budget,
+    map: fn(&P::State) -> u64,
+) -> Result<(Box<dyn Values>, RunStats)>
+where
+    P::State: 'static,
+{
+    let (states, stats) = external::run(store, prog, max_steps, cfg, budget)?;
+    Ok((Box::new(StateValues::new(states, map)), stats))
 }

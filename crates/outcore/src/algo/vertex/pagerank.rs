@@ -237,3 +237,25 @@ fn run_program(
     }
     Ok((v, p, stats))
 }
+
+/// [`run`] (or [`run_weighted`]) with the ranks (f64 bits) left on disk.
+pub fn run_on_disk(
+    store: &Store,
+    cfg: &PageRankConfig,
+    weighted: bool,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, PageRankVp, RunStats)> {
+    cfg.validate()?;
+    let mut p = match weighted {
+        true => PageRankVp::weighted(store, cfg)?,
+        false => PageRankVp::new(store.manifest().num_vertices, cfg),
+    };
+    let (v, stats) = super::run_on_disk(store, &mut p, cfg.iterations, ext, budget, |s| {
+        s.0.to_bits()
+    })?;
+    if let Some(e) = p.take_error() {
+        return Err(e);
+    }
+    Ok((v, p, stats))
+}

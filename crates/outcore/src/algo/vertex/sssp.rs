@@ -94,3 +94,22 @@ pub fn run(
         Some((v, u, w)) => Err(crate::algo::sssp::bad_weight(store, v, u, w)),
     }
 }
+
+/// [`run`] with the distances (f64 bits) left on disk.
+pub fn run_on_disk(
+    store: &Store,
+    source: u64,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    let mut p = SsspVp {
+        source: source as u32,
+        bad_weight: Mutex::new(None),
+    };
+    let r = super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d.to_bits())?;
+    let bad = *p.bad_weight.lock().unwrap_or_else(|e| e.into_inner());
+    match bad {
+        None => Ok(r),
+        Some((v, u, w)) => Err(crate::algo::sssp::bad_weight(store, v, u, w)),
+    }
+}

@@ -57,3 +57,12 @@ impl VertexProgram for WccVp {
 pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
     super::run_collect(store, &mut WccVp, usize::MAX, ext, budget, |s| *s)
 }
+
+/// [`run`] with the labels (ranks) left on disk.
+pub fn run_on_disk(
+    store: &Store,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    super::run_on_disk(store, &mut WccVp, usize::MAX, ext, budget, |&s| s as u64)
+}

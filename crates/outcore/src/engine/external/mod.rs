@@ -204,6 +204,11 @@ impl<S: Value> ExternalStates<S> {
         Ok(())
     }
 
+    /// The buffer [`Self::for_each`] takes from the budget.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.budget_bytes as u64
+    }
+
     /// Maps every state into memory (`n` values).
     pub fn collect<T>(&mut self, budget: &Budget, map: impl Fn(&S) -> T) -> Result<Vec<T>> {
         let n = *self.bounds.last().unwrap_or(&0) as usize;
