@@ -23,7 +23,6 @@
 
 use super::bucket::{BucketSorter, Split};
 use super::idmap::{IdCollector, IdMap};
-use super::sort::Sorted;
 use super::EdgeSource;
 use crate::cancel;
 use crate::error::{Error, IoContext, Result};
@@ -36,7 +35,7 @@ use crate::store::file::{StoreDir, WriteLe};
 use crate::store::manifest::{
     BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION,
 };
-use crate::store::tiles::{TileGeometry, TileWriter, TILE_BITS};
+use crate::store::tiles::{TileGeometry, TILE_BITS};
 pub use crate::store::VertexOrder;
 use crate::store::{IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
 use std::path::{Path, PathBuf};
@@ -75,16 +74,29 @@ pub fn build_store(
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
     let budget = Budget::new(opts.memory);
     let s = &scratch.0;
-    let built = match (opts.weighted, source.string_ids(), source.ids_fit_u32()) {
-        (true, true, _) => return ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
-        (false, true, _) => return ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
-        _ if opts.external_ids => None,
-        (true, false, true) => build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None)?,
-        (true, false, false) => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None)?,
-        (false, false, true) => build::<(), Keyed<()>>(source, dir, s, opts, &budget, None)?,
-        (false, false, false) => build::<(), Orig<()>>(source, dir, s, opts, &budget, None)?,
+    let narrow = source.ids_fit_u32();
+    if source.string_ids() {
+        return match opts.weighted {
+            true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
+            false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
+        };
+    }
+    // Ids not known to fit 32 bits are first read as if they did (8-byte
+    // edges: half the bytes to sort and spill); the first wider id starts
+    // the build over with 16-byte edges.
+    let mut built = match (opts.external_ids, opts.weighted) {
+        (true, _) => Built::Outgrown,
+        (false, true) => build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None, !narrow)?,
+        (false, false) => build::<(), Keyed<()>>(source, dir, s, opts, &budget, None, !narrow)?,
     };
-    if let Some(report) = built {
+    if let Built::Wide = built {
+        let dir = StoreDir::create(dest, opts.force)?;
+        built = match opts.weighted {
+            true => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None, false)?,
+            false => build::<(), Orig<()>>(source, dir, s, opts, &budget, None, false)?,
+        };
+    }
+    if let Built::Done(report) = built {
         return Ok(report);
     }
     // The ids outgrew the in-memory map: start again, ranking them on disk.
@@ -112,8 +124,10 @@ fn ranked<W: Weight>(
     let (mut ranked, mut front) =
         named::rank_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
     front.start = Some(start);
-    let report = build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, Some(front))?;
-    Ok(report.expect("ranks fit the id map"))
+    match build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, Some(front), false)? {
+        Built::Done(report) => Ok(report),
+        _ => unreachable!("ranks fit the id map and 32 bits"),
+    }
 }
 
 /// A scratch directory removed on drop.
@@ -140,7 +154,9 @@ mod distinct;
 mod named;
 mod options;
 mod order;
+mod ranks;
 mod records;
+mod write;
 
 pub use options::BuildOptions;
 
@@ -159,9 +175,19 @@ struct Counts {
     self_loops: u64,
 }
 
+/// How [`build`] ended.
+#[allow(clippy::large_enum_variant)] // one per build
+enum Built {
+    Done(BuildReport),
+    /// The ids outgrew the in-memory id map's share of the budget.
+    Outgrown,
+    /// `speculative` and an edge id is wider than 32 bits.
+    Wide,
+}
+
 /// The build proper; `front` is set when ids were ranked on disk first (the
-/// source then holds ranks, and the store the ids). `None` when the
-/// source's ids outgrew the in-memory id map's share of the budget.
+/// source then holds ranks, and the store the ids). `speculative`: `E` is
+/// 8-byte edges though the source does not promise 32-bit ids.
 fn build<W: Weight, E: InputEdge<W = W>>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
@@ -169,7 +195,8 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-) -> Result<Option<BuildReport>> {
+    speculative: bool,
+) -> Result<Built> {
     let start = front
         .as_ref()
         .and_then(|f| f.start)
@@ -237,13 +264,18 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             cancel::check()
         });
         if read.is_err() && c.outgrown() {
-            return Ok(None);
+            return Ok(Built::Outgrown);
         }
         read?;
     }
     let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
+    let mut wide = false;
     {
         let mut on_batch = |batch: &[super::RawEdge]| -> Result<()> {
+            if speculative && batch.iter().any(|e| (e.src | e.dst) > u32::MAX as u64) {
+                wide = true;
+                return Err(Error::Invalid("an edge id is wider than 32 bits".into()));
+            }
             for e in batch {
                 counts.input_edges += 1;
                 let (mut s, mut d) = (e.src, e.dst);
@@ -278,8 +310,11 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             Ok(())
         };
         let read = source.for_each_edge_batch(&mut on_batch);
+        if read.is_err() && wide {
+            return Ok(Built::Wide);
+        }
         if read.is_err() && ids.as_ref().is_some_and(|c| c.outgrown()) {
-            return Ok(None);
+            return Ok(Built::Outgrown);
         }
         read?;
     }
@@ -288,7 +323,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     progress.done(|| read_msg);
     let idmap = match ids {
         Some(c) => match c.finish() {
-            Err(Error::Budget(_)) => return Ok(None),
+            Err(Error::Budget(_)) => return Ok(Built::Outgrown),
             r => r?,
         },
         None => IdMap::identity(dense_n.unwrap_or(0)),
@@ -522,77 +557,20 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         tile_sorter.len() + rev_sorter.len() + out_sorter.as_ref().map_or(0, |s| s.len()),
         Unit::Items,
     );
-    // Tiles on a thread of their own while the CSR directions are written
-    // here: the two streams (each loading and sorting its next bucket in the
-    // background) fit together in what the remap's sorters held.
-    let mut tiles = TileWriter::new(&mut dir, geom, opts.weighted)?;
-    let mut csrs = Vec::new();
-    if let Some(s) = out_sorter {
-        csrs.push((
-            CsrWriter::new(&mut dir, "out", n, opts.page_bytes, opts.weighted)?,
-            s,
-        ));
-    }
-    let rev_name = if undirected { "out" } else { "in" };
-    csrs.push((
-        CsrWriter::new(&mut dir, rev_name, n, opts.page_bytes, opts.weighted)?,
-        rev_sorter,
-    ));
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let tick = |k: &mut u64| -> Result<()> {
-        *k += 1;
-        if k.is_multiple_of(1 << 20) {
-            done.fetch_add(1 << 20, std::sync::atomic::Ordering::Relaxed);
-            cancel::check()?;
-        }
-        Ok(())
-    };
-    let (tiles, csrs) = std::thread::scope(|scope| {
-        let tile_thread = scope.spawn(|| -> Result<TileWriter> {
-            let mut ts = tile_sorter.finish()?;
-            let mut k = 0u64;
-            // Records come tile by tile: the tile's position is decoded once.
-            let mut tile = (u64::MAX, (0, 0));
-            while let Some(r) = ts.next_record()? {
-                let t = r.key >> 32;
-                let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
-                if t != tile.0 {
-                    tile = (t, tile_of_order(&geom, t));
-                }
-                let (i, j) = tile.1;
-                tiles.push(
-                    ((i << TILE_BITS) | src_local) as u32,
-                    ((j << TILE_BITS) | dst_local) as u32,
-                    r.w.get(),
-                )?;
-                tick(&mut k)?;
-            }
-            Ok(tiles)
-        });
-        let csrs = (|| -> Result<Vec<CsrWriter>> {
-            let mut out = Vec::new();
-            let mut k = 0u64;
-            for (mut csr, sorter) in csrs {
-                let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
-                while let Some(r) = rs.next_record()? {
-                    csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
-                    tick(&mut k)?;
-                    if k.is_multiple_of(1 << 20) {
-                        progress.set(done.load(std::sync::atomic::Ordering::Relaxed));
-                    }
-                }
-                out.push(csr);
-            }
-            Ok(out)
-        })();
-        let tiles = tile_thread.join().expect("tile writer panicked");
-        (tiles, csrs)
-    });
-    let tile_stats = tiles?.finish(&mut dir)?;
-    let mut stats = Vec::new();
-    for csr in csrs? {
-        stats.push(csr.finish(&mut dir)?);
-    }
+    let stats = write::layouts(
+        &mut dir,
+        write::Sorters {
+            tiles: tile_sorter,
+            out: out_sorter,
+            rev: rev_sorter,
+        },
+        geom,
+        n,
+        opts,
+        &mut progress,
+    )?;
+    let tile_stats = stats.tiles;
+    let mut stats = stats.csrs;
     let rev_stats = stats.pop().expect("the reverse direction");
     let sorted_out_stats = stats.pop();
     if !idmap.is_identity() {
@@ -666,7 +644,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     };
     let path = dir.commit(manifest.clone())?;
     let manifest = crate::store::Manifest::read(&path)?;
-    Ok(Some(BuildReport {
+    Ok(Built::Done(BuildReport {
         path,
         manifest,
         seconds,
@@ -677,16 +655,6 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     }))
 }
 
-/// Inverse of [`TileGeometry::tile_order`].
-fn tile_of_order(g: &TileGeometry, t: u64) -> (u64, u64) {
-    let q = g.group_tiles;
-    let (jl, rest) = (t % q, t / q);
-    let (il, g_idx) = (rest % q, rest / q);
-    let gps = g.groups_per_side();
-    let (gi, gj) = (g_idx / gps, g_idx % gps);
-    (gi * q + il, gj * q + jl)
-}
-
 fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
     match total {
         Some(t) if consumed > 0 => format!(
@@ -695,22 +663,5 @@ fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
             format_size(t)
         ),
         _ => format!("{edges} edges"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tile_order_inverts() {
-        for (n, q, up) in [(5 * 65536, 2, true), (1 << 20, 16, false), (3, 1, false)] {
-            let g = TileGeometry::new(n, q, up);
-            for i in 0..g.blocks {
-                for j in 0..g.blocks {
-                    assert_eq!(tile_of_order(&g, g.tile_order(i, j)), (i, j));
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,369 @@
+//! The pieces of ranking ids on disk ([`super::named`]): the records the
+//! joins sort, the name sorter (byte strings, or integers as 8-byte
+//! records), the writer of the store's id files, and the (fingerprint, rank)
+//! stream the joins read.
+
+use super::named::Ids;
+use super::records::{Keyed, Weight};
+use super::BATCH;
+use crate::error::{Error, IoContext, Result};
+use crate::ingest::bucket::BucketSorter;
+use crate::ingest::names::{NameSorter, NameStream};
+use crate::ingest::sort::{Record, Sorted};
+use crate::store::file::{DataWriter, StoreDir, WriteLe};
+use crate::store::{IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+/// An edge between named vertices, by source fingerprint.
+#[derive(Clone, Copy)]
+pub(super) struct FpEdge<W> {
+    pub(super) s: u128,
+    pub(super) d: u128,
+    pub(super) w: W,
+}
+
+impl<W: Weight> Record for FpEdge<W> {
+    const BYTES: usize = 32 + W::BYTES;
+    type Key = u128;
+    fn key(&self) -> u128 {
+        self.s
+    }
+    fn radix_key(&self) -> u128 {
+        self.s
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.s.to_le_bytes());
+        out[16..32].copy_from_slice(&self.d.to_le_bytes());
+        self.w.enc(&mut out[32..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        FpEdge {
+            s: u128::from_le_bytes(b[..16].try_into().unwrap()),
+            d: u128::from_le_bytes(b[16..32].try_into().unwrap()),
+            w: W::dec(&b[32..]),
+        }
+    }
+}
+
+/// An edge with its source ranked, by target fingerprint.
+#[derive(Clone, Copy)]
+pub(super) struct HalfEdge<W> {
+    pub(super) d: u128,
+    pub(super) s: u32,
+    pub(super) w: W,
+}
+
+impl<W: Weight> Record for HalfEdge<W> {
+    const BYTES: usize = 20 + W::BYTES;
+    type Key = u128;
+    fn key(&self) -> u128 {
+        self.d
+    }
+    fn radix_key(&self) -> u128 {
+        self.d
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.d.to_le_bytes());
+        out[16..20].copy_from_slice(&self.s.to_le_bytes());
+        self.w.enc(&mut out[20..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        HalfEdge {
+            d: u128::from_le_bytes(b[..16].try_into().unwrap()),
+            s: u32::from_le_bytes(b[16..20].try_into().unwrap()),
+            w: W::dec(&b[20..]),
+        }
+    }
+}
+
+/// A name's fingerprint and rank, by fingerprint.
+#[derive(Clone, Copy)]
+pub(super) struct FpRank {
+    pub(super) fp: u128,
+    pub(super) rank: u32,
+}
+
+impl Record for FpRank {
+    const BYTES: usize = 20;
+    type Key = u128;
+    fn key(&self) -> u128 {
+        self.fp
+    }
+    fn radix_key(&self) -> u128 {
+        self.fp
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.fp.to_le_bytes());
+        out[16..20].copy_from_slice(&self.rank.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        FpRank {
+            fp: u128::from_le_bytes(b[..16].try_into().unwrap()),
+            rank: u32::from_le_bytes(b[16..20].try_into().unwrap()),
+        }
+    }
+}
+
+/// The name sorter: byte strings, or integers as 8-byte records.
+#[allow(clippy::large_enum_variant)] // one per build
+pub(super) enum Names {
+    Bytes(NameSorter),
+    Ints(BucketSorter<Keyed<()>>),
+}
+
+impl Names {
+    pub(super) fn push_name(&mut self, name: &[u8]) -> Result<()> {
+        match self {
+            Names::Bytes(s) => s.push(name),
+            Names::Ints(_) => unreachable!("integer ids are pushed as integers"),
+        }
+    }
+
+    pub(super) fn push_int(&mut self, v: u64) -> Result<()> {
+        match self {
+            Names::Ints(s) => s.push(Keyed { key: v, w: () }),
+            Names::Bytes(_) => unreachable!("names are pushed as bytes"),
+        }
+    }
+
+    /// The distinct names in byte order, and the bytes spilled on the way.
+    pub(super) fn finish(self) -> Result<(NamesInOrder, u64)> {
+        Ok(match self {
+            Names::Bytes(s) => {
+                let st = s.finish()?;
+                let spilled = st.spilled_bytes();
+                (NamesInOrder::Bytes(st), spilled)
+            }
+            Names::Ints(mut s) => {
+                s.park()?;
+                let spilled = s.spilled_bytes();
+                let sorted = s.finish()?;
+                (NamesInOrder::Ints(sorted, None, [0; 8]), spilled)
+            }
+        })
+    }
+}
+
+pub(super) enum NamesInOrder {
+    Bytes(NameStream),
+    /// The sorted ids, the last one given, its big-endian bytes.
+    Ints(Sorted<Keyed<()>>, Option<u64>, [u8; 8]),
+}
+
+impl NamesInOrder {
+    pub(super) fn next_name(&mut self) -> Result<Option<&[u8]>> {
+        match self {
+            NamesInOrder::Bytes(s) => s.next_name(),
+            NamesInOrder::Ints(sorted, last, buf) => loop {
+                let Some(r) = sorted.next_record()? else {
+                    return Ok(None);
+                };
+                if *last != Some(r.key) {
+                    *last = Some(r.key);
+                    *buf = r.key.to_be_bytes();
+                    return Ok(Some(&buf[..]));
+                }
+            },
+        }
+    }
+}
+
+/// Writes the ids by rank into the store.
+#[allow(clippy::large_enum_variant)] // one per build
+pub(super) enum IdWriter {
+    Strings {
+        strs: DataWriter,
+        offs: DataWriter,
+        buf: Vec<u64>,
+        pos: u64,
+    },
+    Ints {
+        ids: DataWriter,
+        buf: Vec<u64>,
+        /// Every id so far equals its rank.
+        identity: bool,
+    },
+}
+
+impl IdWriter {
+    pub(super) fn new(ids: Ids, dir: &mut StoreDir) -> Result<IdWriter> {
+        Ok(match ids {
+            Ids::Strings => IdWriter::Strings {
+                strs: dir.file(IDS_STR_FILE)?,
+                offs: dir.file(IDS_OFF_FILE)?,
+                buf: Vec::with_capacity(BATCH),
+                pos: 0,
+            },
+            Ids::Ints => IdWriter::Ints {
+                ids: dir.file(IDS_FILE)?,
+                buf: Vec::with_capacity(BATCH),
+                identity: true,
+            },
+        })
+    }
+
+    /// Writes rank `r`'s name; true when a batch went out.
+    pub(super) fn push(&mut self, name: &[u8], r: u64) -> Result<bool> {
+        let (w, buf) = match self {
+            IdWriter::Strings {
+                strs,
+                offs,
+                buf,
+                pos,
+            } => {
+                strs.write_all(name)?;
+                buf.push(*pos);
+                *pos += name.len() as u64;
+                (offs, buf)
+            }
+            IdWriter::Ints { ids, buf, identity } => {
+                let id = u64::from_be_bytes(name.try_into().expect("8-byte names"));
+                *identity &= id == r;
+                buf.push(id);
+                (ids, buf)
+            }
+        };
+        if buf.len() < BATCH {
+            return Ok(false);
+        }
+        w.put_u64s(buf)?;
+        buf.clear();
+        Ok(true)
+    }
+
+    /// Closes the files; false when integer ids are `0..n` (no map kept,
+    /// as an in-memory build keeps none).
+    pub(super) fn finish(self, dir: &mut StoreDir) -> Result<bool> {
+        match self {
+            IdWriter::Strings {
+                strs,
+                mut offs,
+                mut buf,
+                pos,
+            } => {
+                buf.push(pos);
+                offs.put_u64s(&buf)?;
+                dir.close(strs)?;
+                dir.close(offs)?;
+                Ok(true)
+            }
+            IdWriter::Ints {
+                mut ids,
+                buf,
+                identity,
+            } => {
+                ids.put_u64s(&buf)?;
+                if identity {
+                    dir.discard(ids)?;
+                    return Ok(false);
+                }
+                dir.close(ids)?;
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// Where the (fingerprint, rank) pairs come from, in fingerprint order.
+pub(super) enum RankSource {
+    /// Names: sorted by fingerprint.
+    Sorted(Sorted<FpRank>),
+    /// Integers: `ids.bin` as written (ids ascending, each its own
+    /// fingerprint), no sort needed.
+    Ids {
+        path: PathBuf,
+        input: BufReader<File>,
+        next: u32,
+    },
+    /// Integers that are `0..n` (no `ids.bin`).
+    Identity { next: u64, n: u64 },
+}
+
+impl RankSource {
+    fn next_record(&mut self) -> Result<Option<FpRank>> {
+        match self {
+            RankSource::Sorted(s) => s.next_record(),
+            RankSource::Ids { path, input, next } => {
+                let mut b = [0u8; 8];
+                match input.read_exact(&mut b) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+                    Err(e) => return Err(Error::io(&*path, e)),
+                }
+                *next += 1;
+                Ok(Some(FpRank {
+                    fp: u64::from_le_bytes(b) as u128,
+                    rank: *next - 1,
+                }))
+            }
+            RankSource::Identity { next, n } => {
+                if *next == *n {
+                    return Ok(None);
+                }
+                *next += 1;
+                Ok(Some(FpRank {
+                    fp: (*next - 1) as u128,
+                    rank: (*next - 1) as u32,
+                }))
+            }
+        }
+    }
+
+    fn rewind(&mut self) -> Result<()> {
+        match self {
+            RankSource::Sorted(s) => s.rewind(),
+            RankSource::Ids { path, input, next } => {
+                *next = 0;
+                input.seek(SeekFrom::Start(0)).at(&*path).map(|_| ())
+            }
+            RankSource::Identity { next, .. } => {
+                *next = 0;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The (fingerprint, rank) stream, joined in fingerprint order.
+pub(super) struct Ranks {
+    source: RankSource,
+    cur: Option<FpRank>,
+}
+
+impl Ranks {
+    pub(super) fn new(source: RankSource) -> Self {
+        Ranks { source, cur: None }
+    }
+
+    pub(super) fn rewind(&mut self) -> Result<()> {
+        self.cur = None;
+        self.source.rewind()
+    }
+
+    /// The rank of the name with fingerprint `fp`; calls come in ascending
+    /// order of `fp`.
+    pub(super) fn rank(&mut self, fp: u128) -> Result<u32> {
+        loop {
+            match self.cur {
+                Some(c) if c.fp == fp => return Ok(c.rank),
+                Some(c) if c.fp > fp => break,
+                _ => {}
+            }
+            let next = self.source.next_record()?;
+            match (self.cur, next) {
+                (Some(c), Some(x)) if c.fp == x.fp => {
+                    return Err(Error::Invalid(
+                        "two different vertex ids share a 128-bit fingerprint; this input cannot be imported with --ids string (please report it)".into(),
+                    ))
+                }
+                (_, None) => break,
+                _ => self.cur = next,
+            }
+        }
+        Err(Error::Invalid(format!(
+            "internal error: an edge names a vertex missing from the name list (fingerprint {fp:032x})"
+        )))
+    }
+}
