@@ -34,6 +34,7 @@ pub fn spool(inputs: &mut [PathBuf], out: &Path) -> Result<Spool> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "store".into());
+    outcore::stale::clean(&parent, &name, "outcore-stdin");
     let stdin = std::io::stdin();
     let mut r = stdin.lock();
     let gz = r

@@ -459,3 +459,43 @@ fn select_engine_runs_pagerank_and_wcc() {
         }
     }
 }
+
+/// `kill -9` during a build leaves its hidden temporary directory; the next
+/// build of the same store removes it (the process is gone) and succeeds.
+#[test]
+fn a_killed_build_is_cleaned_up_by_the_next() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let leftovers = || -> Vec<String> {
+        std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains("outcore-tmp"))
+            .collect()
+    };
+    let mut child = bin()
+        .current_dir(p)
+        .args(["-q", "generate", "kron", "--scale", "20", "--out", "g.oc"])
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    while leftovers().is_empty() && t.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SIGKILL: no chance to clean up.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !leftovers().is_empty(),
+        "the killed build left its directory"
+    );
+    assert!(!p.join("g.oc").exists(), "no store from a killed build");
+    let o = bin()
+        .current_dir(p)
+        .args(["generate", "kron", "--scale", "10", "--out", "g.oc"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no longer runs"));
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+}

@@ -13,6 +13,7 @@ pub mod mem;
 pub mod outfile;
 pub mod progress;
 pub mod size;
+pub mod stale;
 pub mod store;
 
 pub use error::{Error, Result};

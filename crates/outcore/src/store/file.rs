@@ -154,6 +154,8 @@ impl StoreDir {
                 parent.display()
             )));
         }
+        // Builds killed before they could clean up left these.
+        crate::stale::clean(&parent, &name.to_string_lossy(), "outcore-tmp");
         let tmp = parent.join(format!(
             ".{}.outcore-tmp-{}",
             name.to_string_lossy(),

@@ -58,7 +58,11 @@ fn case(seed: u64, names: usize, m: usize) -> Case {
     let edges = (0..m)
         .map(|i| {
             // A hub, repeats and self-loops.
-            let s = if i % 5 == 0 { 1 } else { rng.below(k) } as usize;
+            let s = if i % 5 == 0 {
+                1.min(k - 1)
+            } else {
+                rng.below(k)
+            } as usize;
             let d = if i % 17 == 0 {
                 s
             } else {

@@ -155,6 +155,7 @@ impl SpillDir {
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "store".into());
+        crate::stale::clean(&parent, &name, "outcore-external");
         let dir = parent.join(format!(".{name}.outcore-external-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         Ok(SpillDir(dir))
