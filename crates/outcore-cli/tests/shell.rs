@@ -499,3 +499,61 @@ fn a_killed_build_is_cleaned_up_by_the_next() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no longer runs"));
     assert!(leftovers().is_empty(), "{:?}", leftovers());
 }
+
+/// A flipped bit in `order.bin` (the vertex order's map, read by queries
+/// with positioned reads, not checksummed per read) is detected by the
+/// query: an error naming the corruption, never another vertex's answer.
+#[test]
+fn a_corrupted_order_map_fails_a_query() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    // A star around 5 and a path: skewed, so the store is ordered by degree.
+    let mut text: String = (100..140).map(|i| format!("5 {i}\n")).collect();
+    text += "1 2\n2 3\n3 4\n";
+    std::fs::write(p.join("g.txt"), text).unwrap();
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "-q",
+            "import",
+            "g.txt",
+            "--undirected",
+            "--order",
+            "degree",
+            "--out",
+            "g.oc",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let khop = || {
+        bin()
+            .current_dir(p)
+            .args([
+                "-q", "query", "khop", "g.oc", "--source", "2", "--hops", "1",
+            ])
+            .output()
+            .unwrap()
+    };
+    let good = khop();
+    assert!(good.status.success());
+    assert_eq!(String::from_utf8_lossy(&good.stdout), "1\n2\n3\n");
+    // Flip one bit of the source's entry in order.bin.
+    let store = outcore::store::Store::open(&p.join("g.oc")).unwrap();
+    let v = outcore::store::IdLookup::open(&store)
+        .unwrap()
+        .dense_of_text("2")
+        .unwrap()
+        .unwrap();
+    let f = p.join("g.oc/order.bin");
+    let mut bytes = std::fs::read(&f).unwrap();
+    bytes[4 * v as usize] ^= 1;
+    std::fs::write(&f, bytes).unwrap();
+    let bad = khop();
+    assert!(
+        !bad.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bad.stdout)
+    );
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("corrupted"));
+}

@@ -311,19 +311,48 @@ impl IdLookup {
     }
 
     /// The rank of dense id `v`.
+    ///
+    /// `order.bin` and `order.inv` are inverse permutations: each lookup
+    /// reads both and checks they agree, so a corrupted entry of either is
+    /// an error rather than another vertex (these positioned reads skip the
+    /// whole-file checksums `verify` checks).
     pub fn rank(&self, v: u64) -> Result<u64> {
-        match &self.order {
-            Some((f, _)) => Ok(u32::from_le_bytes(self.read(f, ORDER_FILE, v, self.n)?) as u64),
-            None => Ok(v),
-        }
+        let Some((bin, inv)) = &self.order else {
+            return Ok(v);
+        };
+        let r = u32::from_le_bytes(self.read(bin, ORDER_FILE, v, self.n)?) as u64;
+        self.agree(
+            r < self.n && self.read_u32(inv, ORDER_INV_FILE, r)? == v,
+            v,
+            r,
+        )?;
+        Ok(r)
     }
 
-    /// The dense id of rank `r`.
+    /// The dense id of rank `r` (checked as [`Self::rank`]).
     pub fn dense_of_rank(&self, r: u64) -> Result<u64> {
-        match &self.order {
-            Some((_, f)) => Ok(u32::from_le_bytes(self.read(f, ORDER_INV_FILE, r, self.n)?) as u64),
-            None => Ok(r),
+        let Some((bin, inv)) = &self.order else {
+            return Ok(r);
+        };
+        let v = u32::from_le_bytes(self.read(inv, ORDER_INV_FILE, r, self.n)?) as u64;
+        self.agree(v < self.n && self.read_u32(bin, ORDER_FILE, v)? == r, v, r)?;
+        Ok(v)
+    }
+
+    fn read_u32(&self, f: &std::fs::File, rel: &str, i: u64) -> Result<u64> {
+        Ok(u32::from_le_bytes(self.read(f, rel, i, self.n)?) as u64)
+    }
+
+    fn agree(&self, ok: bool, v: u64, r: u64) -> Result<()> {
+        if ok {
+            return Ok(());
         }
+        Err(Error::store(
+            &self.store,
+            format!(
+                "{ORDER_FILE} and {ORDER_INV_FILE} disagree (dense id {v}, rank {r}): the store is corrupted (run `outcore verify`)"
+            ),
+        ))
     }
 
     /// The name of rank `r` (string ids).
@@ -353,9 +382,22 @@ impl IdLookup {
         }
         match &self.ids {
             LookupIds::Identity => Ok(Id::Int(r)),
-            LookupIds::Ints(f) => Ok(Id::Int(u64::from_le_bytes(
-                self.read(f, IDS_FILE, r, self.n)?,
-            ))),
+            LookupIds::Ints(f) => {
+                // Ids increase with the rank: a corrupted entry usually
+                // breaks that with a neighbour.
+                let at = |i: u64| -> Result<u64> {
+                    Ok(u64::from_le_bytes(self.read(f, IDS_FILE, i, self.n)?))
+                };
+                let id = at(r)?;
+                let ok = (r == 0 || at(r - 1)? < id) && (r + 1 == self.n || at(r + 1)? > id);
+                if !ok {
+                    return Err(Error::store(
+                        &self.store,
+                        format!("{IDS_FILE} is not increasing at rank {r}: the store is corrupted (run `outcore verify`)"),
+                    ));
+                }
+                Ok(Id::Int(id))
+            }
             LookupIds::Strings { off, bytes } => {
                 Ok(Id::Name(Cow::Owned(self.name_of_rank(off, bytes, r)?)))
             }
