@@ -44,6 +44,9 @@ pub fn pipeline_memory_bytes() -> u64 {
     pipeline::memory_estimate()
 }
 
+/// Bytes of text per block when ids are strings.
+const NAMED_BLOCK_SIZE: usize = 1 << 20;
+
 /// The formats `open` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
@@ -388,7 +391,14 @@ impl FileSource {
             kind,
             skip,
             consumed: Arc::new(AtomicU64::new(0)),
-            block_size,
+            // A block of names parses into several times its size (edges as
+            // fingerprints, the names, a table): smaller blocks keep the
+            // pipeline inside its share of the budget.
+            block_size: if strings {
+                block_size.min(NAMED_BLOCK_SIZE)
+            } else {
+                block_size
+            },
         })
     }
 
