@@ -557,3 +557,40 @@ fn a_corrupted_order_map_fails_a_query() {
     );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("corrupted"));
 }
+
+/// Importing a csv of names at the smallest budget stays within the budget
+/// plus 64 MiB of peak RSS (the process's high-water mark, as the build
+/// reports it): the parse pipeline's blocks of names are sized for that.
+#[test]
+fn a_csv_of_names_imports_within_the_budget() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut text = String::from("source,target\n");
+    for _ in 0..2_500_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        text += &format!("user-{:x},\"acct {:x}\"\n", x >> 24, x & 0xFF_FFFF_FFFF);
+    }
+    std::fs::write(p.join("g.csv"), text).unwrap();
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "-q", "import", "g.csv", "--header", "--memory", "128MiB", "--out", "g.oc",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let mib: f64 = err
+        .split("peak RSS ")
+        .nth(1)
+        .and_then(|s| s.split(" MiB").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no peak RSS in: {err}"));
+    assert!(
+        mib > 0.0 && mib <= 128.0 + 64.0,
+        "peak RSS {mib} MiB: {err}"
+    );
+}
