@@ -24,8 +24,8 @@ ids=$((budget / 8 * FACTOR))
 edges=$((ids / 2))
 timed() { /usr/bin/time -f "%e %M" -o "$DIR/time.txt" "$@" >"$DIR/last.out" 2>"$DIR/last.err"; cat "$DIR/time.txt"; }
 report() { # name seconds rss
-  local over=$(( $3 / 1024 - budget / 1048576 ))
-  echo "$1: $2 s, peak RSS $(( $3 / 1024 )) MiB (budget $MEMORY; $over MiB over)"
+  local rss=$(( $3 / 1024 )) cap=$(( budget / 1048576 + 64 ))
+  echo "$1: $2 s, peak RSS $rss MiB (budget $MEMORY; allowed $cap MiB: $([ $rss -le $cap ] && echo within || echo OVER))"
 }
 
 echo "== $ids distinct ids ($FACTOR x what $MEMORY holds in 8-byte entries), $edges edges, each end a fresh random id =="
