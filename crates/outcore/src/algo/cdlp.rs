@@ -103,11 +103,11 @@ pub fn cdlp(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<u32>, RunStats)> {
-    cfg.validate()?;
-    let mut p = CdlpVp {
-        iterations: cfg.iterations,
-    };
-    crate::algo::vertex::run_collect(store, &mut p, cfg.iterations, ext, budget, |&l| l)
+    let (mut v, stats) = cdlp_on_disk(store, cfg, ext, budget)?;
+    Ok((
+        crate::algo::results::collect(v.as_mut(), budget, |x| x as u32)?,
+        stats,
+    ))
 }
 
 /// [`cdlp`] with the labels (ranks) left on disk.

@@ -64,25 +64,29 @@ pub fn write_vertex_labels(path: &Path, store: &Store, label: impl Fn(u64) -> u6
 /// Writes the original ids of the vertices `keep(dense id)` selects, one
 /// per line, ascending, atomically (as [`write_vertex_values`]).
 pub fn write_vertex_set(path: &Path, store: &Store, keep: impl Fn(u64) -> bool) -> Result<()> {
-    let mut f = crate::outfile::OutFile::create(path)?;
-    let target = f.target().to_path_buf();
-    let w = f.writer();
-    let mut walk = RankWalk::open(store)?;
-    while let Some((r, v, id)) = walk.next_vertex()? {
-        if r & 0xFFFF == 0 {
-            crate::cancel::check()?;
-        }
-        if keep(v) {
-            writeln!(w, "{id}").at(&target)?;
-        }
-    }
-    f.commit()
+    walk_lines(path, store, |w, at, _, v, id| match keep(v) {
+        true => writeln!(w, "{id}").at(at),
+        false => Ok(()),
+    })
 }
 
 fn write_lines<T: fmt::Display>(
     path: &Path,
     store: &Store,
     mut value: impl FnMut(u64, u64, &Id<'_>) -> Result<T>,
+) -> Result<()> {
+    walk_lines(path, store, |w, at, r, v, id| {
+        let x = value(r, v, id)?;
+        writeln!(w, "{id} {x}").at(at)
+    })
+}
+
+/// Walks the vertices in rank order: `line(out, out's path, rank, dense id,
+/// original id)` writes each one's line, if any.
+fn walk_lines(
+    path: &Path,
+    store: &Store,
+    mut line: impl FnMut(&mut dyn std::io::Write, &Path, u64, u64, &Id<'_>) -> Result<()>,
 ) -> Result<()> {
     let mut f = crate::outfile::OutFile::create(path)?;
     let target = f.target().to_path_buf();
@@ -92,8 +96,7 @@ fn write_lines<T: fmt::Display>(
         if r & 0xFFFF == 0 {
             crate::cancel::check()?;
         }
-        let x = value(r, v, &id)?;
-        writeln!(w, "{id} {x}").at(&target)?;
+        line(w, &target, r, v, &id)?;
     }
     f.commit()
 }

@@ -47,6 +47,18 @@ impl<S: Value, F: Fn(&S) -> u64> Values for StateValues<S, F> {
     }
 }
 
+/// Every value in dense-id order, mapped: the results in memory (what the
+/// library's `run` functions return).
+pub fn collect<T>(
+    values: &mut dyn Values,
+    budget: &Budget,
+    map: impl Fn(u64) -> T,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    values.for_each(budget, &mut |_, x| out.push(map(x)))?;
+    Ok(out)
+}
+
 /// A vertex's rank and value, sorted by rank.
 #[derive(Clone, Copy)]
 struct RankValue {
@@ -115,8 +127,9 @@ pub fn write_labels(out: &Out<'_>, values: &mut dyn Values) -> Result<()> {
 /// Writes the original ids of the vertices whose value `keep` selects, one
 /// per line, ascending.
 pub fn write_set(out: &Out<'_>, values: &mut dyn Values, keep: impl Fn(u64) -> bool) -> Result<()> {
-    write_with(out, values, |_, id, x| {
-        Ok(keep(x).then(|| id.clone().into_owned()))
+    write_with(out, values, |w, at, _, id, x| match keep(x) {
+        true => writeln!(w, "{id}").at(at),
+        false => Ok(()),
     })
 }
 
@@ -125,18 +138,18 @@ fn write<T: fmt::Display>(
     values: &mut dyn Values,
     mut show: impl FnMut(u64, &Id<'_>, u64) -> Result<T>,
 ) -> Result<()> {
-    write_with(out, values, |r, id, x| {
+    write_with(out, values, |w, at, r, id, x| {
         let shown = show(r, id, x)?;
-        Ok(Some(format!("{id} {shown}")))
+        writeln!(w, "{id} {shown}").at(at)
     })
 }
 
-/// Walks the vertices in rank order with their values; `line` gives the
-/// line to write (without the newline), if any.
-fn write_with<T: fmt::Display>(
+/// Walks the vertices in rank order with their values: `line(out, out's
+/// path, rank, original id, value)` writes each one's line, if any.
+fn write_with(
     out: &Out<'_>,
     values: &mut dyn Values,
-    mut show: impl FnMut(u64, &Id<'_>, u64) -> Result<Option<T>>,
+    mut line_of: impl FnMut(&mut dyn std::io::Write, &Path, u64, &Id<'_>, u64) -> Result<()>,
 ) -> Result<()> {
     let (store, budget) = (out.store, out.budget);
     let mut f = crate::outfile::OutFile::create(out.path)?;
@@ -150,10 +163,7 @@ fn write_with<T: fmt::Display>(
         if r & 0xFFFF == 0 {
             crate::cancel::check()?;
         }
-        match show(r, &id, x)? {
-            Some(line) => writeln!(w, "{line}").at(&target),
-            None => Ok(()),
-        }
+        line_of(w, &target, r, &id, x)
     };
     if !store.manifest().has_order_map {
         // Dense id = rank: the values come in the lines' order.

@@ -4,35 +4,11 @@
 //! vertex-heavy inputs, with sorters in memory or spilled; and a build whose
 //! ids outgrow the id map's share of the budget switches to it by itself.
 
-use crate::common::{walkdir, Rng};
+use crate::common::{store_files, Rng};
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
 use outcore::ingest::VecSource;
 use outcore::store::VertexOrder;
 use proptest::prelude::*;
-use std::collections::BTreeMap;
-use std::path::Path;
-
-/// Every file of a store, the manifest's timings zeroed.
-fn files(store: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir(store)
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(store)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            let mut bytes = std::fs::read(&p).unwrap();
-            if rel == "manifest.json" {
-                let mut m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-                m["build"]["seconds"] = 0.into();
-                m["build"]["created_unix"] = 0.into();
-                bytes = m.to_string().into_bytes();
-            }
-            (rel, bytes)
-        })
-        .collect()
-}
 
 fn source(edges: &[(u64, u64, f64)], vertices: &[u64]) -> VecSource {
     let mut s = VecSource::new(edges.iter().copied());
@@ -41,7 +17,7 @@ fn source(edges: &[(u64, u64, f64)], vertices: &[u64]) -> VecSource {
 }
 
 fn same_store(a: &BuildReport, b: &BuildReport, what: &str) {
-    let (fa, fb) = (files(&a.path), files(&b.path));
+    let (fa, fb) = (store_files(&a.path), store_files(&b.path));
     assert_eq!(
         fa.keys().collect::<Vec<_>>(),
         fb.keys().collect::<Vec<_>>(),
@@ -156,8 +132,8 @@ fn ids_outgrowing_the_map_are_ranked_on_disk() {
     };
     let mem = build_store(&mut source(&edges, &vertices), &dir.path().join("b"), &big).unwrap();
     assert!(!mem.phases.iter().any(|p| p.0 == "names"));
-    let mut a = files(&small.path);
-    let mut b = files(&mem.path);
+    let mut a = store_files(&small.path);
+    let mut b = store_files(&mem.path);
     // The budget is recorded in the manifest; everything else is equal.
     a.remove("manifest.json");
     b.remove("manifest.json");
@@ -190,7 +166,7 @@ fn a_wide_id_late_in_a_text_file_restarts_with_wide_edges() {
     let mut src = parse::open(&[file], InputFormat::Snap, &ParseOptions::default()).unwrap();
     let a = build_store(src.as_mut(), &dir.path().join("a"), &opts).unwrap();
     let b = build_store(&mut source(&edges, &[]), &dir.path().join("b"), &opts).unwrap();
-    let (mut fa, mut fb) = (files(&a.path), files(&b.path));
+    let (mut fa, mut fb) = (store_files(&a.path), store_files(&b.path));
     // The manifests name different sources; the rest is equal.
     fa.remove("manifest.json");
     fb.remove("manifest.json");

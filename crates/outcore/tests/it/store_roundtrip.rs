@@ -340,19 +340,7 @@ fn spilled_and_in_memory_builds_write_the_same_bytes() {
                 ..Default::default()
             };
             let path = build(dir.path(), edges, &[], &opts).path;
-            let mut out = BTreeMap::new();
-            for e in common::walkdir(&path) {
-                let rel = e.strip_prefix(&path).unwrap().to_string_lossy().to_string();
-                let mut bytes = std::fs::read(&e).unwrap();
-                if rel == "manifest.json" {
-                    let mut m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-                    m["build"]["seconds"] = 0.into();
-                    m["build"]["created_unix"] = 0.into();
-                    bytes = m.to_string().into_bytes();
-                }
-                out.insert(rel, bytes);
-            }
-            out
+            store_files(&path)
         };
         let (spilled, in_memory) = (files(Some(0)), files(None));
         assert_eq!(

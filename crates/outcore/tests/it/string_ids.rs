@@ -4,7 +4,7 @@
 //! and the ranks stay in memory or spill and merge; the store maps dense ids
 //! back to the names and finds a vertex by its name.
 
-use crate::common::{walkdir, Rng};
+use crate::common::{store_files, Rng};
 use outcore::ingest::build::{build_store, BuildOptions};
 use outcore::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
 use outcore::ingest::VecSource;
@@ -76,19 +76,9 @@ fn case(seed: u64, names: usize, m: usize) -> Case {
 
 /// The layout files of a store (the manifest and id files aside).
 fn layout_files(store: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir(store)
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(store)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            (rel, p)
-        })
-        .filter(|(rel, _)| !rel.starts_with("ids.") && rel != "manifest.json")
-        .map(|(rel, p)| (rel, std::fs::read(p).unwrap()))
-        .collect()
+    let mut files = store_files(store);
+    files.retain(|rel, _| !rel.starts_with("ids.") && rel != "manifest.json");
+    files
 }
 
 fn check(seed: u64, names: usize, m: usize, directed: bool, cap: Option<u64>) {

@@ -66,16 +66,15 @@ pub fn run(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<i64>, RunStats)> {
-    let mut p = BfsVp {
-        source: source as u32,
+    let (mut v, stats) = run_on_disk(store, source, ext, budget)?;
+    let depth = |d: u64| match d == u32::MAX as u64 {
+        true => UNREACHABLE,
+        false => d as i64,
     };
-    super::run_collect(store, &mut p, usize::MAX, ext, budget, |&d| {
-        if d == u32::MAX {
-            UNREACHABLE
-        } else {
-            d as i64
-        }
-    })
+    Ok((
+        crate::algo::results::collect(v.as_mut(), budget, depth)?,
+        stats,
+    ))
 }
 
 /// [`run`] with the depths left on disk (`u32::MAX`: unreachable).

@@ -18,21 +18,6 @@ use crate::error::Result;
 use crate::mem::Budget;
 use crate::store::Store;
 
-/// Runs `prog` on the external engine and maps every final state to a value
-/// (in dense-id order).
-pub fn run_collect<P: VertexProgram, T>(
-    store: &Store,
-    prog: &mut P,
-    max_steps: usize,
-    cfg: &ExternalConfig,
-    budget: &Budget,
-    map: impl Fn(&P::State) -> T,
-) -> Result<(Vec<T>, RunStats)> {
-    let (mut states, stats) = external::run(store, prog, max_steps, cfg, budget)?;
-    let values = states.collect(budget, map)?;
-    Ok((values, stats))
-}
-
 /// Runs `prog` on the external engine and leaves the final states on disk:
 /// each is mapped to an 8-byte value as it is read back
 /// ([`crate::algo::results`] writes them in rank order inside the budget).

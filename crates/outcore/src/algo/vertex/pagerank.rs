@@ -204,13 +204,7 @@ pub fn run(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    run_program(
-        store,
-        PageRankVp::new(store.manifest().num_vertices, cfg),
-        cfg,
-        ext,
-        budget,
-    )
+    collected(run_on_disk(store, cfg, false, ext, budget)?, budget)
 }
 
 /// Weighted PageRank on the external engine (see the module doc).
@@ -220,22 +214,17 @@ pub fn run_weighted(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    run_program(store, PageRankVp::weighted(store, cfg)?, cfg, ext, budget)
+    collected(run_on_disk(store, cfg, true, ext, budget)?, budget)
 }
 
-fn run_program(
-    store: &Store,
-    mut p: PageRankVp,
-    cfg: &PageRankConfig,
-    ext: &ExternalConfig,
+type OnDisk = (Box<dyn crate::algo::results::Values>, PageRankVp, RunStats);
+
+fn collected(
+    (mut v, p, stats): OnDisk,
     budget: &Budget,
 ) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    cfg.validate()?;
-    let (v, stats) = super::run_collect(store, &mut p, cfg.iterations, ext, budget, |s| s.0)?;
-    if let Some(e) = p.take_error() {
-        return Err(e);
-    }
-    Ok((v, p, stats))
+    let ranks = crate::algo::results::collect(v.as_mut(), budget, f64::from_bits)?;
+    Ok((ranks, p, stats))
 }
 
 /// [`run`] (or [`run_weighted`]) with the ranks (f64 bits) left on disk.
@@ -245,7 +234,7 @@ pub fn run_on_disk(
     weighted: bool,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, PageRankVp, RunStats)> {
+) -> Result<OnDisk> {
     cfg.validate()?;
     let mut p = match weighted {
         true => PageRankVp::weighted(store, cfg)?,

@@ -83,16 +83,11 @@ pub fn run(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<f64>, RunStats)> {
-    let mut p = SsspVp {
-        source: source as u32,
-        bad_weight: Mutex::new(None),
-    };
-    let r = super::run_collect(store, &mut p, usize::MAX, ext, budget, |&d| d)?;
-    let bad = *p.bad_weight.lock().unwrap_or_else(|e| e.into_inner());
-    match bad {
-        None => Ok(r),
-        Some((v, u, w)) => Err(crate::algo::sssp::bad_weight(store, v, u, w)),
-    }
+    let (mut v, stats) = run_on_disk(store, source, ext, budget)?;
+    Ok((
+        crate::algo::results::collect(v.as_mut(), budget, f64::from_bits)?,
+        stats,
+    ))
 }
 
 /// [`run`] with the distances (f64 bits) left on disk.

@@ -55,7 +55,11 @@ impl VertexProgram for WccVp {
 
 /// WCC on the external engine: component labels (ranks) by dense id.
 pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
-    super::run_collect(store, &mut WccVp, usize::MAX, ext, budget, |s| *s)
+    let (mut v, stats) = run_on_disk(store, ext, budget)?;
+    Ok((
+        crate::algo::results::collect(v.as_mut(), budget, |x| x as u32)?,
+        stats,
+    ))
 }
 
 /// [`run`] with the labels (ranks) left on disk.

@@ -209,14 +209,6 @@ impl<S: Value> ExternalStates<S> {
     pub fn buffer_bytes(&self) -> u64 {
         self.budget_bytes as u64
     }
-
-    /// Maps every state into memory (`n` values).
-    pub fn collect<T>(&mut self, budget: &Budget, map: impl Fn(&S) -> T) -> Result<Vec<T>> {
-        let n = *self.bounds.last().unwrap_or(&0) as usize;
-        let mut out = Vec::with_capacity(n);
-        self.for_each(budget, |_, s| out.push(map(s)))?;
-        Ok(out)
-    }
 }
 
 /// Runs `prog` for at most `max_steps` supersteps on `store` inside `budget`.

@@ -427,6 +427,28 @@ impl FileSource {
         )
     }
 
+    /// Runs the vertex files (`vertices`) or the edge files (headers
+    /// skipped) through a line parser.
+    fn lines<P: BlockParser>(
+        &self,
+        vertices: bool,
+        parser: Arc<P>,
+        sink: &mut dyn FnMut(Event<'_, P::Item>) -> Result<()>,
+    ) -> Result<()> {
+        let (files, skip) = match vertices {
+            true => (&self.vertex_files, vec![0; self.vertex_files.len()]),
+            false => (&self.edge_files, self.skip.clone()),
+        };
+        pipeline::run(
+            files,
+            Cut::Lines { skip },
+            self.block_size,
+            Arc::clone(&self.consumed),
+            parser,
+            sink,
+        )
+    }
+
     fn mtx_edges(
         &self,
         parser: &Arc<mtx::MtxParser>,
@@ -525,16 +547,7 @@ impl EdgeSource for FileSource {
             Event::Block(_, items) if !items.is_empty() => f(items),
             _ => Ok(()),
         };
-        pipeline::run(
-            &self.vertex_files,
-            Cut::Lines {
-                skip: vec![0; self.vertex_files.len()],
-            },
-            self.block_size,
-            Arc::clone(&self.consumed),
-            Arc::new(text::VertexParser),
-            &mut sink,
-        )
+        self.lines(true, Arc::new(text::VertexParser), &mut sink)
     }
 
     fn string_ids(&self) -> bool {
@@ -556,27 +569,9 @@ impl EdgeSource for FileSource {
             _ => Ok(()),
         };
         self.consumed.store(0, Ordering::Relaxed);
-        pipeline::run(
-            &self.vertex_files,
-            Cut::Lines {
-                skip: vec![0; self.vertex_files.len()],
-            },
-            self.block_size,
-            Arc::clone(&self.consumed),
-            Arc::clone(&named.vertices),
-            &mut sink,
-        )?;
+        self.lines(true, Arc::clone(&named.vertices), &mut sink)?;
         self.consumed.store(self.vertex_bytes(), Ordering::Relaxed);
-        pipeline::run(
-            &self.edge_files,
-            Cut::Lines {
-                skip: self.skip.clone(),
-            },
-            self.block_size,
-            Arc::clone(&self.consumed),
-            Arc::clone(&named.edges),
-            &mut sink,
-        )
+        self.lines(false, Arc::clone(&named.edges), &mut sink)
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {

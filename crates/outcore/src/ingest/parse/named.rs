@@ -13,7 +13,7 @@
 
 use super::lex::{is_blank, parse_weight, skip_blanks, token_end, Fault, LocalError};
 use super::pipeline::{BlockParser, Stats};
-use super::text::{for_each_line, line_start, split_fields, Columns, DelimitedParser};
+use super::text::{for_each_line, line_start, Columns, DelimitedParser};
 use crate::ingest::names::fingerprint;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -193,32 +193,9 @@ impl NamedParser {
     }
 
     fn row(namer: &mut Namer, cols: &Columns, delim: u8, line: &[u8]) -> Result<(), Fault> {
-        let mut got: [Option<&[u8]>; 3] = [None; 3];
-        let max = cols.src.max(cols.dst).max(cols.weight.unwrap_or(0));
-        split_fields(line, delim, |i, field| {
-            if i == cols.src {
-                got[0] = Some(field);
-            }
-            if i == cols.dst {
-                got[1] = Some(field);
-            }
-            if Some(i) == cols.weight {
-                got[2] = Some(field);
-            }
-            i < max
-        });
-        let (Some(s), Some(d)) = (got[0], got[1]) else {
-            return Err(Fault::Syntax);
-        };
+        let (s, d, weight) = cols.pick(line, delim)?;
         let src = namer.field(s)?;
         let dst = namer.field(d)?;
-        let weight = match cols.weight {
-            None => 1.0,
-            Some(_) => match got[2] {
-                None => return Err(Fault::MissingWeight),
-                Some(w) => parse_weight(super::lex::clean_field(w))?,
-            },
-        };
         namer.batch.edges.push(NamedEdge { src, dst, weight });
         Ok(())
     }

@@ -178,6 +178,39 @@ impl Columns {
     fn max(&self) -> usize {
         self.src.max(self.dst).max(self.weight.unwrap_or(0))
     }
+
+    /// The source and target fields of a row (as written: the caller cleans
+    /// them) and its weight (1.0 when not read weighted).
+    #[inline]
+    pub(crate) fn pick<'a>(
+        &self,
+        line: &'a [u8],
+        delim: u8,
+    ) -> Result<(&'a [u8], &'a [u8], f64), Fault> {
+        let mut got: [Option<&[u8]>; 3] = [None; 3];
+        let max = self.max();
+        split_fields(line, delim, |i, field| {
+            if i == self.src {
+                got[0] = Some(field);
+            }
+            if i == self.dst {
+                got[1] = Some(field);
+            }
+            if Some(i) == self.weight {
+                got[2] = Some(field);
+            }
+            i < max
+        });
+        let (Some(s), Some(d)) = (got[0], got[1]) else {
+            return Err(Fault::Syntax);
+        };
+        let weight = match (self.weight, got[2]) {
+            (None, _) => 1.0,
+            (Some(_), None) => return Err(Fault::MissingWeight),
+            (Some(_), Some(w)) => parse_weight(clean_field(w))?,
+        };
+        Ok((s, d, weight))
+    }
 }
 
 /// CSV (`,`) or TSV (`\t`) rows; blank lines and `#` lines are skipped.
@@ -253,32 +286,9 @@ impl DelimitedParser {
 
     #[inline]
     fn row(&self, cols: &Columns, line: &[u8]) -> Result<RawEdge, Fault> {
-        let mut got: [Option<&[u8]>; 3] = [None; 3];
-        let max = cols.max();
-        split_fields(line, self.delim, |i, field| {
-            if i == cols.src {
-                got[0] = Some(field);
-            }
-            if i == cols.dst {
-                got[1] = Some(field);
-            }
-            if Some(i) == cols.weight {
-                got[2] = Some(field);
-            }
-            i < max
-        });
-        let (Some(s), Some(d)) = (got[0], got[1]) else {
-            return Err(Fault::Syntax);
-        };
+        let (s, d, weight) = cols.pick(line, self.delim)?;
         let src = parse_id_field(clean_field(s))?;
         let dst = parse_id_field(clean_field(d))?;
-        let weight = match cols.weight {
-            None => 1.0,
-            Some(_) => match got[2] {
-                None => return Err(Fault::MissingWeight),
-                Some(w) => parse_weight(clean_field(w))?,
-            },
-        };
         Ok(RawEdge { src, dst, weight })
     }
 }

@@ -238,3 +238,26 @@ pub fn walkdir(p: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Every file of a store by its path inside the store, the manifest's
+/// timings (`build.seconds`, `build.created_unix`) zeroed.
+pub fn store_files(store: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir(store)
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(store)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let mut bytes = std::fs::read(&p).unwrap();
+            if rel == "manifest.json" {
+                let mut m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                m["build"]["seconds"] = 0.into();
+                m["build"]["created_unix"] = 0.into();
+                bytes = m.to_string().into_bytes();
+            }
+            (rel, bytes)
+        })
+        .collect()
+}
