@@ -103,11 +103,8 @@ pub fn cdlp(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<u32>, RunStats)> {
-    let (mut v, stats) = cdlp_on_disk(store, cfg, ext, budget)?;
-    Ok((
-        crate::algo::results::collect(v.as_mut(), budget, |x| x as u32)?,
-        stats,
-    ))
+    let on_disk = cdlp_on_disk(store, cfg, ext, budget)?;
+    crate::algo::vertex::collected(on_disk, budget, |x| x as u32)
 }
 
 /// [`cdlp`] with the labels (ranks) left on disk.

@@ -66,15 +66,11 @@ pub fn run(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<i64>, RunStats)> {
-    let (mut v, stats) = run_on_disk(store, source, ext, budget)?;
     let depth = |d: u64| match d == u32::MAX as u64 {
         true => UNREACHABLE,
         false => d as i64,
     };
-    Ok((
-        crate::algo::results::collect(v.as_mut(), budget, depth)?,
-        stats,
-    ))
+    super::collected(run_on_disk(store, source, ext, budget)?, budget, depth)
 }
 
 /// [`run`] with the depths left on disk (`u32::MAX`: unreachable).

@@ -76,11 +76,7 @@ impl VertexProgram for KCoreVp {
 
 /// Core numbers on the external engine, by dense id.
 pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
-    let (mut v, stats) = run_on_disk(store, ext, budget)?;
-    Ok((
-        crate::algo::results::collect(v.as_mut(), budget, |x| x as u32)?,
-        stats,
-    ))
+    super::collected(run_on_disk(store, ext, budget)?, budget, |x| x as u32)
 }
 
 /// [`run`] with the core numbers left on disk.

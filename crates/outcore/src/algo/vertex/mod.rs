@@ -35,3 +35,15 @@ where
     let (states, stats) = external::run(store, prog, max_steps, cfg, budget)?;
     Ok((Box::new(StateValues::new(states, map)), stats))
 }
+
+/// The values of [`run_on_disk`] mapped into memory, with the run's stats.
+pub fn collected<T>(
+    (mut values, stats): (Box<dyn Values>, RunStats),
+    budget: &Budget,
+    map: impl Fn(u64) -> T,
+) -> Result<(Vec<T>, RunStats)> {
+    Ok((
+        crate::algo::results::collect(values.as_mut(), budget, map)?,
+        stats,
+    ))
+}

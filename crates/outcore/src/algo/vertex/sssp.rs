@@ -83,11 +83,11 @@ pub fn run(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<f64>, RunStats)> {
-    let (mut v, stats) = run_on_disk(store, source, ext, budget)?;
-    Ok((
-        crate::algo::results::collect(v.as_mut(), budget, f64::from_bits)?,
-        stats,
-    ))
+    super::collected(
+        run_on_disk(store, source, ext, budget)?,
+        budget,
+        f64::from_bits,
+    )
 }
 
 /// [`run`] with the distances (f64 bits) left on disk.

@@ -55,11 +55,7 @@ impl VertexProgram for WccVp {
 
 /// WCC on the external engine: component labels (ranks) by dense id.
 pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
-    let (mut v, stats) = run_on_disk(store, ext, budget)?;
-    Ok((
-        crate::algo::results::collect(v.as_mut(), budget, |x| x as u32)?,
-        stats,
-    ))
+    super::collected(run_on_disk(store, ext, budget)?, budget, |x| x as u32)
 }
 
 /// [`run`] with the labels (ranks) left on disk.
