@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
 use outcore::ingest::gen::{self, EdgeFileFormat, GenConfig, GenKind};
-use outcore::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
+use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
 use outcore::size::format_size;
 use std::path::PathBuf;
@@ -73,7 +73,7 @@ pub struct ImportArgs {
     pub inputs: Vec<PathBuf>,
     /// snap, csv, tsv, mtx, ldbc, bin32 or bin64 (default: from the extension, else snap).
     #[arg(long, short)]
-    pub format: Option<InputFormat>,
+    pub format: Option<outcore::ingest::parse::InputFormat>,
     /// Keep edge direction (the default).
     #[arg(long, conflicts_with = "undirected")]
     pub directed: bool,
@@ -195,26 +195,6 @@ pub fn generate(a: GenerateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Guesses the input format: Matrix Market by its banner, else from the
-/// first input's extension, else snap.
-fn guess_format(p: &std::path::Path) -> InputFormat {
-    if parse::is_matrix_market(p).unwrap_or(false) {
-        return InputFormat::Mtx;
-    }
-    let name = p.to_string_lossy().to_ascii_lowercase();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    let ext = name.rsplit('.').next().unwrap_or("");
-    match ext {
-        "csv" => InputFormat::Csv,
-        "tsv" => InputFormat::Tsv,
-        "mtx" => InputFormat::Mtx,
-        "e" | "v" => InputFormat::Ldbc,
-        "bin32" => InputFormat::Bin32,
-        "bin64" => InputFormat::Bin64,
-        _ => InputFormat::Snap,
-    }
-}
-
 pub fn import(mut a: ImportArgs) -> Result<()> {
     let Some(out) = a.store.out.clone() else {
         bail!("say where to write the store: --out STORE");
@@ -222,7 +202,6 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
     // `-`: standard input, spooled to a temporary file beside the store
     // (the parser reads files in parallel blocks); removed when done.
     let _spool = crate::stdin::spool(&mut a.inputs, &out)?;
-    let format = a.format.unwrap_or_else(|| guess_format(&a.inputs[0]));
     let directed = !a.undirected;
     let popts = ParseOptions {
         weighted: a.weighted,
@@ -230,50 +209,14 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
         columns: a.columns.clone(),
         directed,
         delimiter: a.delimiter,
-        ids: match (a.ids, format) {
-            // Binary and Matrix Market ids are integers by definition.
-            (IdKind::Auto, InputFormat::Mtx | InputFormat::Bin32 | InputFormat::Bin64) => {
-                IdKind::Int
-            }
-            (k, _) => k,
-        },
+        ids: a.ids,
     };
-    let mut source = parse::open(&a.inputs, format, &popts)?;
-    let opts = options(
-        &a.store,
-        directed,
-        a.weighted,
-        format!("{format:?}").to_lowercase(),
-    );
-    let report = build_store(source.as_mut(), &out, &opts)?;
+    let opts = options(&a.store, directed, a.weighted, String::new());
+    let report = outcore::api::import(&a.inputs, &out, a.format, &popts, &opts)?;
     print_report(&report);
     Ok(())
 }
 
 fn print_report(r: &BuildReport) {
-    let m = &r.manifest;
-    let size: u64 = m.files.values().map(|f| f.bytes).sum();
-    let mbps = r
-        .input_bytes
-        .map(|b| format!(", {:.1} MB/s of input", b as f64 / 1e6 / r.seconds))
-        .unwrap_or_default();
-    let phases: Vec<String> = r
-        .phases
-        .iter()
-        .map(|(p, s)| format!("{p} {s:.1}s"))
-        .collect();
-    eprintln!(
-        "built {}: {} vertices, {} edges ({}{}) from {} input edges in {:.1}s ({}){mbps}; spilled {}; store {}; peak RSS {}",
-        r.path.display(),
-        m.num_vertices,
-        m.num_edges,
-        if m.directed { "directed" } else { "undirected" },
-        if m.weighted { ", weighted" } else { "" },
-        m.build.input_edges,
-        r.seconds,
-        phases.join(", "),
-        format_size(r.spilled_bytes),
-        format_size(size),
-        format_size(r.peak_rss_bytes),
-    );
+    eprintln!("{}", outcore::api::report_line(r));
 }

@@ -51,7 +51,7 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     let store = Store::open(&a.out)?;
     crate::out!(
         "{}",
-        crate::info::info_text(&store, &crate::info::info_json(&store))
+        crate::info::info_text(&store, &outcore::api::info_json(&store))
     )?;
     let t = Instant::now();
     let v = outcore::store::verify::verify(&a.out)?;

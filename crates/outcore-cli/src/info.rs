@@ -4,8 +4,7 @@ use anyhow::Result;
 use clap::Args;
 use outcore::size::format_size;
 use outcore::store::export::Layout;
-use outcore::store::{Manifest, Store, VertexOrder};
-use serde_json::json;
+use outcore::store::{Store, VertexOrder};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -43,72 +42,9 @@ pub struct ExportArgs {
     pub force: bool,
 }
 
-fn bytes_of(m: &Manifest, prefix: &[&str]) -> u64 {
-    m.files
-        .iter()
-        .filter(|(k, _)| prefix.iter().any(|p| k.starts_with(p)))
-        .map(|(_, f)| f.bytes)
-        .sum()
-}
-
-/// The facts `info` shows, as JSON.
-pub fn info_json(store: &Store) -> serde_json::Value {
-    let m = store.manifest();
-    let e = m.num_edges.max(1) as f64;
-    let tiles_bytes = bytes_of(m, &["tiles/"]);
-    let csr_out = bytes_of(m, &["csr/out."]);
-    let csr_in = bytes_of(m, &["csr/in."]);
-    let total: u64 = m.files.values().map(|f| f.bytes).sum();
-    let possible = if m.tiles.upper_triangle {
-        m.tiles.blocks * (m.tiles.blocks + 1) / 2
-    } else {
-        m.tiles.blocks * m.tiles.blocks
-    };
-    let out_entries = m.csr.out_entries;
-    json!({
-        "store": store.path(),
-        "format_version": m.format_version,
-        "vertices": m.num_vertices,
-        "edges": m.num_edges,
-        "self_loops": m.num_self_loops,
-        "directed": m.directed,
-        "weighted": m.weighted,
-        "id_map": m.has_id_map,
-        "string_ids": m.string_ids,
-        "vertex_order": m.vertex_order,
-        "order_map": m.has_order_map,
-        "tiles": {
-            "non_empty": m.tiles.num_tiles,
-            "possible": possible,
-            "largest_tile_edges": m.tiles.max_tile_edges,
-            "groups": m.tiles.num_groups,
-            "group_tiles": m.tiles.group_tiles,
-            "blocks": m.tiles.blocks,
-            "upper_triangle": m.tiles.upper_triangle,
-            "bytes": tiles_bytes,
-            "bytes_per_edge": tiles_bytes as f64 / e,
-        },
-        "csr": {
-            "page_bytes": m.csr.page_bytes,
-            "out_bytes": csr_out,
-            "in_bytes": csr_in,
-            "bytes_per_edge": (csr_out + csr_in) as f64 / e,
-            "padding_slots": (m.csr.out_slots - m.csr.out_entries) + (m.csr.in_slots - m.csr.in_entries),
-        },
-        "weights_bytes": bytes_of(m, &["weights/"]),
-        "degrees": {
-            "max_out": m.degrees.max_out,
-            "max_in": m.degrees.max_in,
-            "mean_out": out_entries as f64 / m.num_vertices.max(1) as f64,
-        },
-        "size_on_disk": total,
-        "build": m.build,
-    })
-}
-
 pub fn info(a: InfoArgs) -> Result<()> {
     let store = Store::open(&a.store)?;
-    let j = info_json(&store);
+    let j = outcore::api::info_json(&store);
     if a.json {
         crate::outln!("{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(());

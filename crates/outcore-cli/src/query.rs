@@ -2,7 +2,8 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use outcore::algo::query::{self, QueryStats};
+use outcore::algo::query;
+use outcore::api::query as api;
 use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::io::calibrate;
 use outcore::io::Backend;
@@ -190,26 +191,16 @@ impl Ids {
     fn read_set(&self, path: &PathBuf) -> Result<Vec<u32>> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let mut out = Vec::new();
+        let (mut lines, mut ids) = (Vec::new(), Vec::new());
         for (i, line) in text.lines().enumerate() {
             let t = line.trim();
-            if t.is_empty() || t.starts_with('#') {
-                continue;
-            }
-            let id = t;
-            let found = self
-                .dense(id)
-                .with_context(|| format!("{}:{}", path.display(), i + 1))?;
-            match found {
-                Some(v) => out.push(v),
-                None => bail!(
-                    "{}:{}: vertex {id} is not in the graph",
-                    path.display(),
-                    i + 1
-                ),
+            if !t.is_empty() && !t.starts_with('#') {
+                lines.push(i + 1);
+                ids.push(t);
             }
         }
-        Ok(out)
+        let at = |i: usize| format!("{}:{}: ", path.display(), lines[i]);
+        Ok(api::dense_ids(&self.0, &ids, at)?)
     }
 }
 
@@ -257,51 +248,44 @@ pub fn query(q: Query) -> Result<()> {
             .ok_or_else(|| anyhow::anyhow!("{kind} needs --source ID"))
             .and_then(|s| ids.must(s))
     };
+    let (sa, sb);
+    let q = match kind {
+        "khop" => api::Query::Khop {
+            source: src()?,
+            hops: a.hops,
+        },
+        "egonet" => api::Query::Egonet {
+            source: src()?,
+            hops: a.hops,
+        },
+        "induced" => {
+            sa = ids.read_set(&need(&a.vertices, "vertices")?)?;
+            api::Query::Induced { vertices: &sa }
+        }
+        _ => {
+            (sa, sb) = (
+                ids.read_set(&need(&a.set_a, "set-a")?)?,
+                ids.read_set(&need(&a.set_b, "set-b")?)?,
+            );
+            api::Query::Cross { a: &sa, b: &sb }
+        }
+    };
     let dash = PathBuf::from("-");
     let mut outf = outcore::outfile::OutFile::create(a.out.as_ref().unwrap_or(&dash))?;
     let out = outf.writer();
-    // Results in original ids, ordered (and undirected edges oriented) by
-    // original id, whatever the store's vertex order.
-    let original = |v: u32| ids.0.original(v as u64);
-    let stats: QueryStats = match kind {
-        "khop" => {
-            let (vs, st) = query::khop(&mut eng, src()?, a.hops)?;
-            for v in query::original_vertices(&vs, original)? {
+    let (answer, stats) = api::run(&store, &ids.0, &mut eng, &q)?;
+    match answer {
+        api::Answer::Vertices(vs) => {
+            for v in vs {
                 writeln!(out, "{v}")?;
             }
-            st
         }
-        _ => {
-            let (edges, st, cross_sets) = match kind {
-                "egonet" => {
-                    let (e, st) = query::egonet(&mut eng, src()?, a.hops, directed)?;
-                    (e, st, None)
-                }
-                "induced" => {
-                    let vs = ids.read_set(&need(&a.vertices, "vertices")?)?;
-                    let (e, st) = query::induced(&mut eng, &vs, directed)?;
-                    (e, st, None)
-                }
-                _ => {
-                    let sa = ids.read_set(&need(&a.set_a, "set-a")?)?;
-                    let sb = ids.read_set(&need(&a.set_b, "set-b")?)?;
-                    let (e, st) = query::cross(&mut eng, &sa, &sb, directed)?;
-                    (e, st, Some((sa, sb)))
-                }
-            };
-            let edges = match (&cross_sets, directed) {
-                (_, true) => query::original_edges(&edges, |_, _| false, original)?,
-                (None, false) => query::original_edges(&edges, |_, _| true, original)?,
-                (Some((sa, sb)), false) => {
-                    query::original_edges(&edges, query::cross_min_max(sa, sb), original)?
-                }
-            };
-            for (s, d) in edges {
+        api::Answer::Edges(es) => {
+            for (s, d) in es {
                 writeln!(out, "{s} {d}")?;
             }
-            st
         }
-    };
+    }
     outf.commit()?;
     let total = t.elapsed().as_secs_f64();
     eprintln!(

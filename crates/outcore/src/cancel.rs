@@ -21,3 +21,9 @@ pub fn check() -> Result<()> {
         Ok(())
     }
 }
+
+/// Clears a request, once the interrupted work has unwound (a library
+/// caller such as the Python package goes on after it).
+pub fn reset() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+}

@@ -4,6 +4,7 @@
 //! the external-memory build).
 
 pub mod algo;
+pub mod api;
 pub mod cancel;
 pub mod engine;
 pub mod error;

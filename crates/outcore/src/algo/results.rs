@@ -151,10 +151,23 @@ fn write_with(
     values: &mut dyn Values,
     mut line_of: impl FnMut(&mut dyn std::io::Write, &Path, u64, &Id<'_>, u64) -> Result<()>,
 ) -> Result<()> {
-    let (store, budget) = (out.store, out.budget);
     let mut f = crate::outfile::OutFile::create(out.path)?;
     let target = f.target().to_path_buf();
     let w = f.writer();
+    for_each_ranked(out, values, |r, id, x| line_of(w, &target, r, id, x))?;
+    f.commit()
+}
+
+/// Calls `f(rank, original id, value)` for every vertex in rank order
+/// (= ascending original id): straight from the values when dense ids are
+/// ranks, else through an external sort by rank inside `out`'s budget
+/// (`out.path` is not used).
+pub fn for_each_ranked(
+    out: &Out<'_>,
+    values: &mut dyn Values,
+    mut f: impl FnMut(u64, &Id<'_>, u64) -> Result<()>,
+) -> Result<()> {
+    let (store, budget) = (out.store, out.budget);
     let mut walk = RankWalk::open(store)?;
     let mut line = |x: u64, walk: &mut RankWalk| -> Result<()> {
         let Some((r, _, id)) = walk.next_vertex()? else {
@@ -163,7 +176,7 @@ fn write_with(
         if r & 0xFFFF == 0 {
             crate::cancel::check()?;
         }
-        line_of(w, &target, r, &id, x)
+        f(r, &id, x)
     };
     if !store.manifest().has_order_map {
         // Dense id = rank: the values come in the lines' order.
@@ -205,5 +218,5 @@ fn write_with(
             line(rv.value, &mut walk)?;
         }
     }
-    f.commit()
+    Ok(())
 }

@@ -1,0 +1,103 @@
+//! The library's front door: import a graph, run an algorithm, read the
+//! results, as the `outcore` command line does (it is a thin shell over
+//! this module) and as the Python package does. Each function takes every
+//! option the CLI has, with the CLI's defaults.
+
+pub mod info;
+pub mod query;
+pub mod run;
+pub mod values;
+
+pub use info::info_json;
+
+pub use run::{run, Algorithm, Run, RunOptions};
+pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
+
+use crate::error::{Error, Result};
+use crate::ingest::build::{build_store, BuildOptions, BuildReport};
+use crate::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
+use crate::size::format_size;
+use std::path::{Path, PathBuf};
+
+/// Guesses the input format: Matrix Market by its banner, else from the
+/// first input's extension (`.gz` looked through), else snap.
+pub fn guess_format(p: &Path) -> InputFormat {
+    if parse::is_matrix_market(p).unwrap_or(false) {
+        return InputFormat::Mtx;
+    }
+    let name = p.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    match name.rsplit('.').next().unwrap_or("") {
+        "csv" => InputFormat::Csv,
+        "tsv" => InputFormat::Tsv,
+        "mtx" => InputFormat::Mtx,
+        "e" | "v" => InputFormat::Ldbc,
+        "bin32" => InputFormat::Bin32,
+        "bin64" => InputFormat::Bin64,
+        _ => InputFormat::Snap,
+    }
+}
+
+/// Imports edge lists into a store at `out`: `format` (default: guessed
+/// from the first input), `parse` says how to read them (its `directed`
+/// and `weighted` are the store's), `build` how to build (its `directed`,
+/// `weighted` and `format` are set from `parse` and `format` here).
+pub fn import(
+    inputs: &[PathBuf],
+    out: &Path,
+    format: Option<InputFormat>,
+    parse: &ParseOptions,
+    build: &BuildOptions,
+) -> Result<BuildReport> {
+    let Some(first) = inputs.first() else {
+        return Err(Error::Invalid("no input files to import".into()));
+    };
+    let format = format.unwrap_or_else(|| guess_format(first));
+    let mut popts = parse.clone();
+    // Binary and Matrix Market ids are integers by definition.
+    if popts.ids == IdKind::Auto
+        && matches!(
+            format,
+            InputFormat::Mtx | InputFormat::Bin32 | InputFormat::Bin64
+        )
+    {
+        popts.ids = IdKind::Int;
+    }
+    let mut source = parse::open(inputs, format, &popts)?;
+    let opts = BuildOptions {
+        directed: popts.directed,
+        weighted: popts.weighted,
+        format: format!("{format:?}").to_lowercase(),
+        ..build.clone()
+    };
+    build_store(source.as_mut(), out, &opts)
+}
+
+/// One line describing a finished build, for stderr.
+pub fn report_line(r: &BuildReport) -> String {
+    let m = &r.manifest;
+    let size: u64 = m.files.values().map(|f| f.bytes).sum();
+    let mbps = r
+        .input_bytes
+        .map(|b| format!(", {:.1} MB/s of input", b as f64 / 1e6 / r.seconds))
+        .unwrap_or_default();
+    let phases: Vec<String> = r
+        .phases
+        .iter()
+        .map(|(p, s)| format!("{p} {s:.1}s"))
+        .collect();
+    format!(
+        "built {}: {} vertices, {} edges ({}{}) from {} input edges in {:.1}s ({}){mbps}; spilled {}; store {}; peak RSS {}",
+        r.path.display(),
+        m.num_vertices,
+        m.num_edges,
+        if m.directed { "directed" } else { "undirected" },
+        if m.weighted { ", weighted" } else { "" },
+        m.build.input_edges,
+        r.seconds,
+        phases.join(", "),
+        format_size(r.spilled_bytes),
+        format_size(size),
+        format_size(r.peak_rss_bytes),
+    )
+}

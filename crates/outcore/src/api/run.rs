@@ -1,0 +1,392 @@
+//! One algorithm run on a store, on the engine `--engine` forces or the
+//! planner picks (external whenever the vertex state does not fit the
+//! budget): what `outcore run` and the Python package's `Store` methods
+//! both call.
+
+use super::values::{Kind, VertexValues};
+use crate::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
+use crate::engine::external::ExternalConfig;
+use crate::engine::planned;
+use crate::engine::planner::{self, EngineChoice};
+use crate::engine::select::SelectConfig;
+use crate::engine::stats::RunStats;
+use crate::engine::stream::{self, StreamConfig};
+use crate::error::{Error, Result};
+use crate::io::Backend;
+use crate::mem::Budget;
+use crate::store::{IdLookup, Store};
+use std::path::{Path, PathBuf};
+
+/// The algorithms `run` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Pagerank,
+    Wcc,
+    Bfs,
+    Sssp,
+    Kcore,
+    Cdlp,
+    Lcc,
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 7] = [
+        Algorithm::Pagerank,
+        Algorithm::Wcc,
+        Algorithm::Bfs,
+        Algorithm::Sssp,
+        Algorithm::Kcore,
+        Algorithm::Cdlp,
+        Algorithm::Lcc,
+    ];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Pagerank => "pagerank",
+            Algorithm::Wcc => "wcc",
+            Algorithm::Bfs => "bfs",
+            Algorithm::Sssp => "sssp",
+            Algorithm::Kcore => "kcore",
+            Algorithm::Cdlp => "cdlp",
+            Algorithm::Lcc => "lcc",
+        }
+    }
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Algorithm> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "unknown algorithm `{s}`: expected pagerank, wcc, bfs, sssp, kcore, cdlp or lcc"
+                ))
+            })
+    }
+}
+
+/// Every parameter of a run (those an algorithm does not take are ignored).
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub algorithm: Algorithm,
+    /// bfs, sssp: the source (an original id as text, or `max-degree`).
+    pub source: Option<String>,
+    /// pagerank: iterations (with `tol`, the maximum); cdlp: iterations.
+    pub iterations: usize,
+    pub damping: f64,
+    pub tol: Option<f64>,
+    /// pagerank: follow edge weights (NetworkX's pagerank).
+    pub weighted: bool,
+    /// The memory budget in bytes.
+    pub memory: u64,
+    pub engine: EngineChoice,
+    pub io: Option<Backend>,
+    pub segment: Option<u64>,
+    pub segments: Option<usize>,
+    pub cache: Option<u64>,
+    pub depth: Option<usize>,
+    /// sssp: delta-stepping's bucket width.
+    pub delta: Option<f64>,
+    /// Where external spill files and result sorts go (default: beside the store).
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// The CLI's defaults for `algorithm`.
+    pub fn new(algorithm: Algorithm) -> RunOptions {
+        RunOptions {
+            algorithm,
+            source: None,
+            iterations: 10,
+            damping: 0.85,
+            tol: None,
+            weighted: false,
+            memory: Budget::default_limit(),
+            engine: EngineChoice::Auto,
+            io: None,
+            segment: None,
+            segments: None,
+            cache: None,
+            depth: None,
+            delta: None,
+            tmp_dir: None,
+        }
+    }
+}
+
+/// What a run gives back.
+pub struct Run {
+    pub values: VertexValues,
+    pub stats: RunStats,
+    /// One line for people: iterations, components, vertices reached...
+    pub summary: String,
+    /// pagerank and cdlp: the iterations done.
+    pub iterations: Option<usize>,
+}
+
+/// Where results that are sorted on their way out go: `tmp_dir`, else the
+/// store's parent directory.
+pub fn scratch_dir(store: &Store, tmp_dir: Option<&Path>) -> PathBuf {
+    tmp_dir.map(Path::to_path_buf).unwrap_or_else(|| {
+        store
+            .path()
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    })
+}
+
+/// The dense id of the vertex of the highest out-degree; of several, the
+/// one of the smallest original id (whatever the store's vertex order).
+pub fn max_degree_vertex(store: &Store) -> Result<u64> {
+    let ranks = store.load_ranks()?;
+    let rank = |v: u64| ranks.as_ref().map_or(v, |r| r[v as usize] as u64);
+    let (mut best, mut deg) = (0, 0);
+    crate::store::degrees::for_each(store.path(), "out", |v, d| {
+        if d > deg || (d == deg && rank(v) < rank(best)) {
+            (best, deg) = (v, d);
+        }
+        Ok(())
+    })?;
+    Ok(best)
+}
+
+/// The dense id of a source given as an original id or `max-degree`.
+pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
+    let Some(src) = src else {
+        return Err(Error::Invalid(format!(
+            "{alg} needs a source (an original vertex id, or max-degree)"
+        )));
+    };
+    if src == "max-degree" {
+        return max_degree_vertex(store);
+    }
+    IdLookup::open(store)?
+        .dense_of_text(src)?
+        .ok_or_else(|| Error::Invalid(format!("source vertex {src} is not in the graph")))
+}
+
+/// Runs `o.algorithm` on `store` inside `budget` (whose limit is
+/// `o.memory`'s); the values stay where the engine left them.
+pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
+    let alg = o.algorithm;
+    let n = store.manifest().num_vertices;
+    let engine = StreamConfig {
+        io: o.io,
+        segment_bytes: o.segment,
+        segments: o.segments,
+        cache_bytes: o.cache,
+        label: alg.name().into(),
+        ..Default::default()
+    };
+    let select = SelectConfig {
+        io: o.io,
+        depth: o.depth,
+        ..Default::default()
+    };
+    let ext = ExternalConfig {
+        io: o.io,
+        tmp_dir: o.tmp_dir.clone(),
+        ..Default::default()
+    };
+    let only = |choice: EngineChoice, name: &str| -> Result<()> {
+        match o.engine == EngineChoice::Auto || o.engine == choice {
+            true => Ok(()),
+            false => Err(Error::Invalid(format!(
+                "{} runs on the {name} engine only; drop --engine or pass --engine {name}",
+                alg.name()
+            ))),
+        }
+    };
+    // External when forced, or when auto and the in-memory state does not fit.
+    let external =
+        |state: u64| -> bool { planner::needs_external(o.engine, alg.name(), state, budget) };
+    if o.weighted && alg != Algorithm::Pagerank {
+        return Err(Error::Invalid(
+            "--weighted applies to pagerank (sssp always follows weights)".into(),
+        ));
+    }
+    let pr_cfg = pagerank::PageRankConfig {
+        damping: o.damping,
+        iterations: o.iterations,
+        tol: o.tol,
+    };
+    let pr_summary = |done: usize, change: f64| {
+        let w = if o.weighted { "weighted, " } else { "" };
+        format!("{w}{done} iterations, last L1 change {change:.3e}")
+    };
+    let float = |x: u64| x;
+    let (values, stats, iterations, summary) = match alg {
+        Algorithm::Pagerank
+            if o.weighted
+                || external(stream::required_bytes(
+                    store,
+                    pagerank::PageRank::state_bytes(n),
+                )) =>
+        {
+            if o.weighted && !matches!(o.engine, EngineChoice::Auto | EngineChoice::External) {
+                return Err(Error::Invalid("weighted pagerank runs on the external engine; drop --engine or pass --engine external".into()));
+            }
+            let (pr, p, stats) =
+                vertex::pagerank::run_on_disk(store, &pr_cfg, o.weighted, &ext, budget)?;
+            let s = pr_summary(p.done_iterations, p.last_change);
+            let values = VertexValues::disk(Kind::Float, pr, float);
+            (values, stats, Some(p.done_iterations), s)
+        }
+        Algorithm::Pagerank if o.engine == EngineChoice::Select => {
+            pr_cfg.validate()?;
+            let mut p = vertex::pagerank::PageRankVp::new(n, &pr_cfg);
+            let (s, stats) = planned::run(
+                store,
+                &mut p,
+                o.iterations,
+                o.engine,
+                engine,
+                &select,
+                budget,
+            )?;
+            let values = VertexValues::memory(Kind::Float, move |v| s[v as usize].0.to_bits());
+            let sum = pr_summary(p.done_iterations, p.last_change);
+            (values, stats, Some(p.done_iterations), sum)
+        }
+        Algorithm::Pagerank => {
+            only(EngineChoice::Stream, "stream")?;
+            let (pr, stats) = pagerank::pagerank(store, &pr_cfg, engine, budget)?;
+            let (done, s) = (pr.iterations(), pr_summary(pr.iterations(), pr.last_change));
+            let values = VertexValues::memory(Kind::Float, move |v| pr.value(v as usize).to_bits());
+            (values, stats, Some(done), s)
+        }
+        Algorithm::Wcc => {
+            let (values, stats) = if o.engine == EngineChoice::Select {
+                let (w, stats) = planned::run(
+                    store,
+                    &mut vertex::wcc::WccVp,
+                    usize::MAX,
+                    o.engine,
+                    engine,
+                    &select,
+                    budget,
+                )?;
+                let values = VertexValues::memory(Kind::Label, move |v| w[v as usize] as u64);
+                (values, stats)
+            } else if external(stream::required_bytes(store, wcc::Wcc::state_bytes(n))) {
+                let (w, stats) = vertex::wcc::run_on_disk(store, &ext, budget)?;
+                (VertexValues::disk(Kind::Label, w, |x| x), stats)
+            } else {
+                only(EngineChoice::Stream, "stream")?;
+                let (w, stats) = wcc::wcc(store, engine, budget)?;
+                let values = VertexValues::memory(Kind::Label, move |v| w.value(v as usize) as u64);
+                (values, stats)
+            };
+            // A component's label is the rank of its smallest vertex.
+            let mut values = values;
+            let mut ranks = store.rank_reader()?;
+            let (mut components, mut err) = (0u64, None);
+            values.for_each_dense(store, budget, &mut |_, label| match ranks.next_rank() {
+                Ok(r) => components += (label == r as u64) as u64,
+                Err(e) => err = Some(e),
+            })?;
+            if let Some(e) = err {
+                return Err(e);
+            }
+            (values, stats, None, format!("{components} components"))
+        }
+        Algorithm::Bfs => {
+            let dense = source(store, o.source.as_deref(), "bfs")?;
+            let (mut values, stats) = if external(stream::required_bytes(
+                store,
+                bfs::Bfs::state_bytes(n) + 2 * n,
+            )) {
+                let (b, stats) = vertex::bfs::run_on_disk(store, dense, &ext, budget)?;
+                let depth = |d: u64| match d == u32::MAX as u64 {
+                    true => bfs::UNREACHABLE as u64,
+                    false => d,
+                };
+                (VertexValues::disk(Kind::Int, b, depth), stats)
+            } else {
+                let (b, stats) = bfs::bfs_planned(store, dense, o.engine, engine, select, budget)?;
+                let values = VertexValues::memory(Kind::Int, move |v| b.value(v as usize) as u64);
+                (values, stats)
+            };
+            let (mut reached, mut depth) = (0u64, 0i64);
+            values.for_each_dense(store, budget, &mut |_, d| {
+                if d as i64 != bfs::UNREACHABLE {
+                    reached += 1;
+                    depth = depth.max(d as i64);
+                }
+            })?;
+            let s = format!("{reached} vertices reached, depth {depth}");
+            (values, stats, None, s)
+        }
+        Algorithm::Sssp => {
+            let dense = source(store, o.source.as_deref(), "sssp")?;
+            let (mut values, stats) = if external(sssp::Sssp::state_bytes(n) + (16 << 20)) {
+                let (d, stats) = vertex::sssp::run_on_disk(store, dense, &ext, budget)?;
+                (VertexValues::disk(Kind::Float, d, float), stats)
+            } else {
+                only(EngineChoice::Select, "select")?;
+                let cfg = sssp::SsspConfig { delta: o.delta };
+                let (d, stats) = sssp::sssp(store, dense, &cfg, &select, budget)?;
+                let values =
+                    VertexValues::memory(Kind::Float, move |v| d.value(v as usize).to_bits());
+                (values, stats)
+            };
+            let mut reached = 0u64;
+            values.for_each_dense(store, budget, &mut |_, x| {
+                reached += f64::from_bits(x).is_finite() as u64
+            })?;
+            (values, stats, None, format!("{reached} vertices reached"))
+        }
+        Algorithm::Kcore => {
+            let (mut values, stats) = if external(kcore::KCore::state_bytes(n) + (16 << 20)) {
+                let (c, stats) = vertex::kcore::run_on_disk(store, &ext, budget)?;
+                (VertexValues::disk(Kind::Int, c, |x| x), stats)
+            } else {
+                only(EngineChoice::Select, "select")?;
+                let (k, stats) = kcore::kcore(store, &select, budget)?;
+                let values = VertexValues::memory(Kind::Int, move |v| k.value(v as usize) as u64);
+                (values, stats)
+            };
+            let mut max = 0;
+            values.for_each_dense(store, budget, &mut |_, x| max = max.max(x))?;
+            (values, stats, None, format!("max core {max}"))
+        }
+        Algorithm::Cdlp => {
+            only(EngineChoice::External, "external")?;
+            let cfg = cdlp::CdlpConfig {
+                iterations: o.iterations,
+            };
+            let (l, stats) = cdlp::cdlp_on_disk(store, &cfg, &ext, budget)?;
+            let mut values = VertexValues::disk(Kind::Label, l, |x| x);
+            // Distinct labels, in a bit per vertex when the budget has it.
+            let summary = match budget.charge(n.div_ceil(8), "cdlp label count") {
+                Ok(_charge) => {
+                    let mut seen = vec![0u64; n.div_ceil(64) as usize];
+                    values.for_each_dense(store, budget, &mut |_, x| {
+                        seen[(x / 64) as usize] |= 1 << (x % 64)
+                    })?;
+                    let c: u64 = seen.iter().map(|w| w.count_ones() as u64).sum();
+                    format!("{c} communities")
+                }
+                Err(_) => "labels written (too many vertices to count communities)".into(),
+            };
+            (values, stats, Some(o.iterations), summary)
+        }
+        Algorithm::Lcc => {
+            only(EngineChoice::External, "external")?;
+            let (l, stats) = lcc::lcc(store, &ext, budget)?;
+            let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
+            let values = VertexValues::memory(Kind::Float, move |v| l[v as usize].to_bits());
+            (values, stats, None, format!("mean LCC {mean:.6}"))
+        }
+    };
+    Ok(Run {
+        values,
+        stats,
+        summary,
+        iterations,
+    })
+}

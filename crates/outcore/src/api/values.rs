@@ -1,0 +1,216 @@
+//! A run's answer: one value per vertex, held where the engine left it (in
+//! memory after the stream or select engine, on disk after the external
+//! engine), read back in rank order (= ascending original id) with each
+//! vertex's original id: written as `id value` lines (the CLI's `--out`) or
+//! gathered into columns (the Python package's arrays).
+
+use crate::algo::output::{self, Ldbc};
+use crate::algo::results::{self, Out, Values};
+use crate::error::{IoContext, Result};
+use crate::mem::Budget;
+use crate::store::walk::{LabelNames, RankWalk};
+use crate::store::{Id, Store};
+
+/// What a value is, which says how it is shown and gathered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An `f64` (its bits): ranks, distances (`inf` when unreachable), LCC.
+    Float,
+    /// An `i64` (its bits): depths ([`crate::algo::bfs::UNREACHABLE`] when
+    /// unreachable), core numbers.
+    Int,
+    /// A vertex named by its rank (WCC's and CDLP's labels): shown as that
+    /// vertex's original id.
+    Label,
+}
+
+enum Held {
+    /// `value(dense id)`, from a result in memory.
+    Memory(Box<dyn Fn(u64) -> u64>),
+    /// The final states of an external run, each value mapped by `map`.
+    Disk {
+        values: Box<dyn Values>,
+        map: fn(u64) -> u64,
+    },
+}
+
+/// One value per vertex; see the module docs.
+pub struct VertexValues {
+    kind: Kind,
+    held: Held,
+}
+
+/// Original ids in rank order: integers, or names in a store of string ids.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IdColumn {
+    Ints(Vec<u64>),
+    Names(Vec<Vec<u8>>),
+}
+
+impl IdColumn {
+    fn push(&mut self, id: &Id<'_>) {
+        match (self, id) {
+            (IdColumn::Ints(v), Id::Int(x)) => v.push(*x),
+            (IdColumn::Names(v), Id::Name(b)) => v.push(b.to_vec()),
+            (IdColumn::Names(v), Id::Int(x)) => v.push(x.to_string().into_bytes()),
+            (IdColumn::Ints(_), Id::Name(_)) => unreachable!("a store has one kind of id"),
+        }
+    }
+
+    fn for_store(store: &Store) -> IdColumn {
+        match store.manifest().string_ids {
+            true => IdColumn::Names(Vec::new()),
+            false => IdColumn::Ints(Vec::new()),
+        }
+    }
+}
+
+/// Values in rank order, in their natural type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueColumn {
+    Float(Vec<f64>),
+    Int(Vec<i64>),
+    /// Labels, as the original ids they name.
+    Ids(IdColumn),
+}
+
+/// Every vertex's original id and value, in rank order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Columns {
+    pub ids: IdColumn,
+    pub values: ValueColumn,
+}
+
+impl VertexValues {
+    /// Values held in memory: `value(dense id)` gives each one's bits.
+    pub fn memory(kind: Kind, value: impl Fn(u64) -> u64 + 'static) -> VertexValues {
+        VertexValues {
+            kind,
+            held: Held::Memory(Box::new(value)),
+        }
+    }
+
+    /// Values left on disk by an external run, each mapped by `map`.
+    pub fn disk(kind: Kind, values: Box<dyn Values>, map: fn(u64) -> u64) -> VertexValues {
+        VertexValues {
+            kind,
+            held: Held::Disk { values, map },
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Calls `f(dense id, value)` for every vertex in dense-id order.
+    pub fn for_each_dense(
+        &mut self,
+        store: &Store,
+        budget: &Budget,
+        f: &mut dyn FnMut(u64, u64),
+    ) -> Result<()> {
+        match &mut self.held {
+            Held::Memory(value) => {
+                for v in 0..store.manifest().num_vertices {
+                    f(v, value(v));
+                }
+                Ok(())
+            }
+            Held::Disk { values, map } => values.for_each(budget, &mut |v, x| f(v as u64, map(x))),
+        }
+    }
+
+    /// Calls `f(rank, original id, value)` for every vertex in rank order.
+    pub fn for_each_ranked(
+        &mut self,
+        out: &Out<'_>,
+        mut f: impl FnMut(u64, &Id<'_>, u64) -> Result<()>,
+    ) -> Result<()> {
+        match &mut self.held {
+            Held::Memory(value) => {
+                let mut walk = RankWalk::open(out.store)?;
+                while let Some((r, v, id)) = walk.next_vertex()? {
+                    if r & 0xFFFF == 0 {
+                        crate::cancel::check()?;
+                    }
+                    f(r, &id, value(v))?;
+                }
+                Ok(())
+            }
+            Held::Disk { values, map } => {
+                results::for_each_ranked(out, values.as_mut(), |r, id, x| f(r, id, map(x)))
+            }
+        }
+    }
+
+    /// Writes one `id value` line per vertex to `out.path` (LDBC
+    /// Graphalytics format: floats as `%.15e`, labels as original ids).
+    pub fn write(&mut self, out: &Out<'_>) -> Result<()> {
+        let kind = self.kind;
+        let mut names = match kind {
+            Kind::Label => Some(LabelNames::open(out.store)?),
+            _ => None,
+        };
+        let mut f = crate::outfile::OutFile::create(out.path)?;
+        let target = f.target().to_path_buf();
+        let w = f.writer();
+        self.for_each_ranked(out, |r, id, x| {
+            match kind {
+                Kind::Float => writeln!(w, "{id} {}", Ldbc(f64::from_bits(x))),
+                Kind::Int => writeln!(w, "{id} {}", x as i64),
+                Kind::Label => {
+                    let name = names.as_mut().expect("opened for labels").name(x, r, id)?;
+                    writeln!(w, "{id} {name}")
+                }
+            }
+            .at(&target)
+        })?;
+        f.commit()
+    }
+
+    /// Writes the original ids of the vertices whose value `keep` selects,
+    /// one per line, ascending.
+    pub fn write_set(&mut self, out: &Out<'_>, keep: impl Fn(u64) -> bool) -> Result<()> {
+        match &mut self.held {
+            Held::Memory(value) => {
+                output::write_vertex_set(out.path, out.store, |v| keep(value(v)))
+            }
+            Held::Disk { values, map } => {
+                let map = *map;
+                results::write_set(out, values.as_mut(), |x| keep(map(x)))
+            }
+        }
+    }
+
+    /// Every vertex's original id and value, in rank order, in memory (the
+    /// caller's: 16 bytes per vertex or more, outside the run's budget).
+    pub fn collect(&mut self, out: &Out<'_>) -> Result<Columns> {
+        let n = out.store.manifest().num_vertices as usize;
+        let mut ids = IdColumn::for_store(out.store);
+        if let IdColumn::Ints(v) = &mut ids {
+            v.reserve_exact(n);
+        }
+        let mut values = match self.kind {
+            Kind::Float => ValueColumn::Float(Vec::with_capacity(n)),
+            Kind::Int => ValueColumn::Int(Vec::with_capacity(n)),
+            Kind::Label => ValueColumn::Ids(IdColumn::for_store(out.store)),
+        };
+        let mut names = match self.kind {
+            Kind::Label => Some(LabelNames::open(out.store)?),
+            _ => None,
+        };
+        self.for_each_ranked(out, |r, id, x| {
+            ids.push(id);
+            match &mut values {
+                ValueColumn::Float(v) => v.push(f64::from_bits(x)),
+                ValueColumn::Int(v) => v.push(x as i64),
+                ValueColumn::Ids(c) => {
+                    let name = names.as_mut().expect("opened for labels").name(x, r, id)?;
+                    c.push(&name);
+                }
+            }
+            Ok(())
+        })?;
+        Ok(Columns { ids, values })
+    }
+}
