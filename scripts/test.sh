@@ -15,5 +15,8 @@ if command -v cargo-nextest >/dev/null 2>&1; then
 else
   cargo test --workspace --no-fail-fast --release
 fi
-# The CLI tests above built target/release/outcore.
+# The Python package from this tree (maturin builds crates/outcore-py in
+# release, sharing target/ with the build above), then the Python tests:
+# the CLI ones use target/release/outcore, the API ones `import outcore`.
+python3 -m pip install --quiet --disable-pip-version-check .
 OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python

@@ -1,0 +1,203 @@
+//! Building stores from Python: `import_edges`, `generate` and
+//! `build_from_arrays` (what `outcore.from_networkx` streams edges into).
+
+use crate::{interruptible, parse, to_py};
+use numpy::PyReadonlyArray1;
+use outcore::api;
+use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::parse::ParseOptions;
+use outcore::mem::Budget;
+use outcore::store::VertexOrder;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// Store-building options shared by import, generate and from-arrays.
+#[allow(clippy::too_many_arguments)]
+fn build_options(
+    memory: Option<u64>,
+    force: bool,
+    tmp_dir: Option<PathBuf>,
+    order: &str,
+    drop_self_loops: bool,
+    page_size: Option<u64>,
+    group_tiles: Option<u32>,
+) -> PyResult<BuildOptions> {
+    let d = BuildOptions::default();
+    let (order, order_auto) = match order {
+        "auto" => (VertexOrder::Degree, true),
+        _ => (parse::<VertexOrder>(order)?, false),
+    };
+    Ok(BuildOptions {
+        memory: memory.unwrap_or_else(Budget::default_limit),
+        force,
+        scratch_dir: tmp_dir,
+        order,
+        order_auto,
+        drop_self_loops,
+        page_bytes: page_size.unwrap_or(d.page_bytes),
+        group_tiles: group_tiles.unwrap_or(d.group_tiles),
+        ..d
+    })
+}
+
+fn report(r: BuildReport, progress: bool) -> String {
+    let line = api::report_line(&r);
+    if progress {
+        eprintln!("{line}");
+    }
+    line
+}
+
+/// Imports edge lists into a store; returns the build's one-line report.
+#[pyfunction]
+#[pyo3(signature = (paths, store, *, format=None, directed=true, weighted=false, memory=None,
+    force=false, header=false, columns=None, delimiter=None, ids="auto", tmp_dir=None,
+    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, progress=true))]
+#[allow(clippy::too_many_arguments)]
+pub fn import_edges(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    store: PathBuf,
+    format: Option<&str>,
+    directed: bool,
+    weighted: bool,
+    memory: Option<u64>,
+    force: bool,
+    header: bool,
+    columns: Option<String>,
+    delimiter: Option<&str>,
+    ids: &str,
+    tmp_dir: Option<PathBuf>,
+    order: &str,
+    drop_self_loops: bool,
+    page_size: Option<u64>,
+    group_tiles: Option<u32>,
+    progress: bool,
+) -> PyResult<String> {
+    let format = format.map(parse).transpose()?;
+    let delimiter = match delimiter {
+        None => None,
+        Some("tab") | Some("\t") => Some(b'\t'),
+        Some(d) if d.len() == 1 && d.is_ascii() && d != "\"" && d != "\n" => Some(d.as_bytes()[0]),
+        Some(d) => {
+            return Err(to_py(outcore::Error::Invalid(format!(
+                "delimiter: expected one ASCII character such as `;` or `|`, or `tab`; got `{d}`"
+            ))))
+        }
+    };
+    let popts = ParseOptions {
+        weighted,
+        header,
+        columns,
+        directed,
+        delimiter,
+        ids: parse(ids)?,
+    };
+    let opts = build_options(
+        memory,
+        force,
+        tmp_dir,
+        order,
+        drop_self_loops,
+        page_size,
+        group_tiles,
+    )?;
+    let r = interruptible(py, progress, || {
+        api::import(&paths, &store, format, &popts, &opts)
+    })?;
+    Ok(report(r, progress))
+}
+
+/// Generates a synthetic graph into a store; returns the build's report.
+#[pyfunction]
+#[pyo3(signature = (kind, store, *, scale=16, edge_factor=16, a=None, b=None, c=None,
+    vertices=65536, edges=None, rows=256, cols=256, max_weight=100, seed=1, directed=None,
+    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", progress=true))]
+#[allow(clippy::too_many_arguments)]
+pub fn generate(
+    py: Python<'_>,
+    kind: &str,
+    store: PathBuf,
+    scale: u32,
+    edge_factor: u64,
+    a: Option<f64>,
+    b: Option<f64>,
+    c: Option<f64>,
+    vertices: u64,
+    edges: Option<u64>,
+    rows: u64,
+    cols: u64,
+    max_weight: u64,
+    seed: u64,
+    directed: Option<bool>,
+    weighted: bool,
+    memory: Option<u64>,
+    force: bool,
+    tmp_dir: Option<PathBuf>,
+    order: &str,
+    progress: bool,
+) -> PyResult<String> {
+    use outcore::ingest::gen::{self, GenConfig, GenKind};
+    let kind: GenKind = parse(kind)?;
+    let mut cfg = GenConfig::new(kind);
+    if kind != GenKind::Rmat && (a.is_some() || b.is_some() || c.is_some()) {
+        return Err(to_py(outcore::Error::Invalid(
+            "a, b and c set the R-MAT initiator and apply to rmat only".into(),
+        )));
+    }
+    (cfg.a, cfg.b, cfg.c) = (a.unwrap_or(cfg.a), b.unwrap_or(cfg.b), c.unwrap_or(cfg.c));
+    (cfg.scale, cfg.edge_factor, cfg.vertices) = (scale, edge_factor, vertices);
+    cfg.edges = edges.unwrap_or(16 * vertices);
+    (cfg.rows, cfg.cols, cfg.max_weight, cfg.seed) = (rows, cols, max_weight, seed);
+    cfg.directed = directed.unwrap_or(cfg.directed);
+    cfg.weighted = weighted;
+    cfg.validate().map_err(to_py)?;
+    let mut opts = build_options(memory, force, tmp_dir, order, false, None, None)?;
+    (opts.directed, opts.weighted) = (cfg.directed, cfg.weighted);
+    opts.format = format!("generate {}", cfg.describe());
+    let r = interruptible(py, progress, || {
+        let mut source = gen::generator(&cfg)?;
+        build_store(source.as_mut(), &store, &opts)
+    })?;
+    Ok(report(r, progress))
+}
+
+/// Builds a store from edge arrays (integer ids; `vertices` lists those
+/// that must exist without edges); returns the build's report.
+#[pyfunction]
+#[pyo3(signature = (store, src, dst, weights=None, vertices=None, *, directed=true,
+    memory=None, force=false, tmp_dir=None, order="auto", progress=true))]
+#[allow(clippy::too_many_arguments)]
+pub fn build_from_arrays(
+    py: Python<'_>,
+    store: PathBuf,
+    src: PyReadonlyArray1<'_, u64>,
+    dst: PyReadonlyArray1<'_, u64>,
+    weights: Option<PyReadonlyArray1<'_, f64>>,
+    vertices: Option<PyReadonlyArray1<'_, u64>>,
+    directed: bool,
+    memory: Option<u64>,
+    force: bool,
+    tmp_dir: Option<PathBuf>,
+    order: &str,
+    progress: bool,
+) -> PyResult<String> {
+    let (s, d) = (src.as_slice()?, dst.as_slice()?);
+    let w = weights.as_ref().map(|w| w.as_slice()).transpose()?;
+    if s.len() != d.len() || w.is_some_and(|w| w.len() != s.len()) {
+        return Err(to_py(outcore::Error::Invalid(
+            "src, dst and weights must have the same length".into(),
+        )));
+    }
+    let mut source = outcore::ingest::VecSource::new(
+        (0..s.len()).map(|i| (s[i], d[i], w.map_or(1.0, |w| w[i]))),
+    );
+    if let Some(v) = &vertices {
+        source.vertices = v.as_slice()?.to_vec();
+    }
+    let mut opts = build_options(memory, force, tmp_dir, order, false, None, None)?;
+    (opts.directed, opts.weighted) = (directed, w.is_some());
+    opts.format = "python arrays".into();
+    let r = interruptible(py, progress, || build_store(&mut source, &store, &opts))?;
+    Ok(report(r, progress))
+}

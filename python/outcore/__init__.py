@@ -1,0 +1,139 @@
+"""outcore: graph analytics on graphs larger than memory, from an SSD,
+inside a memory budget you set.
+
+Build a store once, then run algorithms and queries on it::
+
+    import outcore
+    g = outcore.import_edges(["edges.csv"], "g.oc", directed=False, memory="2GiB")
+    pr = g.pagerank(iterations=20)          # a Result: numpy ids and values
+    pr.top(5)
+    g.wcc().to_pandas()
+
+`outcore.generate("kron", "k.oc", scale=20)` makes a synthetic graph, and
+`outcore.from_networkx(G, "g.oc")` a store of a NetworkX graph. With
+NetworkX installed, `nx.pagerank(G, backend="outcore")` runs NetworkX's
+functions on outcore (see `outcore.nx`).
+
+Errors raise the exceptions in `outcore.errors` (bad input, budget, corrupted
+store) with the messages the `outcore` command line prints.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Optional, Union
+
+import numpy as np
+
+from . import _outcore
+from .errors import (BudgetError, DiskFullError, InputError, OutcoreError, OutcoreIOError,
+                     StoreError)
+from .store import Result, Size, Store, Vertex, _bytes
+
+__version__ = _outcore.__version__
+
+__all__ = [
+    "import_edges", "generate", "open", "from_networkx", "Store", "Result",
+    "OutcoreError", "InputError", "BudgetError", "StoreError", "DiskFullError",
+    "OutcoreIOError",
+]
+
+PathLike = Union[str, os.PathLike]
+
+
+def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
+                 format: Optional[str] = None, directed: bool = True, weighted: bool = False,
+                 memory: Size = None, force: bool = False, progress: bool = True,
+                 **format_options: Any) -> Store:
+    """Imports edge lists into a new store at `store` and opens it.
+
+    Args:
+        paths: one file or several (read one after the other; `.gz` is
+            decompressed).
+        format: "snap", "csv", "tsv", "mtx", "ldbc", "bin32" or "bin64"
+            (default: from the extension, else snap).
+        directed: keep edge direction (False: every edge is undirected).
+        weighted: read a weight column.
+        memory: the budget ("512MiB", "4GiB" or bytes; default half of RAM).
+        force: replace an existing store.
+        progress: progress and the build report on stderr.
+        **format_options: the CLI's other import options: `header` (csv/tsv
+            first line is a header), `columns` ("SRC,DST[,W]" numbers or
+            header names), `delimiter` (one character, or "tab"), `ids`
+            ("auto", "int" or "string"), `tmp_dir`, `order` ("auto",
+            "degree", "original"), `drop_self_loops`, `page_size`,
+            `group_tiles`.
+
+    Raises:
+        InputError: a line does not parse (the message names file and line).
+        BudgetError: the budget is too small.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths]
+    if "tmp_dir" in format_options and format_options["tmp_dir"] is not None:
+        format_options["tmp_dir"] = os.fspath(format_options["tmp_dir"])
+    if "page_size" in format_options:
+        format_options["page_size"] = _bytes(format_options["page_size"])
+    _outcore.import_edges(paths, os.fspath(store), format=format, directed=directed,
+                          weighted=weighted, memory=_bytes(memory), force=force,
+                          progress=progress, **format_options)
+    return Store(store)
+
+
+def generate(kind: str, store: PathLike, *, memory: Size = None, force: bool = False,
+             progress: bool = True, **params: Any) -> Store:
+    """Generates a synthetic graph into a new store and opens it.
+
+    Args:
+        kind: "kron" (Graph500 Kronecker), "rmat", "er" (Erdős–Rényi G(n, m))
+            or "grid".
+        **params: `scale`, `edge_factor` (kron/rmat), `a`, `b`, `c` (rmat),
+            `vertices`, `edges` (er), `rows`, `cols`, `max_weight` (grid),
+            `seed`, `directed`, `weighted`, `tmp_dir`, `order` — as
+            `outcore generate`'s options. The same seed gives the same graph.
+    """
+    _outcore.generate(kind, os.fspath(store), memory=_bytes(memory), force=force,
+                      progress=progress, **params)
+    return Store(store)
+
+
+def open(path: PathLike) -> Store:  # noqa: A001 (the natural name)
+    """Opens an existing store (raises StoreError when it is not one)."""
+    return Store(path)
+
+
+def from_networkx(G, store: PathLike, memory: Size = None, *, weight: Optional[str] = "weight",
+                  force: bool = False, progress: bool = True) -> Store:
+    """Builds a store of a NetworkX graph (its edges streamed to the
+    external build in arrays; isolated nodes kept).
+
+    Nodes that are all non-negative integers below 2**64 are the store's ids.
+    Other nodes are numbered in `G`'s node order, and the returned Store maps
+    results back to them (a store reopened later gives the numbers).
+
+    Args:
+        weight: the edge attribute holding weights (missing: 1.0); None for
+            an unweighted store. A graph with no such attribute gives an
+            unweighted store.
+    """
+    if G.is_multigraph():
+        raise InputError("from_networkx: multigraphs are not supported (outcore stores one "
+                         "edge per vertex pair); convert with nx.Graph(G) or nx.DiGraph(G)")
+    nodes = list(G.nodes)
+    ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+               and 0 <= int(v) < 2**64 for v in nodes)
+    index = None if ints else {v: i for i, v in enumerate(nodes)}
+    m = G.number_of_edges()
+    src = np.empty(m, dtype=np.uint64)
+    dst = np.empty(m, dtype=np.uint64)
+    weighted = weight is not None and any(weight in d for _, _, d in G.edges(data=True))
+    w = np.empty(m, dtype=np.float64) if weighted else None
+    for i, (u, v, d) in enumerate(G.edges(data=True)):
+        src[i], dst[i] = (u, v) if index is None else (index[u], index[v])
+        if w is not None:
+            w[i] = d.get(weight, 1.0)
+    verts = np.array(nodes if index is None else range(len(nodes)), dtype=np.uint64)
+    _outcore.build_from_arrays(os.fspath(store), src, dst, w, verts, directed=G.is_directed(),
+                               memory=_bytes(memory), force=force, progress=progress)
+    return Store(store, _nodes=None if index is None else nodes)

@@ -1,0 +1,352 @@
+"""The NetworkX backend: `nx.pagerank(G, backend="outcore")`.
+
+NetworkX (3.4+) dispatches its functions to installed backends. With
+`backend="outcore"` (or `nx.config.backend_priority = ["outcore"]`), a
+NetworkX graph is converted to a temporary outcore store, the function runs
+on outcore's engines inside the configured memory budget, and the result
+comes back as exactly what NetworkX returns (same types, same nodes: nodes
+of any hashable type are numbered for the store and mapped back).
+
+Configuration, `nx.config.backends.outcore`:
+    memory: the budget ("2GiB" or bytes; default None = half of RAM).
+    tmp_dir: where converted stores live (default: the system temporary
+        directory, e.g. /tmp). Each is a directory `outcore-nx-*` removed
+        when the converted graph is garbage collected, or at exit.
+
+Arguments the backend cannot honour (personalization, callable weights,
+multigraphs, self-loops where the semantics differ, directed graphs for
+core_number and clustering) are declined through `can_run`, so NetworkX
+runs its own implementation instead (with `nx.config.fallback_to_nx`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import shutil
+import tempfile
+import weakref
+
+import networkx as nx
+import numpy as np
+
+from . import _outcore
+from .store import Store
+
+__all__ = ["BackendInterface", "OutcoreGraph", "get_info"]
+
+_UNREACHED = 2**63 - 1
+
+
+class OutcoreGraph:
+    """A NetworkX graph converted to a temporary outcore store."""
+
+    __networkx_backend__ = "outcore"
+
+    def __init__(self, G, weight=None, default=1.0):
+        self.G = G
+        self.nodes = list(G)
+        self.index = {v: i for i, v in enumerate(self.nodes)}
+        self.weighted = weight is not None
+        self.store = None
+        if not self.nodes:
+            return
+        cfg = nx.config.backends.outcore
+        tmp = tempfile.mkdtemp(prefix="outcore-nx-", dir=cfg.get("tmp_dir"))
+        self._cleanup = weakref.finalize(self, shutil.rmtree, tmp, True)
+        m = G.number_of_edges()
+        src = np.empty(m, dtype=np.uint64)
+        dst = np.empty(m, dtype=np.uint64)
+        w = np.empty(m, dtype=np.float64) if self.weighted else None
+        ix = self.index
+        for i, (u, v, d) in enumerate(G.edges(data=True)):
+            src[i], dst[i] = ix[u], ix[v]
+            if w is not None:
+                w[i] = d.get(weight, default)
+        path = f"{tmp}/g.oc"
+        verts = np.arange(len(self.nodes), dtype=np.uint64)
+        _outcore.build_from_arrays(path, src, dst, w, verts, directed=G.is_directed(),
+                                   memory=_memory(), progress=False)
+        self.store = Store(path)
+
+    def is_directed(self):
+        return self.G.is_directed()
+
+    def is_multigraph(self):
+        return False
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def __contains__(self, v):
+        try:
+            return v in self.index
+        except TypeError:
+            return False
+
+    def node(self, i):
+        return self.nodes[i]
+
+    def run(self, method, **kw):
+        kw.setdefault("progress", bool(nx.config.backends.outcore.get("progress", False)))
+        kw.setdefault("memory", _memory())
+        return getattr(self.store, method)(**kw)
+
+    def values(self, result, cast=float):
+        """{node: value} from a Result whose ids are node numbers."""
+        nodes = self.nodes
+        return {nodes[i]: cast(x) for i, x in zip(result.ids.tolist(), result.values.tolist())}
+
+
+def _memory():
+    m = nx.config.backends.outcore.get("memory")
+    return m if m is None or isinstance(m, int) else _outcore.parse_size(str(m))
+
+
+def _graph(G):
+    return G.G if isinstance(G, OutcoreGraph) else G
+
+
+def _weights(G, weight):
+    if weight is None:
+        return []
+    return [d.get(weight, 1) for _, _, d in _graph(G).edges(data=True)]
+
+
+# --- the functions -------------------------------------------------------
+
+
+def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None,
+             weight="weight", dangling=None, *, backend=None, **backend_kwargs):
+    n = len(G)
+    if n == 0:
+        return {}
+    # NetworkX stops once the L1 change is below n * tol, after at most max_iter.
+    r = G.run("pagerank", iterations=max_iter, damping=alpha, tol=n * tol,
+              weighted=G.weighted)
+    change = re.search(r"last L1 change ([-+0-9.e]+|inf|NaN)", r.summary)
+    converged = r.iterations > 0 and change is not None and float(change.group(1)) < n * tol
+    if r.iterations >= max_iter and not converged:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    return G.values(r)
+
+
+def _components(G):
+    if len(G) == 0:
+        return []
+    r = G.run("wcc")
+    groups = {}
+    for i, label in zip(r.ids.tolist(), r.values.tolist()):
+        groups.setdefault(label, set()).add(G.node(i))
+    return list(groups.values())
+
+
+def connected_components(G, *, backend=None, **backend_kwargs):
+    yield from _components(G)
+
+
+def number_connected_components(G, *, backend=None, **backend_kwargs):
+    return len(_components(G))
+
+
+def weakly_connected_components(G, *, backend=None, **backend_kwargs):
+    yield from _components(G)
+
+
+def number_weakly_connected_components(G, *, backend=None, **backend_kwargs):
+    return len(_components(G))
+
+
+def _from_source(G, source, method, cutoff, cast):
+    r = G.run(method, source=str(G.index[source]))
+    found = [(x, i) for i, x in zip(r.ids.tolist(), r.values.tolist())
+             if x != _UNREACHED and x != float("inf") and (cutoff is None or x <= cutoff)]
+    found.sort()
+    return {G.node(i): cast(x) for x, i in found}
+
+
+def single_source_shortest_path_length(G, source, cutoff=None, *, backend=None,
+                                       **backend_kwargs):
+    if source not in G:
+        raise nx.NodeNotFound(f"Source {source} is not in G")
+    if cutoff is None:
+        cutoff = float("inf")
+    return _from_source(G, source, "bfs", cutoff, int)
+
+
+def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight", *,
+                                       backend=None, **backend_kwargs):
+    if source not in G:
+        raise nx.NodeNotFound(f"Node {source} not found in graph")
+    ints = all(isinstance(w, int) for w in _weights(G, weight))
+    return _from_source(G, source, "sssp", cutoff, int if ints else float)
+
+
+def core_number(G, *, backend=None, **backend_kwargs):
+    if len(G) == 0:
+        return {}
+    return G.values(G.run("kcore"), int)
+
+
+def _lcc(G):
+    return G.values(G.run("lcc")) if len(G) else {}
+
+
+def _pick(values, G, nodes):
+    if nodes in G:
+        return values[nodes]
+    if nodes is None:
+        return values
+    return {v: values[v] for v in nodes}
+
+
+def clustering(G, nodes=None, weight=None, *, backend=None, **backend_kwargs):
+    c = {v: (x if x else 0) for v, x in _lcc(G).items()}
+    return _pick(c, G, nodes)
+
+
+def triangles(G, nodes=None, *, backend=None, **backend_kwargs):
+    g = _graph(G)
+    t = {v: int(round(x * g.degree(v) * (g.degree(v) - 1) / 2)) for v, x in _lcc(G).items()}
+    return _pick(t, G, nodes)
+
+
+# --- what runs where -----------------------------------------------------
+
+
+def _undirected(G, a):
+    return not G.is_directed() or "directed graphs: outcore's semantics differ"
+
+
+def _no_self_loops(G, a):
+    return nx.number_of_selfloops(G) == 0 or "self-loops: outcore's semantics differ"
+
+
+def _both(*checks):
+    def check(G, a):
+        for c in checks:
+            ok = c(G, a)
+            if ok is not True:
+                return ok
+        return True
+    return check
+
+
+def _positive_weights(G, a):
+    w = a.get("weight")
+    if callable(w):
+        return "weight functions are not supported"
+    if w is not None and not all(isinstance(x, (int, float)) and x > 0 for x in _weights(G, w)):
+        return "weights must be positive numbers"
+    return True
+
+
+def _nonneg_weights(G, a):
+    w = a.get("weight")
+    if callable(w):
+        return "weight functions are not supported"
+    ws = _weights(G, w)
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in ws):
+        return "weights must be non-negative numbers"
+    return True
+
+
+def _pagerank_args(G, a):
+    if any(a.get(k) is not None for k in ("personalization", "nstart", "dangling")):
+        return "personalization, nstart and dangling are not supported"
+    return _positive_weights(G, a)
+
+
+def _int_cutoff(G, a):
+    c = a.get("cutoff")
+    return c is None or isinstance(c, (int, float)) or "cutoff must be a number"
+
+
+def _unweighted(G, a):
+    return a.get("weight") is None or "weighted clustering is not supported"
+
+
+_CHECKS = {
+    "pagerank": _pagerank_args,
+    "connected_components": _undirected,
+    "number_connected_components": _undirected,
+    "weakly_connected_components": lambda G, a: G.is_directed() or "undirected graph",
+    "number_weakly_connected_components": lambda G, a: G.is_directed() or "undirected graph",
+    "single_source_shortest_path_length": _int_cutoff,
+    "single_source_dijkstra_path_length": _both(_nonneg_weights, _int_cutoff),
+    "core_number": _both(_undirected, _no_self_loops),
+    "clustering": _both(_undirected, _no_self_loops, _unweighted),
+    "triangles": _both(_undirected, _no_self_loops),
+}
+
+# The edge attribute each function reads its weights from (argument name).
+_WEIGHT_ARG = {"pagerank": "weight", "single_source_dijkstra_path_length": "weight"}
+
+
+class BackendInterface:
+    """What NetworkX loads from the `networkx.backends` entry point."""
+
+    @staticmethod
+    def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
+                        preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
+                        graph_name=None):
+        if isinstance(G, OutcoreGraph):
+            return G
+        if G.is_multigraph():
+            raise NotImplementedError("outcore does not store multigraphs")
+        weight, default = None, 1.0
+        if edge_attrs:
+            (weight, default), = list(edge_attrs.items())[:1]
+            default = 1.0 if default is None else default
+        elif name in _WEIGHT_ARG:
+            weight = "weight"
+        if name == "single_source_dijkstra_path_length" and weight is None:
+            # NetworkX's weight=None: every edge weighs 1.
+            weight = object()
+        return OutcoreGraph(G, weight, default)
+
+    @staticmethod
+    def convert_to_nx(obj, *, name=None):
+        return obj.G if isinstance(obj, OutcoreGraph) else obj
+
+    @staticmethod
+    def can_run(name, args, kwargs):
+        func = nx.utils.backends._registered_algorithms.get(name)
+        check = _CHECKS.get(name)
+        if func is None or check is None:
+            return False
+        try:
+            bound = inspect.signature(func).bind(*args, **kwargs)
+        except TypeError as e:
+            return str(e)
+        bound.apply_defaults()
+        a = bound.arguments
+        G = _graph(a.get("G"))
+        if G is None or G.is_multigraph():
+            return "multigraphs are not supported"
+        return check(G, a)
+
+    @staticmethod
+    def should_run(name, args, kwargs):
+        return True
+
+
+for _f in (pagerank, connected_components, number_connected_components,
+           weakly_connected_components, number_weakly_connected_components,
+           single_source_shortest_path_length, single_source_dijkstra_path_length,
+           core_number, clustering, triangles):
+    setattr(BackendInterface, _f.__name__, staticmethod(_f))
+
+
+def get_info():
+    """What NetworkX shows of the backend (`networkx.backend_info`)."""
+    return {
+        "backend_name": "outcore",
+        "project": "outcore",
+        "package": "outcore",
+        "url": "https://github.com/outcore/outcore",
+        "short_summary": "Out-of-core engines: graphs larger than memory, from an SSD, "
+                         "inside a memory budget.",
+        "default_config": {"memory": None, "tmp_dir": None, "progress": False},
+        "functions": {name: {} for name in _CHECKS},
+    }

@@ -1,0 +1,256 @@
+"""`Store` (an on-disk graph and every algorithm and query on it) and
+`Result` (one value per vertex, as numpy arrays)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _outcore
+
+Size = Union[int, str, None]
+Vertex = Union[int, str]
+
+__all__ = ["Store", "Result", "Size", "Vertex"]
+
+
+def _bytes(size: Size) -> Optional[int]:
+    """A budget as bytes: an int, or text such as "512MiB", "4GiB", "4GB"."""
+    if size is None or isinstance(size, int):
+        return size
+    return _outcore.parse_size(str(size))
+
+
+class Result:
+    """One value per vertex, in ascending original id.
+
+    Attributes:
+        ids: original ids (numpy uint64; a numpy object array of str for a
+            store of string ids, or of the nodes of a graph converted with
+            `from_networkx`).
+        values: numpy float64 for ranks, distances (inf when unreachable)
+            and clustering coefficients; int64 for depths (2**63 - 1 when
+            unreachable), core numbers and labels (a label is the original
+            id of a vertex: the smallest of a WCC component).
+        stats: the run's statistics, the dict `outcore run --stats` writes.
+        seconds: wall time of the run (without gathering the arrays).
+        iterations: iterations done (pagerank, cdlp), else None.
+        summary: the one line the CLI prints.
+    """
+
+    def __init__(self, algorithm: str, ids: np.ndarray, values: np.ndarray,
+                 stats: dict, summary: str, seconds: float,
+                 iterations: Optional[int]) -> None:
+        self.algorithm = algorithm
+        self.ids = ids
+        self.values = values
+        self.stats = stats
+        self.summary = summary
+        self.seconds = seconds
+        self.iterations = iterations
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return (f"<outcore.Result {self.algorithm}: {len(self)} vertices, "
+                f"{self.summary}, {self.seconds:.3f}s>")
+
+    def to_dict(self) -> dict:
+        """{original id: value} with Python scalars."""
+        return dict(zip(self.ids.tolist(), self.values.tolist()))
+
+    def to_pandas(self):
+        """A pandas DataFrame with columns `id` and `value`."""
+        import pandas as pd
+
+        return pd.DataFrame({"id": self.ids, "value": self.values})
+
+    def top(self, k: int = 10) -> list:
+        """The `k` vertices of largest value as (id, value) pairs, largest
+        first (ties by ascending id)."""
+        order = np.lexsort((np.arange(len(self.values)), -self.values.astype(np.float64)))
+        return [(self.ids[i].item() if hasattr(self.ids[i], "item") else self.ids[i],
+                 self.values[i].item()) for i in order[:k]]
+
+
+class Store:
+    """An outcore store: a graph on disk, checked, read through a memory
+    budget. Open one with `outcore.open(path)`; `import_edges`, `generate`
+    and `from_networkx` build one.
+
+    Every algorithm takes `memory` (the budget: bytes or text such as
+    "1GiB"; default half of RAM), `engine` ("auto", "stream", "select" or
+    "external"; auto picks the external engine when the vertex state does
+    not fit the budget), `progress` (progress on stderr; default True) and
+    the CLI's engine options (`io`, `segment`, `segments`, `cache`,
+    `depth`, `tmp_dir`). The GIL is released while the engines run, and
+    Ctrl-C cancels a run cleanly (KeyboardInterrupt, no file left behind).
+    """
+
+    def __init__(self, path: Union[str, os.PathLike], _nodes: Optional[Sequence] = None) -> None:
+        self._raw = _outcore.RawStore(os.fspath(path))
+        # from_networkx with nodes that are not integers: id i is _nodes[i].
+        self._nodes = None
+        if _nodes is not None:
+            self._nodes = np.empty(len(_nodes), dtype=object)
+            self._nodes[:] = list(_nodes)
+            self._index = {v: i for i, v in enumerate(_nodes)}
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        return f"<outcore.Store {self.path}: {self.num_vertices} vertices, {self.num_edges} edges, {kind}>"
+
+    @property
+    def path(self) -> str:
+        """The store's directory."""
+        return os.fspath(self._raw.path)
+
+    @property
+    def num_vertices(self) -> int:
+        return self._raw.num_vertices
+
+    @property
+    def num_edges(self) -> int:
+        """Stored edges (an undirected edge counts once)."""
+        return self._raw.num_edges
+
+    @property
+    def directed(self) -> bool:
+        return self._raw.directed
+
+    @property
+    def weighted(self) -> bool:
+        return self._raw.weighted
+
+    def info(self) -> dict:
+        """What `outcore info --json` shows: counts, layouts, degrees, size."""
+        return json.loads(self._raw.info_json())
+
+    def verify(self) -> dict:
+        """Recomputes every checksum and structural invariant; raises
+        StoreError naming the broken file. Returns {"files", "bytes"} checked."""
+        files, nbytes = self._raw.verify()
+        return {"files": files, "bytes": nbytes}
+
+    # --- ids -------------------------------------------------------------
+
+    def _id_text(self, v: Vertex) -> str:
+        if self._nodes is not None:
+            if v not in self._index:
+                from .errors import InputError
+
+                raise InputError(f"vertex {v!r} is not in the graph")
+            return str(self._index[v])
+        if isinstance(v, (bool, float)):
+            raise TypeError(f"a vertex id is an int or a str, not {type(v).__name__}")
+        return str(int(v)) if isinstance(v, (int, np.integer)) else str(v)
+
+    def _ids_out(self, ids):
+        if self._nodes is not None:
+            return self._nodes[np.asarray(ids, dtype=np.int64)]
+        if isinstance(ids, np.ndarray):
+            return ids
+        return np.array(ids, dtype=object)
+
+    def _texts_out(self, texts: list) -> np.ndarray:
+        if self._nodes is not None:
+            return self._nodes[np.array([int(t) for t in texts], dtype=np.int64)]
+        if self._raw.string_ids:
+            return np.array(texts, dtype=object)
+        return np.array([int(t) for t in texts], dtype=np.uint64)
+
+    # --- algorithms ------------------------------------------------------
+
+    def _run(self, algorithm: str, *, memory: Size = None, **kw: Any) -> Result:
+        if "source" in kw and kw["source"] is not None:
+            s = kw["source"]
+            kw["source"] = s if s == "max-degree" else self._id_text(s)
+        ids, values, stats, summary, seconds, iterations = self._raw.run(
+            algorithm, memory=_bytes(memory), **kw)
+        ids = self._ids_out(ids)
+        if isinstance(values, list) or (algorithm in ("wcc", "cdlp") and self._nodes is not None):
+            values = self._ids_out(values)
+        return Result(algorithm, ids, values, json.loads(stats), summary, seconds, iterations)
+
+    def pagerank(self, iterations: int = 10, damping: float = 0.85, tol: Optional[float] = None,
+                 weighted: bool = False, memory: Size = None, engine: str = "auto",
+                 **options: Any) -> Result:
+        """PageRank (LDBC Graphalytics; `weighted=True`: NetworkX's, the
+        transition probability proportional to edge weight). Stops after
+        `iterations`, or earlier once an iteration changes the ranks by less
+        than `tol` (L1)."""
+        return self._run("pagerank", iterations=iterations, damping=damping, tol=tol,
+                         weighted=weighted, memory=memory, engine=engine, **options)
+
+    def bfs(self, source: Vertex, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
+        """Hop depth from `source` (an original id, or "max-degree") along
+        out-edges; 2**63 - 1 for vertices not reached."""
+        return self._run("bfs", source=source, memory=memory, engine=engine, **options)
+
+    def wcc(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
+        """Weakly connected components: each vertex's label is the smallest
+        original id of its component."""
+        return self._run("wcc", memory=memory, engine=engine, **options)
+
+    def sssp(self, source: Vertex, delta: Optional[float] = None, memory: Size = None,
+             engine: str = "auto", **options: Any) -> Result:
+        """Shortest-path distances from `source` along weighted out-edges
+        (weight 1 in an unweighted store); inf when unreachable."""
+        return self._run("sssp", source=source, delta=delta, memory=memory, engine=engine,
+                         **options)
+
+    def kcore(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
+        """Core numbers (direction and self-loops ignored, as
+        `networkx.core_number` on the undirected simple graph)."""
+        return self._run("kcore", memory=memory, engine=engine, **options)
+
+    def cdlp(self, iterations: int = 10, memory: Size = None, **options: Any) -> Result:
+        """Community detection by label propagation (LDBC Graphalytics,
+        synchronous): each label is the original id of a vertex."""
+        return self._run("cdlp", iterations=iterations, memory=memory, **options)
+
+    def lcc(self, memory: Size = None, **options: Any) -> Result:
+        """Local clustering coefficient (LDBC Graphalytics; undirected: as
+        `networkx.clustering`)."""
+        return self._run("lcc", memory=memory, **options)
+
+    # --- queries ---------------------------------------------------------
+
+    def _query(self, kind: str, **kw: Any):
+        for key in ("vertices", "set_a", "set_b"):
+            if kw.get(key) is not None:
+                kw[key] = [self._id_text(v) for v in kw[key]]
+        if kw.get("source") is not None:
+            kw["source"] = self._id_text(kw["source"])
+        kw["memory"] = _bytes(kw.get("memory"))
+        first, second, _stats = self._raw.query(kind, **kw)
+        if second is None:
+            return self._texts_out(first)
+        out = np.empty((len(first), 2), dtype=object if self._nodes is not None or self._raw.string_ids else np.uint64)
+        if len(first):
+            out[:, 0] = self._texts_out(first)
+            out[:, 1] = self._texts_out(second)
+        return out
+
+    def khop(self, source: Vertex, hops: int = 1, memory: Size = None, **options: Any) -> np.ndarray:
+        """The vertices within `hops` out-edges of `source` (itself
+        included), ascending."""
+        return self._query("khop", source=source, hops=hops, memory=memory, **options)
+
+    def egonet(self, source: Vertex, hops: int = 1, memory: Size = None, **options: Any) -> np.ndarray:
+        """The edges among the vertices within `hops` of `source`: an (m, 2)
+        array of (source, target), sorted (undirected: smaller id first)."""
+        return self._query("egonet", source=source, hops=hops, memory=memory, **options)
+
+    def induced(self, vertices: Iterable[Vertex], memory: Size = None, **options: Any) -> np.ndarray:
+        """The edges among `vertices`, as `egonet`."""
+        return self._query("induced", vertices=list(vertices), memory=memory, **options)
+
+    def cross(self, a: Iterable[Vertex], b: Iterable[Vertex], memory: Size = None,
+              **options: Any) -> np.ndarray:
+        """The edges from a vertex of `a` to one of `b`, as `egonet`."""
+        return self._query("cross", set_a=list(a), set_b=list(b), memory=memory, **options)

@@ -1,0 +1,114 @@
+"""Ctrl-C in Python cancels a run cleanly; the NetworkX backend returns
+exactly what NetworkX returns, and NetworkX's own tests pass against it."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import networkx as nx
+import pytest
+
+import outcore  # noqa: E402 (scripts/test.sh installs it: `pip install .`)
+
+CHILD = textwrap.dedent("""
+    import os, sys, outcore
+    tmp = sys.argv[1]
+    s = outcore.generate("kron", os.path.join(tmp, "k.oc"), scale=15, progress=False)
+    print("running", flush=True)
+    try:
+        s.pagerank(iterations=100000, engine="external", memory="64MiB",
+                   tmp_dir=os.path.join(tmp, "spill"), progress=False)
+        print("finished")
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    # The store is still whole, and the engine can run again at once.
+    s.verify()
+    print(s.wcc(progress=False).summary, flush=True)
+""")
+
+
+def test_ctrl_c_cancels_a_run_and_leaves_no_files(tmp_path):
+    os.makedirs(tmp_path / "spill")
+    p = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "running"
+    time.sleep(1.5)
+    # While it runs, the spill directory holds the engine's files.
+    assert list((tmp_path / "spill").iterdir()), "the external engine spilled nothing"
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert out.split("\n")[0] == "interrupted", out + err
+    assert "components" in out
+    assert list((tmp_path / "spill").iterdir()) == []
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["k.oc", "spill"]
+
+
+def test_backend_results_are_networkx_types():
+    g = nx.Graph()
+    g.add_edges_from([("a", "b", {"weight": 2}), ("b", "c", {"weight": 3}), ("c", "a", {"weight": 1}),
+                      (("t", 1), "d", {"weight": 5})])
+    g.add_node(None.__class__)  # any hashable node, isolated
+    pr = nx.pagerank(g, backend="outcore")
+    assert pr == pytest.approx(nx.pagerank(g), abs=1e-6)
+    assert all(type(x) is float for x in pr.values())
+    comps = list(nx.connected_components(g, backend="outcore"))
+    assert sorted(map(len, comps)) == [1, 2, 3] and all(isinstance(c, set) for c in comps)
+    assert nx.number_connected_components(g, backend="outcore") == 3
+    d = nx.single_source_dijkstra_path_length(g, "a", backend="outcore")
+    assert d == {"a": 0, "c": 1, "b": 2} and all(type(x) is int for x in d.values())
+    assert nx.single_source_shortest_path_length(g, "a", backend="outcore") == {"a": 0, "b": 1, "c": 1}
+    assert nx.core_number(g, backend="outcore") == nx.core_number(g)
+    assert nx.triangles(g, backend="outcore") == nx.triangles(g)
+    assert nx.clustering(g, "a", backend="outcore") == nx.clustering(g, "a")
+    with pytest.raises(nx.NodeNotFound):
+        nx.single_source_shortest_path_length(g, "zz", backend="outcore")
+    dg = nx.DiGraph([(1, 2), (2, 3), (5, 6)])
+    assert sorted(map(sorted, nx.weakly_connected_components(dg, backend="outcore"))) == [
+        [1, 2, 3], [5, 6]]
+
+
+def test_backend_declines_what_it_cannot_honour():
+    from outcore.nx import BackendInterface as B
+
+    g = nx.path_graph(4)
+    assert B.can_run("pagerank", (g,), {}) is True
+    assert isinstance(B.can_run("pagerank", (g,), {"personalization": {0: 1}}), str)
+    assert B.can_run("pagerank", (nx.MultiGraph(g),), {}) is not True
+    g.add_edge(0, 0)
+    assert B.can_run("core_number", (g,), {}) is not True
+    assert B.can_run("core_number", (nx.DiGraph([(0, 1)]),), {}) is not True
+    w = nx.Graph([(0, 1, {"weight": -1})])
+    assert B.can_run("single_source_dijkstra_path_length", (w, 0), {}) is not True
+
+
+def test_converted_stores_live_in_the_configured_tmp_dir(tmp_path):
+    import gc
+
+    from outcore.nx import OutcoreGraph
+
+    nx.config.backends.outcore.tmp_dir = str(tmp_path)
+    try:
+        og = OutcoreGraph(nx.path_graph(5))
+        made = list(tmp_path.iterdir())
+        assert len(made) == 1 and made[0].name.startswith("outcore-nx-")
+        del og
+        gc.collect()
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        nx.config.backends.outcore.tmp_dir = None
+
+
+def test_networkx_own_tests_pass_against_the_backend(tmp_path):
+    env = dict(os.environ, NETWORKX_TEST_BACKEND="outcore", NETWORKX_FALLBACK_TO_NX="True")
+    mods = ["networkx.algorithms.link_analysis", "networkx.algorithms.components",
+            "networkx.algorithms.shortest_paths", "networkx.algorithms.tests.test_core",
+            "networkx.algorithms.tests.test_cluster"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "--pyargs", *mods], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=1200)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and " failed" not in r.stdout
