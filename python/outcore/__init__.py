@@ -28,6 +28,7 @@ import numpy as np
 from . import _outcore
 from .errors import (BudgetError, DiskFullError, InputError, OutcoreError, OutcoreIOError,
                      StoreError)
+from ._edges import edge_arrays
 from .store import Result, Size, Store, Vertex, _bytes
 
 __version__ = _outcore.__version__
@@ -124,15 +125,8 @@ def from_networkx(G, store: PathLike, memory: Size = None, *, weight: Optional[s
     ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                and 0 <= int(v) < 2**64 for v in nodes)
     index = None if ints else {v: i for i, v in enumerate(nodes)}
-    m = G.number_of_edges()
-    src = np.empty(m, dtype=np.uint64)
-    dst = np.empty(m, dtype=np.uint64)
     weighted = weight is not None and any(weight in d for _, _, d in G.edges(data=True))
-    w = np.empty(m, dtype=np.float64) if weighted else None
-    for i, (u, v, d) in enumerate(G.edges(data=True)):
-        src[i], dst[i] = (u, v) if index is None else (index[u], index[v])
-        if w is not None:
-            w[i] = d.get(weight, 1.0)
+    src, dst, w = edge_arrays(G, weight if weighted else None, 1.0, index)
     verts = np.array(nodes if index is None else range(len(nodes)), dtype=np.uint64)
     _outcore.build_from_arrays(os.fspath(store), src, dst, w, verts, directed=G.is_directed(),
                                memory=_bytes(memory), force=force, progress=progress)

@@ -31,6 +31,7 @@ import networkx as nx
 import numpy as np
 
 from . import _outcore
+from ._edges import edge_arrays
 from .store import Store
 
 __all__ = ["BackendInterface", "OutcoreGraph", "get_info"]
@@ -43,26 +44,26 @@ class OutcoreGraph:
 
     __networkx_backend__ = "outcore"
 
-    def __init__(self, G, weight=None, default=1.0):
+    def __init__(self, G, weight=None, default=1.0, uniform_is_unweighted=False):
         self.G = G
         self.nodes = list(G)
         self.index = {v: i for i, v in enumerate(self.nodes)}
         self.weighted = weight is not None
+        self.min_weight = None
         self.store = None
         if not self.nodes:
             return
         cfg = nx.config.backends.outcore
         tmp = tempfile.mkdtemp(prefix="outcore-nx-", dir=cfg.get("tmp_dir"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, tmp, True)
-        m = G.number_of_edges()
-        src = np.empty(m, dtype=np.uint64)
-        dst = np.empty(m, dtype=np.uint64)
-        w = np.empty(m, dtype=np.float64) if self.weighted else None
-        ix = self.index
-        for i, (u, v, d) in enumerate(G.edges(data=True)):
-            src[i], dst[i] = ix[u], ix[v]
-            if w is not None:
-                w[i] = d.get(weight, default)
+        # Nodes 0..n-1 in order are their own numbers: no lookups.
+        same = all(type(v) is int and v == i for i, v in enumerate(self.nodes))
+        src, dst, w = edge_arrays(G, weight, default, None if same else self.index)
+        if w is not None and len(w):
+            self.min_weight = float(w.min())
+        if uniform_is_unweighted and w is not None and (len(w) == 0 or (w[0] > 0 and (w == w[0]).all())):
+            # Equal weights rank as no weights (PageRank): the fast engines.
+            w, self.weighted = None, False
         path = f"{tmp}/g.oc"
         verts = np.arange(len(self.nodes), dtype=np.uint64)
         _outcore.build_from_arrays(path, src, dst, w, verts, directed=G.is_directed(),
@@ -232,23 +233,26 @@ def _both(*checks):
     return check
 
 
-def _positive_weights(G, a):
+def _weights_ok(G, a, ok, what):
     w = a.get("weight")
     if callable(w):
         return "weight functions are not supported"
-    if w is not None and not all(isinstance(x, (int, float)) and x > 0 for x in _weights(G, w)):
-        return "weights must be positive numbers"
-    return True
+    converted = a.get("G")
+    if isinstance(converted, OutcoreGraph):
+        # Checked once, when it was converted.
+        good = converted.min_weight is None or ok(converted.min_weight)
+    else:
+        good = all(isinstance(x, (int, float)) and not isinstance(x, bool) and ok(x)
+                   for x in _weights(G, w))
+    return good or f"weights must be {what} numbers"
+
+
+def _positive_weights(G, a):
+    return _weights_ok(G, a, lambda x: x > 0, "positive")
 
 
 def _nonneg_weights(G, a):
-    w = a.get("weight")
-    if callable(w):
-        return "weight functions are not supported"
-    ws = _weights(G, w)
-    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in ws):
-        return "weights must be non-negative numbers"
-    return True
+    return _weights_ok(G, a, lambda x: x >= 0, "non-negative")
 
 
 def _pagerank_args(G, a):
@@ -301,9 +305,10 @@ class BackendInterface:
         elif name in _WEIGHT_ARG:
             weight = "weight"
         if name == "single_source_dijkstra_path_length" and weight is None:
-            # NetworkX's weight=None: every edge weighs 1.
-            weight = object()
-        return OutcoreGraph(G, weight, default)
+            # NetworkX's weight=None: every edge weighs 1 (an attribute no
+            # edge has, so each gets the default).
+            weight, default = object(), 1.0
+        return OutcoreGraph(G, weight, default, uniform_is_unweighted=name == "pagerank")
 
     @staticmethod
     def convert_to_nx(obj, *, name=None):
