@@ -69,7 +69,7 @@ def main():
     t = time.perf_counter()
     r = store.pagerank(iterations=100, tol=n * 1e-6, memory=MEMORY, progress=False)
     t_store = time.perf_counter() - t
-    by_node = {og.nodes[i]: x for i, x in zip(r.ids.tolist(), r.values.tolist())}
+    by_node = {og.node(i): x for i, x in zip(r.ids.tolist(), r.values.tolist())}
 
     def diff(ranks):
         return max(abs(ranks[v] - want[v]) for v in want)

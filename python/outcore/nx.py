@@ -47,7 +47,10 @@ class OutcoreGraph:
     def __init__(self, G, weight=None, default=1.0, uniform_is_unweighted=False):
         self.G = G
         self.nodes = list(G)
-        self.index = {v: i for i, v in enumerate(self.nodes)}
+        # Nodes that are ints in 0..2**64 are the store's ids; others are
+        # numbered in G's order and mapped back.
+        self.ints = all(type(v) is int and 0 <= v < 2**64 for v in self.nodes)
+        self.index = None if self.ints else {v: i for i, v in enumerate(self.nodes)}
         self.weighted = weight is not None
         self.min_weight = None
         self.store = None
@@ -56,16 +59,15 @@ class OutcoreGraph:
         cfg = nx.config.backends.outcore
         tmp = tempfile.mkdtemp(prefix="outcore-nx-", dir=cfg.get("tmp_dir"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, tmp, True)
-        # Nodes 0..n-1 in order are their own numbers: no lookups.
-        same = all(type(v) is int and v == i for i, v in enumerate(self.nodes))
-        src, dst, w = edge_arrays(G, weight, default, None if same else self.index)
+        src, dst, w = edge_arrays(G, weight, default, self.index)
         if w is not None and len(w):
             self.min_weight = float(w.min())
         if uniform_is_unweighted and w is not None and (len(w) == 0 or (w[0] > 0 and (w == w[0]).all())):
             # Equal weights rank as no weights (PageRank): the fast engines.
             w, self.weighted = None, False
         path = f"{tmp}/g.oc"
-        verts = np.arange(len(self.nodes), dtype=np.uint64)
+        verts = (np.fromiter(self.nodes, np.uint64, len(self.nodes)) if self.ints
+                 else np.arange(len(self.nodes), dtype=np.uint64))
         _outcore.build_from_arrays(path, src, dst, w, verts, directed=G.is_directed(),
                                    memory=_memory(), progress=False)
         self.store = Store(path)
@@ -81,12 +83,17 @@ class OutcoreGraph:
 
     def __contains__(self, v):
         try:
-            return v in self.index
+            return v in self.G
         except TypeError:
             return False
 
     def node(self, i):
-        return self.nodes[i]
+        """The node of store id `i`."""
+        return i if self.ints else self.nodes[i]
+
+    def id_text(self, v):
+        """The store id of node `v`, as text."""
+        return str(v if self.ints else self.index[v])
 
     def run(self, method, **kw):
         kw.setdefault("progress", bool(nx.config.backends.outcore.get("progress", False)))
@@ -95,8 +102,9 @@ class OutcoreGraph:
 
     def values(self, result, cast=float):
         """{node: value} from a Result whose ids are node numbers."""
-        nodes = self.nodes
-        return {nodes[i]: cast(x) for i, x in zip(result.ids.tolist(), result.values.tolist())}
+        ids = result.ids.tolist()
+        keys = ids if self.ints else [self.nodes[i] for i in ids]
+        return {k: cast(x) for k, x in zip(keys, result.values.tolist())}
 
 
 def _memory():
@@ -159,7 +167,7 @@ def number_weakly_connected_components(G, *, backend=None, **backend_kwargs):
 
 
 def _from_source(G, source, method, cutoff, cast):
-    r = G.run(method, source=str(G.index[source]))
+    r = G.run(method, source=G.id_text(source))
     found = [(x, i) for i, x in zip(r.ids.tolist(), r.values.tolist())
              if x != _UNREACHED and x != float("inf") and (cutoff is None or x <= cutoff)]
     found.sort()

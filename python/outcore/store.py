@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
@@ -169,12 +170,18 @@ class Store:
         if "source" in kw and kw["source"] is not None:
             s = kw["source"]
             kw["source"] = s if s == "max-degree" else self._id_text(s)
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         ids, values, stats, summary, seconds, iterations = self._raw.run(
             algorithm, memory=_bytes(memory), **kw)
+        # What was run, as `outcore run --stats` records it.
+        stats = json.loads(stats)
+        stats.update(command="run", outcore_version=_outcore.__version__, started_at=started,
+                     store=self.path,
+                     parameters=dict(kw, algorithm=algorithm, memory=_bytes(memory)))
         ids = self._ids_out(ids)
         if isinstance(values, list) or (algorithm in ("wcc", "cdlp") and self._nodes is not None):
             values = self._ids_out(values)
-        return Result(algorithm, ids, values, json.loads(stats), summary, seconds, iterations)
+        return Result(algorithm, ids, values, stats, summary, seconds, iterations)
 
     def pagerank(self, iterations: int = 10, damping: float = 0.85, tol: Optional[float] = None,
                  weighted: bool = False, memory: Size = None, engine: str = "auto",

@@ -107,6 +107,7 @@ def test_result_helpers(tmp_path):
     assert [x for _, x in top] == sorted(r.values.tolist(), reverse=True)[:3]
     assert r.iterations == 10 and r.seconds >= 0 and r.stats["algorithm"] == "pagerank"
     assert "peak_rss_bytes" in r.stats and len(r) == 30
+    assert r.stats["command"] == "run" and r.stats["parameters"]["iterations"] == 10
     pd = pytest.importorskip("pandas")
     df = r.to_pandas()
     assert list(df.columns) == ["id", "value"] and len(df) == 30
