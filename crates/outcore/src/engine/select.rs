@@ -54,6 +54,8 @@ pub struct SelectEngine {
     page_bytes: u64,
     n: u64,
     pages_touched: u64,
+    /// The adjacency and offsets files, for errors.
+    paths: [std::path::PathBuf; 2],
 }
 
 impl SelectEngine {
@@ -80,8 +82,9 @@ impl SelectEngine {
             .unwrap_or(calibrate::DEFAULT_DEPTH);
         let mut reader = Reader::new(cfg.io, depth)?;
         let (a, o, w) = files(which);
-        let adj_file = reader.open(&store.file(&a))?;
-        let off_file = reader.open(&store.file(&o))?;
+        let paths = [store.file(&a), store.file(&o)];
+        let adj_file = reader.open(&paths[0])?;
+        let off_file = reader.open(&paths[1])?;
         let w_file = if weights {
             Some(reader.open(&store.file(&w))?)
         } else {
@@ -146,6 +149,7 @@ impl SelectEngine {
             page_bytes,
             n: m.num_vertices,
             pages_touched: 0,
+            paths,
         })
     }
 
@@ -206,6 +210,15 @@ impl SelectEngine {
                 }
                 Ok(())
             })?;
+        // Lists are read unverified (no checksum per page): a range outside
+        // the adjacency file is a corrupted store, never a wrong answer.
+        let slots = self.reader.file_len(self.adj_file) / 4;
+        if let Some(&(s, e)) = out.iter().find(|&&(s, e)| s > e || e > slots) {
+            return Err(Error::store(
+                &self.paths[1],
+                format!("an adjacency list spans slots {s}..{e} of {slots} (the store is corrupted: run `outcore verify`)"),
+            ));
+        }
         Ok(out)
     }
 
@@ -300,6 +313,7 @@ impl SelectEngine {
         pages.dedup();
         self.pages_touched += pages.len() as u64;
         let mut list: Vec<u32> = Vec::new();
+        let (n, adj_path) = (self.n, &self.paths[0]);
         self.adj
             .for_each_page(&mut self.reader, self.adj_file, &pages, |page, bytes| {
                 let first = page * slots_per_page;
@@ -317,6 +331,12 @@ impl SelectEngine {
                     );
                     while list.last() == Some(&PAD) {
                         list.pop();
+                    }
+                    if let Some(&u) = list.iter().find(|&&u| u as u64 >= n) {
+                        return Err(Error::store(
+                            adj_path,
+                            format!("the list of vertex {} holds {u}, beyond the {n} vertices (the store is corrupted: run `outcore verify`)", vs[i as usize]),
+                        ));
                     }
                     if !list.is_empty() {
                         f(vs[i as usize], s.max(first), &list)?;

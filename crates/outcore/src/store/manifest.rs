@@ -14,6 +14,7 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// Size and checksum of one store file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct FileEntry {
     pub bytes: u64,
     /// XXH3-64 of the file's bytes, 16 hex digits.
@@ -22,6 +23,7 @@ pub struct FileEntry {
 
 /// Tile layout parameters (G-Store).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct TileInfo {
     /// log2 of the tile width: 16 (local ids are u16).
     pub tile_bits: u32,
@@ -40,6 +42,7 @@ pub struct TileInfo {
 
 /// CSR layout parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct CsrInfo {
     /// Page size the adjacency is packed to: a list that fits a page never
     /// straddles two; a longer one starts on a page boundary.
@@ -57,6 +60,7 @@ pub struct CsrInfo {
 
 /// Degree summary.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct DegreeInfo {
     pub max_out: u64,
     pub max_in: u64,
@@ -67,6 +71,7 @@ pub struct DegreeInfo {
 
 /// How the store was built.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
 pub struct BuildInfo {
     pub tool: String,
     /// The input files or the generator description.
@@ -122,6 +127,7 @@ impl std::str::FromStr for VertexOrder {
 
 /// The manifest.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub format: String,
     pub format_version: u32,

@@ -93,6 +93,14 @@ impl Store {
                 format!("the manifest does not list {missing}"),
             ));
         }
+        // A file listed that the manifest's own flags do not call for: the
+        // manifest was damaged (a flag read as absent would be a wrong answer).
+        if let Some(extra) = manifest.files.keys().find(|f| !required.contains(f)) {
+            return Err(Error::store(
+                path,
+                format!("the manifest lists {extra}, which a store of its shape does not have: the store is damaged"),
+            ));
+        }
         Ok(Store {
             path: path.to_path_buf(),
             manifest,

@@ -2,6 +2,7 @@
 //! per file): each module is one area, against the in-memory references.
 
 mod common;
+mod corruption;
 mod external_engine;
 mod external_ids;
 mod graphalytics;

@@ -176,6 +176,20 @@ pub fn open(
     )?))
 }
 
+/// [`open`] reading blocks of `block_size` bytes: small blocks exercise the
+/// cuts between blocks (tests and fuzz targets; `open` takes 4 MiB).
+#[doc(hidden)]
+pub fn open_with_block_size(
+    inputs: &[PathBuf],
+    format: InputFormat,
+    opts: &ParseOptions,
+    block_size: usize,
+) -> Result<Box<dyn EdgeSource>> {
+    Ok(Box::new(FileSource::open(
+        inputs, format, opts, block_size,
+    )?))
+}
+
 /// True when the file at `path` (gzip or not) starts with the Matrix
 /// Market banner `%%MatrixMarket`, whatever its name.
 pub fn is_matrix_market(path: &std::path::Path) -> Result<bool> {
