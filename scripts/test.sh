@@ -20,3 +20,5 @@ fi
 # the CLI ones use target/release/outcore, the API ones `import outcore`.
 python3 -m pip install --quiet --disable-pip-version-check .
 OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python
+# A short run of every fuzz target (scripts/fuzz.sh; needs nightly).
+bash scripts/fuzz.sh 15

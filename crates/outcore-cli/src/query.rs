@@ -301,6 +301,7 @@ pub fn query(q: Query) -> Result<()> {
     if let Some(p) = &a.stats {
         let mut j = serde_json::to_value(&stats)?;
         j["total_seconds"] = serde_json::json!(total);
+        j["peak_rss_bytes"] = serde_json::json!(outcore::mem::budget::peak_rss_bytes());
         j["query"] = serde_json::json!(kind);
         describe(&mut j, kind, &a);
         outcore::outfile::write(p, (serde_json::to_string_pretty(&j)? + "\n").as_bytes())?;

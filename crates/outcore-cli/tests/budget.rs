@@ -1,0 +1,158 @@
+//! The memory budget, asserted (issue 12): every algorithm and every query,
+//! at the smallest budget it runs in and at a mid budget, keeps its peak
+//! RSS (VmHWM, measured by the process itself and written to `--stats`)
+//! within the budget plus 64 MiB.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const MIB: u64 = 1 << 20;
+const SLACK: u64 = 64 * MIB;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_outcore"))
+}
+
+/// Kronecker scale 17, weighted: 131K vertex ids, 2M edge samples; PageRank
+/// state alone (18 bytes a vertex) is 2.3 MiB, its tiles 8 MiB.
+fn store(dir: &Path) -> PathBuf {
+    let s = dir.join("k.oc");
+    let o = bin()
+        .args([
+            "-q",
+            "generate",
+            "kron",
+            "--scale",
+            "17",
+            "--weighted",
+            "--out",
+        ])
+        .arg(&s)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    s
+}
+
+/// Bytes of a size as outcore prints it ("4.14 MiB", "512 KiB").
+fn parse_size(text: &str) -> Option<u64> {
+    let mut it = text.split_whitespace();
+    let x: f64 = it.next()?.parse().ok()?;
+    let unit = match it.next()?.trim_end_matches([';', ',', ')', '.']) {
+        "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => MIB as f64,
+        "GiB" => (1u64 << 30) as f64,
+        _ => return None,
+    };
+    Some((x * unit).ceil() as u64)
+}
+
+/// Runs `args` with `--memory BYTES --stats FILE`: Ok(peak RSS) or Err(stderr).
+fn run(dir: &Path, args: &[String], memory: u64) -> Result<u64, String> {
+    let stats = dir.join("stats.json");
+    let _ = std::fs::remove_file(&stats);
+    let o = bin()
+        .current_dir(dir)
+        .arg("-q")
+        .args(args)
+        .args(["--memory", &memory.to_string(), "--stats"])
+        .arg(&stats)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    Ok(j["peak_rss_bytes"]
+        .as_u64()
+        .expect("peak_rss_bytes in --stats"))
+}
+
+/// The smallest budget `args` runs in, by the amounts refusals ask for
+/// (rounded up to a MiB), and the peak RSS there.
+fn smallest(dir: &Path, args: &[String]) -> (u64, u64) {
+    let mut memory = MIB;
+    for _ in 0..12 {
+        match run(dir, args, memory) {
+            Ok(rss) => return (memory, rss),
+            Err(e) => {
+                let asked = e
+                    .split("at least ")
+                    .nth(1)
+                    .and_then(parse_size)
+                    .or_else(|| e.split(" needs ").nth(1).and_then(parse_size));
+                let next = asked.map_or(memory * 2, |b| b.div_ceil(MIB) * MIB);
+                assert!(
+                    e.contains("memory") || e.contains("budget"),
+                    "{args:?}: {e}"
+                );
+                memory = next.max(memory + MIB);
+            }
+        }
+    }
+    panic!("{args:?} did not run below {memory} bytes");
+}
+
+#[test]
+fn every_algorithm_and_query_stays_within_its_budget() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let s = store(p).display().to_string();
+    std::fs::write(p.join("set.txt"), "0\n1\n2\n3\n5\n8\n13\n").unwrap();
+    std::fs::write(p.join("set_b.txt"), "1\n4\n9\n16\n25\n").unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", "pagerank", &s],
+        vec!["run", "pagerank", &s, "--weighted"],
+        vec!["run", "wcc", &s],
+        vec!["run", "bfs", &s, "--source", "max-degree"],
+        vec!["run", "sssp", &s, "--source", "max-degree"],
+        vec!["run", "kcore", &s],
+        vec!["run", "cdlp", &s, "--iterations", "3"],
+        vec!["run", "lcc", &s],
+        vec![
+            "query", "khop", &s, "--source", "1", "--hops", "2", "--out", "q.txt",
+        ],
+        vec!["query", "egonet", &s, "--source", "1", "--out", "q.txt"],
+        vec![
+            "query",
+            "induced",
+            &s,
+            "--vertices",
+            "set.txt",
+            "--out",
+            "q.txt",
+        ],
+        vec![
+            "query",
+            "cross",
+            &s,
+            "--set-a",
+            "set.txt",
+            "--set-b",
+            "set_b.txt",
+            "--out",
+            "q.txt",
+        ],
+    ];
+    let mut report = Vec::new();
+    for case in cases {
+        let args: Vec<String> = case.iter().map(|a| a.to_string()).collect();
+        let (least, rss) = smallest(p, &args);
+        let mid = 256 * MIB;
+        let rss_mid = run(p, &args, mid).unwrap_or_else(|e| panic!("{args:?} at 256 MiB: {e}"));
+        report.push(format!(
+            "{:?}: smallest {} MiB, peak {} MiB; at 256 MiB peak {} MiB",
+            &case[..2],
+            least / MIB,
+            rss / MIB,
+            rss_mid / MIB
+        ));
+        assert!(rss <= least + SLACK, "{args:?} at {least}: peak RSS {rss}");
+        assert!(
+            rss_mid <= mid + SLACK,
+            "{args:?} at {mid}: peak RSS {rss_mid}"
+        );
+    }
+    eprintln!("{}", report.join("\n"));
+}
