@@ -1,0 +1,163 @@
+//! Crash safety (issue 12, item 3): `kill -9` of an import at 20 moments
+//! spread over its run, of a run, two imports racing for one output, and
+//! readers sharing a store.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_outcore"))
+}
+
+fn ok(c: &mut Command) -> String {
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn import(dir: &Path, force: bool) -> Command {
+    let mut c = bin();
+    c.current_dir(dir)
+        .args(["-q", "import", "k.txt", "--undirected", "--memory", "128MiB", "--out", "g.oc"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if force {
+        c.arg("--force");
+    }
+    c
+}
+
+#[test]
+fn an_import_killed_at_any_moment_leaves_no_store_and_a_rerun_succeeds() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok(bin()
+        .current_dir(p)
+        .args(["-q", "generate", "kron", "--scale", "17", "--edges", "k.txt"]));
+    // How long a whole import takes here (the moments are spread over it).
+    let t = Instant::now();
+    ok(&mut import(p, false));
+    let whole = t.elapsed();
+    let want = ok(bin().current_dir(p).args(["info", "g.oc", "--json"]));
+    std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for i in 0..20u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Moment i of 20 across the import, jittered within its twentieth.
+        let frac = (i as f64 + (x % 1000) as f64 / 1000.0) / 20.0;
+        let mut child = import(p, true).spawn().unwrap();
+        std::thread::sleep(whole.mul_f64(frac));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        // Only whole stores look like stores: g.oc is absent or verifies.
+        for n in names(p) {
+            let path = p.join(&n);
+            if path.join("manifest.json").exists() {
+                assert_eq!(n, "g.oc", "a store-like directory {n} after a kill at {frac:.2}");
+                ok(bin().args(["-q", "verify"]).arg(&path));
+            }
+        }
+    }
+    // The next import removes what the killed ones left, and succeeds.
+    ok(&mut import(p, true));
+    assert_eq!(names(p), ["g.oc", "k.txt"], "leftovers after the rerun");
+    ok(bin().current_dir(p).args(["-q", "verify", "g.oc"]));
+    let got = ok(bin().current_dir(p).args(["info", "g.oc", "--json"]));
+    let counts = |j: &str| {
+        let v: serde_json::Value = serde_json::from_str(j).unwrap();
+        (v["vertices"].clone(), v["edges"].clone())
+    };
+    assert_eq!(counts(&got), counts(&want));
+}
+
+#[test]
+fn a_run_killed_leaves_the_store_whole_and_the_next_run_cleans_up() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok(bin()
+        .current_dir(p)
+        .args(["-q", "generate", "kron", "--scale", "16", "--out", "g.oc"]));
+    let mut child = bin()
+        .current_dir(p)
+        .args(["-q", "run", "pagerank", "g.oc", "--engine", "external"])
+        .args(["--iterations", "100000", "--memory", "16MiB", "--out", "pr.txt"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until the engine has spilled (its directory beside the store).
+    let t = Instant::now();
+    while names(p).len() < 2 && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    ok(bin().current_dir(p).args(["-q", "verify", "g.oc"]));
+    ok(bin()
+        .current_dir(p)
+        .args(["-q", "run", "wcc", "g.oc", "--engine", "external", "--memory", "16MiB"]));
+    assert_eq!(names(p), ["g.oc"], "a killed run's spill files outlived the next run");
+}
+
+#[test]
+fn racing_imports_one_wins_the_other_says_why() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok(bin()
+        .current_dir(p)
+        .args(["-q", "generate", "kron", "--scale", "15", "--edges", "k.txt"]));
+    for _ in 0..3 {
+        let a = import(p, false).spawn().unwrap();
+        let b = import(p, false).spawn().unwrap();
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        assert!(a.status.success() != b.status.success(), "exactly one wins");
+        let loser = if a.status.success() { &b } else { &a };
+        let err = String::from_utf8_lossy(&loser.stderr);
+        assert!(err.contains("g.oc") && err.contains("--force"), "{err}");
+        assert_eq!(names(p), ["g.oc", "k.txt"]);
+        ok(bin().current_dir(p).args(["-q", "verify", "g.oc"]));
+        std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+    }
+}
+
+#[test]
+fn readers_share_a_store() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok(bin()
+        .current_dir(p)
+        .args(["-q", "generate", "kron", "--scale", "15", "--out", "g.oc"]));
+    let runs: Vec<_> = (0..4)
+        .map(|i| {
+            let alg = ["wcc", "pagerank"][i % 2];
+            bin()
+                .current_dir(p)
+                .args(["-q", "run", alg, "g.oc", "--out", &format!("{i}.txt")])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for r in runs {
+        let o = r.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let read = |i: u32| std::fs::read(p.join(format!("{i}.txt"))).unwrap();
+    assert_eq!(read(0), read(2));
+    assert_eq!(read(1), read(3));
+    assert!(!read(0).is_empty());
+}
