@@ -29,7 +29,16 @@ fn names(dir: &Path) -> Vec<String> {
 fn import(dir: &Path, force: bool) -> Command {
     let mut c = bin();
     c.current_dir(dir)
-        .args(["-q", "import", "k.txt", "--undirected", "--memory", "128MiB", "--out", "g.oc"])
+        .args([
+            "-q",
+            "import",
+            "k.txt",
+            "--undirected",
+            "--memory",
+            "128MiB",
+            "--out",
+            "g.oc",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if force {
@@ -42,9 +51,9 @@ fn import(dir: &Path, force: bool) -> Command {
 fn an_import_killed_at_any_moment_leaves_no_store_and_a_rerun_succeeds() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    ok(bin()
-        .current_dir(p)
-        .args(["-q", "generate", "kron", "--scale", "17", "--edges", "k.txt"]));
+    ok(bin().current_dir(p).args([
+        "-q", "generate", "kron", "--scale", "17", "--edges", "k.txt",
+    ]));
     // How long a whole import takes here (the moments are spread over it).
     let t = Instant::now();
     ok(&mut import(p, false));
@@ -66,7 +75,10 @@ fn an_import_killed_at_any_moment_leaves_no_store_and_a_rerun_succeeds() {
         for n in names(p) {
             let path = p.join(&n);
             if path.join("manifest.json").exists() {
-                assert_eq!(n, "g.oc", "a store-like directory {n} after a kill at {frac:.2}");
+                assert_eq!(
+                    n, "g.oc",
+                    "a store-like directory {n} after a kill at {frac:.2}"
+                );
                 ok(bin().args(["-q", "verify"]).arg(&path));
             }
         }
@@ -93,7 +105,14 @@ fn a_run_killed_leaves_the_store_whole_and_the_next_run_cleans_up() {
     let mut child = bin()
         .current_dir(p)
         .args(["-q", "run", "pagerank", "g.oc", "--engine", "external"])
-        .args(["--iterations", "100000", "--memory", "16MiB", "--out", "pr.txt"])
+        .args([
+            "--iterations",
+            "100000",
+            "--memory",
+            "16MiB",
+            "--out",
+            "pr.txt",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -107,19 +126,23 @@ fn a_run_killed_leaves_the_store_whole_and_the_next_run_cleans_up() {
     child.kill().unwrap();
     child.wait().unwrap();
     ok(bin().current_dir(p).args(["-q", "verify", "g.oc"]));
-    ok(bin()
-        .current_dir(p)
-        .args(["-q", "run", "wcc", "g.oc", "--engine", "external", "--memory", "16MiB"]));
-    assert_eq!(names(p), ["g.oc"], "a killed run's spill files outlived the next run");
+    ok(bin().current_dir(p).args([
+        "-q", "run", "wcc", "g.oc", "--engine", "external", "--memory", "16MiB",
+    ]));
+    assert_eq!(
+        names(p),
+        ["g.oc"],
+        "a killed run's spill files outlived the next run"
+    );
 }
 
 #[test]
 fn racing_imports_one_wins_the_other_says_why() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    ok(bin()
-        .current_dir(p)
-        .args(["-q", "generate", "kron", "--scale", "15", "--edges", "k.txt"]));
+    ok(bin().current_dir(p).args([
+        "-q", "generate", "kron", "--scale", "15", "--edges", "k.txt",
+    ]));
     for _ in 0..3 {
         let a = import(p, false).spawn().unwrap();
         let b = import(p, false).spawn().unwrap();

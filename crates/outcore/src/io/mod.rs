@@ -20,6 +20,7 @@
 
 mod buffer;
 pub mod calibrate;
+pub(crate) mod fault;
 mod stats;
 mod sync;
 mod uring;
@@ -509,7 +510,8 @@ impl Reader {
     pub fn wait_tag(&mut self, tag: u64) -> Result<Completion> {
         loop {
             if let Some(i) = self.ready.iter().position(|c| c.tag == tag) {
-                let c = self.ready.swap_remove(i);
+                let mut c = self.ready.swap_remove(i);
+                fault::apply(&mut c);
                 self.stats.requests += 1;
                 match (c.write, &c.result) {
                     (false, Ok(b)) => self.stats.bytes_read += *b as u64,
@@ -538,7 +540,8 @@ impl Reader {
     /// Moves ready completions to `out`, counting them; returns how many.
     fn deliver(&mut self, out: &mut Vec<Completion>) -> usize {
         let n = self.ready.len();
-        for c in &self.ready {
+        for c in &mut self.ready {
+            fault::apply(c);
             self.stats.requests += 1;
             match (c.write, &c.result) {
                 (false, Ok(b)) => self.stats.bytes_read += *b as u64,

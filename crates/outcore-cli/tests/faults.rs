@@ -1,0 +1,130 @@
+//! Injected I/O faults (issue 12, item 2): with `OUTCORE_FAULT_IO` the I/O
+//! layer fails request N on purpose (EIO, a short read, ENOSPC on a write)
+//! or delays every completion. At every request index of a run, on every
+//! engine, each ends in a clear error naming the file, with no output file
+//! and no spill left, or (a fault past the run's last request) in the same
+//! output as without faults: never a wrong result.
+
+use std::path::Path;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_outcore"))
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs `args` writing `out.txt`; Ok(bytes of out.txt) or Err(stderr).
+fn run(dir: &Path, args: &[&str], fault: Option<&str>) -> Result<Vec<u8>, String> {
+    let mut c = bin();
+    c.current_dir(dir)
+        .arg("-q")
+        .args(args)
+        .args(["--out", "out.txt"]);
+    if let Some(f) = fault {
+        c.env("OUTCORE_FAULT_IO", f);
+    }
+    let o = c.output().unwrap();
+    match o.status.success() {
+        true => Ok(std::fs::read(dir.join("out.txt")).unwrap()),
+        false => Err(String::from_utf8_lossy(&o.stderr).into_owned()),
+    }
+}
+
+#[test]
+fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "-q",
+            "generate",
+            "kron",
+            "--scale",
+            "10",
+            "--weighted",
+            "--out",
+            "g.oc",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let runs: [&[&str]; 6] = [
+        &[
+            "run",
+            "pagerank",
+            "g.oc",
+            "--engine",
+            "external",
+            "--iterations",
+            "2",
+            "--memory",
+            "16MiB",
+        ],
+        &["run", "pagerank", "g.oc", "--engine", "stream"],
+        &[
+            "run",
+            "bfs",
+            "g.oc",
+            "--source",
+            "max-degree",
+            "--engine",
+            "select",
+        ],
+        &["run", "sssp", "g.oc", "--source", "max-degree"],
+        &["run", "kcore", "g.oc"],
+        &[
+            "run", "wcc", "g.oc", "--engine", "external", "--memory", "16MiB",
+        ],
+    ];
+    let (mut failed, mut same) = (0, 0);
+    for args in runs {
+        let want = run(p, args, None).unwrap();
+        // Faults at every request index, until one lands past the run's end.
+        for kind in ["eio", "short", "enospc"] {
+            for n in 0.. {
+                let _ = std::fs::remove_file(p.join("out.txt"));
+                let fault = format!("{kind}@{n}");
+                match run(p, args, Some(&fault)) {
+                    Ok(got) => {
+                        assert_eq!(got, want, "{args:?} with {fault}: a different result");
+                        // Request n never came: nor will any later one.
+                        same += 1;
+                        break;
+                    }
+                    Err(e) => {
+                        failed += 1;
+                        assert!(
+                            e.starts_with("error: ") && e.contains("g.oc"),
+                            "{args:?} with {fault}: the error does not name the file: {e}"
+                        );
+                        assert_eq!(names(p), ["g.oc"], "{args:?} with {fault} left files");
+                    }
+                }
+                assert!(n < 2000, "{args:?}: {kind} never ran out of requests");
+            }
+        }
+        // A slow device changes nothing but the time.
+        let _ = std::fs::remove_file(p.join("out.txt"));
+        assert_eq!(run(p, args, Some("slow@2")).unwrap(), want, "{args:?} slow");
+        let _ = std::fs::remove_file(p.join("out.txt"));
+    }
+    assert!(
+        failed > 100 && same > 6,
+        "{failed} failed, {same} unchanged"
+    );
+    let o = bin()
+        .current_dir(p)
+        .args(["-q", "verify", "g.oc"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+}
