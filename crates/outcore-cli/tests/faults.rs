@@ -128,3 +128,81 @@ fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
         .unwrap();
     assert!(o.status.success());
 }
+
+#[test]
+fn a_disk_that_fills_at_any_point_of_an_import_leaves_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "-q",
+            "generate",
+            "kron",
+            "--scale",
+            "12",
+            "--weighted",
+            "--edges",
+            "k.txt",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let import = |full_after: Option<u64>| {
+        let mut c = bin();
+        c.current_dir(p).args([
+            "-q",
+            "import",
+            "k.txt",
+            "--weighted",
+            "--undirected",
+            "--out",
+            "g.oc",
+        ]);
+        if let Some(b) = full_after {
+            c.env("OUTCORE_FAULT_DISK_FULL_AFTER", b.to_string());
+        }
+        c.output().unwrap()
+    };
+    assert!(import(None).status.success());
+    let size: u64 = walk(&p.join("g.oc"))
+        .iter()
+        .map(|f| f.metadata().unwrap().len())
+        .sum();
+    std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+    // The disk fills after 0 bytes, then at 40 points across the store's size.
+    for k in 0..=40u64 {
+        let at = size * k / 40;
+        let o = import(Some(at));
+        if o.status.success() {
+            // Past the last write (the manifest is written apart): a whole store.
+            assert!(at + 8192 >= size, "an import fit in {at} of {size} bytes");
+            let v = bin()
+                .current_dir(p)
+                .args(["-q", "verify", "g.oc"])
+                .output()
+                .unwrap();
+            assert!(v.status.success());
+            std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+            continue;
+        }
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("disk full") && e.contains("g.oc"),
+            "full after {at}: {e}"
+        );
+        assert_eq!(names(p), ["k.txt"], "full after {at} left files");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        match path.is_dir() {
+            true => out.extend(walk(&path)),
+            false => out.push(path),
+        }
+    }
+    out
+}
