@@ -3,15 +3,13 @@
 //! RSS (VmHWM, measured by the process itself and written to `--stats`)
 //! within the budget plus 64 MiB.
 
+mod common;
+
+use common::bin;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const MIB: u64 = 1 << 20;
 const SLACK: u64 = 64 * MIB;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_outcore"))
-}
 
 /// Kronecker scale 17, weighted: 131K vertex ids, 2M edge samples; PageRank
 /// state alone (18 bytes a vertex) is 2.3 MiB, its tiles 8 MiB.

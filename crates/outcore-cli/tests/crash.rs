@@ -2,28 +2,17 @@
 //! spread over its run, of a run, two imports racing for one output, and
 //! readers sharing a store.
 
+mod common;
+
+use common::{bin, names};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_outcore"))
-}
 
 fn ok(c: &mut Command) -> String {
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 fn import(dir: &Path, force: bool) -> Command {

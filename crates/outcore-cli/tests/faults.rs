@@ -5,21 +5,10 @@
 //! and no spill left, or (a fault past the run's last request) in the same
 //! output as without faults: never a wrong result.
 
+mod common;
+
+use common::{bin, names, ok_in, walk};
 use std::path::Path;
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_outcore"))
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
 
 /// Runs `args` writing `out.txt`; Ok(bytes of out.txt) or Err(stderr).
 fn run(dir: &Path, args: &[&str], fault: Option<&str>) -> Result<Vec<u8>, String> {
@@ -42,10 +31,9 @@ fn run(dir: &Path, args: &[&str], fault: Option<&str>) -> Result<Vec<u8>, String
 fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    let o = bin()
-        .current_dir(p)
-        .args([
-            "-q",
+    ok_in(
+        p,
+        &[
             "generate",
             "kron",
             "--scale",
@@ -53,10 +41,8 @@ fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
             "--weighted",
             "--out",
             "g.oc",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+        ],
+    );
     let runs: [&[&str]; 6] = [
         &[
             "run",
@@ -121,22 +107,16 @@ fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
         failed > 100 && same > 6,
         "{failed} failed, {same} unchanged"
     );
-    let o = bin()
-        .current_dir(p)
-        .args(["-q", "verify", "g.oc"])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    ok_in(p, &["verify", "g.oc"]);
 }
 
 #[test]
 fn a_disk_that_fills_at_any_point_of_an_import_leaves_nothing() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    let o = bin()
-        .current_dir(p)
-        .args([
-            "-q",
+    ok_in(
+        p,
+        &[
             "generate",
             "kron",
             "--scale",
@@ -144,10 +124,8 @@ fn a_disk_that_fills_at_any_point_of_an_import_leaves_nothing() {
             "--weighted",
             "--edges",
             "k.txt",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+        ],
+    );
     let import = |full_after: Option<u64>| {
         let mut c = bin();
         c.current_dir(p).args([
@@ -193,16 +171,4 @@ fn a_disk_that_fills_at_any_point_of_an_import_leaves_nothing() {
         );
         assert_eq!(names(p), ["k.txt"], "full after {at} left files");
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let path = e.unwrap().path();
-        match path.is_dir() {
-            true => out.extend(walk(&path)),
-            false => out.push(path),
-        }
-    }
-    out
 }
