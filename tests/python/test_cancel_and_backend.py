@@ -135,7 +135,7 @@ def test_the_gil_is_released_while_engines_run(tmp_path):
     t.start()
     try:
         before = ticks[0]
-        r = s.pagerank(iterations=40, engine="external", memory="64MiB", progress=False)
+        r = s.pagerank(iterations=100, engine="external", memory="64MiB", progress=False)
         during = ticks[0] - before
     finally:
         stop.set()
