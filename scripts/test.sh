@@ -21,4 +21,4 @@ fi
 python3 -m pip install --quiet --disable-pip-version-check .
 OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python
 # A short run of every fuzz target (scripts/fuzz.sh; needs nightly).
-bash scripts/fuzz.sh 15
+bash scripts/fuzz.sh 10
