@@ -215,8 +215,7 @@ def clustering(G, nodes=None, weight=None, *, backend=None, **backend_kwargs):
 
 
 def triangles(G, nodes=None, *, backend=None, **backend_kwargs):
-    g = _graph(G)
-    t = {v: int(round(x * g.degree(v) * (g.degree(v) - 1) / 2)) for v, x in _lcc(G).items()}
+    t = G.values(G.run("triangles"), int) if len(G) else {}
     return _pick(t, G, nodes)
 
 
@@ -288,7 +287,7 @@ _CHECKS = {
     "single_source_dijkstra_path_length": _both(_nonneg_weights, _int_cutoff),
     "core_number": _both(_undirected, _no_self_loops),
     "clustering": _both(_undirected, _no_self_loops, _unweighted),
-    "triangles": _both(_undirected, _no_self_loops),
+    "triangles": _undirected,
 }
 
 # The edge attribute each function reads its weights from (argument name).

@@ -225,6 +225,12 @@ class Store:
         `networkx.clustering`)."""
         return self._run("lcc", memory=memory, **options)
 
+    def triangles(self, memory: Size = None, **options: Any) -> Result:
+        """Triangles each vertex is a corner of, in the simple undirected
+        graph underneath (direction, duplicates and self-loops ignored), as
+        `networkx.triangles`; int64. The summary gives the total."""
+        return self._run("triangles", memory=memory, **options)
+
     # --- queries ---------------------------------------------------------
 
     def _query(self, kind: str, **kw: Any):

@@ -76,6 +76,10 @@ def test_algorithms_match_networkx(tmp_path, directed, big_ids):
     assert s.kcore(progress=False).to_dict() == nx.core_number(h)
     if not directed:
         assert s.lcc(progress=False).to_dict() == pytest.approx(nx.clustering(g))
+    tri = s.triangles(progress=False)
+    assert tri.values.dtype == np.int64
+    assert tri.to_dict() == nx.triangles(nx.Graph(g))
+    assert tri.summary == f"{sum(nx.triangles(nx.Graph(g)).values()) // 3} triangles"
     labels = s.cdlp(iterations=5, progress=False)
     assert set(labels.values.tolist()) <= set(nodes) and labels.iterations == 5
 

@@ -16,7 +16,7 @@ pub use outcore::api::run::max_degree_vertex;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// pagerank, wcc, bfs, sssp, kcore, cdlp or lcc.
+    /// pagerank, wcc, bfs, sssp, kcore, cdlp, lcc or triangles.
     pub algorithm: Algorithm,
     /// The store.
     pub store: PathBuf,
@@ -56,7 +56,7 @@ pub struct RunArgs {
     /// Engine: auto (external when the vertex state does not fit the budget, else the
     /// planner's pick), stream (tiles), select (CSR pages) or external (state on disk).
     /// pagerank and wcc run on stream, select (their vertex programs) or external; sssp and
-    /// kcore on select or external; bfs on any; cdlp and lcc on external.
+    /// kcore on select or external; bfs on any; cdlp, lcc and triangles on external.
     #[arg(long, default_value = "auto")]
     pub engine: EngineChoice,
     /// Requests in flight for the select engine (default: `outcore calibrate`'s best, else 64).

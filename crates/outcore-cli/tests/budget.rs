@@ -108,6 +108,7 @@ fn every_algorithm_and_query_stays_within_its_budget() {
         vec!["run", "kcore", &s],
         vec!["run", "cdlp", &s, "--iterations", "3"],
         vec!["run", "lcc", &s],
+        vec!["run", "triangles", &s],
         vec![
             "query", "khop", &s, "--source", "1", "--hops", "2", "--out", "q.txt",
         ],

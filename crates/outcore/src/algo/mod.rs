@@ -10,6 +10,7 @@ pub mod query;
 pub mod reference;
 pub mod results;
 pub mod sssp;
+pub mod triangles;
 pub mod validate;
 pub mod vertex;
 pub mod wcc;

@@ -4,7 +4,7 @@
 //! both call.
 
 use super::values::{Kind, VertexValues};
-use crate::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, vertex, wcc};
+use crate::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, triangles, vertex, wcc};
 use crate::engine::external::ExternalConfig;
 use crate::engine::planned;
 use crate::engine::planner::{self, EngineChoice};
@@ -27,10 +27,11 @@ pub enum Algorithm {
     Kcore,
     Cdlp,
     Lcc,
+    Triangles,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 7] = [
+    pub const ALL: [Algorithm; 8] = [
         Algorithm::Pagerank,
         Algorithm::Wcc,
         Algorithm::Bfs,
@@ -38,6 +39,7 @@ impl Algorithm {
         Algorithm::Kcore,
         Algorithm::Cdlp,
         Algorithm::Lcc,
+        Algorithm::Triangles,
     ];
 
     /// The name on the command line.
@@ -50,6 +52,7 @@ impl Algorithm {
             Algorithm::Kcore => "kcore",
             Algorithm::Cdlp => "cdlp",
             Algorithm::Lcc => "lcc",
+            Algorithm::Triangles => "triangles",
         }
     }
 }
@@ -62,7 +65,7 @@ impl std::str::FromStr for Algorithm {
             .find(|a| a.name() == s)
             .ok_or_else(|| {
                 Error::Invalid(format!(
-                    "unknown algorithm `{s}`: expected pagerank, wcc, bfs, sssp, kcore, cdlp or lcc"
+                    "unknown algorithm `{s}`: expected pagerank, wcc, bfs, sssp, kcore, cdlp, lcc or triangles"
                 ))
             })
     }
@@ -381,6 +384,13 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
             let values = VertexValues::memory(Kind::Float, move |v| l[v as usize].to_bits());
             (values, stats, None, format!("mean LCC {mean:.6}"))
+        }
+        Algorithm::Triangles => {
+            only(EngineChoice::External, "external")?;
+            let (t, stats) = triangles::triangles(store, &ext, budget)?;
+            let total = t.iter().sum::<u64>() / 3;
+            let values = VertexValues::memory(Kind::Int, move |v| t[v as usize]);
+            (values, stats, None, format!("{total} triangles"))
         }
     };
     Ok(Run {

@@ -16,4 +16,5 @@ mod store_roundtrip;
 mod stream_engine;
 mod stream_vp;
 mod string_ids;
+mod triangles;
 mod vertex_order;
