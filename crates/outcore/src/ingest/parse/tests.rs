@@ -619,6 +619,12 @@ fn mtx_rejected_headers() {
             b"%%MatrixMarket matrix coordinate real general\n3 3\n",
             "size line",
         ),
+        // Found by fuzzing: a size beyond 2^32 made the build list
+        // hundreds of trillions of isolated vertices.
+        (
+            b"%%MatrixMarket matrix coordinate real general\n3 444444444444444 1\n1 2 1\n",
+            "fewer than 2^32 vertices",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let p = write(d.path(), &format!("h{i}.mtx"), text);
