@@ -128,7 +128,7 @@ pub(crate) fn read_header(file: &InputFile) -> Result<MtxHeader> {
                 path,
                 r.lines,
                 &line,
-                &format!(
+                format!(
                     "the size line declares {} x {}: a store holds fewer than 2^32 vertices",
                     nums[0], nums[1]
                 ),
