@@ -1,6 +1,6 @@
 //! `outcore generate` and `outcore import`.
 
-use crate::{OrderArg, StoreArgs};
+use crate::StoreArgs;
 use anyhow::{bail, Result};
 use clap::Args;
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
@@ -114,7 +114,7 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
 }
 
 fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) -> BuildOptions {
-    BuildOptions {
+    let mut opts = BuildOptions {
         directed,
         weighted,
         drop_self_loops: store.drop_self_loops,
@@ -124,13 +124,10 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         group_tiles: store.group_tiles,
         page_bytes: store.page_size,
         format,
-        order: match store.order {
-            OrderArg::Original => outcore::store::VertexOrder::Original,
-            OrderArg::Auto | OrderArg::Degree => outcore::store::VertexOrder::Degree,
-        },
-        order_auto: store.order == OrderArg::Auto,
         ..BuildOptions::default()
-    }
+    };
+    store.order.apply(&mut opts);
+    opts
 }
 
 pub fn generate(a: GenerateArgs) -> Result<()> {

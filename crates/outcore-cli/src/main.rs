@@ -80,27 +80,7 @@ pub struct StoreArgs {
     /// largest >= 16 x mean, and the budget holds 8 bytes per vertex more;
     /// else original). Every result is the same, in original ids.
     #[arg(long, default_value = "auto", value_name = "auto|degree|original")]
-    pub order: OrderArg,
-}
-
-/// `--order`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OrderArg {
-    Auto,
-    Degree,
-    Original,
-}
-
-impl std::str::FromStr for OrderArg {
-    type Err = String;
-    fn from_str(s: &str) -> Result<OrderArg, String> {
-        match s {
-            "auto" => Ok(OrderArg::Auto),
-            "degree" => Ok(OrderArg::Degree),
-            "original" => Ok(OrderArg::Original),
-            _ => Err(format!("expected auto, degree or original, got `{s}`")),
-        }
-    }
+    pub order: outcore::ingest::build::OrderChoice,
 }
 
 /// `print!` that returns the write's error (a closed pipe ends the command

@@ -4,10 +4,9 @@
 use crate::{interruptible, parse, to_py};
 use numpy::PyReadonlyArray1;
 use outcore::api;
-use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::build::{build_store, BuildOptions, BuildReport, OrderChoice};
 use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
-use outcore::store::VertexOrder;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -23,21 +22,17 @@ fn build_options(
     group_tiles: Option<u32>,
 ) -> PyResult<BuildOptions> {
     let d = BuildOptions::default();
-    let (order, order_auto) = match order {
-        "auto" => (VertexOrder::Degree, true),
-        _ => (parse::<VertexOrder>(order)?, false),
-    };
-    Ok(BuildOptions {
+    let mut opts = BuildOptions {
         memory: memory.unwrap_or_else(Budget::default_limit),
         force,
         scratch_dir: tmp_dir,
-        order,
-        order_auto,
         drop_self_loops,
         page_bytes: page_size.unwrap_or(d.page_bytes),
         group_tiles: group_tiles.unwrap_or(d.group_tiles),
         ..d
-    })
+    };
+    parse::<OrderChoice>(order)?.apply(&mut opts);
+    Ok(opts)
 }
 
 fn report(r: BuildReport, progress: bool) -> String {

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{dense_store as store_of, Rng};
+use common::{dense_store as store_of, hub_edges};
 use outcore::algo::pagerank::PageRankConfig;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::vertex::{bfs::BfsVp, pagerank::PageRankVp, wcc::WccVp};
@@ -16,20 +16,6 @@ use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::VertexOrder;
 use proptest::prelude::*;
-
-fn random_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
-    let mut r = Rng::new(seed);
-    (0..m)
-        .map(|i| {
-            let s = if i % 4 == 0 {
-                r.below(3.min(n))
-            } else {
-                r.below(n)
-            };
-            (s, r.below(n), 1.0)
-        })
-        .collect()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
@@ -44,7 +30,7 @@ proptest! {
         kind in 0u8..3,
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let store = store_of(dir.path(), n, &random_edges(n, m, seed), directed, false);
+        let store = store_of(dir.path(), n, &hub_edges(n, m, seed), directed, false);
         let g = MemGraph::load(&store).unwrap();
         let io = Some(if uring { Backend::Uring } else { Backend::Sync });
         let (seg, cache) = match kind {

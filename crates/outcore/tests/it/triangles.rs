@@ -3,26 +3,12 @@
 //! duplicates and reciprocal arcs, blocks from a few vertices to the whole
 //! graph, credits in memory or spilled, both I/O backends.
 
-use crate::common::{dense_store, to_dense, Rng};
+use crate::common::{dense_store, hub_edges, to_dense};
 use outcore::algo::triangles::{reference, triangles};
 use outcore::engine::external::ExternalConfig;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use proptest::prelude::*;
-
-fn random_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
-    let mut r = Rng::new(seed);
-    (0..m)
-        .map(|i| {
-            let s = if i % 4 == 0 {
-                r.below(3.min(n))
-            } else {
-                r.below(n)
-            };
-            (s, r.below(n), 1.0)
-        })
-        .collect()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
@@ -38,7 +24,7 @@ proptest! {
         sync in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let edges = random_edges(n, m, seed);
+        let edges = hub_edges(n, m, seed);
         let store = dense_store(dir.path(), n, &edges, directed, false);
         let cfg = ExternalConfig {
             io: Some(if sync { Backend::Sync } else { Backend::Uring }),

@@ -158,7 +158,7 @@ mod ranks;
 mod records;
 mod write;
 
-pub use options::BuildOptions;
+pub use options::{BuildOptions, OrderChoice};
 
 use distinct::{Dedup, Distinct, RankSpill};
 use named::Ids;

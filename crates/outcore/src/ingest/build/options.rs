@@ -93,3 +93,37 @@ impl BuildOptions {
         Ok(())
     }
 }
+
+/// `--order`: `degree`, `original`, or `auto` (degree when the degrees are
+/// skewed and the budget holds the order, else original).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderChoice {
+    Auto,
+    Degree,
+    Original,
+}
+
+impl OrderChoice {
+    /// Sets `opts.order` and `opts.order_auto` as this choice says.
+    pub fn apply(self, opts: &mut BuildOptions) {
+        opts.order = match self {
+            OrderChoice::Original => VertexOrder::Original,
+            OrderChoice::Auto | OrderChoice::Degree => VertexOrder::Degree,
+        };
+        opts.order_auto = self == OrderChoice::Auto;
+    }
+}
+
+impl std::str::FromStr for OrderChoice {
+    type Err = crate::error::Error;
+    fn from_str(s: &str) -> crate::error::Result<OrderChoice> {
+        match s {
+            "auto" => Ok(OrderChoice::Auto),
+            "degree" => Ok(OrderChoice::Degree),
+            "original" => Ok(OrderChoice::Original),
+            _ => Err(crate::error::Error::Invalid(format!(
+                "unknown vertex order `{s}`: expected auto, degree or original"
+            ))),
+        }
+    }
+}

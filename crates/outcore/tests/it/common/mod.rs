@@ -261,3 +261,18 @@ pub fn store_files(store: &Path) -> std::collections::BTreeMap<String, Vec<u8>> 
         })
         .collect()
 }
+
+/// `m` random unit-weight arcs on `0..n`, a quarter from three hubs.
+pub fn hub_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
+    let mut r = Rng::new(seed);
+    (0..m)
+        .map(|i| {
+            let s = if i % 4 == 0 {
+                r.below(3.min(n))
+            } else {
+                r.below(n)
+            };
+            (s, r.below(n), 1.0)
+        })
+        .collect()
+}
