@@ -2,11 +2,15 @@
 
 pub mod bfs;
 pub mod cdlp;
+pub mod coloring;
 pub mod kcore;
 pub mod lcc;
+pub mod mis;
 pub mod output;
 pub mod pagerank;
+pub mod priority;
 pub mod query;
+pub mod randomwalk;
 pub mod reference;
 pub mod results;
 pub mod sssp;

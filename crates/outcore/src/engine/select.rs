@@ -230,7 +230,17 @@ impl SelectEngine {
         vs: &[u32],
         mut f: impl FnMut(u32, &[u32]) -> Result<()>,
     ) -> Result<()> {
-        self.pieces(vs, |v, _slot, nbrs| f(v, nbrs))
+        self.pieces(vs, |v, _slot, _start, nbrs| f(v, nbrs))
+    }
+
+    /// Like [`for_each_list`](Self::for_each_list), with the position in
+    /// the vertex's list of each piece's first neighbour.
+    pub fn for_each_piece(
+        &mut self,
+        vs: &[u32],
+        mut f: impl FnMut(u32, u64, &[u32]) -> Result<()>,
+    ) -> Result<()> {
+        self.pieces(vs, |v, slot, start, nbrs| f(v, slot - start, nbrs))
     }
 
     /// Like [`for_each_list`](Self::for_each_list) with the weight of each
@@ -248,7 +258,7 @@ impl SelectEngine {
         // Gather the adjacency pieces first, then their weights.
         let mut pieces: Vec<(u32, u64, usize, usize)> = Vec::new();
         let mut nbrs: Vec<u32> = Vec::new();
-        self.pieces(vs, |v, slot, list| {
+        self.pieces(vs, |v, slot, _start, list| {
             pieces.push((v, slot, nbrs.len(), list.len()));
             nbrs.extend_from_slice(list);
             Ok(())
@@ -295,7 +305,7 @@ impl SelectEngine {
     fn pieces(
         &mut self,
         vs: &[u32],
-        mut f: impl FnMut(u32, u64, &[u32]) -> Result<()>,
+        mut f: impl FnMut(u32, u64, u64, &[u32]) -> Result<()>,
     ) -> Result<()> {
         let ranges = self.ranges(vs)?;
         let slots_per_page = self.page_bytes / 4;
@@ -339,7 +349,7 @@ impl SelectEngine {
                         ));
                     }
                     if !list.is_empty() {
-                        f(vs[i as usize], s.max(first), &list)?;
+                        f(vs[i as usize], s.max(first), s, &list)?;
                     }
                 }
                 Ok(())

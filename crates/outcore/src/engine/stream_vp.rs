@@ -102,7 +102,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
     }
 
     fn may_need_next(&self, row: u32, _col: u32) -> bool {
-        P::APPLY_ALL || self.st.block_received(row as usize)
+        self.prog.apply_all() || self.st.block_received(row as usize)
     }
 }
 

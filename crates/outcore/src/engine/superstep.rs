@@ -194,6 +194,7 @@ impl<P: VertexProgram> MemState<P> {
     /// Applies the superstep's messages; names the next frontier.
     pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
         let p = &*prog;
+        let apply_all = p.apply_all();
         let acc = &self.acc;
         let chunk = 1 << 14;
         let (count, agg) = self
@@ -209,7 +210,7 @@ impl<P: VertexProgram> MemState<P> {
                     let m = unsafe { (*acc.0[v].get()).take() };
                     *a = match m {
                         Some(m) => p.apply(v as u32, s, &[m], &mut agg),
-                        None if P::APPLY_ALL => p.apply(v as u32, s, &[], &mut agg),
+                        None if apply_all => p.apply(v as u32, s, &[], &mut agg),
                         None => false,
                     };
                     count += *a as u64;
@@ -227,7 +228,7 @@ impl<P: VertexProgram> MemState<P> {
         let done = prog.end(step, &self.agg, count);
         IterEnd {
             active_vertices: count,
-            done: done || count == 0 && !P::APPLY_ALL,
+            done: done || count == 0 && !prog.apply_all(),
         }
     }
 }

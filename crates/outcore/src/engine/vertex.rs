@@ -110,6 +110,15 @@ pub trait VertexProgram: Sync {
 
     /// Name in statistics and progress.
     fn name(&self) -> &'static str;
+    /// Whether the current superstep applies every vertex, with or without
+    /// messages. Engines ask during the apply step and again after
+    /// [`end`](VertexProgram::end), when the answer is for the next
+    /// superstep: a program may wake every vertex at a barrier (colouring's
+    /// next palette window) though none is active. Default: `APPLY_ALL`.
+    #[inline]
+    fn apply_all(&self) -> bool {
+        Self::APPLY_ALL
+    }
     /// The lists messages travel along.
     fn edges(&self) -> Edges;
     /// Whether [`edge`](VertexProgram::edge) needs the weights.

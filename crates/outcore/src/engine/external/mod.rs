@@ -27,6 +27,7 @@ mod log;
 mod merge;
 mod scatter;
 pub mod triangles;
+pub mod walk;
 mod words;
 
 use crate::engine::planner;
@@ -64,6 +65,8 @@ pub struct ExternalConfig {
     pub merge_memory: Option<u64>,
     /// Bytes of one block of oriented lists in triangle listing.
     pub triangle_block: Option<u64>,
+    /// Walks per batch when random walks keep their paths.
+    pub walk_batch: Option<u64>,
     /// Keeps per-vertex arrays on disk even when they would fit in memory
     /// (tests of the spilling paths).
     pub force_spill: bool,
@@ -439,9 +442,10 @@ pub fn run<P: VertexProgram>(
         } else {
             None
         };
+        let apply_all = prog.apply_all();
         for i in 0..k {
             let has_log = !mlog.runs[i].is_empty();
-            if !has_log && !P::APPLY_ALL {
+            if !has_log && !apply_all {
                 active_count[i] = 0;
                 continue;
             }
@@ -492,7 +496,7 @@ pub fn run<P: VertexProgram>(
                             apply_one(group_v, &msgs, &mut next_agg);
                             msgs.clear();
                         }
-                        if P::APPLY_ALL {
+                        if apply_all {
                             for v in next_v..t {
                                 apply_one(v, &[], &mut next_agg);
                             }
@@ -508,7 +512,7 @@ pub fn run<P: VertexProgram>(
                 apply_one(group_v, &msgs, &mut next_agg);
                 msgs.clear();
             }
-            if P::APPLY_ALL {
+            if apply_all {
                 for v in next_v..hi {
                     apply_one(v, &[], &mut next_agg);
                 }
@@ -568,7 +572,7 @@ pub fn run<P: VertexProgram>(
         step += 1;
         progress.tick(|| format!("superstep {step}: {active_next} active"));
         progress.set(step as u64);
-        if done || active_next == 0 && !P::APPLY_ALL {
+        if done || active_next == 0 && !prog.apply_all() {
             break;
         }
     }

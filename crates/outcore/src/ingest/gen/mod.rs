@@ -16,7 +16,7 @@ mod grid;
 mod hyper;
 mod kron;
 mod par;
-mod rng;
+pub(crate) mod rng;
 
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -16,6 +16,9 @@ pub(crate) mod stream {
     pub const ER_CHUNK: u64 = 0x6572_0000_0000_0007;
     pub const ER_WEIGHT: u64 = 0x6572_0000_0000_0008;
     pub const GRID_WEIGHT: u64 = 0x6772_6964_0000_0009;
+    pub const COLORING: u64 = 0x636f_6c6f_0000_000a;
+    pub const MIS: u64 = 0x6d69_7300_0000_000b;
+    pub const WALK: u64 = 0x7761_6c6b_0000_000c;
 }
 
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -1,0 +1,548 @@
+//! Random walks as messages between intervals (PartitionedVC's random
+//! walk; Kyrola's DrunkardMob): each walker is a record (vertex, walk id)
+//! in the update log of its vertex's interval, so millions of walks run in
+//! a budget that holds none of them whole.
+//!
+//! A step: for each interval, its walker log is sorted by vertex (in memory
+//! when it fits, else merged from disk: `merge.rs`), read in chunks; every
+//! walker is counted as a visit (a log of `(vertex, 1)` reduced by sum, as
+//! GraFBoost's sort-reduce) and then moves: it restarts with probability
+//! `restart` (to the source, or to a uniform random vertex), else takes
+//! the out-edge of index `hash(seed, walk, step) mod degree`, whose target
+//! is read from the chunk's CSR lists through the select engine; the moved
+//! walker goes to the log of its new vertex's interval for the next step
+//! (two log generations, read one, write the other). A walker at a vertex
+//! without out-edges stops, or restarts when `restart > 0`.
+//!
+//! Every choice depends only on (seed, walk id, step, the vertex's list),
+//! so the walks are the same on any budget, interval size or thread count.
+//! When the walks themselves are wanted, they run in batches of walk ids
+//! whose paths fit the budget.
+
+use super::disk::Appender;
+use super::log::{MultiLog, Run};
+use super::merge::{sort_reduce, MergeConfig, MergeCounts};
+use super::{ExternalConfig, SpillDir};
+use crate::algo::results::Values;
+use crate::engine::select::{SelectConfig, SelectEngine};
+use crate::engine::stats::{IterStats, RunStats};
+use crate::error::{Error, Result};
+use crate::ingest::gen::rng::{hash3, mix64, stream};
+use crate::io::{Reader, ALIGN};
+use crate::mem::Budget;
+use crate::progress::{Progress, Unit};
+use crate::store::Store;
+use std::time::Instant;
+
+/// Random walk parameters.
+#[derive(Clone, Debug)]
+pub struct WalkConfig {
+    /// Walks from each vertex (from the source only, when there is one).
+    pub walks_per_vertex: u64,
+    /// Steps of each walk (a walk visits `length + 1` vertices).
+    pub length: u32,
+    pub seed: u64,
+    /// Probability of a restart at each step (random walk with restart).
+    pub restart: f64,
+    /// Where every walk starts and restarts (dense id); `None`: each vertex
+    /// starts its own walks, restarts go to a uniform random vertex.
+    pub source: Option<u32>,
+}
+
+impl WalkConfig {
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<()> {
+        if self.walks_per_vertex == 0 {
+            return Err(Error::Invalid(
+                "--walks-per-vertex must be at least 1".into(),
+            ));
+        }
+        if !(0.0..1.0).contains(&self.restart) {
+            return Err(Error::Invalid(format!(
+                "--restart must be in [0, 1), got {}",
+                self.restart
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Where a walker at a vertex goes next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// The walk ends (a vertex without out-edges, no restarts).
+    Stop,
+    /// A restart, to this vertex.
+    Jump(u32),
+    /// Along the out-edge of this index in the vertex's sorted list.
+    Edge(u64),
+}
+
+/// `x` mapped onto `0..n` (Lemire's multiply-shift).
+#[inline]
+fn below(x: u64, n: u64) -> u64 {
+    ((x as u128 * n as u128) >> 64) as u64
+}
+
+/// The move of walk `w` at step `t` from a vertex of out-degree `deg`, in a
+/// graph of `n` vertices: the one rule the engine and the reference share.
+#[inline]
+pub fn next_move(cfg: &WalkConfig, n: u64, w: u64, t: u32, deg: u64) -> Move {
+    let h = hash3(cfg.seed, stream::WALK ^ ((t as u64 + 1) << 16), w);
+    let coin = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+    let r = mix64(h);
+    if coin < cfg.restart || deg == 0 && cfg.restart > 0.0 {
+        Move::Jump(cfg.source.unwrap_or_else(|| below(r, n) as u32))
+    } else if deg == 0 {
+        Move::Stop
+    } else {
+        Move::Edge(below(r, deg))
+    }
+}
+
+/// The walks of a run, their visits left on disk.
+pub struct Walks {
+    /// Visits per vertex (every position of every walk, starts included).
+    pub visits: Box<dyn Values>,
+    pub stats: RunStats,
+    pub walks: u64,
+    /// Walks that ended early at a vertex without out-edges.
+    pub stopped: u64,
+}
+
+/// One generation of walker logs with its own reader.
+struct Gen {
+    reader: Reader,
+    stage: Appender,
+    log: MultiLog<u64>,
+    scratch: [usize; 2],
+}
+
+impl Gen {
+    fn new(
+        dir: &SpillDir,
+        tag: &str,
+        cfg: &ExternalConfig,
+        sz: &Sizes,
+        budget: &Budget,
+    ) -> Result<Gen> {
+        let mut reader = Reader::new(cfg.io, 8)?;
+        let files = (0..sz.bounds.len() - 1)
+            .map(|i| reader.create(&dir.0.join(format!("{tag}-{i}.bin"))))
+            .collect::<Result<Vec<_>>>()?;
+        let scratch = [
+            reader.create(&dir.0.join(format!("{tag}-merge-a.bin")))?,
+            reader.create(&dir.0.join(format!("{tag}-merge-b.bin")))?,
+        ];
+        let combine = (tag == "visits").then_some(add as fn(u64, u64) -> u64);
+        Ok(Gen {
+            stage: Appender::new(files[0], 0, sz.staging, budget)?,
+            log: MultiLog::with_combine(sz.records, sz.bounds.clone(), files, combine, budget)?,
+            reader,
+            scratch,
+        })
+    }
+
+    fn push(&mut self, v: u32, x: u64) -> Result<()> {
+        self.log.push(&mut self.reader, &mut self.stage, v, x)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.log.flush(&mut self.reader, &mut self.stage)
+    }
+}
+
+fn add(a: u64, b: u64) -> u64 {
+    a + b
+}
+
+/// Memory plan.
+struct Sizes {
+    bounds: Vec<u32>,
+    staging: usize,
+    /// Records of each log buffer, and of a chunk of walkers.
+    records: usize,
+    pool: u64,
+    merge: MergeConfig,
+    /// Walks per batch when paths are kept.
+    batch: u64,
+}
+
+fn sizes(n: u64, total: u64, length: u32, cfg: &ExternalConfig, budget: &Budget) -> Result<Sizes> {
+    let avail = budget.available().saturating_sub(super::SLACK);
+    let staging = ((avail / 64) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
+    let share = avail.saturating_sub(6 * staging as u64) / 9;
+    if share < 64 << 10 {
+        return Err(Error::Budget(format!(
+            "random walks need at least {}; raise --memory",
+            crate::size::format_size(budget.limit() - avail + 9 * (64 << 10) + 6 * ALIGN as u64)
+        )));
+    }
+    let records = (cfg.message_buffer.unwrap_or(share) / 16).max(16) as usize;
+    let memory = cfg.merge_memory.unwrap_or(share).min(share);
+    let run_buffer = ((share / 8) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
+    let iv = cfg
+        .interval_vertices
+        .unwrap_or_else(|| n.div_ceil((total * 16).div_ceil(memory).clamp(1, 256)))
+        .clamp(1, n.max(1));
+    let k = n.div_ceil(iv).max(1);
+    Ok(Sizes {
+        bounds: (0..=k).map(|i| (i * iv).min(n) as u32).collect(),
+        staging,
+        records,
+        pool: 2 * share,
+        merge: MergeConfig {
+            memory,
+            run_buffer,
+            fan_in: cfg
+                .fan_in
+                .unwrap_or((memory / (run_buffer + ALIGN) as u64) as usize)
+                .max(2),
+        },
+        batch: cfg
+            .walk_batch
+            .unwrap_or(share / (4 * (length as u64 + 1)))
+            .max(1),
+    })
+}
+
+/// Receives each walk: its id and its vertices (dense ids).
+pub type PathSink<'a> = dyn FnMut(u64, &[u32]) -> Result<()> + 'a;
+
+/// Runs the walks of `cfg` on `store`; with `paths`, calls it with each
+/// walk (its vertices, dense ids) in walk-id order: walk `rank * R + j` is
+/// the `j`-th from the vertex of rank `rank` (with a source: walk `j`).
+pub fn random_walks(
+    store: &Store,
+    cfg: &WalkConfig,
+    ext: &ExternalConfig,
+    budget: &Budget,
+    mut paths: Option<&mut PathSink<'_>>,
+) -> Result<Walks> {
+    cfg.validate()?;
+    let t0 = Instant::now();
+    let n = store.manifest().num_vertices;
+    if n > u32::MAX as u64 {
+        return Err(Error::Invalid("more than 2^32 - 1 vertices".into()));
+    }
+    if let Some(s) = cfg.source.filter(|&s| s as u64 >= n) {
+        return Err(Error::Invalid(format!("source vertex {s} is out of range")));
+    }
+    let starts = if cfg.source.is_some() { 1 } else { n };
+    let total = starts
+        .checked_mul(cfg.walks_per_vertex)
+        .ok_or_else(|| Error::Invalid("too many walks (more than 2^64)".into()))?;
+    let sz = sizes(n, total, cfg.length, ext, budget)?;
+    let dir = SpillDir::new(store, ext.tmp_dir.as_deref())?;
+    let mut gens = [
+        Gen::new(&dir, "walkers-a", ext, &sz, budget)?,
+        Gen::new(&dir, "walkers-b", ext, &sz, budget)?,
+    ];
+    let mut visits = Gen::new(&dir, "visits", ext, &sz, budget)?;
+    let select_cfg = SelectConfig {
+        io: ext.io,
+        pool_bytes: Some(sz.pool),
+        ..Default::default()
+    };
+    let mut select = SelectEngine::new(store, "out", false, budget, &select_cfg)?;
+    let _chunk = budget.charge(sz.records as u64 * 40, "random walk chunk")?;
+    let batch = if paths.is_some() {
+        sz.batch
+    } else {
+        total.max(1)
+    };
+    let _paths = match paths.is_some() {
+        true => Some(budget.charge(batch * 4 * (cfg.length as u64 + 1), "random walk paths")?),
+        false => None,
+    };
+    let steps = cfg.length as u64 + 1;
+    let mut progress = Progress::bar(
+        "randomwalk",
+        total.div_ceil(batch).max(1) * steps,
+        Unit::Steps,
+    );
+    let mut stats = RunStats {
+        algorithm: "randomwalk".into(),
+        engine: "external".into(),
+        io_backend: select.reader().backend().to_string(),
+        direct_io: select.reader().direct(0),
+        memory_budget: budget.limit(),
+        threads: 1,
+        ..Default::default()
+    };
+    let io_total = |g: &[Gen; 2], v: &Gen, s: &SelectEngine| {
+        let mut x = s.reader().stats();
+        for r in [&g[0].reader, &g[1].reader, &v.reader] {
+            let y = r.stats();
+            x.bytes_read += y.bytes_read;
+            x.bytes_written += y.bytes_written;
+            x.requests += y.requests;
+            x.wait_seconds += y.wait_seconds;
+        }
+        x
+    };
+    let mut stopped = 0u64;
+    let mut path = Vec::new();
+    let mut w0 = 0u64;
+    while w0 < total {
+        let w1 = (w0 + batch).min(total);
+        if paths.is_some() {
+            path.clear();
+            path.resize(((w1 - w0) * steps) as usize, u32::MAX);
+        }
+        // Walkers at their starts.
+        match cfg.source {
+            Some(s) => (w0..w1).try_for_each(|w| gens[0].push(s, w))?,
+            None => {
+                let r = cfg.walks_per_vertex;
+                let mut ranks = store.rank_reader()?;
+                for v in 0..n as u32 {
+                    let rank = ranks.next_rank()? as u64;
+                    for w in (rank * r).max(w0)..(rank * r + r).min(w1) {
+                        gens[0].push(v, w)?;
+                    }
+                }
+            }
+        }
+        gens[0].flush()?;
+        for t in 0..cfg.length + 1 {
+            crate::cancel::check()?;
+            let it0 = Instant::now();
+            let io0 = io_total(&gens, &visits, &select);
+            let (a, b) = gens.split_at_mut(1);
+            let (cur, next) = if t % 2 == 0 {
+                (&mut a[0], &mut b[0])
+            } else {
+                (&mut b[0], &mut a[0])
+            };
+            let mut step = Step {
+                cfg,
+                n,
+                t,
+                w0,
+                steps,
+                last: t == cfg.length,
+                degrees: crate::store::degrees::DegreeStream::open(store.path(), "out")?,
+                at: 0,
+                deg: 0,
+                chunk: Vec::with_capacity(sz.records),
+                moves: Vec::new(),
+                walkers: 0,
+                moved: 0,
+                stopped: 0,
+            };
+            let mut mc = MergeCounts::default();
+            for i in 0..sz.bounds.len() - 1 {
+                let runs: Vec<Run> = std::mem::take(&mut cur.log.runs[i]);
+                if runs.is_empty() {
+                    continue;
+                }
+                crate::cancel::check()?;
+                let cap = sz.records;
+                let mut sink = |v: u32, w: u64| -> Result<()> {
+                    step.chunk.push((v, w));
+                    if step.chunk.len() == cap {
+                        step.process(&mut select, next, &mut visits, &mut path)?;
+                    }
+                    Ok(())
+                };
+                sort_reduce(
+                    &mut cur.reader,
+                    &runs,
+                    None,
+                    &sz.merge,
+                    cur.scratch,
+                    &mut cur.stage,
+                    budget,
+                    &mut mc,
+                    &mut sink,
+                )?;
+                step.process(&mut select, next, &mut visits, &mut path)?;
+                cur.log.reset(i);
+            }
+            next.flush()?;
+            stopped += step.stopped;
+            let io = io_total(&gens, &visits, &select) - io0;
+            stats.iterations.push(IterStats {
+                iteration: stats.iterations.len(),
+                seconds: it0.elapsed().as_secs_f64(),
+                bytes_read: io.bytes_read,
+                bytes_written: io.bytes_written,
+                read_requests: io.requests,
+                edges_processed: step.moved,
+                active_vertices: step.walkers,
+                io_wait_seconds: io.wait_seconds,
+                compute_seconds: (it0.elapsed().as_secs_f64() - io.wait_seconds).max(0.0),
+                engine: "external",
+                ..Default::default()
+            });
+            progress.tick(|| format!("step {t}: {} walkers", step.walkers));
+            progress.set(stats.iterations.len() as u64);
+        }
+        // The last step moved nobody: both generations are empty again.
+        if let Some(f) = paths.as_deref_mut() {
+            for (i, p) in path.chunks(steps as usize).enumerate() {
+                let len = p.iter().position(|&v| v == u32::MAX).unwrap_or(p.len());
+                f(w0 + i as u64, &p[..len])?;
+            }
+        }
+        w0 = w1;
+    }
+    visits.flush()?;
+    stats.finish_io(&io_total(&gens, &visits, &select), t0);
+    progress.done(|| format!("{total} walks, {stopped} stopped early"));
+    drop(gens);
+    drop(select);
+    let Gen {
+        reader,
+        stage,
+        log,
+        scratch,
+    } = visits;
+    Ok(Walks {
+        visits: Box::new(VisitCounts {
+            merge: sz.merge,
+            bounds: sz.bounds,
+            runs: log.runs,
+            reader,
+            stage,
+            scratch,
+            _dir: dir,
+        }),
+        stats,
+        walks: total,
+        stopped,
+    })
+}
+
+/// One step's walkers, moved a chunk at a time.
+struct Step<'a> {
+    cfg: &'a WalkConfig,
+    n: u64,
+    t: u32,
+    w0: u64,
+    steps: u64,
+    last: bool,
+    degrees: crate::store::degrees::DegreeStream,
+    /// Next vertex of `degrees`, and the degree of the one before.
+    at: u32,
+    deg: u64,
+    chunk: Vec<(u32, u64)>,
+    /// (vertex, edge index, walk) of the walkers taking an edge.
+    moves: Vec<(u32, u64, u64)>,
+    walkers: u64,
+    moved: u64,
+    stopped: u64,
+}
+
+impl Step<'_> {
+    /// The out-degree of `v` (vertices come in ascending order).
+    fn degree(&mut self, v: u32) -> Result<u64> {
+        while self.at <= v {
+            self.deg = self.degrees.next_degree()?;
+            self.at += 1;
+        }
+        Ok(self.deg)
+    }
+
+    fn process(
+        &mut self,
+        select: &mut SelectEngine,
+        next: &mut Gen,
+        visits: &mut Gen,
+        path: &mut [u32],
+    ) -> Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::take(&mut self.chunk);
+        self.walkers += chunk.len() as u64;
+        for &(v, w) in &chunk {
+            visits.push(v, 1)?;
+            if !path.is_empty() {
+                path[((w - self.w0) * self.steps + self.t as u64) as usize] = v;
+            }
+        }
+        if !self.last {
+            self.moves.clear();
+            for &(v, w) in &chunk {
+                let deg = self.degree(v)?;
+                match next_move(self.cfg, self.n, w, self.t, deg) {
+                    Move::Stop => self.stopped += 1,
+                    Move::Jump(x) => next.push(x, w)?,
+                    Move::Edge(j) => self.moves.push((v, j, w)),
+                }
+            }
+            self.moves.sort_unstable();
+            let mut vs: Vec<u32> = self.moves.iter().map(|m| m.0).collect();
+            vs.dedup();
+            let (moves, mut found) = (&self.moves, 0usize);
+            select.for_each_piece(&vs, |v, first, nbrs| {
+                let lo = moves.partition_point(|m| (m.0, m.1) < (v, first));
+                let hi = moves.partition_point(|m| (m.0, m.1) < (v, first + nbrs.len() as u64));
+                for m in &moves[lo..hi] {
+                    next.push(nbrs[(m.1 - first) as usize], m.2)?;
+                }
+                found += hi - lo;
+                Ok(())
+            })?;
+            if found != self.moves.len() {
+                return Err(Error::Invalid(
+                    "a vertex's degree and its adjacency list disagree (the store is corrupted: run `outcore verify`)".into(),
+                ));
+            }
+            self.moved += found as u64;
+        }
+        self.chunk = chunk;
+        self.chunk.clear();
+        Ok(())
+    }
+}
+
+/// Visit counts on disk: each interval's log sort-reduced when read.
+struct VisitCounts {
+    merge: MergeConfig,
+    bounds: Vec<u32>,
+    runs: Vec<Vec<Run>>,
+    // Declared before the directory: dropped (its I/O waited for) first.
+    reader: Reader,
+    stage: Appender,
+    scratch: [usize; 2],
+    _dir: SpillDir,
+}
+
+impl Values for VisitCounts {
+    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u32, u64)) -> Result<()> {
+        let mut mc = MergeCounts::default();
+        for (i, runs) in self.runs.iter().enumerate() {
+            let mut next = self.bounds[i];
+            let (reader, stage) = (&mut self.reader, &mut self.stage);
+            sort_reduce(
+                reader,
+                runs,
+                Some(add),
+                &self.merge,
+                self.scratch,
+                stage,
+                budget,
+                &mut mc,
+                |v, c| {
+                    for u in next..v {
+                        f(u, 0);
+                    }
+                    f(v, c);
+                    next = v + 1;
+                    Ok(())
+                },
+            )?;
+            for u in next..self.bounds[i + 1] {
+                f(u, 0);
+            }
+        }
+        Ok(())
+    }
+
+    fn buffer_bytes(&self) -> u64 {
+        self.merge.memory + self.merge.run_buffer as u64
+    }
+}

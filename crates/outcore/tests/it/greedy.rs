@@ -1,0 +1,133 @@
+//! Colouring (Jones-Plassmann) and maximal independent set (Luby) against
+//! their sequential greedy references in the same priority order, and the
+//! properties that make them right whatever the order: a colouring is
+//! proper and uses at most max degree + 1 colours; a set is independent and
+//! maximal. Random directed and undirected graphs with hubs, self-loops and
+//! duplicates; intervals from a few vertices (state spilled, logs merged) to
+//! one; both I/O backends; the same seed gives the same answer at any
+//! interval size and vertex order.
+
+use crate::common::{dense_store, hub_edges, to_dense, unweighted_store};
+use outcore::algo::coloring::{self, coloring};
+use outcore::algo::mis::{self, mis};
+use outcore::algo::priority::{self, keys};
+use outcore::engine::external::ExternalConfig;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use outcore::store::Store;
+use proptest::prelude::*;
+
+fn dense_edges(store: &Store, edges: &[(u64, u64, f64)]) -> Vec<(u32, u32)> {
+    to_dense(store, edges)
+        .iter()
+        .map(|&(s, d, _)| (s, d))
+        .collect()
+}
+
+/// Checks a colouring of `0..n` by its properties.
+fn check_proper(n: usize, edges: &[(u32, u32)], color: &[u32]) {
+    let nbrs = priority::simple_neighbours(n, edges);
+    let max_deg = nbrs.iter().map(Vec::len).max().unwrap_or(0) as u32;
+    for (v, l) in nbrs.iter().enumerate() {
+        for &u in l {
+            assert_ne!(color[v], color[u as usize], "edge {v}-{u} joins one colour");
+        }
+        assert!(
+            color[v] <= max_deg,
+            "colour {} > max degree {max_deg}",
+            color[v]
+        );
+    }
+}
+
+/// Checks a vertex set of `0..n` by its properties.
+fn check_mis(n: usize, edges: &[(u32, u32)], inside: &[bool]) {
+    let nbrs = priority::simple_neighbours(n, edges);
+    for (v, l) in nbrs.iter().enumerate() {
+        let inner = l.iter().filter(|&&u| inside[u as usize]).count();
+        if inside[v] {
+            assert_eq!(inner, 0, "{v} and a neighbour are both in the set");
+        } else {
+            assert!(inner > 0, "{v} could join the set: not maximal");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn coloring_and_mis_match_greedy(
+        n in 1u64..600,
+        m in 0usize..5000,
+        seed in any::<u64>(),
+        alg_seed in 0u64..4,
+        directed in any::<bool>(),
+        interval in prop_oneof![Just(None), (1u64..64).prop_map(Some)],
+        sync in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = hub_edges(n, m, seed);
+        let store = dense_store(dir.path(), n, &edges, directed, false);
+        let cfg = ExternalConfig {
+            io: Some(if sync { Backend::Sync } else { Backend::Uring }),
+            interval_vertices: interval,
+            message_buffer: interval.map(|i| i * 40),
+            ..Default::default()
+        };
+        let budget = Budget::new(32 << 20);
+        let dense = dense_edges(&store, &edges);
+
+        let (got, stats) = coloring(&store, alg_seed, &cfg, &budget).unwrap();
+        check_proper(n as usize, &dense, &got);
+        prop_assert_eq!(&got, &coloring::reference(&keys(&store, |r, d| coloring::key(alg_seed, r, d)).unwrap(), &dense));
+        prop_assert_eq!(stats.algorithm.as_str(), "coloring");
+
+        let (inside, _) = mis(&store, alg_seed, &cfg, &budget).unwrap();
+        check_mis(n as usize, &dense, &inside);
+        let k = keys(&store, |r, _| mis::key(alg_seed, r)).unwrap();
+        prop_assert_eq!(&inside, &mis::reference(&k, &dense));
+        prop_assert_eq!(budget.used(), 0);
+    }
+}
+
+/// A clique of 150 needs 150 colours: three windows of 64, each woken
+/// after the previous one's supersteps end.
+#[test]
+fn a_clique_takes_every_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = 150u64;
+    let edges: Vec<(u64, u64)> = (0..k)
+        .flat_map(|a| (a + 1..k).map(move |b| (a, b)))
+        .collect();
+    let store = unweighted_store(dir.path(), k, &edges, false);
+    let cfg = ExternalConfig {
+        interval_vertices: Some(40),
+        ..Default::default()
+    };
+    let (mut got, _) = coloring(&store, 7, &cfg, &Budget::new(32 << 20)).unwrap();
+    got.sort_unstable();
+    assert_eq!(got, (0..k as u32).collect::<Vec<_>>());
+    let (inside, _) = mis(&store, 7, &cfg, &Budget::new(32 << 20)).unwrap();
+    assert_eq!(inside.iter().filter(|&&x| x).count(), 1);
+}
+
+/// A star coloured largest-degree first: the hub takes colour 0, every
+/// leaf colour 1; its MIS is the hub or all the leaves.
+#[test]
+fn a_star_takes_two_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges: Vec<(u64, u64)> = (1..100).map(|b| (0, b)).collect();
+    let store = unweighted_store(dir.path(), 100, &edges, true);
+    let (got, _) = coloring(
+        &store,
+        1,
+        &ExternalConfig::default(),
+        &Budget::new(32 << 20),
+    )
+    .unwrap();
+    let hub = outcore::api::run::max_degree_vertex(&store).unwrap() as usize;
+    for (v, &c) in got.iter().enumerate() {
+        assert_eq!(c, (v != hub) as u32);
+    }
+}
