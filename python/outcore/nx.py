@@ -22,6 +22,7 @@ runs its own implementation instead (with `nx.config.fallback_to_nx`).
 from __future__ import annotations
 
 import inspect
+import random
 import re
 import shutil
 import tempfile
@@ -219,6 +220,29 @@ def triangles(G, nodes=None, *, backend=None, **backend_kwargs):
     return _pick(t, G, nodes)
 
 
+def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False,
+                           seed=None, *, backend=None, **backend_kwargs):
+    if len(G) == 0:
+        return {}
+    return G.values(G.run("betweenness", normalized=normalized))
+
+
+def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None, *,
+                                  backend=None, **backend_kwargs):
+    if len(G) == 0:
+        return {}
+    return G.values(G.run("betweenness", sources=[G.id_text(v) for v in sources],
+                          normalized=normalized))
+
+
+def maximal_independent_set(G, nodes=None, seed=None, *, backend=None, **backend_kwargs):
+    # Luby's algorithm with priorities drawn once (outcore's seed 0): a
+    # maximal independent set, as NetworkX's is for seed=None.
+    if len(G) == 0:
+        return []
+    return [v for v, x in G.values(G.run("mis"), int).items() if x]
+
+
 # --- what runs where -----------------------------------------------------
 
 
@@ -288,6 +312,21 @@ _CHECKS = {
     "core_number": _both(_undirected, _no_self_loops),
     "clustering": _both(_undirected, _no_self_loops, _unweighted),
     "triangles": _undirected,
+    "betweenness_centrality": lambda G, a: (
+        a.get("weight") is None and not a.get("endpoints")
+        and (a.get("k") is None or a.get("k") == len(G))
+    ) or "weights, endpoints and k: not supported",
+    "betweenness_centrality_subset": lambda G, a: (
+        a.get("weight") is None and isinstance(a.get("sources"), (list, tuple, set))
+        and isinstance(a.get("targets"), (list, tuple, set)) and set(a["targets"]) == set(G)
+        and len(set(a["sources"])) == len(a["sources"]) and all(v in G for v in a["sources"])
+    ) or "weights, target subsets, repeated or missing sources: not supported",
+    "maximal_independent_set": _both(
+        _undirected, _no_self_loops,
+        # seed=None reaches the backend as the global random state
+        # (NetworkX's py_random_state); a seed asks for NetworkX's sequence.
+        lambda G, a: (a.get("nodes") is None and a.get("seed") in (None, random._inst))
+        or "nodes and seed: NetworkX's own random sequence is expected"),
 }
 
 # The edge attribute each function reads its weights from (argument name).
@@ -346,7 +385,8 @@ class BackendInterface:
 for _f in (pagerank, connected_components, number_connected_components,
            weakly_connected_components, number_weakly_connected_components,
            single_source_shortest_path_length, single_source_dijkstra_path_length,
-           core_number, clustering, triangles):
+           core_number, clustering, triangles, maximal_independent_set,
+           betweenness_centrality, betweenness_centrality_subset):
     setattr(BackendInterface, _f.__name__, staticmethod(_f))
 
 

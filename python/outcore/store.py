@@ -231,6 +231,54 @@ class Store:
         `networkx.triangles`; int64. The summary gives the total."""
         return self._run("triangles", memory=memory, **options)
 
+    def coloring(self, seed: int = 0, memory: Size = None, **options: Any) -> Result:
+        """A proper colouring of the simple undirected graph underneath
+        (Jones-Plassmann: the greedy colouring in largest-log-degree-first
+        order, random within a class, fixed by `seed`); colours are int64
+        from 0, at most max degree + 1 of them (the summary says how many)."""
+        return self._run("coloring", seed=seed, memory=memory, **options)
+
+    def mis(self, seed: int = 0, memory: Size = None, **options: Any) -> Result:
+        """A maximal independent set of the simple undirected graph
+        underneath (Luby; priorities fixed by `seed`): 1 for the vertices in
+        the set, 0 for the others."""
+        return self._run("mis", seed=seed, memory=memory, **options)
+
+    def randomwalk(self, walks_per_vertex: int = 1, length: int = 10, seed: int = 0,
+                   restart: float = 0.0, source: Optional[Vertex] = None,
+                   walks: Optional[str] = None, memory: Size = None, **options: Any) -> Result:
+        """Random walks along out-edges: `walks_per_vertex` walks of
+        `length` steps from each vertex (from `source` only, when given).
+        With `restart`, each step restarts with that probability (to
+        `source`: personalised PageRank; else to a uniform random vertex:
+        visits sample PageRank with damping 1 - restart). Values: visits per
+        vertex (int64, starts included). `walks`: a file to write the walks
+        to, one per line, original ids space-separated."""
+        return self._run("randomwalk", walks_per_vertex=walks_per_vertex, length=length,
+                         seed=seed, restart=restart, source=source,
+                         walks=None if walks is None else os.fspath(walks),
+                         memory=memory, **options)
+
+    def betweenness(self, sources: Optional[Iterable[Vertex]] = None,
+                    samples: Optional[int] = None, seed: int = 0, normalized: bool = False,
+                    memory: Size = None, engine: str = "auto", **options: Any) -> Result:
+        """Betweenness centrality (Brandes; hop counts, endpoints
+        excluded), as NetworkX computes and scales it: from every vertex
+        (`betweenness_centrality`), from `samples` sources sampled by `seed`
+        (its `k`), or from the given `sources`
+        (`betweenness_centrality_subset` to all targets)."""
+        if sources is None:
+            return self._run("betweenness", samples=samples, seed=seed, normalized=normalized,
+                             memory=memory, engine=engine, **options)
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("".join(self._id_text(v) + "\n" for v in sources))
+        try:
+            return self._run("betweenness", sources=f.name, samples=samples, seed=seed,
+                             normalized=normalized, memory=memory, engine=engine, **options)
+        finally:
+            os.unlink(f.name)
+
     # --- queries ---------------------------------------------------------
 
     def _query(self, kind: str, **kw: Any):

@@ -16,11 +16,12 @@ pub use outcore::api::run::max_degree_vertex;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// pagerank, wcc, bfs, sssp, kcore, cdlp, lcc or triangles.
+    /// pagerank, wcc, bfs, sssp, kcore, cdlp, lcc, triangles, coloring, mis, randomwalk or betweenness.
     pub algorithm: Algorithm,
     /// The store.
     pub store: PathBuf,
-    /// bfs, sssp: the source vertex (an original id), or `max-degree` for a vertex of the highest degree.
+    /// bfs, sssp: the source vertex (an original id), or `max-degree` for a vertex of the highest degree;
+    /// randomwalk: where every walk starts and restarts (personalised PageRank).
     #[arg(long)]
     pub source: Option<String>,
     /// pagerank: iterations (with --tol, the maximum); cdlp: iterations.
@@ -56,7 +57,8 @@ pub struct RunArgs {
     /// Engine: auto (external when the vertex state does not fit the budget, else the
     /// planner's pick), stream (tiles), select (CSR pages) or external (state on disk).
     /// pagerank and wcc run on stream, select (their vertex programs) or external; sssp and
-    /// kcore on select or external; bfs on any; cdlp, lcc and triangles on external.
+    /// kcore on select or external; bfs and betweenness on any; cdlp, lcc, triangles,
+    /// coloring, mis and randomwalk on external.
     #[arg(long, default_value = "auto")]
     pub engine: EngineChoice,
     /// Requests in flight for the select engine (default: `outcore calibrate`'s best, else 64).
@@ -79,6 +81,34 @@ pub struct RunArgs {
     /// kcore: where the k-core's vertices go (one original id per line).
     #[arg(long)]
     pub kcore_out: Option<PathBuf>,
+    /// coloring, mis, randomwalk: seed of the random choices (the same seed
+    /// gives the same answer on any budget).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// randomwalk: walks from each vertex (from --source only, when given).
+    #[arg(long, default_value_t = 1)]
+    pub walks_per_vertex: u64,
+    /// randomwalk: steps per walk.
+    #[arg(long, default_value_t = 10)]
+    pub length: u32,
+    /// randomwalk: probability of a restart at each step (to --source, or to a
+    /// uniform random vertex: then visits sample PageRank with damping 1 - P).
+    #[arg(long, default_value_t = 0.0)]
+    pub restart: f64,
+    /// randomwalk: write the walks, one per line (original ids, space-separated).
+    #[arg(long)]
+    pub walks: Option<PathBuf>,
+    /// betweenness: a file of source vertices, one original id per line
+    /// (NetworkX's betweenness_centrality_subset to all targets). Default: every vertex.
+    #[arg(long)]
+    pub sources: Option<PathBuf>,
+    /// betweenness: sample this many sources uniformly by --seed (NetworkX's k,
+    /// scaled as NetworkX scales it).
+    #[arg(long)]
+    pub samples: Option<u64>,
+    /// betweenness: normalize as NetworkX's normalized=True.
+    #[arg(long)]
+    pub normalized: bool,
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -109,6 +139,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         depth: a.depth,
         delta: a.delta,
         tmp_dir: a.tmp_dir.clone(),
+        seed: a.seed,
+        walks_per_vertex: a.walks_per_vertex,
+        length: a.length,
+        restart: a.restart,
+        walks_out: a.walks.clone(),
+        sources: a.sources.clone(),
+        samples: a.samples,
+        normalized: a.normalized,
     };
     let budget = Budget::new(opts.memory);
     let mut run = outcore::api::run(&store, &opts, &budget)?;
@@ -159,6 +197,14 @@ fn parameters(a: &RunArgs, memory: u64) -> serde_json::Value {
         "delta": a.delta,
         "k": a.k,
         "kcore_out": path(&a.kcore_out),
+        "seed": a.seed,
+        "walks_per_vertex": a.walks_per_vertex,
+        "length": a.length,
+        "restart": a.restart,
+        "walks": path(&a.walks),
+        "sources": path(&a.sources),
+        "samples": a.samples,
+        "normalized": a.normalized,
         "io": a.io.map(|b| b.to_string()),
         "segment": a.segment,
         "segments": a.segments,

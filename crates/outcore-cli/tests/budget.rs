@@ -109,6 +109,10 @@ fn every_algorithm_and_query_stays_within_its_budget() {
         vec!["run", "cdlp", &s, "--iterations", "3"],
         vec!["run", "lcc", &s],
         vec!["run", "triangles", &s],
+        vec!["run", "coloring", &s],
+        vec!["run", "mis", &s],
+        vec!["run", "randomwalk", &s, "--walks", "w.txt"],
+        vec!["run", "betweenness", &s, "--samples", "4"],
         vec![
             "query", "khop", &s, "--source", "1", "--hops", "2", "--out", "q.txt",
         ],

@@ -206,7 +206,8 @@ impl RawStore {
     /// seconds, iterations).
     #[pyo3(signature = (algorithm, *, source=None, iterations=10, damping=0.85, tol=None,
         weighted=false, memory=None, engine="auto", io=None, segment=None, segments=None,
-        cache=None, depth=None, delta=None, tmp_dir=None, progress=true))]
+        cache=None, depth=None, delta=None, tmp_dir=None, seed=0, walks_per_vertex=1, length=10,
+        restart=0.0, walks=None, sources=None, samples=None, normalized=false, progress=true))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -226,6 +227,14 @@ impl RawStore {
         depth: Option<usize>,
         delta: Option<f64>,
         tmp_dir: Option<PathBuf>,
+        seed: u64,
+        walks_per_vertex: u64,
+        length: u32,
+        restart: f64,
+        walks: Option<PathBuf>,
+        sources: Option<PathBuf>,
+        samples: Option<u64>,
+        normalized: bool,
         progress: bool,
     ) -> PyResult<RunTuple> {
         let opts = api::RunOptions {
@@ -244,6 +253,14 @@ impl RawStore {
             depth,
             delta,
             tmp_dir,
+            seed,
+            walks_per_vertex,
+            length,
+            restart,
+            walks_out: walks,
+            sources,
+            samples,
+            normalized,
         };
         let store = &self.store;
         let (cols, stats, summary, seconds, iters) = interruptible(py, progress, || {

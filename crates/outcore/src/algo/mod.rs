@@ -1,5 +1,6 @@
 //! `algo`: graph algorithms, their in-memory references, LDBC output and validation.
 
+pub mod betweenness;
 pub mod bfs;
 pub mod cdlp;
 pub mod coloring;

@@ -6,6 +6,7 @@
 pub mod info;
 pub mod query;
 pub mod run;
+mod run_more;
 pub mod values;
 
 pub use info::info_json;

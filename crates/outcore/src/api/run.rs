@@ -4,7 +4,7 @@
 //! both call.
 
 use super::values::{Kind, VertexValues};
-use crate::algo::{bfs, cdlp, kcore, lcc, pagerank, sssp, triangles, vertex, wcc};
+use crate::algo::{bfs, kcore, pagerank, sssp, vertex, wcc};
 use crate::engine::external::ExternalConfig;
 use crate::engine::planned;
 use crate::engine::planner::{self, EngineChoice};
@@ -28,10 +28,14 @@ pub enum Algorithm {
     Cdlp,
     Lcc,
     Triangles,
+    Coloring,
+    Mis,
+    Randomwalk,
+    Betweenness,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 8] = [
+    pub const ALL: [Algorithm; 12] = [
         Algorithm::Pagerank,
         Algorithm::Wcc,
         Algorithm::Bfs,
@@ -40,6 +44,10 @@ impl Algorithm {
         Algorithm::Cdlp,
         Algorithm::Lcc,
         Algorithm::Triangles,
+        Algorithm::Coloring,
+        Algorithm::Mis,
+        Algorithm::Randomwalk,
+        Algorithm::Betweenness,
     ];
 
     /// The name on the command line.
@@ -53,6 +61,10 @@ impl Algorithm {
             Algorithm::Cdlp => "cdlp",
             Algorithm::Lcc => "lcc",
             Algorithm::Triangles => "triangles",
+            Algorithm::Coloring => "coloring",
+            Algorithm::Mis => "mis",
+            Algorithm::Randomwalk => "randomwalk",
+            Algorithm::Betweenness => "betweenness",
         }
     }
 }
@@ -65,7 +77,7 @@ impl std::str::FromStr for Algorithm {
             .find(|a| a.name() == s)
             .ok_or_else(|| {
                 Error::Invalid(format!(
-                    "unknown algorithm `{s}`: expected pagerank, wcc, bfs, sssp, kcore, cdlp, lcc or triangles"
+                    "unknown algorithm `{s}`: expected pagerank, wcc, bfs, sssp, kcore, cdlp, lcc, triangles, coloring, mis, randomwalk or betweenness"
                 ))
             })
     }
@@ -95,6 +107,22 @@ pub struct RunOptions {
     pub delta: Option<f64>,
     /// Where external spill files and result sorts go (default: beside the store).
     pub tmp_dir: Option<PathBuf>,
+    /// coloring, mis, randomwalk: the seed of their random choices.
+    pub seed: u64,
+    /// randomwalk: walks from each vertex (from the source, when given).
+    pub walks_per_vertex: u64,
+    /// randomwalk: steps of each walk.
+    pub length: u32,
+    /// randomwalk: probability of a restart at each step.
+    pub restart: f64,
+    /// randomwalk: where the walks go (one per line, original ids).
+    pub walks_out: Option<PathBuf>,
+    /// betweenness: a file of source vertices (one original id per line).
+    pub sources: Option<PathBuf>,
+    /// betweenness: sources sampled uniformly (by `seed`), as NetworkX's k.
+    pub samples: Option<u64>,
+    /// betweenness: NetworkX's normalized=True.
+    pub normalized: bool,
 }
 
 impl RunOptions {
@@ -116,6 +144,14 @@ impl RunOptions {
             depth: None,
             delta: None,
             tmp_dir: None,
+            seed: 0,
+            walks_per_vertex: 1,
+            length: 10,
+            restart: 0.0,
+            walks_out: None,
+            sources: None,
+            samples: None,
+            normalized: false,
         }
     }
 }
@@ -357,41 +393,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             values.for_each_dense(store, budget, &mut |_, x| max = max.max(x))?;
             (values, stats, None, format!("max core {max}"))
         }
-        Algorithm::Cdlp => {
-            only(EngineChoice::External, "external")?;
-            let cfg = cdlp::CdlpConfig {
-                iterations: o.iterations,
-            };
-            let (l, stats) = cdlp::cdlp_on_disk(store, &cfg, &ext, budget)?;
-            let mut values = VertexValues::disk(Kind::Label, l, |x| x);
-            // Distinct labels, in a bit per vertex when the budget has it.
-            let summary = match budget.charge(n.div_ceil(8), "cdlp label count") {
-                Ok(_charge) => {
-                    let mut seen = vec![0u64; n.div_ceil(64) as usize];
-                    values.for_each_dense(store, budget, &mut |_, x| {
-                        seen[(x / 64) as usize] |= 1 << (x % 64)
-                    })?;
-                    let c: u64 = seen.iter().map(|w| w.count_ones() as u64).sum();
-                    format!("{c} communities")
-                }
-                Err(_) => "labels written (too many vertices to count communities)".into(),
-            };
-            (values, stats, Some(o.iterations), summary)
-        }
-        Algorithm::Lcc => {
-            only(EngineChoice::External, "external")?;
-            let (l, stats) = lcc::lcc(store, &ext, budget)?;
-            let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
-            let values = VertexValues::memory(Kind::Float, move |v| l[v as usize].to_bits());
-            (values, stats, None, format!("mean LCC {mean:.6}"))
-        }
-        Algorithm::Triangles => {
-            only(EngineChoice::External, "external")?;
-            let (t, stats) = triangles::triangles(store, &ext, budget)?;
-            let total = t.iter().sum::<u64>() / 3;
-            let values = VertexValues::memory(Kind::Int, move |v| t[v as usize]);
-            (values, stats, None, format!("{total} triangles"))
-        }
+        _ => super::run_more::run(store, o, engine, &select, &ext, budget)?,
     };
     Ok(Run {
         values,

@@ -203,14 +203,15 @@ fn select_step<P: VertexProgram>(
     let mut edges = 0u64;
     // A second engine holds in-lists: an in-neighbour u of v gets v's
     // message as if the arc were v -> u (Edges::Both).
-    for sel in selects.iter_mut() {
+    for (i, sel) in selects.iter_mut().enumerate() {
+        let rev = i == 1;
         st.for_each_sender_chunk(CHUNK, |chunk| {
             if prog.weighted() {
                 sel.for_each_weighted(chunk, |v, nbrs, wts| {
                     edges += nbrs.len() as u64;
                     for (&u, &w) in nbrs.iter().zip(wts) {
                         // SAFETY: deliveries come from this thread only.
-                        unsafe { st.deliver(prog, v as usize, u as usize, w) };
+                        unsafe { st.deliver(prog, v as usize, u as usize, w, rev) };
                     }
                     Ok(())
                 })
@@ -219,7 +220,7 @@ fn select_step<P: VertexProgram>(
                     edges += nbrs.len() as u64;
                     for &u in nbrs {
                         // SAFETY: deliveries come from this thread only.
-                        unsafe { st.deliver(prog, v as usize, u as usize, 1.0) };
+                        unsafe { st.deliver(prog, v as usize, u as usize, 1.0, rev) };
                     }
                     Ok(())
                 })

@@ -76,6 +76,8 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             Dir::Reverse => (tile.dst_base(), tile.src_base()),
         };
         let reverse = dir == Dir::Reverse;
+        // On a directed store the reverse direction delivers along in-lists.
+        let rev = reverse && !self.skip_reverse_loops;
         if !self.st.block_sends(sb / BLOCK) {
             return;
         }
@@ -92,7 +94,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             }
             // SAFETY: `d` lies in the block this call writes; the stream
             // engine runs one such call per block at a time.
-            unsafe { self.st.deliver(prog, s, d, 1.0) };
+            unsafe { self.st.deliver(prog, s, d, 1.0, rev) };
         }
         self.st.mark_received(db / BLOCK);
     }

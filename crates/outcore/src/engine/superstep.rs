@@ -167,15 +167,21 @@ impl<P: VertexProgram> MemState<P> {
         }
     }
 
-    /// Delivers the message of `s` along the edge `s -> d` of weight `w`.
+    /// Delivers the message of `s` along the edge `s -> d` of weight `w`
+    /// (`rev`: an in-list edge, the arc `d -> s`; see
+    /// [`VertexProgram::edge_rev`]).
     ///
     /// # Safety
     /// No other thread may deliver to `d` at the same time (the stream
     /// engine's one writer per block; the select engine's single thread).
     #[inline]
-    pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64) {
+    pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) {
         let Some(m) = self.out[s] else { return };
-        if let Some(msg) = prog.edge(m, s as u32, d as u32, w) {
+        let msg = match rev {
+            false => prog.edge(m, s as u32, d as u32, w),
+            true => prog.edge_rev(m, s as u32, d as u32, w),
+        };
+        if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
             let cell = unsafe { &mut *self.acc.0[d].get() };
             *cell = Some(match *cell {

@@ -140,6 +140,15 @@ pub trait VertexProgram: Sync {
     fn edge(&self, m: Self::Msg, _src: u32, _dst: u32, _w: f64) -> Option<Self::Msg> {
         Some(m)
     }
+    /// The message an in-list edge delivers: with [`Edges::Both`] on a
+    /// directed store, `src` sends to `dst`, an in-neighbour (the arc is
+    /// `dst -> src`). Default: as [`edge`](VertexProgram::edge); programs
+    /// that go one way at a time (betweenness: forward along out-edges,
+    /// backward along in-edges) tell the two apart here.
+    #[inline]
+    fn edge_rev(&self, m: Self::Msg, src: u32, dst: u32, w: f64) -> Option<Self::Msg> {
+        self.edge(m, src, dst, w)
+    }
     /// Combines two messages for one vertex (only when `COMBINES`).
     fn combine(_a: Self::Msg, _b: Self::Msg) -> Self::Msg {
         unreachable!("combine called on a program that does not combine")

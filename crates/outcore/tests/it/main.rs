@@ -1,6 +1,7 @@
 //! The library's integration tests, in one binary (one link instead of one
 //! per file): each module is one area, against the in-memory references.
 
+mod betweenness;
 mod common;
 mod corruption;
 mod external_engine;

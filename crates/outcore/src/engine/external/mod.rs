@@ -18,6 +18,8 @@
 //!    vertex order, and the new states and next active bits written back
 //!    (the next frontier is emitted lazily, as bits beside the states).
 //!
+//! With one interval the state stays in memory between supersteps.
+//!
 //! Every buffer is charged to the budget; all I/O goes through the io layer
 //! (io_uring or the pread pool, O_DIRECT); the spill directory is removed
 //! when the run ends, by success, error or Ctrl-C.
@@ -279,6 +281,7 @@ pub fn run<P: VertexProgram>(
             budget,
             "external engine offsets",
         )?,
+        off_held: None,
         adj: [
             AlignedBuf::new(sz.chunk, budget, "external engine adjacency")?,
             AlignedBuf::new(sz.chunk, budget, "external engine adjacency")?,
@@ -294,6 +297,11 @@ pub fn run<P: VertexProgram>(
     };
     let mut stage = Appender::new(logs[0], 0, sz.staging, budget)?;
     let mut mlog = MultiLog::new::<P>(sz.messages, bounds.clone(), logs.clone(), budget)?;
+
+    // One interval: its state and active bits stay in their buffers from
+    // superstep to superstep (read and written once), so a sparse superstep
+    // costs its frontier's lists and messages, not a pass over the state.
+    let resident = k == 1 && !cfg.force_spill;
 
     // Init: states from the degrees and ranks, streamed interval by interval.
     let mut active_count = vec![0u64; k];
@@ -381,28 +389,31 @@ pub fn run<P: VertexProgram>(
             crate::cancel::check()?;
             let (lo, hi) = (bounds[i], bounds[i + 1]);
             let len = (hi - lo) as usize;
-            read_slot(
-                &mut reader,
-                state_file,
-                i,
-                stride,
-                &mut state_buf,
-                len * sbytes,
-            )?;
-            read_slot(
-                &mut reader,
-                bits_file,
-                i,
-                bit_stride,
-                &mut bits_buf,
-                len.div_ceil(8),
-            )?;
+            if !resident {
+                read_slot(
+                    &mut reader,
+                    state_file,
+                    i,
+                    stride,
+                    &mut state_buf,
+                    len * sbytes,
+                )?;
+                read_slot(
+                    &mut reader,
+                    bits_file,
+                    i,
+                    bit_stride,
+                    &mut bits_buf,
+                    len.div_ceil(8),
+                )?;
+            }
             let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
             let st = |x: usize| P::State::get(&sv[x * sbytes..]);
             let sends = |x: usize| {
                 bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
             };
-            for l in &lists {
+            for (li, l) in lists.iter().enumerate() {
+                let rev = li == 1;
                 let mut cur: Option<(usize, P::Msg)> = None;
                 adj_bytes += for_each_edge(
                     &mut reader,
@@ -420,7 +431,11 @@ pub fn run<P: VertexProgram>(
                                 m
                             }
                         };
-                        if let Some(msg) = prog.edge(m0, lo + x as u32, d, w) {
+                        let msg = match rev {
+                            false => prog.edge(m0, lo + x as u32, d, w),
+                            true => prog.edge_rev(m0, lo + x as u32, d, w),
+                        };
+                        if let Some(msg) = msg {
                             if d as u64 >= n {
                                 return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
                             }
@@ -452,14 +467,17 @@ pub fn run<P: VertexProgram>(
             crate::cancel::check()?;
             let (lo, hi) = (bounds[i], bounds[i + 1]);
             let len = (hi - lo) as usize;
-            let sl = read_slot(
-                &mut reader,
-                state_file,
-                i,
-                stride,
-                &mut state_buf,
-                len * sbytes,
-            )?;
+            let sl = match resident {
+                true => align_up((len * sbytes) as u64) as usize,
+                false => read_slot(
+                    &mut reader,
+                    state_file,
+                    i,
+                    stride,
+                    &mut state_buf,
+                    len * sbytes,
+                )?,
+            };
             let bl = align_up(len.div_ceil(8) as u64) as usize;
             bits_buf.as_mut_slice()[..bl].fill(0);
             let sv = state_buf.as_mut_slice();
@@ -518,13 +536,15 @@ pub fn run<P: VertexProgram>(
                 }
             }
             mlog.reset(i);
-            write_all(
-                &mut reader,
-                state_file,
-                i as u64 * stride,
-                &state_buf.as_slice()[..sl],
-            )?;
-            if count > 0 {
+            if !resident {
+                write_all(
+                    &mut reader,
+                    state_file,
+                    i as u64 * stride,
+                    &state_buf.as_slice()[..sl],
+                )?;
+            }
+            if count > 0 && !resident {
                 write_all(
                     &mut reader,
                     bits_file,
@@ -575,6 +595,10 @@ pub fn run<P: VertexProgram>(
         if done || active_next == 0 && !prog.apply_all() {
             break;
         }
+    }
+    if resident {
+        let len = align_up(n * sbytes as u64) as usize;
+        write_all(&mut reader, state_file, 0, &state_buf.as_slice()[..len])?;
     }
     stage.drain(&mut reader)?;
     stats.finish_io(&reader.stats(), t0);

@@ -35,6 +35,9 @@ pub struct ListFiles {
 /// Buffers reused across intervals.
 pub struct ScatterBufs {
     pub off: AlignedBuf,
+    /// The offsets window `off` holds: (file, first vertex, vertices); a
+    /// superstep over the same interval and list reads none again.
+    pub off_held: Option<(usize, u64, usize)>,
     pub adj: [AlignedBuf; 2],
     pub wts: Option<[AlignedBuf; 2]>,
 }
@@ -54,6 +57,7 @@ pub fn for_each_edge(
 ) -> Result<u64> {
     let ScatterBufs {
         off: off_buf,
+        off_held,
         adj: adj_bufs,
         wts: wts_bufs,
     } = bufs;
@@ -68,13 +72,17 @@ pub fn for_each_edge(
             "external engine: offsets window of {room} bytes exceeds its buffer"
         )));
     }
-    read_exact(
-        reader,
-        files.off,
-        start,
-        &mut off_buf.as_mut_slice()[..room],
-        want,
-    )?;
+    if *off_held != Some((files.off, lo, len)) {
+        *off_held = None;
+        read_exact(
+            reader,
+            files.off,
+            start,
+            &mut off_buf.as_mut_slice()[..room],
+            want,
+        )?;
+        *off_held = Some((files.off, lo, len));
+    }
     let skip = (first - start) as usize;
     let offs = &off_buf.as_slice()[skip..skip + (len + 1) * 8];
     let off = |x: usize| u64::from_le_bytes(offs[x * 8..x * 8 + 8].try_into().expect("8 bytes"));

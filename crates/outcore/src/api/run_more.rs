@@ -1,0 +1,223 @@
+//! The algorithms past the first five: betweenness (in memory on the
+//! planner's engines, or external when its state does not fit), and those
+//! that run on the external engine only (their messages do not combine, or
+//! they list triangles, or they move walkers): CDLP, LCC, triangles,
+//! colouring, maximal independent set, random walks. Each gives its values,
+//! the run's statistics, the iterations done (where that means something)
+//! and a one-line summary.
+
+use super::run::{source, Algorithm, RunOptions};
+use super::values::{Kind, VertexValues};
+use crate::algo::{betweenness, cdlp, coloring, lcc, mis, randomwalk, triangles};
+use crate::engine::external::ExternalConfig;
+use crate::engine::planner::{self, EngineChoice};
+use crate::engine::select::SelectConfig;
+use crate::engine::stats::RunStats;
+use crate::engine::stream::StreamConfig;
+use crate::error::{Error, IoContext, Result};
+use crate::mem::Budget;
+use crate::store::{IdLookup, Store};
+
+/// What a run gives back before it is wrapped in a [`super::Run`].
+pub type Outcome = (VertexValues, RunStats, Option<usize>, String);
+
+/// Runs `o.algorithm`, one of those above.
+pub fn run(
+    store: &Store,
+    o: &RunOptions,
+    stream: StreamConfig,
+    select: &SelectConfig,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<Outcome> {
+    let n = store.manifest().num_vertices;
+    if o.algorithm == Algorithm::Betweenness {
+        return run_betweenness(store, o, stream, select, ext, budget);
+    }
+    if !matches!(o.engine, EngineChoice::Auto | EngineChoice::External) {
+        return Err(Error::Invalid(format!(
+            "{} runs on the external engine only; drop --engine or pass --engine external",
+            o.algorithm.name()
+        )));
+    }
+    Ok(match o.algorithm {
+        Algorithm::Cdlp => {
+            let cfg = cdlp::CdlpConfig {
+                iterations: o.iterations,
+            };
+            let (l, stats) = cdlp::cdlp_on_disk(store, &cfg, ext, budget)?;
+            let mut values = VertexValues::disk(Kind::Label, l, |x| x);
+            // Distinct labels, in a bit per vertex when the budget has it.
+            let summary = match budget.charge(n.div_ceil(8), "cdlp label count") {
+                Ok(_charge) => {
+                    let mut seen = vec![0u64; n.div_ceil(64) as usize];
+                    values.for_each_dense(store, budget, &mut |_, x| {
+                        seen[(x / 64) as usize] |= 1 << (x % 64)
+                    })?;
+                    let c: u64 = seen.iter().map(|w| w.count_ones() as u64).sum();
+                    format!("{c} communities")
+                }
+                Err(_) => "labels written (too many vertices to count communities)".into(),
+            };
+            (values, stats, Some(o.iterations), summary)
+        }
+        Algorithm::Lcc => {
+            let (l, stats) = lcc::lcc(store, ext, budget)?;
+            let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
+            let values = VertexValues::memory(Kind::Float, move |v| l[v as usize].to_bits());
+            (values, stats, None, format!("mean LCC {mean:.6}"))
+        }
+        Algorithm::Triangles => {
+            let (t, stats) = triangles::triangles(store, ext, budget)?;
+            let total = t.iter().sum::<u64>() / 3;
+            let values = VertexValues::memory(Kind::Int, move |v| t[v as usize]);
+            (values, stats, None, format!("{total} triangles"))
+        }
+        Algorithm::Coloring => {
+            let (c, stats) = coloring::coloring_on_disk(store, o.seed, ext, budget)?;
+            let mut values = VertexValues::disk(Kind::Int, c, |x| x);
+            let mut colors = 0;
+            values.for_each_dense(store, budget, &mut |_, x| colors = colors.max(x + 1))?;
+            let steps = stats.iterations.len();
+            (
+                values,
+                stats,
+                None,
+                format!("{colors} colours in {steps} supersteps"),
+            )
+        }
+        Algorithm::Mis => {
+            let (s, stats) = mis::mis_on_disk(store, o.seed, ext, budget)?;
+            let mut values = VertexValues::disk(Kind::Int, s, |x| x);
+            let mut size = 0;
+            values.for_each_dense(store, budget, &mut |_, x| size += x)?;
+            let steps = stats.iterations.len();
+            (
+                values,
+                stats,
+                None,
+                format!("{size} vertices in the set, {steps} supersteps"),
+            )
+        }
+        Algorithm::Randomwalk => {
+            let cfg = randomwalk::WalkConfig {
+                walks_per_vertex: o.walks_per_vertex,
+                length: o.length,
+                seed: o.seed,
+                restart: o.restart,
+                source: match &o.source {
+                    Some(_) => Some(source(store, o.source.as_deref(), "randomwalk")? as u32),
+                    None => None,
+                },
+            };
+            let w = match &o.walks_out {
+                None => randomwalk::random_walks(store, &cfg, ext, budget, None)?,
+                Some(path) => {
+                    let mut f = crate::outfile::OutFile::create(path)?;
+                    let target = f.target().to_path_buf();
+                    let lookup = IdLookup::open(store)?;
+                    let mut line = String::new();
+                    let mut sink = |_: u64, walk: &[u32]| -> Result<()> {
+                        use std::fmt::Write as _;
+                        line.clear();
+                        for (i, &v) in walk.iter().enumerate() {
+                            let sep = if i == 0 { "" } else { " " };
+                            let _ = write!(line, "{sep}{}", lookup.original(v as u64)?);
+                        }
+                        line.push('\n');
+                        f.writer().write_all(line.as_bytes()).at(&target)
+                    };
+                    let w = randomwalk::random_walks(store, &cfg, ext, budget, Some(&mut sink))?;
+                    f.commit()?;
+                    w
+                }
+            };
+            let s = format!(
+                "{} walks of length {}, {} stopped early at a vertex without out-edges",
+                w.walks, o.length, w.stopped
+            );
+            (
+                VertexValues::disk(Kind::Int, w.visits, |x| x),
+                w.stats,
+                None,
+                s,
+            )
+        }
+        a => unreachable!("{} is not one of the external engine's own", a.name()),
+    })
+}
+
+/// Betweenness from every vertex, `o.samples` sampled ones or those of
+/// `o.sources`; in memory unless the state does not fit (or external is
+/// forced).
+fn run_betweenness(
+    store: &Store,
+    o: &RunOptions,
+    stream: StreamConfig,
+    select: &SelectConfig,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<Outcome> {
+    let (sources, sampled) = match (&o.sources, o.samples) {
+        (Some(_), Some(_)) => return Err(Error::Invalid(
+            "--sources and --samples exclude each other: pick the sources or how many to sample"
+                .into(),
+        )),
+        (Some(path), None) => (Some(sources_file(store, path)?), false),
+        (None, Some(k)) => (Some(betweenness::sample(store, k, o.seed)?), true),
+        (None, None) => (None, false),
+    };
+    let count = sources
+        .as_ref()
+        .map_or(store.manifest().num_vertices, |s| s.len() as u64);
+    let cfg = betweenness::BcConfig {
+        sources,
+        sampled,
+        normalized: o.normalized,
+    };
+    let n = store.manifest().num_vertices;
+    let state = crate::engine::stream::required_bytes(
+        store,
+        crate::engine::superstep::state_bytes::<betweenness::BcVp>(n)
+            + crate::store::degrees::Degrees::memory_bytes(n),
+    ) + (4 << 20);
+    let (values, stats) = if planner::needs_external(o.engine, "betweenness", state, budget) {
+        let (b, stats) = betweenness::betweenness_on_disk(store, &cfg, ext, budget)?;
+        (VertexValues::disk(Kind::Float, b, |x| x), stats)
+    } else {
+        let (b, stats) = betweenness::betweenness(store, &cfg, o.engine, stream, select, budget)?;
+        (
+            VertexValues::memory(Kind::Float, move |v| b[v as usize].to_bits()),
+            stats,
+        )
+    };
+    let steps = stats.iterations.len();
+    let s = format!("{count} sources, {steps} supersteps");
+    Ok((values, stats, None, s))
+}
+
+/// The dense ids of the vertices named in `path` (one original id per
+/// line; blank lines and `#` comments skipped), ascending, distinct.
+fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u32>> {
+    let text = std::fs::read_to_string(path).at(path)?;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let ids: Vec<&str> = lines.iter().map(|l| l.1).collect();
+    let lookup = IdLookup::open(store)?;
+    let mut v = super::query::dense_ids(&lookup, &ids, |i| {
+        format!("{}, line {}: ", path.display(), lines[i].0)
+    })?;
+    if v.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{}: no source vertices (one original id per line)",
+            path.display()
+        )));
+    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}

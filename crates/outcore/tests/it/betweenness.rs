@@ -1,0 +1,109 @@
+//! Betweenness centrality against the in-memory Brandes reference: random
+//! directed and undirected graphs with hubs, self-loops and parallel edges;
+//! every source, sampled sources and given sources, normalized or not; in
+//! memory on stream, select or the planner's pick, and on the external
+//! engine with intervals from a few vertices to one, on both I/O backends.
+
+use crate::common::{dense_store, hub_edges};
+use outcore::algo::betweenness::{
+    betweenness, betweenness_on_disk, reference, sample, scales, BcConfig,
+};
+use outcore::algo::reference::MemGraph;
+use outcore::algo::results::collect;
+use outcore::engine::external::ExternalConfig;
+use outcore::engine::planner::EngineChoice;
+use outcore::engine::select::SelectConfig;
+use outcore::engine::stream::StreamConfig;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use proptest::prelude::*;
+
+fn close(got: &[f64], want: &[f64]) -> bool {
+    got.len() == want.len()
+        && got
+            .iter()
+            .zip(want)
+            .all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs().max(1.0) || a.is_nan() && b.is_nan())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn betweenness_matches_brandes(
+        n in 1u64..150,
+        m in 0usize..900,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        which in prop_oneof![Just(0u8), Just(1), Just(1), Just(2), Just(2)],
+        normalized in any::<bool>(),
+        engine in prop_oneof![Just(EngineChoice::Auto), Just(EngineChoice::Stream), Just(EngineChoice::Select)],
+        interval in prop_oneof![Just(None), (1u64..40).prop_map(Some)],
+        sync in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let edges = hub_edges(n, m, seed);
+        let store = dense_store(dir.path(), n, &edges, directed, false);
+        let g = MemGraph::load(&store).unwrap();
+        let k = 1 + seed % n.min(6);
+        let (sources, sampled) = match which {
+            0 => (None, false),
+            1 => (Some(sample(&store, k, seed).unwrap()), true),
+            _ => (Some((0..n as u32).filter(|v| (*v as u64 + seed).is_multiple_of(11)).collect::<Vec<_>>()), false),
+        };
+        let cfg = BcConfig { sources: sources.clone(), sampled, normalized };
+        let kk = sources.as_ref().filter(|_| sampled).map(|s| s.len() as u64);
+        let want = reference(&g, sources.as_deref(), scales(n, kk, normalized, directed));
+        let budget = Budget::new(64 << 20);
+        let (got, stats) = betweenness(&store, &cfg, engine, StreamConfig::default(), &SelectConfig::default(), &budget).unwrap();
+        prop_assert!(close(&got, &want), "in memory ({engine:?}): {got:?} != {want:?}");
+        if engine == EngineChoice::Stream {
+            prop_assert!(stats.iterations.iter().all(|i| i.engine == "stream"));
+        }
+        // The external engine spends a few supersteps per source, each a
+        // pass over many small intervals: a dozen sources at most.
+        if sources.as_ref().map_or(n, |s| s.len() as u64) > 12 {
+            return Ok(());
+        }
+        let ext = ExternalConfig {
+            io: Some(if sync { Backend::Sync } else { Backend::Uring }),
+            interval_vertices: interval,
+            ..Default::default()
+        };
+        let (mut vals, _) = betweenness_on_disk(&store, &cfg, &ext, &budget).unwrap();
+        let got = collect(vals.as_mut(), &budget, f64::from_bits).unwrap();
+        prop_assert!(close(&got, &want), "external: {got:?} != {want:?}");
+        drop(vals);
+        prop_assert_eq!(budget.used(), 0);
+    }
+}
+
+/// A path a - b - c - d: b and c carry the paths between their sides.
+#[test]
+fn a_path_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = vec![(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0)];
+    let store = dense_store(dir.path(), 4, &edges, false, false);
+    let cfg = BcConfig {
+        sources: None,
+        sampled: false,
+        normalized: false,
+    };
+    let (got, _) = betweenness(
+        &store,
+        &cfg,
+        EngineChoice::Auto,
+        StreamConfig::default(),
+        &SelectConfig::default(),
+        &Budget::new(64 << 20),
+    )
+    .unwrap();
+    // NetworkX: {0: 0, 1: 2, 2: 2, 3: 0} (pairs {0,2}, {0,3} through 1).
+    for v in 0..4u64 {
+        let want = if v == 1 || v == 2 { 2.0 } else { 0.0 };
+        assert_eq!(got[crate::common::dense_id(&store, v) as usize], want);
+    }
+    let mut sorted = got.clone();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(sorted, vec![0.0, 0.0, 2.0, 2.0]);
+}
