@@ -115,7 +115,9 @@ def test_networkx_own_tests_pass_against_the_backend(tmp_path):
     env = dict(os.environ, NETWORKX_TEST_BACKEND="outcore", NETWORKX_FALLBACK_TO_NX="True")
     mods = ["networkx.algorithms.link_analysis", "networkx.algorithms.components",
             "networkx.algorithms.shortest_paths", "networkx.algorithms.tests.test_core",
-            "networkx.algorithms.tests.test_cluster", "networkx.algorithms.tests.test_mis"]
+            "networkx.algorithms.tests.test_cluster", "networkx.algorithms.tests.test_mis",
+            "networkx.algorithms.centrality.tests.test_betweenness_centrality",
+            "networkx.algorithms.centrality.tests.test_betweenness_centrality_subset"]
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "--pyargs", *mods], cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=1200)
