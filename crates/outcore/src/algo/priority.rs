@@ -60,22 +60,7 @@ pub fn keys(
     Ok(out)
 }
 
-/// The neighbour sets of the simple undirected graph of `edges` on `0..n`
-/// (references).
-pub fn simple_neighbours(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
-    let mut nbrs: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        if a != b {
-            nbrs[a as usize].push(b);
-            nbrs[b as usize].push(a);
-        }
-    }
-    for l in &mut nbrs {
-        l.sort_unstable();
-        l.dedup();
-    }
-    nbrs
-}
+pub use crate::algo::triangles::simple_neighbours;
 
 /// Vertices `0..keys.len()` by decreasing key: the greedy order.
 pub fn greedy_order(keys: &[u64]) -> Vec<usize> {

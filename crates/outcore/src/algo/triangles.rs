@@ -40,17 +40,7 @@ pub fn triangles(
 /// The in-memory reference: per vertex of `0..n`, the triangles of the
 /// simple undirected graph of `edges` it belongs to.
 pub fn reference(n: usize, edges: &[(u32, u32)]) -> Vec<u64> {
-    let mut nbrs: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &(a, b) in edges {
-        if a != b {
-            nbrs[a as usize].push(b);
-            nbrs[b as usize].push(a);
-        }
-    }
-    for l in &mut nbrs {
-        l.sort_unstable();
-        l.dedup();
-    }
+    let nbrs = simple_neighbours(n, edges);
     let mut t = vec![0u64; n];
     for v in 0..n {
         for &u in nbrs[v].iter().filter(|&&u| (u as usize) > v) {
@@ -64,4 +54,21 @@ pub fn reference(n: usize, edges: &[(u32, u32)]) -> Vec<u64> {
         }
     }
     t
+}
+
+/// The neighbour sets of the simple undirected graph of `edges` on `0..n`
+/// (direction, duplicates and self-loops dropped), sorted (references).
+pub fn simple_neighbours(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
+    let mut nbrs: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(a, b) in edges {
+        if a != b {
+            nbrs[a as usize].push(b);
+            nbrs[b as usize].push(a);
+        }
+    }
+    for l in &mut nbrs {
+        l.sort_unstable();
+        l.dedup();
+    }
+    nbrs
 }

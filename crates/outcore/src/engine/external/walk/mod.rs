@@ -19,6 +19,9 @@
 //! When the walks themselves are wanted, they run in batches of walk ids
 //! whose paths fit the budget.
 
+mod step;
+mod visits;
+
 use super::disk::Appender;
 use super::log::{MultiLog, Run};
 use super::merge::{sort_reduce, MergeConfig, MergeCounts};
@@ -33,6 +36,8 @@ use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::Store;
 use std::time::Instant;
+use step::Step;
+use visits::VisitCounts;
 
 /// Random walk parameters.
 #[derive(Clone, Debug)]
@@ -143,7 +148,7 @@ impl Gen {
         })
     }
 
-    fn push(&mut self, v: u32, x: u64) -> Result<()> {
+    pub(super) fn push(&mut self, v: u32, x: u64) -> Result<()> {
         self.log.push(&mut self.reader, &mut self.stage, v, x)
     }
 
@@ -152,7 +157,7 @@ impl Gen {
     }
 }
 
-fn add(a: u64, b: u64) -> u64 {
+pub(super) fn add(a: u64, b: u64) -> u64 {
     a + b
 }
 
@@ -413,136 +418,4 @@ pub fn random_walks(
         walks: total,
         stopped,
     })
-}
-
-/// One step's walkers, moved a chunk at a time.
-struct Step<'a> {
-    cfg: &'a WalkConfig,
-    n: u64,
-    t: u32,
-    w0: u64,
-    steps: u64,
-    last: bool,
-    degrees: crate::store::degrees::DegreeStream,
-    /// Next vertex of `degrees`, and the degree of the one before.
-    at: u32,
-    deg: u64,
-    chunk: Vec<(u32, u64)>,
-    /// (vertex, edge index, walk) of the walkers taking an edge.
-    moves: Vec<(u32, u64, u64)>,
-    walkers: u64,
-    moved: u64,
-    stopped: u64,
-}
-
-impl Step<'_> {
-    /// The out-degree of `v` (vertices come in ascending order).
-    fn degree(&mut self, v: u32) -> Result<u64> {
-        while self.at <= v {
-            self.deg = self.degrees.next_degree()?;
-            self.at += 1;
-        }
-        Ok(self.deg)
-    }
-
-    fn process(
-        &mut self,
-        select: &mut SelectEngine,
-        next: &mut Gen,
-        visits: &mut Gen,
-        path: &mut [u32],
-    ) -> Result<()> {
-        if self.chunk.is_empty() {
-            return Ok(());
-        }
-        let chunk = std::mem::take(&mut self.chunk);
-        self.walkers += chunk.len() as u64;
-        for &(v, w) in &chunk {
-            visits.push(v, 1)?;
-            if !path.is_empty() {
-                path[((w - self.w0) * self.steps + self.t as u64) as usize] = v;
-            }
-        }
-        if !self.last {
-            self.moves.clear();
-            for &(v, w) in &chunk {
-                let deg = self.degree(v)?;
-                match next_move(self.cfg, self.n, w, self.t, deg) {
-                    Move::Stop => self.stopped += 1,
-                    Move::Jump(x) => next.push(x, w)?,
-                    Move::Edge(j) => self.moves.push((v, j, w)),
-                }
-            }
-            self.moves.sort_unstable();
-            let mut vs: Vec<u32> = self.moves.iter().map(|m| m.0).collect();
-            vs.dedup();
-            let (moves, mut found) = (&self.moves, 0usize);
-            select.for_each_piece(&vs, |v, first, nbrs| {
-                let lo = moves.partition_point(|m| (m.0, m.1) < (v, first));
-                let hi = moves.partition_point(|m| (m.0, m.1) < (v, first + nbrs.len() as u64));
-                for m in &moves[lo..hi] {
-                    next.push(nbrs[(m.1 - first) as usize], m.2)?;
-                }
-                found += hi - lo;
-                Ok(())
-            })?;
-            if found != self.moves.len() {
-                return Err(Error::Invalid(
-                    "a vertex's degree and its adjacency list disagree (the store is corrupted: run `outcore verify`)".into(),
-                ));
-            }
-            self.moved += found as u64;
-        }
-        self.chunk = chunk;
-        self.chunk.clear();
-        Ok(())
-    }
-}
-
-/// Visit counts on disk: each interval's log sort-reduced when read.
-struct VisitCounts {
-    merge: MergeConfig,
-    bounds: Vec<u32>,
-    runs: Vec<Vec<Run>>,
-    // Declared before the directory: dropped (its I/O waited for) first.
-    reader: Reader,
-    stage: Appender,
-    scratch: [usize; 2],
-    _dir: SpillDir,
-}
-
-impl Values for VisitCounts {
-    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u32, u64)) -> Result<()> {
-        let mut mc = MergeCounts::default();
-        for (i, runs) in self.runs.iter().enumerate() {
-            let mut next = self.bounds[i];
-            let (reader, stage) = (&mut self.reader, &mut self.stage);
-            sort_reduce(
-                reader,
-                runs,
-                Some(add),
-                &self.merge,
-                self.scratch,
-                stage,
-                budget,
-                &mut mc,
-                |v, c| {
-                    for u in next..v {
-                        f(u, 0);
-                    }
-                    f(v, c);
-                    next = v + 1;
-                    Ok(())
-                },
-            )?;
-            for u in next..self.bounds[i + 1] {
-                f(u, 0);
-            }
-        }
-        Ok(())
-    }
-
-    fn buffer_bytes(&self) -> u64 {
-        self.merge.memory + self.merge.run_buffer as u64
-    }
 }

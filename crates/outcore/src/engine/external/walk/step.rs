@@ -1,0 +1,90 @@
+//! One step of the walks: a chunk of walkers (sorted by vertex) counted as
+//! visits and moved along the out-edge each one draws.
+
+use super::{next_move, Gen, Move, WalkConfig};
+use crate::engine::select::SelectEngine;
+use crate::error::{Error, Result};
+
+/// One step's walkers, moved a chunk at a time.
+pub(super) struct Step<'a> {
+    pub cfg: &'a WalkConfig,
+    pub n: u64,
+    pub t: u32,
+    pub w0: u64,
+    pub steps: u64,
+    pub last: bool,
+    pub degrees: crate::store::degrees::DegreeStream,
+    /// Next vertex of `degrees`, and the degree of the one before.
+    pub at: u32,
+    pub deg: u64,
+    pub chunk: Vec<(u32, u64)>,
+    /// (vertex, edge index, walk) of the walkers taking an edge.
+    pub moves: Vec<(u32, u64, u64)>,
+    pub walkers: u64,
+    pub moved: u64,
+    pub stopped: u64,
+}
+
+impl Step<'_> {
+    /// The out-degree of `v` (vertices come in ascending order).
+    fn degree(&mut self, v: u32) -> Result<u64> {
+        while self.at <= v {
+            self.deg = self.degrees.next_degree()?;
+            self.at += 1;
+        }
+        Ok(self.deg)
+    }
+
+    pub fn process(
+        &mut self,
+        select: &mut SelectEngine,
+        next: &mut Gen,
+        visits: &mut Gen,
+        path: &mut [u32],
+    ) -> Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::take(&mut self.chunk);
+        self.walkers += chunk.len() as u64;
+        for &(v, w) in &chunk {
+            visits.push(v, 1)?;
+            if !path.is_empty() {
+                path[((w - self.w0) * self.steps + self.t as u64) as usize] = v;
+            }
+        }
+        if !self.last {
+            self.moves.clear();
+            for &(v, w) in &chunk {
+                let deg = self.degree(v)?;
+                match next_move(self.cfg, self.n, w, self.t, deg) {
+                    Move::Stop => self.stopped += 1,
+                    Move::Jump(x) => next.push(x, w)?,
+                    Move::Edge(j) => self.moves.push((v, j, w)),
+                }
+            }
+            self.moves.sort_unstable();
+            let mut vs: Vec<u32> = self.moves.iter().map(|m| m.0).collect();
+            vs.dedup();
+            let (moves, mut found) = (&self.moves, 0usize);
+            select.for_each_piece(&vs, |v, first, nbrs| {
+                let lo = moves.partition_point(|m| (m.0, m.1) < (v, first));
+                let hi = moves.partition_point(|m| (m.0, m.1) < (v, first + nbrs.len() as u64));
+                for m in &moves[lo..hi] {
+                    next.push(nbrs[(m.1 - first) as usize], m.2)?;
+                }
+                found += hi - lo;
+                Ok(())
+            })?;
+            if found != self.moves.len() {
+                return Err(Error::Invalid(
+                    "a vertex's degree and its adjacency list disagree (the store is corrupted: run `outcore verify`)".into(),
+                ));
+            }
+            self.moved += found as u64;
+        }
+        self.chunk = chunk;
+        self.chunk.clear();
+        Ok(())
+    }
+}
