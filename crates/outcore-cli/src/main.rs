@@ -38,7 +38,8 @@ enum Command {
     Verify(info::VerifyArgs),
     /// Write a layout back as an edge list in original ids.
     Export(info::ExportArgs),
-    /// Run an algorithm (pagerank, wcc, bfs, sssp, kcore, cdlp, lcc, triangles) on a store.
+    /// Run an algorithm (pagerank, wcc, bfs, sssp, kcore, cdlp, lcc, triangles, betweenness,
+    /// coloring, mis, randomwalk) on a store.
     Run(run::RunArgs),
     /// Targeted queries on the select engine: khop, egonet, induced, cross.
     #[command(subcommand)]

@@ -86,25 +86,25 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// randomwalk: walks from each vertex (from --source only, when given).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_name = "R")]
     pub walks_per_vertex: u64,
     /// randomwalk: steps per walk.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_name = "L")]
     pub length: u32,
     /// randomwalk: probability of a restart at each step (to --source, or to a
     /// uniform random vertex: then visits sample PageRank with damping 1 - P).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
     pub restart: f64,
     /// randomwalk: write the walks, one per line (original ids, space-separated).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub walks: Option<PathBuf>,
     /// betweenness: a file of source vertices, one original id per line
-    /// (NetworkX's betweenness_centrality_subset to all targets). Default: every vertex.
-    #[arg(long)]
+    /// (NetworkX's betweenness_centrality_subset to all targets); without it, every vertex.
+    #[arg(long, value_name = "FILE")]
     pub sources: Option<PathBuf>,
     /// betweenness: sample this many sources uniformly by --seed (NetworkX's k,
     /// scaled as NetworkX scales it).
-    #[arg(long)]
+    #[arg(long, value_name = "K")]
     pub samples: Option<u64>,
     /// betweenness: normalize as NetworkX's normalized=True.
     #[arg(long)]
