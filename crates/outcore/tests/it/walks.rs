@@ -107,11 +107,27 @@ fn long_walks_with_restart_sample_pagerank() {
         .zip(&pr)
         .map(|(c, p)| (c / total - p).abs())
         .sum();
-    eprintln!("L1 {l1}");
     assert!(
         l1 < 0.03,
         "L1 distance {l1} between visit frequencies and PageRank"
     );
+    // One thread, a small budget (many intervals, logs merged from disk):
+    // the same walks.
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let small = ExternalConfig {
+        interval_vertices: Some(7),
+        merge_memory: Some(8192),
+        ..Default::default()
+    };
+    let v1 = one.install(|| {
+        let b = Budget::new(8 << 20);
+        let mut r = random_walks(&store, &cfg, &small, &b, None).unwrap();
+        collect(r.visits.as_mut(), &b, |x| x as f64).unwrap()
+    });
+    assert_eq!(v1, visits);
     // And the walks are really random: a run with another seed differs.
     let other = WalkConfig { seed: 4, ..cfg };
     let mut run2 = random_walks(&store, &other, &ExternalConfig::default(), &budget, None).unwrap();
