@@ -412,6 +412,25 @@ pub fn run<P: VertexProgram>(
             let sends = |x: usize| {
                 bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
             };
+            // The first active vertex at or after `x` (whole zero words
+            // skipped: a sparse frontier costs its words, not its vertices).
+            let next_active = |mut x: usize| -> usize {
+                while x < len {
+                    if x.is_multiple_of(64) && x + 64 <= len {
+                        let w =
+                            u64::from_le_bytes(bv[x / 8..x / 8 + 8].try_into().expect("8 bytes"));
+                        match w {
+                            0 => x += 64,
+                            w => return x + w.trailing_zeros() as usize,
+                        }
+                    } else if bv[x / 8] >> (x % 8) & 1 == 1 {
+                        return x;
+                    } else {
+                        x += 1;
+                    }
+                }
+                len
+            };
             for (li, l) in lists.iter().enumerate() {
                 let rev = li == 1;
                 let mut cur: Option<(usize, P::Msg)> = None;
@@ -422,6 +441,7 @@ pub fn run<P: VertexProgram>(
                     lo as u64,
                     len,
                     &sends,
+                    &next_active,
                     |reader, x, d, w| {
                         let m0 = match cur {
                             Some((cx, m)) if cx == x => m,

@@ -44,7 +44,9 @@ pub struct ScatterBufs {
 
 /// Calls `f(reader, local v, neighbour, weight)` for every stored neighbour
 /// of the local vertices `0..len` of the interval starting at `lo` for which
-/// `sends(local v)` holds. Returns the adjacency and weight bytes read.
+/// `sends(local v)` holds; `next(v)` is the first local vertex at or after
+/// `v` that may send (`len` when none). Returns the adjacency and weight
+/// bytes read.
 #[allow(clippy::too_many_arguments)]
 pub fn for_each_edge(
     reader: &mut Reader,
@@ -53,6 +55,7 @@ pub fn for_each_edge(
     lo: u64,
     len: usize,
     sends: &dyn Fn(usize) -> bool,
+    next: &dyn Fn(usize) -> usize,
     mut f: impl FnMut(&mut Reader, usize, u32, f64) -> Result<()>,
 ) -> Result<u64> {
     let ScatterBufs {
@@ -91,7 +94,7 @@ pub fn for_each_edge(
     let plan_next = |cursor: &mut (usize, u64)| -> Option<Plan> {
         let (mut v, mut from) = *cursor;
         while v < len && (!sends(v) || off(v + 1) <= off(v).max(from)) {
-            v += 1;
+            v = next(v + 1);
             from = 0;
         }
         if v == len {
@@ -103,7 +106,7 @@ pub fn for_each_edge(
         let (v0, mut p1) = (v, p0);
         while v < len {
             if !sends(v) || off(v + 1) <= off(v).max(from) {
-                v += 1;
+                v = next(v + 1);
                 from = 0;
                 continue;
             }
