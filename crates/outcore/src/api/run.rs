@@ -393,7 +393,11 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             values.for_each_dense(store, budget, &mut |_, x| max = max.max(x))?;
             (values, stats, None, format!("max core {max}"))
         }
-        _ => super::run_more::run(store, o, engine, &select, &ext, budget)?,
+        Algorithm::Betweenness => super::run_more::run(store, o, engine, &select, &ext, budget)?,
+        _ => {
+            only(EngineChoice::External, "external")?;
+            super::run_more::run(store, o, engine, &select, &ext, budget)?
+        }
     };
     Ok(Run {
         values,

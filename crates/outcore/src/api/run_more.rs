@@ -10,7 +10,7 @@ use super::run::{source, Algorithm, RunOptions};
 use super::values::{Kind, VertexValues};
 use crate::algo::{betweenness, cdlp, coloring, lcc, mis, randomwalk, triangles};
 use crate::engine::external::ExternalConfig;
-use crate::engine::planner::{self, EngineChoice};
+use crate::engine::planner;
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
 use crate::engine::stream::StreamConfig;
@@ -21,7 +21,8 @@ use crate::store::{IdLookup, Store};
 /// What a run gives back before it is wrapped in a [`super::Run`].
 pub type Outcome = (VertexValues, RunStats, Option<usize>, String);
 
-/// Runs `o.algorithm`, one of those above.
+/// Runs `o.algorithm`, one of those above (the caller has checked that
+/// `--engine` allows the external-only ones).
 pub fn run(
     store: &Store,
     o: &RunOptions,
@@ -33,12 +34,6 @@ pub fn run(
     let n = store.manifest().num_vertices;
     if o.algorithm == Algorithm::Betweenness {
         return run_betweenness(store, o, stream, select, ext, budget);
-    }
-    if !matches!(o.engine, EngineChoice::Auto | EngineChoice::External) {
-        return Err(Error::Invalid(format!(
-            "{} runs on the external engine only; drop --engine or pass --engine external",
-            o.algorithm.name()
-        )));
     }
     Ok(match o.algorithm {
         Algorithm::Cdlp => {

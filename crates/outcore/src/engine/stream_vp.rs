@@ -32,8 +32,10 @@ pub(crate) struct TileVp<'a, P: VertexProgram> {
     pub st: &'a mut MemState<P>,
     pub prog: &'a mut P,
     dirs: &'static [Dir],
-    /// Undirected stores keep an edge once: a self-loop serves one message.
-    skip_reverse_loops: bool,
+    /// Undirected stores keep an edge once: its reverse direction is the
+    /// same edge (a self-loop serves one message); on a directed store the
+    /// reverse direction runs along in-lists.
+    undirected: bool,
 }
 
 impl<'a, P: VertexProgram> TileVp<'a, P> {
@@ -47,7 +49,7 @@ impl<'a, P: VertexProgram> TileVp<'a, P> {
             } else {
                 &[Dir::Forward]
             },
-            skip_reverse_loops: !directed,
+            undirected: !directed,
             prog,
         }
     }
@@ -76,8 +78,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             Dir::Reverse => (tile.dst_base(), tile.src_base()),
         };
         let reverse = dir == Dir::Reverse;
-        // On a directed store the reverse direction delivers along in-lists.
-        let rev = reverse && !self.skip_reverse_loops;
+        let rev = reverse && !self.undirected;
         if !self.st.block_sends(sb / BLOCK) {
             return;
         }
@@ -89,7 +90,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             } else {
                 (sb + a, db + b)
             };
-            if reverse && self.skip_reverse_loops && s == d {
+            if reverse && self.undirected && s == d {
                 continue;
             }
             // SAFETY: `d` lies in the block this call writes; the stream

@@ -26,6 +26,20 @@ pub struct MergeConfig {
     pub fan_in: usize,
 }
 
+impl MergeConfig {
+    /// Merges in `memory` with read buffers of `run_buffer` bytes: the fan-in
+    /// is `fan_in` when given, else as many runs as their buffers fit.
+    pub fn new(memory: u64, run_buffer: usize, fan_in: Option<usize>) -> MergeConfig {
+        MergeConfig {
+            memory,
+            run_buffer,
+            fan_in: fan_in
+                .unwrap_or((memory / (run_buffer + ALIGN) as u64) as usize)
+                .max(2),
+        }
+    }
+}
+
 /// What the merges of one superstep did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MergeCounts {

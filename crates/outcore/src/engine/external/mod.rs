@@ -116,10 +116,6 @@ fn sizes<P: VertexProgram>(
         .unwrap_or(share)
         .min(share.max(ALIGN as u64));
     let run_buffer = ((share / 8) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
-    let fan_in = cfg
-        .fan_in
-        .unwrap_or((memory / (run_buffer + ALIGN) as u64) as usize)
-        .max(2);
     let need = fixed + 3 * (interval * per_vertex).max(ALIGN as u64) + SLACK;
     if interval * per_vertex > share.max(per_vertex) && cfg.interval_vertices.is_none()
         || budget.available() < need.min(budget.available().max(48 * ALIGN as u64 + SLACK))
@@ -134,11 +130,7 @@ fn sizes<P: VertexProgram>(
         messages,
         chunk,
         staging,
-        merge: MergeConfig {
-            memory,
-            run_buffer,
-            fan_in,
-        },
+        merge: MergeConfig::new(memory, run_buffer, cfg.fan_in),
     })
 }
 

@@ -313,14 +313,7 @@ pub fn triangle_credits(
             ];
             let run_buffer = ((p.block / 64) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
             let memory = cfg.merge_memory.unwrap_or(p.block / 2).min(p.block / 2);
-            let mcfg = MergeConfig {
-                memory,
-                run_buffer,
-                fan_in: cfg
-                    .fan_in
-                    .unwrap_or((memory / (run_buffer + ALIGN) as u64) as usize)
-                    .max(2),
-            };
+            let mcfg = MergeConfig::new(memory, run_buffer, cfg.fan_in);
             let mut counts = MergeCounts::default();
             let iv = bounds.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0) as u64;
             let _c = budget.charge(iv * 16, "triangle credits of an interval")?;

@@ -124,9 +124,11 @@ struct Gen {
 }
 
 impl Gen {
+    /// Log files `TAG-I.bin` per interval; `combine` folds equal vertices.
     fn new(
         dir: &SpillDir,
         tag: &str,
+        combine: Option<fn(u64, u64) -> u64>,
         cfg: &ExternalConfig,
         sz: &Sizes,
         budget: &Budget,
@@ -139,7 +141,6 @@ impl Gen {
             reader.create(&dir.0.join(format!("{tag}-merge-a.bin")))?,
             reader.create(&dir.0.join(format!("{tag}-merge-b.bin")))?,
         ];
-        let combine = (tag == "visits").then_some(add as fn(u64, u64) -> u64);
         Ok(Gen {
             stage: Appender::new(files[0], 0, sz.staging, budget)?,
             log: MultiLog::with_combine(sz.records, sz.bounds.clone(), files, combine, budget)?,
@@ -196,14 +197,7 @@ fn sizes(n: u64, total: u64, length: u32, cfg: &ExternalConfig, budget: &Budget)
         staging,
         records,
         pool: 2 * share,
-        merge: MergeConfig {
-            memory,
-            run_buffer,
-            fan_in: cfg
-                .fan_in
-                .unwrap_or((memory / (run_buffer + ALIGN) as u64) as usize)
-                .max(2),
-        },
+        merge: MergeConfig::new(memory, run_buffer, cfg.fan_in),
         batch: cfg
             .walk_batch
             .unwrap_or(share / (4 * (length as u64 + 1)))
@@ -240,10 +234,10 @@ pub fn random_walks(
     let sz = sizes(n, total, cfg.length, ext, budget)?;
     let dir = SpillDir::new(store, ext.tmp_dir.as_deref())?;
     let mut gens = [
-        Gen::new(&dir, "walkers-a", ext, &sz, budget)?,
-        Gen::new(&dir, "walkers-b", ext, &sz, budget)?,
+        Gen::new(&dir, "walkers-a", None, ext, &sz, budget)?,
+        Gen::new(&dir, "walkers-b", None, ext, &sz, budget)?,
     ];
-    let mut visits = Gen::new(&dir, "visits", ext, &sz, budget)?;
+    let mut visits = Gen::new(&dir, "visits", Some(add), ext, &sz, budget)?;
     let select_cfg = SelectConfig {
         io: ext.io,
         pool_bytes: Some(sz.pool),
@@ -278,11 +272,7 @@ pub fn random_walks(
     let io_total = |g: &[Gen; 2], v: &Gen, s: &SelectEngine| {
         let mut x = s.reader().stats();
         for r in [&g[0].reader, &g[1].reader, &v.reader] {
-            let y = r.stats();
-            x.bytes_read += y.bytes_read;
-            x.bytes_written += y.bytes_written;
-            x.requests += y.requests;
-            x.wait_seconds += y.wait_seconds;
+            x.add(&r.stats());
         }
         x
     };
