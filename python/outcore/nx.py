@@ -224,7 +224,8 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
                            seed=None, *, backend=None, **backend_kwargs):
     if len(G) == 0:
         return {}
-    return G.values(G.run("betweenness", normalized=normalized))
+    return G.values(G.run("betweenness", normalized=normalized,
+                          weighted=weight is not None and G.weighted))
 
 
 def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None, *,
@@ -232,7 +233,7 @@ def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=
     if len(G) == 0:
         return {}
     return G.values(G.run("betweenness", sources=[G.id_text(v) for v in sources],
-                          normalized=normalized))
+                          normalized=normalized, weighted=weight is not None and G.weighted))
 
 
 def maximal_independent_set(G, nodes=None, seed=None, *, backend=None, **backend_kwargs):
@@ -312,15 +313,16 @@ _CHECKS = {
     "core_number": _both(_undirected, _no_self_loops),
     "clustering": _both(_undirected, _no_self_loops, _unweighted),
     "triangles": _undirected,
-    "betweenness_centrality": lambda G, a: (
-        a.get("weight") is None and not a.get("endpoints")
-        and (a.get("k") is None or a.get("k") == len(G))
-    ) or "weights, endpoints and k: not supported",
-    "betweenness_centrality_subset": lambda G, a: (
-        a.get("weight") is None and isinstance(a.get("sources"), (list, tuple, set))
+    # Weights: positive (with zero-weight edges NetworkX's heap order decides
+    # which equal paths it counts).
+    "betweenness_centrality": _both(_positive_weights, lambda G, a: (
+        not a.get("endpoints") and (a.get("k") is None or a.get("k") == len(G))
+    ) or "endpoints and k: not supported"),
+    "betweenness_centrality_subset": _both(_positive_weights, lambda G, a: (
+        isinstance(a.get("sources"), (list, tuple, set))
         and isinstance(a.get("targets"), (list, tuple, set)) and set(a["targets"]) == set(G)
         and len(set(a["sources"])) == len(a["sources"]) and all(v in G for v in a["sources"])
-    ) or "weights, target subsets, repeated or missing sources: not supported",
+    ) or "target subsets, repeated or missing sources: not supported"),
     "maximal_independent_set": _both(
         _undirected, _no_self_loops,
         # seed=None reaches the backend as the global random state

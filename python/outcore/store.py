@@ -261,21 +261,23 @@ class Store:
 
     def betweenness(self, sources: Optional[Iterable[Vertex]] = None,
                     samples: Optional[int] = None, seed: int = 0, normalized: bool = False,
-                    memory: Size = None, engine: str = "auto", **options: Any) -> Result:
-        """Betweenness centrality (Brandes; hop counts, endpoints
-        excluded), as NetworkX computes and scales it: from every vertex
-        (`betweenness_centrality`), from `samples` sources sampled by `seed`
-        (its `k`), or from the given `sources`
-        (`betweenness_centrality_subset` to all targets)."""
+                    weighted: bool = False, memory: Size = None, engine: str = "auto",
+                    **options: Any) -> Result:
+        """Betweenness centrality (Brandes, endpoints excluded), as NetworkX
+        computes and scales it: from every vertex (`betweenness_centrality`),
+        from `samples` sources sampled by `seed` (its `k`), or from the given
+        `sources` (`betweenness_centrality_subset` to all targets). Paths are
+        counted in hops, or with `weighted=True` by total edge weight
+        (Dijkstra order, NetworkX's `weight=`; on the external engine)."""
+        options.update(normalized=normalized, weighted=weighted, memory=memory, engine=engine)
         if sources is None:
-            return self._run("betweenness", samples=samples, seed=seed, normalized=normalized,
-                             memory=memory, engine=engine, **options)
+            return self._run("betweenness", samples=samples, seed=seed, **options)
         import tempfile
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
             f.write("".join(self._id_text(v) + "\n" for v in sources))
         try:
             return self._run("betweenness", sources=f.name, samples=samples, seed=seed,
-                             normalized=normalized, memory=memory, engine=engine, **options)
+                             **options)
         finally:
             os.unlink(f.name)
 

@@ -3,7 +3,8 @@ checked by NetworkX: a colouring is proper, within max degree + 1 colours
 and a few colours of `greedy_color(strategy="largest_first")`; a set is
 independent and maximal (`networkx.maximal_independent_set` through the
 backend too); every step of a walk follows an edge, and the same seed gives
-the same walks at any budget."""
+the same walks at any budget. Betweenness, hop counts and weighted, against
+NetworkX's own."""
 
 import random
 
@@ -104,3 +105,24 @@ def test_betweenness_matches_networkx(tmp_path, directed, normalized):
     a = s.betweenness(samples=8, seed=3, progress=False).to_dict()
     assert s.betweenness(samples=8, seed=3, engine="external", progress=False).to_dict() == \
         pytest.approx(a, rel=1e-12)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_weighted_betweenness_matches_networkx(tmp_path, directed):
+    # Weights whose sums tie often, and 0.1 + 0.2 != 0.3 as f64 compares.
+    g = random_graph(21 + directed, directed, n=60, m=180)
+    rng = random.Random(5)
+    for u, v in g.edges:
+        g[u][v]["weight"] = rng.choice([1, 2, 3, 0.5, 0.1, 0.2, 0.3])
+    s = outcore.from_networkx(g, tmp_path / "g.oc", progress=False)
+    want = nx.betweenness_centrality(g, weight="weight")
+    got = s.betweenness(weighted=True, normalized=True, memory="8MiB", progress=False)
+    assert got.to_dict() == pytest.approx(want, rel=1e-9, abs=1e-12)
+    assert got.to_dict() != pytest.approx(nx.betweenness_centrality(g), rel=1e-9, abs=1e-12)
+    # Through the backend, subset and all.
+    assert nx.betweenness_centrality(g, weight="weight", backend="outcore") == \
+        pytest.approx(want, rel=1e-9, abs=1e-12)
+    src = sorted(g)[::5]
+    assert nx.betweenness_centrality_subset(g, src, list(g), weight="weight", backend="outcore") == \
+        pytest.approx(nx.betweenness_centrality_subset(g, src, list(g), weight="weight"),
+                      rel=1e-9, abs=1e-12)

@@ -70,9 +70,9 @@ pub struct RunArgs {
     /// external engine: where its spill files go (default: beside the store).
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
-    /// pagerank: follow edge weights as NetworkX's pagerank(G) does (transition
-    /// probability proportional to weight; needs a weighted store; runs on the
-    /// external engine). Default: LDBC Graphalytics' unweighted PageRank.
+    /// pagerank, betweenness: follow edge weights as NetworkX's pagerank(G) and
+    /// betweenness_centrality(G, weight=) do (needs a weighted store; runs on the
+    /// external engine). Default: unweighted, as LDBC Graphalytics.
     #[arg(long)]
     pub weighted: bool,
     /// kcore: also write the vertices of the k-core for this k to --kcore-out.

@@ -113,6 +113,7 @@ fn every_algorithm_and_query_stays_within_its_budget() {
         vec!["run", "mis", &s],
         vec!["run", "randomwalk", &s, "--walks", "w.txt"],
         vec!["run", "betweenness", &s, "--samples", "4"],
+        vec!["run", "betweenness", &s, "--samples", "1", "--weighted"],
         vec![
             "query", "khop", &s, "--source", "1", "--hops", "2", "--out", "q.txt",
         ],

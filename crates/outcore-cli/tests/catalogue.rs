@@ -1,7 +1,8 @@
 //! `outcore run betweenness|coloring|mis|randomwalk` end to end, in
 //! original ids: the answers checked by their properties on a graph with
 //! sparse, large ids; the same seed gives the same files at any budget; bad
-//! arguments are refused with errors that say what to do.
+//! arguments are refused with errors that say what to do; weighted
+//! betweenness follows the weights.
 
 mod common;
 
@@ -183,9 +184,69 @@ fn bad_arguments_say_what_to_do() {
             vec!["run", "betweenness", &s, "--sources", "missing.txt"],
             "missing.txt",
         ),
+        (
+            vec!["run", "betweenness", &s, "--weighted"],
+            "import the graph with --weighted",
+        ),
+        (
+            vec!["run", "coloring", &s, "--weighted"],
+            "--weighted applies to pagerank and betweenness",
+        ),
     ] {
         let o = bin().current_dir(p).args(&args).output().unwrap();
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && e.contains(want), "{args:?}: {e}");
     }
+}
+
+/// A triangle 10 - 20 - 30 whose direct edge 10 - 30 is heavier than the
+/// way through 20: weighted, 20 carries that pair; by hops, nothing does.
+#[test]
+fn weighted_betweenness_follows_weights() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("w.txt"), "10 20 1\n20 30 1.5\n10 30 5\n").unwrap();
+    ok_in(
+        p,
+        &[
+            "import",
+            "w.txt",
+            "--out",
+            "w.oc",
+            "--undirected",
+            "--weighted",
+        ],
+    );
+    ok_in(
+        p,
+        &[
+            "run",
+            "betweenness",
+            "w.oc",
+            "--weighted",
+            "--out",
+            "w1.txt",
+        ],
+    );
+    ok_in(p, &["run", "betweenness", "w.oc", "--out", "h.txt"]);
+    let (w, h) = (values(p, "w1.txt"), values(p, "h.txt"));
+    assert_eq!((w[&10], w[&20], w[&30]), (0.0, 1.0, 0.0));
+    assert!(h.values().all(|&x| x == 0.0), "{h:?}");
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "run",
+            "betweenness",
+            "w.oc",
+            "--weighted",
+            "--engine",
+            "select",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && e.contains("--engine external"),
+        "{e}"
+    );
 }

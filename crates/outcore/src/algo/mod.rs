@@ -1,6 +1,7 @@
 //! `algo`: graph algorithms, their in-memory references, LDBC output and validation.
 
 pub mod betweenness;
+pub mod betweenness_weighted;
 pub mod bfs;
 pub mod cdlp;
 pub mod coloring;

@@ -191,7 +191,7 @@ pub fn sssp(
     )?;
     let pool_charged = budget.used() - used0;
     let depth = eng.reader().depth();
-    let bad = |v: u32, u: u32, w: f64| bad_weight(store, v, u, w);
+    let bad = |v: u32, u: u32, w: f64| bad_weight(store, "SSSP", v, u, w);
 
     let delta = match cfg.delta {
         Some(d) => d,
@@ -341,7 +341,7 @@ fn estimate_delta(
 
 /// The error for a negative or NaN weight on edge `v -> u` (dense ids),
 /// naming the edge by original ids.
-pub(crate) fn bad_weight(store: &Store, v: u32, u: u32, w: f64) -> Error {
+pub(crate) fn bad_weight(store: &Store, alg: &str, v: u32, u: u32, w: f64) -> Error {
     let what = if w.is_nan() { "NaN" } else { "negative" };
     let (a, b) = (original_id(store, v as u64), original_id(store, u as u64));
     let arrow = if store.manifest().directed {
@@ -350,7 +350,7 @@ pub(crate) fn bad_weight(store: &Store, v: u32, u: u32, w: f64) -> Error {
         "--"
     };
     Error::Invalid(format!(
-        "SSSP needs non-negative edge weights, but edge {a} {arrow} {b} has weight {w} ({what})"
+        "{alg} needs non-negative edge weights, but edge {a} {arrow} {b} has weight {w} ({what})"
     ))
 }
 

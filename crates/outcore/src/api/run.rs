@@ -93,7 +93,7 @@ pub struct RunOptions {
     pub iterations: usize,
     pub damping: f64,
     pub tol: Option<f64>,
-    /// pagerank: follow edge weights (NetworkX's pagerank).
+    /// pagerank, betweenness: follow edge weights (as NetworkX's `weight=`).
     pub weighted: bool,
     /// The memory budget in bytes.
     pub memory: u64,
@@ -243,9 +243,9 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     // External when forced, or when auto and the in-memory state does not fit.
     let external =
         |state: u64| -> bool { planner::needs_external(o.engine, alg.name(), state, budget) };
-    if o.weighted && alg != Algorithm::Pagerank {
+    if o.weighted && !matches!(alg, Algorithm::Pagerank | Algorithm::Betweenness) {
         return Err(Error::Invalid(
-            "--weighted applies to pagerank (sssp always follows weights)".into(),
+            "--weighted applies to pagerank and betweenness (sssp always follows weights)".into(),
         ));
     }
     let pr_cfg = pagerank::PageRankConfig {

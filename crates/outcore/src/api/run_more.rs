@@ -8,7 +8,9 @@
 
 use super::run::{source, Algorithm, RunOptions};
 use super::values::{Kind, VertexValues};
-use crate::algo::{betweenness, cdlp, coloring, lcc, mis, randomwalk, triangles};
+use crate::algo::{
+    betweenness, betweenness_weighted, cdlp, coloring, lcc, mis, randomwalk, triangles,
+};
 use crate::engine::external::ExternalConfig;
 use crate::engine::planner;
 use crate::engine::select::SelectConfig;
@@ -171,6 +173,18 @@ fn run_betweenness(
         normalized: o.normalized,
     };
     let n = store.manifest().num_vertices;
+    if o.weighted {
+        if !matches!(
+            o.engine,
+            planner::EngineChoice::Auto | planner::EngineChoice::External
+        ) {
+            return Err(Error::Invalid("weighted betweenness runs on the external engine; drop --engine or pass --engine external".into()));
+        }
+        let (b, stats) = betweenness_weighted::weighted_on_disk(store, &cfg, ext, budget)?;
+        let steps = stats.iterations.len();
+        let s = format!("weighted, {count} sources, {steps} supersteps");
+        return Ok((VertexValues::disk(Kind::Float, b, |x| x), stats, None, s));
+    }
     let state = crate::engine::stream::required_bytes(
         store,
         crate::engine::superstep::state_bytes::<betweenness::BcVp>(n)

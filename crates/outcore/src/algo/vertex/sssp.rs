@@ -105,6 +105,6 @@ pub fn run_on_disk(
     let bad = *p.bad_weight.lock().unwrap_or_else(|e| e.into_inner());
     match bad {
         None => Ok(r),
-        Some((v, u, w)) => Err(crate::algo::sssp::bad_weight(store, v, u, w)),
+        Some((v, u, w)) => Err(crate::algo::sssp::bad_weight(store, "SSSP", v, u, w)),
     }
 }
