@@ -59,6 +59,9 @@ pub struct ExternalIter {
     pub merge_bytes_written: u64,
     pub logs_sorted_in_memory: u64,
     pub logs_merged_external: u64,
+    /// Intervals whose state was read page by page (a sparse frontier or
+    /// few messages), not whole.
+    pub sparse_intervals: u64,
     pub scatter_seconds: f64,
     pub apply_seconds: f64,
 }

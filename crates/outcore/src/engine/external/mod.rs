@@ -27,6 +27,7 @@
 mod disk;
 mod log;
 mod merge;
+mod pages;
 mod scatter;
 pub mod triangles;
 pub mod walk;
@@ -350,6 +351,7 @@ pub fn run<P: VertexProgram>(
     }
     let mut step = 0;
     let mut msgs: Vec<P::Msg> = Vec::new();
+    let mut page_list: Vec<u32> = Vec::new();
     while step < max_steps {
         crate::cancel::check()?;
         if !prog.begin(step, &agg) {
@@ -373,6 +375,7 @@ pub fn run<P: VertexProgram>(
         );
         mlog.counts = Default::default();
         let mut adj_bytes = 0u64;
+        let mut sparse_intervals = 0u64;
         // 1. Scatter.
         for i in 0..k {
             if active_count[i] == 0 {
@@ -384,20 +387,29 @@ pub fn run<P: VertexProgram>(
             if !resident {
                 read_slot(
                     &mut reader,
-                    state_file,
-                    i,
-                    stride,
-                    &mut state_buf,
-                    len * sbytes,
-                )?;
-                read_slot(
-                    &mut reader,
                     bits_file,
                     i,
                     bit_stride,
                     &mut bits_buf,
                     len.div_ceil(8),
                 )?;
+                // A sparse frontier: only its states' pages.
+                if pages::sparse(active_count[i], len * sbytes, sbytes) {
+                    pages::of_bits(bits_buf.as_slice(), len, sbytes, &mut page_list);
+                    let base = i as u64 * stride;
+                    let buf = state_buf.as_mut_slice();
+                    pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
+                    sparse_intervals += 1;
+                } else {
+                    read_slot(
+                        &mut reader,
+                        state_file,
+                        i,
+                        stride,
+                        &mut state_buf,
+                        len * sbytes,
+                    )?;
+                }
             }
             let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
             let st = |x: usize| P::State::get(&sv[x * sbytes..]);
@@ -479,9 +491,47 @@ pub fn run<P: VertexProgram>(
             crate::cancel::check()?;
             let (lo, hi) = (bounds[i], bounds[i + 1]);
             let len = (hi - lo) as usize;
-            let sl = match resident {
-                true => align_up((len * sbytes) as u64) as usize,
-                false => read_slot(
+            let runs = std::mem::take(&mut mlog.runs[i]);
+            // Few messages: sort them first, then read only their pages.
+            let records: u64 = runs.iter().map(|r| r.records).sum();
+            let early_bytes = records * (4 + P::Msg::BYTES as u64);
+            let charge = (!resident && !apply_all && pages::sparse(records, len * sbytes, sbytes))
+                .then(|| {
+                    budget
+                        .charge(early_bytes, "external engine sparse messages")
+                        .ok()
+                })
+                .flatten();
+            let sparse = charge.is_some();
+            let mut early: Vec<(u32, P::Msg)> = Vec::new();
+            let sl = match (resident, sparse) {
+                (true, _) => align_up((len * sbytes) as u64) as usize,
+                (false, true) => {
+                    sort_reduce::<P::Msg>(
+                        &mut reader,
+                        &runs,
+                        combine,
+                        &sz.merge,
+                        scratch,
+                        &mut stage,
+                        budget,
+                        &mut mcounts,
+                        |t, msg| {
+                            early.push((t, msg));
+                            Ok(())
+                        },
+                    )?;
+                    page_list.clear();
+                    for &(t, _) in early.iter().filter(|e| e.0 >= lo && e.0 < hi) {
+                        pages::push(&mut page_list, (t - lo) as usize, sbytes);
+                    }
+                    let base = i as u64 * stride;
+                    let buf = state_buf.as_mut_slice();
+                    pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
+                    sparse_intervals += 1;
+                    0
+                }
+                (false, false) => read_slot(
                     &mut reader,
                     state_file,
                     i,
@@ -496,7 +546,6 @@ pub fn run<P: VertexProgram>(
             let bv = bits_buf.as_mut_slice();
             let mut count = 0u64;
             let mut next_v = lo; // vertices below were applied
-            let runs = std::mem::take(&mut mlog.runs[i]);
             let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
                 let x = (v - lo) as usize;
                 let mut s = P::State::get(&sv[x * sbytes..]);
@@ -508,36 +557,40 @@ pub fn run<P: VertexProgram>(
             };
             let mut group_v = u32::MAX;
             msgs.clear();
-            sort_reduce::<P::Msg>(
-                &mut reader,
-                &runs,
-                combine,
-                &sz.merge,
-                scratch,
-                &mut stage,
-                budget,
-                &mut mcounts,
-                |t, msg| {
-                    if t < lo || t >= hi {
-                        return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
+            let mut feed = |t: u32, msg: P::Msg| -> Result<()> {
+                if t < lo || t >= hi {
+                    return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
+                }
+                if t != group_v {
+                    if group_v != u32::MAX {
+                        apply_one(group_v, &msgs, &mut next_agg);
+                        msgs.clear();
                     }
-                    if t != group_v {
-                        if group_v != u32::MAX {
-                            apply_one(group_v, &msgs, &mut next_agg);
-                            msgs.clear();
+                    if apply_all {
+                        for v in next_v..t {
+                            apply_one(v, &[], &mut next_agg);
                         }
-                        if apply_all {
-                            for v in next_v..t {
-                                apply_one(v, &[], &mut next_agg);
-                            }
-                        }
-                        next_v = t + 1;
-                        group_v = t;
                     }
-                    msgs.push(msg);
-                    Ok(())
-                },
-            )?;
+                    next_v = t + 1;
+                    group_v = t;
+                }
+                msgs.push(msg);
+                Ok(())
+            };
+            match sparse {
+                true => early.drain(..).try_for_each(|(t, m)| feed(t, m))?,
+                false => sort_reduce::<P::Msg>(
+                    &mut reader,
+                    &runs,
+                    combine,
+                    &sz.merge,
+                    scratch,
+                    &mut stage,
+                    budget,
+                    &mut mcounts,
+                    &mut feed,
+                )?,
+            }
             if group_v != u32::MAX {
                 apply_one(group_v, &msgs, &mut next_agg);
                 msgs.clear();
@@ -548,13 +601,20 @@ pub fn run<P: VertexProgram>(
                 }
             }
             mlog.reset(i);
-            if !resident {
-                write_all(
+            drop(charge);
+            match (resident, sparse) {
+                (true, _) => {}
+                (false, true) => {
+                    let base = i as u64 * stride;
+                    let buf = state_buf.as_mut_slice();
+                    pages::io(&mut reader, state_file, base, buf, &page_list, true)?;
+                }
+                (false, false) => write_all(
                     &mut reader,
                     state_file,
                     i as u64 * stride,
                     &state_buf.as_slice()[..sl],
-                )?;
+                )?,
             }
             if count > 0 && !resident {
                 write_all(
@@ -596,6 +656,7 @@ pub fn run<P: VertexProgram>(
                 merge_bytes_written: mcounts.bytes_written,
                 logs_sorted_in_memory: mcounts.in_memory,
                 logs_merged_external: mcounts.external,
+                sparse_intervals,
                 scatter_seconds: scatter_secs,
                 apply_seconds: secs - scatter_secs,
             }),
