@@ -446,6 +446,7 @@ pub fn run<P: VertexProgram>(
                     len,
                     &sends,
                     &next_active,
+                    active_count[i],
                     |reader, x, d, w| {
                         let m0 = match cur {
                             Some((cx, m)) if cx == x => m,

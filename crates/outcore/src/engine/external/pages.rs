@@ -27,8 +27,13 @@ pub fn sparse(touched: u64, slot: usize, sbytes: usize) -> bool {
 /// Adds the pages holding the state of the vertex at offset `x`
 /// (`sbytes` bytes a state) to `pages`; calls come in ascending `x`.
 pub fn push(pages: &mut Vec<u32>, x: usize, sbytes: usize) {
-    let (a, b) = (x * sbytes / ALIGN, (x * sbytes + sbytes - 1) / ALIGN);
-    for p in a as u32..=b as u32 {
+    push_bytes(pages, x * sbytes, (x + 1) * sbytes);
+}
+
+/// Adds the pages holding bytes `from..to` (non-empty) to `pages`; calls
+/// come in ascending `from`.
+pub fn push_bytes(pages: &mut Vec<u32>, from: usize, to: usize) {
+    for p in (from / ALIGN) as u32..=((to - 1) / ALIGN) as u32 {
         if pages.last().is_none_or(|&l| l < p) {
             pages.push(p);
         }

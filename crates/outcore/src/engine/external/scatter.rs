@@ -45,8 +45,10 @@ pub struct ScatterBufs {
 /// Calls `f(reader, local v, neighbour, weight)` for every stored neighbour
 /// of the local vertices `0..len` of the interval starting at `lo` for which
 /// `sends(local v)` holds; `next(v)` is the first local vertex at or after
-/// `v` that may send (`len` when none). Returns the adjacency and weight
-/// bytes read.
+/// `v` that may send (`len` when none); `active` bounds how many do. A
+/// sparse frontier reads only the offsets pages of its vertices (sparse
+/// state access, [`super::pages`]), a dense one the interval's window.
+/// Returns the adjacency and weight bytes read.
 #[allow(clippy::too_many_arguments)]
 pub fn for_each_edge(
     reader: &mut Reader,
@@ -56,6 +58,7 @@ pub fn for_each_edge(
     len: usize,
     sends: &dyn Fn(usize) -> bool,
     next: &dyn Fn(usize) -> usize,
+    active: u64,
     mut f: impl FnMut(&mut Reader, usize, u32, f64) -> Result<()>,
 ) -> Result<u64> {
     let ScatterBufs {
@@ -75,7 +78,19 @@ pub fn for_each_edge(
             "external engine: offsets window of {room} bytes exceeds its buffer"
         )));
     }
-    if *off_held != Some((files.off, lo, len)) {
+    let skip = (first - start) as usize;
+    if *off_held != Some((files.off, lo, len)) && super::pages::sparse(2 * active, room, 8) {
+        // Offsets v and v + 1 of each active v.
+        *off_held = None;
+        let mut pages = Vec::new();
+        let mut v = next(0);
+        while v < len {
+            super::pages::push_bytes(&mut pages, skip + v * 8, skip + v * 8 + 16);
+            v = next(v + 1);
+        }
+        let buf = &mut off_buf.as_mut_slice()[..room];
+        super::pages::io(reader, files.off, start, buf, &pages, false)?;
+    } else if *off_held != Some((files.off, lo, len)) {
         *off_held = None;
         read_exact(
             reader,
@@ -86,7 +101,6 @@ pub fn for_each_edge(
         )?;
         *off_held = Some((files.off, lo, len));
     }
-    let skip = (first - start) as usize;
     let offs = &off_buf.as_slice()[skip..skip + (len + 1) * 8];
     let off = |x: usize| u64::from_le_bytes(offs[x * 8..x * 8 + 8].try_into().expect("8 bytes"));
     let chunk_pages = (adj_bufs[0].len() / ALIGN) as u64;
