@@ -1,29 +1,24 @@
 //! Weighted betweenness centrality: Brandes with Dijkstra order, with
-//! NetworkX's semantics (`betweenness_centrality(G, weight=...)`, and
-//! `betweenness_centrality_subset` with given sources) and scaling
-//! ([`super::betweenness::scales`]). A shortest path is one of least total
-//! weight; an edge `u -> w` of weight `x` is on one when
-//! `dist(u) + x == dist(w)` in f64, exactly as NetworkX compares. Parallel
-//! edges on shortest paths count as distinct paths; self-loops are ignored;
-//! weights must be non-negative (zero-weight edges are allowed, a cycle of
-//! them is refused: it holds infinitely many shortest paths). Reference:
-//! [`reference`] (Dijkstra, as NetworkX).
+//! NetworkX's semantics (`betweenness_centrality(G, weight=...)`; with given
+//! sources `betweenness_centrality_subset`) and scaling
+//! ([`super::betweenness::scales`]). An edge `u -> w` of weight `x` is on a
+//! shortest path when `dist(u) + x == dist(w)` in f64, as NetworkX compares.
+//! Parallel edges on shortest paths are distinct paths; self-loops are
+//! ignored; weights must be non-negative, and a cycle of zero-weight edges
+//! (infinitely many shortest paths) is refused. Reference: [`reference`].
 //!
-//! The program orders vertices as Dijkstra would without a priority queue,
-//! in supersteps, per source:
-//! 1. Bellman-Ford: the distances (a vertex whose distance dropped sends it);
-//! 2. every reached vertex counts its tight in-edges (its pending count);
+//! Dijkstra's order without a priority queue, in supersteps, per source:
+//! 1. Bellman-Ford: the distances;
+//! 2. every reached vertex counts its tight in-edges (pending);
 //! 3. a wave from the source: a vertex whose tight in-edges have all
-//!    delivered their σ is ready, and sends σ on; its level is the wave's;
+//!    delivered σ is ready, sends σ on, and takes the wave's number as level;
 //! 4. backward, deepest level first, each level sends (1 + δ)/σ along its
-//!    in-edges; a receiver keeps the messages of tight edges, and its level
-//!    is done once every deeper level has sent.
+//!    in-edges; receivers keep the messages of tight edges.
 //!
-//! Tightness needs the weight and both distances at the receiver, so the
-//! messages do not combine: each carries the sender's distance and the edge
-//! weight, and a vertex gets all of its messages together (PartitionedVC's
-//! grouped delivery). The program runs on the external engine, in memory
-//! when its state fits one interval, spilled to per-interval logs when not.
+//! Tightness needs the weight and both distances at the receiver, so
+//! messages (distance, weight, value) do not combine: a vertex gets all of
+//! its messages together (PartitionedVC's grouped delivery), on the
+//! external engine (in memory when the state fits one interval).
 
 use super::betweenness::BcConfig;
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
@@ -388,8 +383,10 @@ pub fn reference(
         let mut order = Vec::new();
         let mut heap = std::collections::BinaryHeap::new();
         (dist[s as usize], sigma[s as usize]) = (0.0, 1.0);
-        heap.push(Reverse((Key(0.0), s)));
-        while let Some(Reverse((Key(d), v))) = heap.pop() {
+        // Non-negative distances order as their bits do.
+        heap.push(Reverse((0u64, s)));
+        while let Some(Reverse((d, v))) = heap.pop() {
+            let d = f64::from_bits(d);
             let v = v as usize;
             if std::mem::replace(&mut done[v], true) {
                 continue;
@@ -405,7 +402,7 @@ pub fn reference(
                 if nd < dist[w] {
                     (dist[w], sigma[w]) = (nd, sigma[v]);
                     preds[w] = vec![v as u32];
-                    heap.push(Reverse((Key(nd), w as u32)));
+                    heap.push(Reverse((nd.to_bits(), w as u32)));
                 } else if nd == dist[w] {
                     sigma[w] += sigma[v];
                     preds[w].push(v as u32);
@@ -429,21 +426,6 @@ pub fn reference(
         };
     }
     bc
-}
-
-/// A distance ordered for the heap.
-#[derive(Clone, Copy, PartialEq)]
-struct Key(f64);
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Key {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
-    }
 }
 
 /// Weighted betweenness on the external engine (its state in memory when it
