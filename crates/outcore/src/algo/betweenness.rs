@@ -130,62 +130,94 @@ enum Phase {
     Done,
 }
 
-/// The program.
-pub struct BcVp {
+/// The sources of a run, the one at hand, and the final scales; shared by
+/// the hop-count and the weighted program.
+pub(crate) struct Sources {
     n: u32,
-    sources: Option<Vec<u32>>,
+    list: Option<Vec<u32>>,
     /// Index of the current source.
     at: u64,
-    directed: bool,
-    /// The phase of the next superstep (see [`Phase`]).
-    phase: Phase,
-    level: u32,
     /// Scale of sampled sources, of the other vertices.
     scale: (f64, f64),
 }
 
-impl BcVp {
-    pub fn new(store: &Store, cfg: &BcConfig) -> BcVp {
+impl Sources {
+    pub(crate) fn new(store: &Store, cfg: &BcConfig) -> Sources {
         let m = store.manifest();
         let k = cfg
             .sources
             .as_ref()
             .filter(|_| cfg.sampled)
             .map(|s| s.len() as u64);
-        BcVp {
+        Sources {
             n: m.num_vertices as u32,
-            sources: cfg.sources.clone(),
+            list: cfg.sources.clone(),
             at: 0,
-            directed: m.directed,
-            phase: Phase::Reset,
-            level: 0,
             scale: scales(m.num_vertices, k, cfg.normalized, m.directed),
         }
     }
 
-    fn count(&self) -> u64 {
-        self.sources
-            .as_ref()
-            .map_or(self.n as u64, |s| s.len() as u64)
+    /// How many sources.
+    pub(crate) fn count(&self) -> u64 {
+        self.list.as_ref().map_or(self.n as u64, |s| s.len() as u64)
     }
 
-    fn source(&self) -> u32 {
-        self.sources
+    /// The current source.
+    pub(crate) fn source(&self) -> u32 {
+        self.list
             .as_ref()
             .map_or(self.at as u32, |s| s[self.at as usize])
     }
 
-    fn scale_of(&self, v: u32) -> f64 {
-        match &self.sources {
-            Some(s) if s.binary_search(&v).is_ok() => self.scale.0,
-            _ => self.scale.1,
+    /// The final scale of vertex `v`'s sum.
+    pub(crate) fn scale_of(&self, v: u32) -> f64 {
+        scale_of(self.list.as_deref(), self.scale, v)
+    }
+
+    /// Moves to the next source; false after the last.
+    pub(crate) fn advance(&mut self) -> bool {
+        self.at += 1;
+        self.at < self.count()
+    }
+}
+
+/// The scale of `v`: `scale.0` for a sampled source, else `scale.1`.
+fn scale_of(sources: Option<&[u32]>, scale: (f64, f64), v: u32) -> f64 {
+    match sources {
+        Some(s) if s.binary_search(&v).is_ok() => scale.0,
+        _ => scale.1,
+    }
+}
+
+/// Scales the references' sums as the programs do.
+pub(crate) fn rescale(bc: &mut [f64], sources: Option<&[u32]>, scale: (f64, f64)) {
+    for (v, b) in bc.iter_mut().enumerate() {
+        *b *= scale_of(sources, scale, v as u32);
+    }
+}
+
+/// The program.
+pub struct BcVp {
+    src: Sources,
+    directed: bool,
+    /// The phase of the next superstep (see [`Phase`]).
+    phase: Phase,
+    level: u32,
+}
+
+impl BcVp {
+    pub fn new(store: &Store, cfg: &BcConfig) -> BcVp {
+        BcVp {
+            src: Sources::new(store, cfg),
+            directed: store.manifest().directed,
+            phase: Phase::Reset,
+            level: 0,
         }
     }
 
     /// Moves to the next source, or to the scaling after the last.
     fn next_source(&mut self) -> bool {
-        self.at += 1;
-        self.phase = match self.at < self.count() {
+        self.phase = match self.src.advance() {
             true => Phase::Reset,
             false => Phase::Scale,
         };
@@ -218,7 +250,7 @@ impl VertexProgram for BcVp {
         (s, false)
     }
     fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
-        self.count() > 0 && self.phase != Phase::Done
+        self.src.count() > 0 && self.phase != Phase::Done
     }
     #[inline]
     fn scatter(&self, _v: u32, s: &BcState) -> Option<f64> {
@@ -246,7 +278,7 @@ impl VertexProgram for BcVp {
         let m = msgs.first().copied().unwrap_or(0.0);
         match self.phase {
             Phase::Reset => {
-                let src = v == self.source();
+                let src = v == self.src.source();
                 (s.depth, s.sigma, s.delta) = (if src { 0 } else { UNSEEN }, src as u8 as f64, 0.0);
                 src
             }
@@ -267,7 +299,7 @@ impl VertexProgram for BcVp {
                 true
             }
             Phase::Scale => {
-                s.bc *= self.scale_of(v);
+                s.bc *= self.src.scale_of(v);
                 false
             }
             Phase::Done => false,
@@ -357,12 +389,7 @@ pub fn reference(
             }
         }
     }
-    for (v, b) in bc.iter_mut().enumerate() {
-        *b *= match sources {
-            Some(s) if s.binary_search(&(v as u32)).is_ok() => scale.0,
-            _ => scale.1,
-        };
-    }
+    rescale(&mut bc, sources, scale);
     bc
 }
 

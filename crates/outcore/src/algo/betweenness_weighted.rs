@@ -20,7 +20,7 @@
 //! its messages together (PartitionedVC's grouped delivery), on the
 //! external engine (in memory when the state fits one interval).
 
-use super::betweenness::BcConfig;
+use super::betweenness::{BcConfig, Sources};
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -118,46 +118,22 @@ enum Fault {
 
 /// The program.
 pub struct WbcVp {
-    n: u32,
-    sources: Option<Vec<u32>>,
-    at: u64,
+    src: Sources,
     directed: bool,
     phase: Phase,
     level: u32,
-    scale: (f64, f64),
     fault: Mutex<Option<Fault>>,
 }
 
 impl WbcVp {
     pub fn new(store: &Store, cfg: &BcConfig) -> WbcVp {
-        let m = store.manifest();
-        let k = cfg
-            .sources
-            .as_ref()
-            .filter(|_| cfg.sampled)
-            .map(|s| s.len() as u64);
         WbcVp {
-            n: m.num_vertices as u32,
-            sources: cfg.sources.clone(),
-            at: 0,
-            directed: m.directed,
+            src: Sources::new(store, cfg),
+            directed: store.manifest().directed,
             phase: Phase::Reset,
             level: 0,
-            scale: super::betweenness::scales(m.num_vertices, k, cfg.normalized, m.directed),
             fault: Mutex::new(None),
         }
-    }
-
-    fn count(&self) -> u64 {
-        self.sources
-            .as_ref()
-            .map_or(self.n as u64, |s| s.len() as u64)
-    }
-
-    fn source(&self) -> u32 {
-        self.sources
-            .as_ref()
-            .map_or(self.at as u32, |s| s[self.at as usize])
     }
 
     fn fault(&self, f: Fault) {
@@ -167,8 +143,7 @@ impl WbcVp {
     }
 
     fn next_source(&mut self) -> bool {
-        self.at += 1;
-        self.phase = match self.at < self.count() {
+        self.phase = match self.src.advance() {
             true => Phase::Reset,
             false => Phase::Scale,
         };
@@ -221,7 +196,7 @@ impl VertexProgram for WbcVp {
         (s, false)
     }
     fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
-        self.count() > 0 && self.phase != Phase::Done
+        self.src.count() > 0 && self.phase != Phase::Done
     }
     #[inline]
     fn scatter(&self, _v: u32, s: &WbcState) -> Option<WbcMsg> {
@@ -260,7 +235,7 @@ impl VertexProgram for WbcVp {
     fn apply(&self, v: u32, s: &mut WbcState, msgs: &[WbcMsg], _agg: &mut Aggregate) -> bool {
         match self.phase {
             Phase::Reset => {
-                let src = v == self.source();
+                let src = v == self.src.source();
                 *s = WbcState {
                     dist: if src { 0.0 } else { f64::INFINITY },
                     sigma: src as u8 as f64,
@@ -282,7 +257,7 @@ impl VertexProgram for WbcVp {
             Phase::Reach => s.dist < f64::INFINITY,
             Phase::Count => {
                 s.pending = msgs.iter().filter(|m| m.d == s.dist).count() as u32;
-                let src = v == self.source();
+                let src = v == self.src.source();
                 if src {
                     s.level = 0;
                     if s.pending > 0 {
@@ -320,10 +295,7 @@ impl VertexProgram for WbcVp {
                 true
             }
             Phase::Scale => {
-                s.bc *= match &self.sources {
-                    Some(src) if src.binary_search(&v).is_ok() => self.scale.0,
-                    _ => self.scale.1,
-                };
+                s.bc *= self.src.scale_of(v);
                 false
             }
             Phase::Done => false,
@@ -419,12 +391,7 @@ pub fn reference(
             }
         }
     }
-    for (v, b) in bc.iter_mut().enumerate() {
-        *b *= match sources {
-            Some(s) if s.binary_search(&(v as u32)).is_ok() => scale.0,
-            _ => scale.1,
-        };
-    }
+    super::betweenness::rescale(&mut bc, sources, scale);
     bc
 }
 
