@@ -495,7 +495,7 @@ pub fn run<P: VertexProgram>(
             let runs = std::mem::take(&mut mlog.runs[i]);
             // Few messages: sort them first, then read only their pages.
             let records: u64 = runs.iter().map(|r| r.records).sum();
-            let early_bytes = records * (4 + P::Msg::BYTES as u64);
+            let early_bytes = records * std::mem::size_of::<(u32, P::Msg)>() as u64;
             let charge = (!resident && !apply_all && pages::sparse(records, len * sbytes, sbytes))
                 .then(|| {
                     budget
@@ -504,7 +504,10 @@ pub fn run<P: VertexProgram>(
                 })
                 .flatten();
             let sparse = charge.is_some();
-            let mut early: Vec<(u32, P::Msg)> = Vec::new();
+            let mut early: Vec<(u32, P::Msg)> = match sparse {
+                true => Vec::with_capacity(records as usize),
+                false => Vec::new(),
+            };
             let sl = match (resident, sparse) {
                 (true, _) => align_up((len * sbytes) as u64) as usize,
                 (false, true) => {
@@ -602,6 +605,7 @@ pub fn run<P: VertexProgram>(
                 }
             }
             mlog.reset(i);
+            drop(early);
             drop(charge);
             match (resident, sparse) {
                 (true, _) => {}
