@@ -227,21 +227,33 @@ impl StoreDir {
                     self.dest.display()
                 )));
             }
-            let t = self.tmp.with_extension("old");
-            std::fs::rename(&self.dest, &t).at(&self.dest)?;
+            // The old store goes to a hidden name the stale cleaner knows
+            // (`.NAME.outcore-tmp-PID.old`), in one atomic exchange where
+            // the kernel has one: no moment without a store at `dest`.
+            let t = trash_of(&self.tmp);
+            remove_any(&t)?;
+            if exchange(&self.tmp, &self.dest) {
+                std::fs::rename(&self.tmp, &t).at(&self.tmp)?;
+            } else {
+                std::fs::rename(&self.dest, &t).at(&self.dest)?;
+                std::fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
+            }
             trash = Some(t);
+        } else {
+            std::fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
         }
-        std::fs::rename(&self.tmp, &self.dest).at(&self.dest)?;
         self.committed = true;
         if let Some(parent) = self.dest.parent().filter(|p| !p.as_os_str().is_empty()) {
             File::open(parent).and_then(|f| f.sync_all()).at(parent)?;
         }
         if let Some(t) = trash {
-            if t.is_dir() {
-                std::fs::remove_dir_all(&t).at(&t)?;
-            } else {
-                std::fs::remove_file(&t).at(&t)?;
+            // Unlink the manifest first, so a kill mid-removal leaves no
+            // directory that looks like one.
+            let m = t.join(MANIFEST_FILE);
+            if m.exists() {
+                std::fs::remove_file(&m).at(&m)?;
             }
+            remove_any(&t)?;
         }
         Ok(self.dest.clone())
     }
@@ -252,6 +264,47 @@ impl Drop for StoreDir {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.tmp);
         }
+    }
+}
+
+/// Where a replaced store waits for removal: the build's own hidden name
+/// plus `.old`, so [`crate::stale::clean`] removes it when a kill
+/// interrupts the removal.
+fn trash_of(tmp: &Path) -> PathBuf {
+    let mut t = tmp.as_os_str().to_owned();
+    t.push(".old");
+    PathBuf::from(t)
+}
+
+/// Swaps two paths atomically (`renameat2(RENAME_EXCHANGE)`); false when
+/// the kernel or file system cannot, and nothing moved.
+fn exchange(a: &Path, b: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(a), Ok(b)) = (
+        std::ffi::CString::new(a.as_os_str().as_bytes()),
+        std::ffi::CString::new(b.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    // SAFETY: both are valid NUL-terminated paths relative to the cwd.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    r == 0
+}
+
+/// Removes a file or directory tree at `p` if there is one.
+fn remove_any(p: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(p).at(p),
+        Ok(_) => std::fs::remove_file(p).at(p),
+        Err(_) => Ok(()),
     }
 }
 
@@ -318,4 +371,24 @@ pub fn read_u64s(path: &Path) -> Result<Vec<u64>> {
         Ok(())
     })?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kill while a replaced store is being removed leaves its trash;
+    /// the next build on the same target must recognise and remove it.
+    #[test]
+    fn the_trash_of_a_killed_replace_is_cleaned_by_the_next_build() {
+        let d = tempfile::tempdir().unwrap();
+        let dead = 2_147_483_000u32;
+        let t = trash_of(&d.path().join(format!(".g.oc.outcore-tmp-{dead}")));
+        std::fs::create_dir_all(t.join("tiles")).unwrap();
+        std::fs::write(t.join("tiles/edges.bin"), "x").unwrap();
+        let s = StoreDir::create(&d.path().join("g.oc"), false).unwrap();
+        assert!(!t.exists(), "{} survived the next build", t.display());
+        drop(s);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
 }
