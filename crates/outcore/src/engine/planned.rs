@@ -10,7 +10,7 @@ use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
 use crate::engine::stream_vp::{self, TileVp};
-use crate::engine::superstep::{state_bytes, MemState};
+use crate::engine::superstep::MemState;
 use crate::engine::vertex::{Edges, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
@@ -21,6 +21,17 @@ use std::time::Instant;
 
 /// Frontier vertices handed to the select engine at once.
 const CHUNK: usize = 1 << 16;
+
+/// The in-memory state [`run`] charges for `P` on `n` vertices (the
+/// program's state and messages, and the degrees the planner prices with).
+pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
+    crate::engine::superstep::state_bytes::<P>(n) + Degrees::memory_bytes(n)
+}
+
+/// The least budget [`run`] accepts for `P` on `store`.
+pub fn required<P: VertexProgram>(store: &Store) -> u64 {
+    required_bytes(store, state_bytes::<P>(store.manifest().num_vertices)) + (4 << 20)
+}
 
 /// Runs `prog` in memory for at most `max_steps` supersteps, each on the
 /// engine `choice` names (`Auto`: the planner's pick); returns the states.
@@ -37,7 +48,12 @@ pub fn run<P: VertexProgram>(
     let m = store.manifest();
     let n = m.num_vertices;
     let stream_ok = stream_vp::supports(prog) && choice != EngineChoice::Select;
-    let select_ok = P::COMBINES && choice != EngineChoice::Stream;
+    // Auto leaves select out for programs whose every vertex sends every
+    // superstep (PageRank): it could not win, and the stream engine keeps
+    // the whole cache.
+    let select_ok = P::COMBINES
+        && choice != EngineChoice::Stream
+        && !(choice == EngineChoice::Auto && P::APPLY_ALL && stream_ok);
     if choice == EngineChoice::External || !stream_ok && !select_ok {
         return Err(Error::Invalid(format!(
             "{} cannot run in memory on the {} engine; use --engine external",
@@ -45,8 +61,8 @@ pub fn run<P: VertexProgram>(
             format!("{choice:?}").to_lowercase()
         )));
     }
-    let state = state_bytes::<P>(n) + Degrees::memory_bytes(n);
-    let need = required_bytes(store, state) + (4 << 20);
+    let state = state_bytes::<P>(n);
+    let need = required::<P>(store);
     if budget.limit() < need {
         return Err(Error::Budget(format!(
             "{} on {n} vertices needs at least {} in memory; raise --memory or use --engine external",
@@ -93,6 +109,11 @@ pub fn run<P: VertexProgram>(
             )?);
         }
     }
+    let lists = if m.directed && prog.edges() == Edges::Both {
+        2
+    } else {
+        1
+    };
     let model = CostModel::for_store(store);
     let page = m.csr.page_bytes;
     let mut stats = match &stream {
@@ -120,8 +141,9 @@ pub fn run<P: VertexProgram>(
         }
         let it0 = Instant::now();
         let sending = st.senders;
-        // Select's price: each list's pages plus its offsets page.
-        let select_pages = select_ok.then(|| {
+        // Select's price: each list's pages plus its offsets page (priced
+        // for --stats even when Auto left the select engine out).
+        let select_pages = (P::COMBINES && choice != EngineChoice::Stream).then(|| {
             let mut pages = 0u64;
             let mut last_off = u64::MAX;
             for v in st.senders() {
@@ -132,7 +154,7 @@ pub fn run<P: VertexProgram>(
                     last_off = op;
                 }
             }
-            pages * selects.len() as u64
+            pages * lists
         });
         let stream_bytes = stream
             .as_ref()
@@ -145,12 +167,15 @@ pub fn run<P: VertexProgram>(
             4 + std::mem::size_of::<P::Msg>() as u64,
             std::mem::size_of::<P::State>() as u64,
         );
-        let est = planner::choose(
+        let mut est = planner::choose(
             &model,
             stream_bytes,
             select_pages.map(|p| (p, page)),
             Some(&ext),
         );
+        if est.chosen == "select" && selects.is_empty() {
+            est.chosen = "stream";
+        }
         let mut it = if est.chosen == "stream" {
             let s = stream.as_mut().expect("stream engine");
             let tp = TileVp::new(store, &mut st, prog);

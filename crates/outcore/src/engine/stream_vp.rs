@@ -21,11 +21,12 @@ use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
 use crate::engine::state::BLOCK;
 use crate::engine::stats::RunStats;
 use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
-use crate::engine::superstep::{state_bytes, MemState};
+use crate::engine::superstep::{lower, state_bytes, MemState, Words};
 use crate::engine::vertex::{Edges, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::store::Store;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// A vertex program and its in-memory state as a tile program.
 pub(crate) struct TileVp<'a, P: VertexProgram> {
@@ -73,6 +74,10 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
     }
 
     fn apply(&self, tile: &Tile, dir: Dir) {
+        if let Some(w) = &self.st.words {
+            let to = w.acc_block(tile.written_block(dir) as usize * BLOCK);
+            return self.dense(w, tile, dir, to);
+        }
         let (sb, db) = match dir {
             Dir::Forward => (tile.src_base(), tile.dst_base()),
             Dir::Reverse => (tile.dst_base(), tile.src_base()),
@@ -107,8 +112,92 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
     fn may_need_next(&self, row: u32, _col: u32) -> bool {
         self.prog.apply_all() || self.st.block_received(row as usize)
     }
+
+    fn shares_blocks(&self) -> bool {
+        // An eager program writes the receivers' outgoing words, which a
+        // private copy cannot.
+        self.st.words.is_some() && !P::EAGER
+    }
+
+    fn apply_private(&self, tile: &Tile, dir: Dir, into: &[AtomicU64; BLOCK]) {
+        let w = self
+            .st
+            .words
+            .as_ref()
+            .expect("only word programs share blocks");
+        self.dense(w, tile, dir, into)
+    }
+
+    fn merge_private(&self, block: u32, from: &[AtomicU64; BLOCK]) {
+        let w = self
+            .st
+            .words
+            .as_ref()
+            .expect("only word programs share blocks");
+        let to = w.acc_block(block as usize * BLOCK);
+        for (t, f) in to.iter().zip(from) {
+            match f.load(Relaxed) {
+                0 => {}
+                c => Words::fold::<P>(t, c ^ w.id),
+            }
+        }
+    }
 }
 
+impl<P: VertexProgram> TileVp<'_, P> {
+    /// The dense fast path (programs with an identity): every edge of the
+    /// tile folds its source's word into `to` (the written block's
+    /// accumulators or a private copy of them), with no test per edge: a
+    /// silent source's word is the identity, which changes nothing.
+    #[inline]
+    fn dense(&self, w: &Words, tile: &Tile, dir: Dir, to: &[AtomicU64; BLOCK]) {
+        let (sb, db) = (tile.src_base(), tile.dst_base());
+        let (from, dst) = match dir {
+            Dir::Forward => (sb, db),
+            Dir::Reverse => (db, sb),
+        };
+        if !self.st.block_sends(from / BLOCK) {
+            return;
+        }
+        let (from, out) = (w.out_block(from), w.out_block(dst));
+        // Undirected: a self-loop is one edge, served forward.
+        let loops = dir == Dir::Reverse && self.undirected && tile.row == tile.col;
+        match (dir, loops) {
+            (Dir::Forward, _) => fold_tile::<P, false, false>(from, to, out, tile.edges),
+            (Dir::Reverse, true) => fold_tile::<P, true, true>(from, to, out, tile.edges),
+            (Dir::Reverse, false) => fold_tile::<P, true, false>(from, to, out, tile.edges),
+        }
+        self.st.mark_received(tile.written_block(dir) as usize);
+    }
+}
+
+/// Folds `from[u]` into `to[v]` for every packed edge (u, v), or (v, u)
+/// when `FLIP`; `SKIP_LOOPS` drops u == v. An eager program folds into
+/// `out[v]` instead, the receiver's own outgoing word, so tiles applied
+/// later in the superstep carry the new value on (the apply step reads it
+/// back; its own message changes nothing). Both sides are whole blocks, so
+/// there are no bounds checks.
+#[inline(always)]
+fn fold_tile<P: VertexProgram, const FLIP: bool, const SKIP_LOOPS: bool>(
+    from: &[AtomicU64; BLOCK],
+    to: &[AtomicU64; BLOCK],
+    out: &[AtomicU64; BLOCK],
+    edges: &[u32],
+) {
+    for &e in edges {
+        let (s, d) = unpack(e);
+        if SKIP_LOOPS && s == d {
+            continue;
+        }
+        let (f, t) = if FLIP { (d, s) } else { (s, d) };
+        let m = from[f].load(Relaxed);
+        if P::EAGER {
+            lower::<P>(&out[t], m);
+        } else {
+            Words::fold::<P>(&to[t], m);
+        }
+    }
+}
 /// Whether the stream engine can run `prog` (combining, unweighted).
 pub fn supports<P: VertexProgram>(prog: &P) -> bool {
     P::COMBINES && !prog.weighted()

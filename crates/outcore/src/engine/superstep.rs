@@ -6,17 +6,25 @@
 //! lists), `end` applies the combined messages and names the next
 //! frontier. The state survives between supersteps, so each superstep may
 //! run on a different engine (the planner's choice).
+//!
+//! Messages live in one of two forms. The general one keeps an
+//! `Option<Msg>` per vertex. Programs that declare
+//! [`VertexProgram::IDENTITY`] (messages of at most 8 bytes whose combine
+//! has an identity: PageRank's sum, BFS's and WCC's min) keep them as 64-bit
+//! words ([`Words`]): no `Option`, half the cache footprint, and the stream
+//! engine's dense tile loop ([`crate::engine::stream_vp`]) runs on them
+//! without a branch per edge and may split a hub block's work over threads.
 
 use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
-use crate::engine::vertex::{Aggregate, VertexInfo, VertexProgram};
+use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::Store;
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Per-vertex message accumulators. A cell is written only by one thread
 /// at a time: the stream engine never applies two tiles writing one block
@@ -27,13 +35,94 @@ struct Cells<M>(Vec<UnsafeCell<Option<M>>>);
 // above), and reads happen in `end`, after every delivery of the superstep.
 unsafe impl<M: Send> Sync for Cells<M> {}
 
+/// A message as a word: its `Value` encoding, zero-extended to 8 bytes.
+#[inline(always)]
+pub fn word<M: Value>(m: M) -> u64 {
+    let mut b = [0u8; 8];
+    m.put(&mut b);
+    u64::from_le_bytes(b)
+}
+
+/// The message of a word (see [`word`]).
+#[inline(always)]
+pub fn unword<M: Value>(w: u64) -> M {
+    M::get(&w.to_le_bytes())
+}
+
+/// Messages as words, for programs with an [`VertexProgram::IDENTITY`].
+/// Both vectors are padded to whole tile blocks, so a block of them is a
+/// `[_; BLOCK]` indexed by 16-bit local ids without bounds checks.
+pub struct Words {
+    /// The identity's word: a vertex whose word is this sends nothing.
+    pub id: u64,
+    /// This superstep's message of each vertex (lowered during the
+    /// superstep by eager programs, [`VertexProgram::EAGER`]).
+    pub out: Vec<AtomicU64>,
+    /// Combined messages, stored XOR `id`, so zero bits mean none (the
+    /// stream engine's private copies of hub blocks start as zero bits).
+    pub acc: Vec<AtomicU64>,
+}
+
+impl Words {
+    /// The senders' words of the block starting at `base`.
+    #[inline(always)]
+    pub fn out_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
+        self.out[base..base + BLOCK]
+            .try_into()
+            .expect("a whole block")
+    }
+
+    /// The accumulators of the block starting at `base`.
+    #[inline(always)]
+    pub fn acc_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
+        self.acc[base..base + BLOCK]
+            .try_into()
+            .expect("a whole block")
+    }
+
+    /// Combines message word `m` into accumulator `cell` (XOR-encoded with
+    /// the program's identity, a constant here, so for a sum the XOR folds
+    /// away). Single writer per cell: a relaxed load then store, no branch
+    /// (an empty cell decodes to the identity).
+    #[inline(always)]
+    pub fn fold<P: VertexProgram>(cell: &AtomicU64, m: u64) {
+        let id = const { identity::<P>() };
+        let c = cell.load(Relaxed) ^ id;
+        let x = word(P::combine(unword(c), unword(m)));
+        cell.store(x ^ id, Relaxed);
+    }
+}
+
+/// Lowers the outgoing word `out` of an eager program's receiver to its
+/// combination with `m` (several threads may race here: each store is a
+/// value the vertex may send, so a lost one only delays propagation).
+#[inline(always)]
+pub fn lower<P: VertexProgram>(out: &AtomicU64, m: u64) {
+    let o = out.load(Relaxed);
+    let x = word(P::combine(unword(o), unword(m)));
+    if x != o {
+        out.store(x, Relaxed);
+    }
+}
+
+/// `P::IDENTITY`'s word (0 for programs without one, which never fold).
+const fn identity<P: VertexProgram>() -> u64 {
+    match P::IDENTITY {
+        Some(id) => id,
+        None => 0,
+    }
+}
+
 /// The in-memory state of a vertex program between supersteps.
 pub struct MemState<P: VertexProgram> {
     pub n: usize,
     pub states: Vec<P::State>,
-    /// This superstep's message of each vertex (None: inactive or silent).
+    /// This superstep's message of each vertex (None: inactive or silent);
+    /// empty when `words` holds them.
     out: Vec<Option<P::Msg>>,
     acc: Cells<P::Msg>,
+    /// The messages as words, for programs with an identity.
+    pub words: Option<Words>,
     /// Next superstep's active vertices.
     active: Vec<bool>,
     /// Blocks (of the stream engine's tiles) with a sending vertex.
@@ -48,8 +137,15 @@ pub struct MemState<P: VertexProgram> {
 
 /// In-memory bytes per vertex of `P`.
 pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
-    let per = std::mem::size_of::<P::State>() + 2 * std::mem::size_of::<Option<P::Msg>>() + 2;
-    n * per as u64
+    // Words are padded to whole blocks.
+    let msgs = match P::IDENTITY {
+        Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
+            16 * n.next_multiple_of(BLOCK as u64)
+        }
+        _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
+    };
+    let per = std::mem::size_of::<P::State>() + 2;
+    n * per as u64 + msgs
 }
 
 impl<P: VertexProgram> MemState<P> {
@@ -74,11 +170,20 @@ impl<P: VertexProgram> MemState<P> {
             active.push(a);
         }
         let blocks = n.div_ceil(BLOCK).max(1);
+        let words = P::IDENTITY
+            .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
+            .map(|id| Words {
+                id,
+                out: crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(id)),
+                acc: crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(0)),
+            });
+        let general = if words.is_some() { 0 } else { n };
         Ok(MemState {
             n,
             states,
-            out: vec![None; n],
-            acc: Cells((0..n).map(|_| UnsafeCell::new(None)).collect()),
+            out: vec![None; general],
+            acc: Cells((0..general).map(|_| UnsafeCell::new(None)).collect()),
+            words,
             active,
             sending: vec![false; blocks],
             received: (0..blocks).map(|_| AtomicBool::new(false)).collect(),
@@ -95,26 +200,51 @@ impl<P: VertexProgram> MemState<P> {
         }
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
-        self.out
-            .par_iter_mut()
-            .with_min_len(1 << 14)
-            .enumerate()
-            .for_each(|(v, o)| {
-                *o = if active[v] {
-                    prog.scatter(v as u32, &states[v])
-                } else {
-                    None
-                }
-            });
-        self.senders = 0;
-        for (b, s) in self.sending.iter_mut().enumerate() {
-            let lo = b * BLOCK;
-            let k = self.out[lo..(lo + BLOCK).min(self.n)]
-                .iter()
-                .filter(|m| m.is_some())
-                .count() as u64;
-            *s = k > 0;
-            self.senders += k;
+        let n = self.n;
+        let counts: Vec<u64> = if let Some(w) = &mut self.words {
+            let id = w.id;
+            w.out[..n]
+                .par_chunks_mut(BLOCK)
+                .enumerate()
+                .map(|(b, out)| {
+                    let mut k = 0;
+                    for (i, o) in out.iter_mut().enumerate() {
+                        let v = b * BLOCK + i;
+                        let x = match active[v].then(|| prog.scatter(v as u32, &states[v])) {
+                            Some(Some(m)) => word(m),
+                            _ => id,
+                        };
+                        *o.get_mut() = x;
+                        k += (x != id) as u64;
+                    }
+                    k
+                })
+                .collect()
+        } else {
+            self.out
+                .par_chunks_mut(BLOCK)
+                .enumerate()
+                .map(|(b, out)| {
+                    let mut k = 0;
+                    for (i, o) in out.iter_mut().enumerate() {
+                        let v = b * BLOCK + i;
+                        *o = match active[v] {
+                            true => prog.scatter(v as u32, &states[v]),
+                            false => None,
+                        };
+                        k += o.is_some() as u64;
+                    }
+                    k
+                })
+                .collect()
+        };
+        self.senders = counts.iter().sum();
+        for (s, k) in self
+            .sending
+            .iter_mut()
+            .zip(counts.iter().chain(std::iter::repeat(&0)))
+        {
+            *s = *k > 0;
         }
         for r in &self.received {
             r.store(false, Relaxed);
@@ -125,7 +255,10 @@ impl<P: VertexProgram> MemState<P> {
     /// True when vertex `v` sends this superstep.
     #[inline]
     pub fn sends(&self, v: usize) -> bool {
-        self.out[v].is_some()
+        match &self.words {
+            Some(w) => w.out[v].load(Relaxed) != w.id,
+            None => self.out[v].is_some(),
+        }
     }
 
     /// True when block `b` holds a sending vertex.
@@ -142,7 +275,7 @@ impl<P: VertexProgram> MemState<P> {
 
     /// The sending vertices, in order.
     pub fn senders(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.n as u32).filter(|&v| self.out[v as usize].is_some())
+        (0..self.n as u32).filter(|&v| self.sends(v as usize))
     }
 
     /// Calls `f` with the sending vertices in order, at most `chunk` at a
@@ -176,12 +309,23 @@ impl<P: VertexProgram> MemState<P> {
     /// engine's one writer per block; the select engine's single thread).
     #[inline]
     pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) {
-        let Some(m) = self.out[s] else { return };
+        let m = match &self.words {
+            Some(ws) => match ws.out[s].load(Relaxed) {
+                x if x == ws.id => return,
+                x => unword::<P::Msg>(x),
+            },
+            None => match self.out[s] {
+                Some(m) => m,
+                None => return,
+            },
+        };
         let msg = match rev {
             false => prog.edge(m, s as u32, d as u32, w),
             true => prog.edge_rev(m, s as u32, d as u32, w),
         };
-        if let Some(msg) = msg {
+        if let (Some(msg), Some(ws)) = (msg, &self.words) {
+            Words::fold::<P>(&ws.acc[d], word(msg));
+        } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
             let cell = unsafe { &mut *self.acc.0[d].get() };
             *cell = Some(match *cell {
@@ -202,6 +346,7 @@ impl<P: VertexProgram> MemState<P> {
         let p = &*prog;
         let apply_all = p.apply_all();
         let acc = &self.acc;
+        let words = self.words.as_ref();
         let chunk = 1 << 14;
         let (count, agg) = self
             .states
@@ -212,8 +357,19 @@ impl<P: VertexProgram> MemState<P> {
                 let (mut count, mut agg) = (0u64, Aggregate::default());
                 for (i, (s, a)) in states.iter_mut().zip(active.iter_mut()).enumerate() {
                     let v = c * chunk + i;
-                    // SAFETY: every delivery of the superstep has returned.
-                    let m = unsafe { (*acc.0[v].get()).take() };
+                    let m = match words {
+                        Some(w) => {
+                            let mut c = w.acc[v].swap(0, Relaxed) ^ w.id;
+                            if P::EAGER {
+                                // The tile loop folded into the outgoing word.
+                                let o = w.out[v].load(Relaxed);
+                                c = word(P::combine(unword(c), unword(o)));
+                            }
+                            (c != w.id).then(|| unword::<P::Msg>(c))
+                        }
+                        // SAFETY: every delivery of the superstep has returned.
+                        None => unsafe { (*acc.0[v].get()).take() },
+                    };
                     *a = match m {
                         Some(m) => p.apply(v as u32, s, &[m], &mut agg),
                         None if apply_all => p.apply(v as u32, s, &[], &mut agg),

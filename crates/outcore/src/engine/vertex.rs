@@ -107,6 +107,26 @@ pub trait VertexProgram: Sync {
     /// True when every vertex is applied each superstep, with or without
     /// messages (PageRank); false when only vertices that received one are.
     const APPLY_ALL: bool;
+    /// The identity of [`combine`](VertexProgram::combine) as a word (the
+    /// message's [`Value`] encoding, zero-extended to 8 bytes: `0` for a
+    /// sum of f64, `u32::MAX as u64` for a min of u32), for programs whose
+    /// messages are at most 8 bytes and whose unweighted
+    /// [`edge`](VertexProgram::edge) and
+    /// [`edge_rev`](VertexProgram::edge_rev) pass the message unchanged. A
+    /// vertex whose combined messages equal the identity is taken to have
+    /// received none. In memory the messages then travel as words, and the
+    /// stream engine runs its dense 16-bit tile loop on them (G-Store's edge
+    /// function, split over threads on hub blocks): the fast path is this
+    /// program specialised, not a second copy of it. Default: none.
+    const IDENTITY: Option<u64> = None;
+    /// With an [`IDENTITY`](VertexProgram::IDENTITY): true when the
+    /// message a vertex sends is its state and `apply` takes the combination
+    /// (min-label programs: WCC). The stream engine's dense loop may then
+    /// lower a receiver's outgoing message as soon as a message reaches it,
+    /// so later tiles of the same superstep carry the new value on
+    /// (asynchronous, as G-Store's WCC): fewer supersteps, the same
+    /// fixpoint. Default: false.
+    const EAGER: bool = false;
 
     /// Name in statistics and progress.
     fn name(&self) -> &'static str;
