@@ -23,9 +23,16 @@ use std::time::Instant;
 const CHUNK: usize = 1 << 16;
 
 /// The in-memory state [`run`] charges for `P` on `n` vertices (the
-/// program's state and messages, and the degrees the planner prices with).
+/// program's state and messages, and the degrees the planner prices select
+/// with; a program whose every vertex sends every superstep is priced from
+/// the store's totals instead, and keeps those bytes for the tile cache).
 pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
-    crate::engine::superstep::state_bytes::<P>(n) + Degrees::memory_bytes(n)
+    let deg = if P::APPLY_ALL {
+        0
+    } else {
+        Degrees::memory_bytes(n)
+    };
+    crate::engine::superstep::state_bytes::<P>(n) + deg
 }
 
 /// The least budget [`run`] accepts for `P` on `store`.
@@ -71,13 +78,19 @@ pub fn run<P: VertexProgram>(
         )));
     }
     let mut st = MemState::new(store, prog, budget)?;
-    let deg = Degrees::load(store.path(), "out")?;
-    let _deg = budget.charge(Degrees::memory_bytes(n), "degrees for the planner")?;
+    let (deg, _deg) = if P::APPLY_ALL {
+        (None, None)
+    } else {
+        let c = budget.charge(Degrees::memory_bytes(n), "degrees for the planner")?;
+        (Some(Degrees::load(store.path(), "out")?), Some(c))
+    };
     let mut stream = if stream_ok {
         let mut cfg = stream_cfg;
         cfg.label = prog.name().to_string();
         if select_ok && cfg.cache_bytes.is_none() {
-            cfg.cache_bytes = Some(budget.available() / 2);
+            // Dense supersteps (stream) move far more bytes than sparse
+            // ones (select): the tile cache takes three quarters.
+            cfg.cache_bytes = Some(budget.available() / 4 * 3);
         }
         Some(StreamEngine::new(store, budget, cfg)?)
     } else {
@@ -144,6 +157,12 @@ pub fn run<P: VertexProgram>(
         // Select's price: each list's pages plus its offsets page (priced
         // for --stats even when Auto left the select engine out).
         let select_pages = (P::COMBINES && choice != EngineChoice::Stream).then(|| {
+            let Some(deg) = &deg else {
+                // No degrees held (APPLY_ALL): the bound every list's
+                // ceil(d / slots per page) <= d / slots per page + 1 gives.
+                let adj = m.csr.out_slots / (page / 4) + sending;
+                return (adj + (n * 8).div_ceil(page)) * lists;
+            };
             let mut pages = 0u64;
             let mut last_off = u64::MAX;
             for v in st.senders() {

@@ -60,6 +60,7 @@ pub struct Words {
     pub out: Vec<AtomicU64>,
     /// Combined messages, stored XOR `id`, so zero bits mean none (the
     /// stream engine's private copies of hub blocks start as zero bits).
+    /// Empty for eager programs: their messages lower `out` itself.
     pub acc: Vec<AtomicU64>,
 }
 
@@ -72,12 +73,16 @@ impl Words {
             .expect("a whole block")
     }
 
-    /// The accumulators of the block starting at `base`.
+    /// The accumulators of the block starting at `base` (an eager
+    /// program's: its outgoing words, which its messages lower).
     #[inline(always)]
     pub fn acc_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
-        self.acc[base..base + BLOCK]
-            .try_into()
-            .expect("a whole block")
+        let acc = if self.acc.is_empty() {
+            &self.out
+        } else {
+            &self.acc
+        };
+        acc[base..base + BLOCK].try_into().expect("a whole block")
     }
 
     /// Combines message word `m` into accumulator `cell` (XOR-encoded with
@@ -140,7 +145,8 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
     // Words are padded to whole blocks.
     let msgs = match P::IDENTITY {
         Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
-            16 * n.next_multiple_of(BLOCK as u64)
+            // Eager programs keep no accumulators.
+            (8 + 8 * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
         }
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
@@ -175,7 +181,10 @@ impl<P: VertexProgram> MemState<P> {
             .map(|id| Words {
                 id,
                 out: crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(id)),
-                acc: crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(0)),
+                acc: match P::EAGER {
+                    true => Vec::new(),
+                    false => crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(0)),
+                },
             });
         let general = if words.is_some() { 0 } else { n };
         Ok(MemState {
@@ -324,7 +333,11 @@ impl<P: VertexProgram> MemState<P> {
             true => prog.edge_rev(m, s as u32, d as u32, w),
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
-            Words::fold::<P>(&ws.acc[d], word(msg));
+            if P::EAGER {
+                lower::<P>(&ws.out[d], word(msg));
+            } else {
+                Words::fold::<P>(&ws.acc[d], word(msg));
+            }
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
             let cell = unsafe { &mut *self.acc.0[d].get() };
@@ -359,12 +372,12 @@ impl<P: VertexProgram> MemState<P> {
                     let v = c * chunk + i;
                     let m = match words {
                         Some(w) => {
-                            let mut c = w.acc[v].swap(0, Relaxed) ^ w.id;
-                            if P::EAGER {
-                                // The tile loop folded into the outgoing word.
-                                let o = w.out[v].load(Relaxed);
-                                c = word(P::combine(unword(c), unword(o)));
-                            }
+                            // Eager: messages lowered the outgoing word (a
+                            // sender's own message changes nothing).
+                            let c = match P::EAGER {
+                                true => w.out[v].load(Relaxed),
+                                false => w.acc[v].swap(0, Relaxed) ^ w.id,
+                            };
                             (c != w.id).then(|| unword::<P::Msg>(c))
                         }
                         // SAFETY: every delivery of the superstep has returned.
