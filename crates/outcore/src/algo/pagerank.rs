@@ -1,36 +1,22 @@
-//! PageRank with LDBC Graphalytics semantics, as one vertex program run by
-//! every engine.
+//! PageRank with LDBC Graphalytics semantics on the stream engine.
 //!
 //! PR0(v) = 1/|V|; each iteration PR(v) = (1-d)/|V| + d * sum over in-neighbours
 //! u of PR(u)/outdeg(u) + d/|V| * sum over sinks w of PR(w). Undirected
 //! graphs: every neighbour is an in- and out-neighbour (a self-loop once).
 //! A fixed number of iterations, or `tol`: stop once an iteration changes the
 //! ranks by less than `tol` in L1 norm.
-//!
-//! The program: a vertex sends PR/outdeg along its out-edges, messages sum
-//! (identity 0, so in memory the stream engine runs its dense tile loop on
-//! it, hub blocks split over threads), every vertex applies
-//! PR = ((1-d) + d * sinks) / n + d * sum, where `sinks` is the previous
-//! superstep's total rank of vertices without out-edges (an aggregate).
-//!
-//! Weighted (`PageRankVp::weighted`, as NetworkX's `pagerank(G)`): a vertex
-//! sends PR * w / W(v) along each out-edge of weight w, W(v) its total
-//! out-weight; a vertex with W(v) = 0 is dangling. W(v) comes from one
-//! sequential pass over `csr/out.off` and `weights/out.f64`, in the order
-//! the engines initialise vertices. Its reference is
-//! [`crate::algo::reference`]'s `pagerank`.
 
-use crate::engine::external::ExternalConfig;
-use crate::engine::planner::EngineChoice;
-use crate::engine::select::SelectConfig;
+use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
+use crate::engine::state::{F64s, BLOCK};
 use crate::engine::stats::RunStats;
-use crate::engine::stream::StreamConfig;
-use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
-use crate::store::read::LeReader;
+use crate::store::degrees::Degrees;
 use crate::store::Store;
-use std::sync::Mutex;
+use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// PageRank parameters.
 #[derive(Clone, Debug)]
@@ -71,196 +57,32 @@ impl PageRankConfig {
     }
 }
 
-/// Total out-weights in vertex order (the weighted variant's divisors).
-struct OutWeights {
-    off: LeReader,
-    wts: LeReader,
-    at: u64,
-    next: u32,
-}
-
-impl OutWeights {
-    fn open(store: &Store) -> Result<OutWeights> {
-        let (_, o, w) = crate::store::csr::files("out");
-        let mut off = LeReader::open(&store.file(&o))?;
-        off.req_u64()?;
-        Ok(OutWeights {
-            off,
-            wts: LeReader::open(&store.file(&w))?,
-            at: 0,
-            next: 0,
-        })
-    }
-
-    fn of(&mut self, v: u32) -> Result<f64> {
-        if v != self.next {
-            return Err(Error::Invalid(format!(
-                "weighted PageRank: vertex {v} initialised out of order"
-            )));
-        }
-        self.next += 1;
-        let end = self.off.req_u64()?;
-        let mut sum = 0.0;
-        while self.at < end {
-            let w = self.wts.req_f64()?;
-            if w < 0.0 || !w.is_finite() {
-                return Err(Error::Invalid(format!(
-                    "weighted PageRank needs finite non-negative weights; vertex {v} has an out-edge of weight {w}"
-                )));
-            }
-            sum += w;
-            self.at += 1;
-        }
-        Ok(sum)
-    }
-}
-
-/// The program; state (rank, out-degree, or the bits of the total
-/// out-weight when weighted).
-pub struct PageRankVp {
-    n: f64,
-    damping: f64,
-    iterations: usize,
-    tol: Option<f64>,
-    sinks: f64,
-    /// Iterations run and the last one's L1 change.
-    pub done_iterations: usize,
-    pub last_change: f64,
-    weights: Option<Mutex<OutWeights>>,
-    /// The first error of the weight pass (init cannot return one).
-    failed: Mutex<Option<Error>>,
-}
-
-impl PageRankVp {
-    pub fn new(n: u64, cfg: &PageRankConfig) -> PageRankVp {
-        PageRankVp {
-            n: n as f64,
-            damping: cfg.damping,
-            iterations: cfg.iterations,
-            tol: cfg.tol,
-            sinks: 0.0,
-            done_iterations: 0,
-            last_change: 0.0,
-            weights: None,
-            failed: Mutex::new(None),
-        }
-    }
-
-    /// The weighted variant (NetworkX's `pagerank` with `weight="weight"`).
-    pub fn weighted(store: &Store, cfg: &PageRankConfig) -> Result<PageRankVp> {
-        if !store.manifest().weighted {
-            return Err(Error::Invalid(format!(
-                "{} has no weights; import it with --weighted, or drop --weighted for LDBC's unweighted PageRank",
-                store.path().display()
-            )));
-        }
-        let mut p = PageRankVp::new(store.manifest().num_vertices, cfg);
-        p.weights = Some(Mutex::new(OutWeights::open(store)?));
-        Ok(p)
-    }
-
-    /// The divisor of a vertex's rank: out-degree or total out-weight.
-    #[inline]
-    fn divisor(&self, s: &(f64, u64)) -> f64 {
-        if self.weights.is_some() {
-            f64::from_bits(s.1)
-        } else {
-            s.1 as f64
-        }
-    }
-
-    /// The error the weight pass met, if any.
-    pub fn take_error(&self) -> Option<Error> {
-        self.failed.lock().expect("not poisoned").take()
-    }
-}
-
-impl VertexProgram for PageRankVp {
-    type State = (f64, u64);
-    type Msg = f64;
-    const COMBINES: bool = true;
-    const IDENTITY: Option<u64> = Some(0);
-    const APPLY_ALL: bool = true;
-
-    fn name(&self) -> &'static str {
-        "pagerank"
-    }
-    fn edges(&self) -> Edges {
-        Edges::Out
-    }
-    fn weighted(&self) -> bool {
-        self.weights.is_some()
-    }
-    fn init(&self, info: &VertexInfo, agg: &mut Aggregate) -> ((f64, u64), bool) {
-        let pr = 1.0 / self.n;
-        let d = match &self.weights {
-            None => info.out_degree,
-            Some(w) => {
-                let sum = w
-                    .lock()
-                    .expect("not poisoned")
-                    .of(info.v)
-                    .unwrap_or_else(|e| {
-                        self.failed.lock().expect("not poisoned").get_or_insert(e);
-                        0.0
-                    });
-                sum.to_bits()
-            }
-        };
-        let s = (pr, d);
-        if self.divisor(&s) == 0.0 {
-            agg.sums[0] += pr;
-        }
-        (s, true)
-    }
-    fn begin(&mut self, step: usize, agg: &Aggregate) -> bool {
-        self.sinks = agg.sums[0];
-        step < self.iterations && self.failed.lock().expect("not poisoned").is_none()
-    }
-    #[inline]
-    fn scatter(&self, _v: u32, s: &(f64, u64)) -> Option<f64> {
-        let d = self.divisor(s);
-        (d > 0.0).then(|| s.0 / d)
-    }
-    #[inline]
-    fn edge(&self, m: f64, _src: u32, _dst: u32, w: f64) -> Option<f64> {
-        Some(if self.weights.is_some() { m * w } else { m })
-    }
-    #[inline]
-    fn combine(a: f64, b: f64) -> f64 {
-        a + b
-    }
-    #[inline]
-    fn apply(&self, _v: u32, s: &mut (f64, u64), msgs: &[f64], agg: &mut Aggregate) -> bool {
-        let d = self.damping;
-        let base = ((1.0 - d) + d * self.sinks) / self.n;
-        let pr = base + d * msgs.first().copied().unwrap_or(0.0);
-        agg.sums[1] += (pr - s.0).abs();
-        if self.divisor(s) == 0.0 {
-            agg.sums[0] += pr;
-        }
-        s.0 = pr;
-        true
-    }
-    fn end(&mut self, step: usize, agg: &Aggregate, _active: u64) -> bool {
-        self.done_iterations = step + 1;
-        self.last_change = agg.sums[1];
-        self.done_iterations >= self.iterations || self.tol.is_some_and(|t| agg.sums[1] < t)
-    }
-}
-
-/// Ranks after an in-memory run.
+/// Ranks after a run.
 pub struct PageRank {
-    ranks: Vec<f64>,
+    /// PR/outdeg for vertices with out-edges, PR itself for sinks.
+    contrib: F64s,
+    sum: F64s,
+    deg: Degrees,
+    n: usize,
+    damping: f64,
+    sinks: f64,
     iterations: usize,
+    max_iterations: usize,
+    tol: Option<f64>,
     /// L1 change of the last iteration.
     pub last_change: f64,
+    directed: bool,
 }
 
 impl PageRank {
     /// The rank of dense vertex `v`.
     pub fn value(&self, v: usize) -> f64 {
-        self.ranks[v]
+        let d = self.deg.get(v);
+        if d == 0 {
+            self.contrib.get(v)
+        } else {
+            self.contrib.get(v) * d as f64
+        }
     }
 
     /// Iterations run.
@@ -268,107 +90,187 @@ impl PageRank {
         self.iterations
     }
 
-    /// Bytes of in-memory state for `n` vertices (see [`in_memory`]).
+    /// Bytes of vertex state for `n` vertices.
     pub fn state_bytes(n: u64) -> u64 {
-        crate::engine::planned::state_bytes::<PageRankVp>(n)
+        16 * n.next_multiple_of(BLOCK as u64) + Degrees::memory_bytes(n)
     }
 }
 
-/// Runs PageRank on the stream engine inside `budget`.
+impl TileProgram for PageRank {
+    fn directions(&self) -> &'static [Dir] {
+        if self.directed {
+            &[Dir::Forward]
+        } else {
+            &[Dir::Forward, Dir::Reverse]
+        }
+    }
+
+    fn begin(&mut self, iter: usize) -> bool {
+        iter < self.max_iterations && self.n > 0
+    }
+
+    fn active_vertices(&self) -> u64 {
+        self.n as u64
+    }
+
+    fn active(&self, _block: u64) -> bool {
+        true
+    }
+
+    #[inline]
+    fn apply(&self, tile: &Tile, dir: Dir) {
+        let written = self.sum.block(tile.written_block(dir) as usize * BLOCK);
+        self.push_tile(tile, dir, written);
+    }
+
+    fn end(&mut self, iter: usize) -> IterEnd {
+        let n = self.n as f64;
+        // Grouped as the Graphalytics reference does (bit-identical output on
+        // graphs of one tile and one writer; elsewhere the sums' order differs).
+        let base = ((1.0 - self.damping) + self.damping * self.sinks) / n;
+        let (d, contrib, sum, deg) = (self.damping, &self.contrib, &self.sum, &self.deg);
+        let (change, sinks) = (0..self.n)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .map(|v| {
+                let dv = deg.get(v);
+                let old = if dv == 0 {
+                    contrib.get(v)
+                } else {
+                    contrib.get(v) * dv as f64
+                };
+                let pr = base + d * sum.get(v);
+                sum.set(v, 0.0);
+                if dv == 0 {
+                    contrib.set(v, pr);
+                    ((pr - old).abs(), pr)
+                } else {
+                    contrib.set(v, pr / dv as f64);
+                    ((pr - old).abs(), 0.0)
+                }
+            })
+            .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        self.sinks = sinks;
+        self.last_change = change;
+        self.iterations = iter + 1;
+        let done = self.iterations >= self.max_iterations || self.tol.is_some_and(|t| change < t);
+        IterEnd {
+            active_vertices: self.n as u64,
+            done,
+        }
+    }
+
+    fn may_need_next(&self, _row: u32, _col: u32) -> bool {
+        self.iterations + 1 < self.max_iterations
+    }
+
+    fn shares_blocks(&self) -> bool {
+        true
+    }
+
+    fn apply_private(&self, tile: &Tile, dir: Dir, into: &[AtomicU64; BLOCK]) {
+        self.push_tile(tile, dir, into);
+    }
+
+    fn merge_private(&self, block: u32, from: &[AtomicU64; BLOCK]) {
+        let to = self.sum.block(block as usize * BLOCK);
+        for (t, f) in to.iter().zip(from) {
+            let add = f64::from_bits(f.load(Relaxed));
+            t.store((f64::from_bits(t.load(Relaxed)) + add).to_bits(), Relaxed);
+        }
+    }
+}
+
+/// Adds `from[u]` into `to[v]` for every edge (u, v) of a tile, or (v, u)
+/// when `FLIP`. Both sides are whole blocks, so there are no bounds checks.
+#[inline(always)]
+fn push<const FLIP: bool>(from: &[AtomicU64; BLOCK], to: &[AtomicU64; BLOCK], edges: &[u32]) {
+    for &e in edges {
+        let (s, d) = unpack(e);
+        let (f, t) = if FLIP { (d, s) } else { (s, d) };
+        let c = f64::from_bits(from[f].load(Relaxed));
+        let cell = &to[t];
+        cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
+    }
+}
+
+/// [`push`] reversed, skipping self-loops (a diagonal tile's reverse pass).
+fn push_skipping_loops(from: &[AtomicU64; BLOCK], to: &[AtomicU64; BLOCK], edges: &[u32]) {
+    for &e in edges {
+        let (s, d) = unpack(e);
+        if s != d {
+            let c = f64::from_bits(from[d].load(Relaxed));
+            let cell = &to[s];
+            cell.store((f64::from_bits(cell.load(Relaxed)) + c).to_bits(), Relaxed);
+        }
+    }
+}
+
+impl PageRank {
+    /// Adds the contributions of `tile`'s edges in `dir` into `to`, the
+    /// written block's sums or a private copy of them.
+    #[inline]
+    fn push_tile(&self, tile: &Tile, dir: Dir, to: &[AtomicU64; BLOCK]) {
+        let (sb, db) = (tile.src_base(), tile.dst_base());
+        match dir {
+            Dir::Forward => push::<false>(self.contrib.block(sb), to, tile.edges),
+            // A self-loop is one adjacency entry: the forward pass counted it.
+            Dir::Reverse if tile.row == tile.col => {
+                push_skipping_loops(self.contrib.block(db), to, tile.edges)
+            }
+            Dir::Reverse => push::<true>(self.contrib.block(db), to, tile.edges),
+        }
+    }
+}
+
+/// Runs PageRank on `store` inside `budget`.
 pub fn pagerank(
     store: &Store,
     cfg: &PageRankConfig,
     engine: StreamConfig,
     budget: &Budget,
 ) -> Result<(PageRank, RunStats)> {
-    in_memory(
-        store,
-        cfg,
-        EngineChoice::Stream,
-        engine,
-        &SelectConfig::default(),
-        budget,
-    )
-}
-
-/// Runs PageRank with its state in memory, each superstep on the engine
-/// `choice` names (`Auto`: the planner's).
-pub fn in_memory(
-    store: &Store,
-    cfg: &PageRankConfig,
-    choice: EngineChoice,
-    stream: StreamConfig,
-    select: &SelectConfig,
-    budget: &Budget,
-) -> Result<(PageRank, RunStats)> {
     cfg.validate()?;
-    let mut p = PageRankVp::new(store.manifest().num_vertices, cfg);
-    let (s, stats) = crate::engine::planned::run(
-        store,
-        &mut p,
-        cfg.iterations,
-        choice,
-        stream,
-        select,
-        budget,
-    )?;
-    let pr = PageRank {
-        ranks: s.into_iter().map(|s| s.0).collect(),
-        iterations: p.done_iterations,
-        last_change: p.last_change,
-    };
-    Ok((pr, stats))
-}
-
-/// PageRank on the external engine: ranks by dense id.
-pub fn run(
-    store: &Store,
-    cfg: &PageRankConfig,
-    ext: &ExternalConfig,
-    budget: &Budget,
-) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    collected(run_on_disk(store, cfg, false, ext, budget)?, budget)
-}
-
-/// Weighted PageRank on the external engine (see the module doc).
-pub fn run_weighted(
-    store: &Store,
-    cfg: &PageRankConfig,
-    ext: &ExternalConfig,
-    budget: &Budget,
-) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    collected(run_on_disk(store, cfg, true, ext, budget)?, budget)
-}
-
-type OnDisk = (Box<dyn crate::algo::results::Values>, PageRankVp, RunStats);
-
-fn collected(
-    (mut v, p, stats): OnDisk,
-    budget: &Budget,
-) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    let ranks = crate::algo::results::collect(v.as_mut(), budget, f64::from_bits)?;
-    Ok((ranks, p, stats))
-}
-
-/// [`run`] (or [`run_weighted`]) with the ranks (f64 bits) left on disk.
-pub fn run_on_disk(
-    store: &Store,
-    cfg: &PageRankConfig,
-    weighted: bool,
-    ext: &ExternalConfig,
-    budget: &Budget,
-) -> Result<OnDisk> {
-    cfg.validate()?;
-    let mut p = match weighted {
-        true => PageRankVp::weighted(store, cfg)?,
-        false => PageRankVp::new(store.manifest().num_vertices, cfg),
-    };
-    let (v, stats) =
-        crate::algo::vertex::run_on_disk(store, &mut p, cfg.iterations, ext, budget, |s| {
-            s.0.to_bits()
-        })?;
-    if let Some(e) = p.take_error() {
-        return Err(e);
+    let m = store.manifest();
+    let n = m.num_vertices;
+    let need = required_bytes(store, PageRank::state_bytes(n));
+    if budget.limit() < need {
+        return Err(Error::Budget(format!(
+            "pagerank on {n} vertices needs at least {} (vertex state {} plus two segments); raise --memory",
+            crate::size::format_size(need),
+            crate::size::format_size(PageRank::state_bytes(n))
+        )));
     }
-    Ok((v, p, stats))
+    let _state = budget.charge(PageRank::state_bytes(n), "pagerank vertex state")?;
+    let deg = Degrees::load(store.path(), "out")?;
+    let n = n as usize;
+    let init = if n > 0 { 1.0 / n as f64 } else { 0.0 };
+    let contrib = F64s::new_blocks(n, 0.0);
+    let mut sinks = 0.0;
+    for v in 0..n {
+        let d = deg.get(v);
+        if d == 0 {
+            contrib.set(v, init);
+            sinks += init;
+        } else {
+            contrib.set(v, init / d as f64);
+        }
+    }
+    let mut prog = PageRank {
+        contrib,
+        sum: F64s::new_blocks(n, 0.0),
+        deg,
+        n,
+        damping: cfg.damping,
+        sinks,
+        iterations: 0,
+        max_iterations: cfg.iterations,
+        tol: cfg.tol,
+        last_change: 0.0,
+        directed: m.directed,
+    };
+    let mut eng = StreamEngine::new(store, budget, engine)?;
+    let mut stats = eng.run(&mut prog, cfg.iterations)?;
+    stats.vertex_state_bytes = PageRank::state_bytes(n as u64);
+    Ok((prog, stats))
 }

@@ -10,7 +10,7 @@ use crate::engine::planned;
 use crate::engine::planner::{self, EngineChoice};
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::stream::StreamConfig;
+use crate::engine::stream::{self, StreamConfig};
 use crate::error::{Error, Result};
 use crate::io::Backend;
 use crate::mem::Budget;
@@ -260,29 +260,63 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     let float = |x: u64| x;
     let (values, stats, iterations, summary) = match alg {
         Algorithm::Pagerank
-            if o.weighted || external(planned::required::<pagerank::PageRankVp>(store)) =>
+            if o.weighted
+                || external(stream::required_bytes(
+                    store,
+                    pagerank::PageRank::state_bytes(n),
+                )) =>
         {
             if o.weighted && !matches!(o.engine, EngineChoice::Auto | EngineChoice::External) {
                 return Err(Error::Invalid("weighted pagerank runs on the external engine; drop --engine or pass --engine external".into()));
             }
-            let (pr, p, stats) = pagerank::run_on_disk(store, &pr_cfg, o.weighted, &ext, budget)?;
+            let (pr, p, stats) =
+                vertex::pagerank::run_on_disk(store, &pr_cfg, o.weighted, &ext, budget)?;
             let s = pr_summary(p.done_iterations, p.last_change);
             let values = VertexValues::disk(Kind::Float, pr, float);
             (values, stats, Some(p.done_iterations), s)
         }
+        Algorithm::Pagerank if o.engine == EngineChoice::Select => {
+            pr_cfg.validate()?;
+            let mut p = vertex::pagerank::PageRankVp::new(n, &pr_cfg);
+            let (s, stats) = planned::run(
+                store,
+                &mut p,
+                o.iterations,
+                o.engine,
+                engine,
+                &select,
+                budget,
+            )?;
+            let values = VertexValues::memory(Kind::Float, move |v| s[v as usize].0.to_bits());
+            let sum = pr_summary(p.done_iterations, p.last_change);
+            (values, stats, Some(p.done_iterations), sum)
+        }
         Algorithm::Pagerank => {
-            let (pr, stats) =
-                pagerank::in_memory(store, &pr_cfg, o.engine, engine, &select, budget)?;
+            only(EngineChoice::Stream, "stream")?;
+            let (pr, stats) = pagerank::pagerank(store, &pr_cfg, engine, budget)?;
             let (done, s) = (pr.iterations(), pr_summary(pr.iterations(), pr.last_change));
             let values = VertexValues::memory(Kind::Float, move |v| pr.value(v as usize).to_bits());
             (values, stats, Some(done), s)
         }
         Algorithm::Wcc => {
-            let (values, stats) = if external(planned::required::<wcc::WccVp>(store)) {
-                let (w, stats) = wcc::run_on_disk(store, &ext, budget)?;
+            let (values, stats) = if o.engine == EngineChoice::Select {
+                let (w, stats) = planned::run(
+                    store,
+                    &mut vertex::wcc::WccVp,
+                    usize::MAX,
+                    o.engine,
+                    engine,
+                    &select,
+                    budget,
+                )?;
+                let values = VertexValues::memory(Kind::Label, move |v| w[v as usize] as u64);
+                (values, stats)
+            } else if external(stream::required_bytes(store, wcc::Wcc::state_bytes(n))) {
+                let (w, stats) = vertex::wcc::run_on_disk(store, &ext, budget)?;
                 (VertexValues::disk(Kind::Label, w, |x| x), stats)
             } else {
-                let (w, stats) = wcc::in_memory(store, o.engine, engine, &select, budget)?;
+                only(EngineChoice::Stream, "stream")?;
+                let (w, stats) = wcc::wcc(store, engine, budget)?;
                 let values = VertexValues::memory(Kind::Label, move |v| w.value(v as usize) as u64);
                 (values, stats)
             };
@@ -301,8 +335,11 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
         }
         Algorithm::Bfs => {
             let dense = source(store, o.source.as_deref(), "bfs")?;
-            let (mut values, stats) = if external(planned::required::<bfs::BfsVp>(store)) {
-                let (b, stats) = bfs::run_on_disk(store, dense, &ext, budget)?;
+            let (mut values, stats) = if external(stream::required_bytes(
+                store,
+                bfs::Bfs::state_bytes(n) + 2 * n,
+            )) {
+                let (b, stats) = vertex::bfs::run_on_disk(store, dense, &ext, budget)?;
                 let depth = |d: u64| match d == u32::MAX as u64 {
                     true => bfs::UNREACHABLE as u64,
                     false => d,

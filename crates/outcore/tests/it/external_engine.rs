@@ -73,7 +73,7 @@ fn check_all(store: &Store, cfg: &ExternalConfig, budget_bytes: u64, source: u64
         iterations: 6,
         ..Default::default()
     };
-    let (pr, _, stats) = outcore::algo::pagerank::run(store, &pr_cfg, cfg, &budget).unwrap();
+    let (pr, _, stats) = vertex::pagerank::run(store, &pr_cfg, cfg, &budget).unwrap();
     check_stats(&stats, &budget);
     let want = reference::pagerank(&g, 0.85, 6);
     for v in 0..g.n {
@@ -84,11 +84,11 @@ fn check_all(store: &Store, cfg: &ExternalConfig, budget_bytes: u64, source: u64
             want[v]
         );
     }
-    let (w, stats) = outcore::algo::wcc::run(store, cfg, &budget).unwrap();
+    let (w, stats) = vertex::wcc::run(store, cfg, &budget).unwrap();
     check_stats(&stats, &budget);
     assert_eq!(w, reference::wcc(&g), "wcc");
     if g.n > 0 {
-        let (b, stats) = outcore::algo::bfs::run(store, source, cfg, &budget).unwrap();
+        let (b, stats) = vertex::bfs::run(store, source, cfg, &budget).unwrap();
         check_stats(&stats, &budget);
         assert_eq!(b, reference::bfs(&g, source as u32), "bfs from {source}");
         if store.manifest().weighted {
@@ -155,8 +155,7 @@ fn many_runs_merge_over_levels() {
                 iterations: 3,
                 ..Default::default()
             };
-            let (pr, _, stats) =
-                outcore::algo::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
+            let (pr, _, stats) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
             check_stats(&stats, &budget);
             let want = reference::pagerank(&g, 0.85, 3);
             for v in 0..g.n {
@@ -217,9 +216,9 @@ fn graphalytics_examples() {
             write_vertex_values(&p, &store, f).unwrap();
             std::fs::read_to_string(&p).unwrap()
         };
-        let (b, _) = outcore::algo::bfs::run(&store, dense_src, &cfg, &budget).unwrap();
+        let (b, _) = vertex::bfs::run(&store, dense_src, &cfg, &budget).unwrap();
         check("BFS", lines(&|v| b[v as usize].to_string()));
-        let (w, _) = outcore::algo::wcc::run(&store, &cfg, &budget).unwrap();
+        let (w, _) = vertex::wcc::run(&store, &cfg, &budget).unwrap();
         check(
             "WCC",
             lines(&|v| ids.original_of_rank(w[v as usize] as u64).to_string()),
@@ -231,7 +230,7 @@ fn graphalytics_examples() {
             damping,
             tol: None,
         };
-        let (pr, _, _) = outcore::algo::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
+        let (pr, _, _) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
         check("PR", lines(&|v| Ldbc(pr[v as usize]).to_string()));
         let iters: usize = key("cdlp.max-iterations").parse().unwrap();
         let (l, _) = cdlp(&store, &CdlpConfig { iterations: iters }, &cfg, &budget).unwrap();
@@ -260,7 +259,7 @@ fn a_single_interval_stays_in_memory_between_supersteps() {
     let src = common::dense_id(&store, 0);
     let budget = Budget::new(64 << 20);
     let (resident, stats) =
-        outcore::algo::bfs::run(&store, src, &ExternalConfig::default(), &budget).unwrap();
+        vertex::bfs::run(&store, src, &ExternalConfig::default(), &budget).unwrap();
     let steps = stats.iterations.len() as u64;
     assert!(steps >= n - 1);
     assert!(
@@ -272,7 +271,7 @@ fn a_single_interval_stays_in_memory_between_supersteps() {
         force_spill: true,
         ..Default::default()
     };
-    let (spilled, stats) = outcore::algo::bfs::run(&store, src, &spill, &budget).unwrap();
+    let (spilled, stats) = vertex::bfs::run(&store, src, &spill, &budget).unwrap();
     assert_eq!(resident, spilled);
     assert!(
         stats.bytes_read > steps * 14000,
@@ -303,7 +302,7 @@ fn a_sparse_superstep_reads_pages_not_the_interval() {
         interval_vertices: Some(half),
         ..Default::default()
     };
-    let (got, stats) = outcore::algo::bfs::run(&store, 0, &cfg, &budget).unwrap();
+    let (got, stats) = vertex::bfs::run(&store, 0, &cfg, &budget).unwrap();
     assert_eq!(got, reference::bfs(&MemGraph::load(&store).unwrap(), 0));
     let steps = stats.iterations.len() as u64;
     assert!(steps >= 299);

@@ -7,7 +7,7 @@ use common::unweighted_store as store_of;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::{bfs, pagerank, wcc};
 use outcore::engine::stats::RunStats;
-use outcore::engine::stream::StreamConfig;
+use outcore::engine::stream::{self, StreamConfig};
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
@@ -254,7 +254,7 @@ fn the_ring_follows_the_budget() {
     assert_eq!(k, 4);
     assert!((4 << 20..=32 << 20).contains(&seg), "{seg}");
     // The smallest budget still runs, on two segments.
-    let need = outcore::engine::planned::required::<wcc::WccVp>(&store);
+    let need = stream::required_bytes(&store, wcc::Wcc::state_bytes(n));
     let (k, _) = segments(need, StreamConfig::default());
     assert_eq!(k, 2);
     // An explicit count is kept when it fits, refused when it does not.

@@ -9,7 +9,7 @@ use crate::common;
 use common::{dense_store as store_of, hub_edges};
 use outcore::algo::pagerank::PageRankConfig;
 use outcore::algo::reference::{self, MemGraph};
-use outcore::algo::{bfs::BfsVp, pagerank::PageRankVp, wcc::WccVp};
+use outcore::algo::vertex::{bfs::BfsVp, pagerank::PageRankVp, wcc::WccVp};
 use outcore::engine::stream::StreamConfig;
 use outcore::engine::stream_vp;
 use outcore::io::Backend;
@@ -99,30 +99,4 @@ fn only_sending_rows_are_read() {
     let mut p = PageRankVp::new(4 * b, &PageRankConfig::default());
     let (_, stats) = stream_vp::run(&store, &mut p, 1, StreamConfig::default(), &budget).unwrap();
     assert_eq!(stats.iterations[0].tiles_processed, 4);
-}
-
-/// Eager min-propagation (`VertexProgram::EAGER`): on a path in id order a
-/// label lowered early in a superstep travels on within it, so WCC ends in
-/// a few supersteps where one label hop per superstep would take ~|V|.
-#[test]
-fn eager_labels_travel_within_a_superstep() {
-    let dir = tempfile::tempdir().unwrap();
-    let n = 2_000u64;
-    let edges: Vec<(u64, u64, f64)> = (0..n - 1).map(|i| (i, i + 1, 1.0)).collect();
-    let store = common::dense_store_in(dir.path(), n, &edges, false, false, VertexOrder::Original);
-    let budget = Budget::new(256 << 20);
-    let (w, stats) = stream_vp::run(
-        &store,
-        &mut WccVp,
-        usize::MAX,
-        StreamConfig::default(),
-        &budget,
-    )
-    .unwrap();
-    assert!(w.iter().all(|&l| l == 0));
-    assert!(
-        stats.iterations.len() <= 3,
-        "{} supersteps",
-        stats.iterations.len()
-    );
 }

@@ -1,10 +1,14 @@
-//! Helpers for running vertex programs on the external engine, and the
-//! programs of SSSP and k-core, whose in-memory runs are still hand-written
-//! select-engine algorithms ([`crate::algo::sssp`], [`crate::algo::kcore`]).
-//! PageRank, WCC and BFS are each one program in their own file.
+//! The algorithms as vertex programs ([`crate::engine::vertex`]), written
+//! once and run by the external engine when their vertex state does not fit
+//! the budget (or when `--engine external` asks). Each file holds one
+//! program; its in-memory reference is in [`crate::algo::reference`] and the
+//! tests compare the two.
 
+pub mod bfs;
 pub mod kcore;
+pub mod pagerank;
 pub mod sssp;
+pub mod wcc;
 
 use crate::algo::results::{StateValues, Values};
 use crate::engine::external::{self, ExternalConfig};

@@ -1,0 +1,87 @@
+//! Breadth-first search (as [`crate::algo::bfs`]) as a vertex program: the
+//! vertices reached in the last superstep send depth + 1 along their
+//! out-edges, messages take the minimum, an unreached vertex takes it.
+
+use crate::algo::bfs::UNREACHABLE;
+use crate::engine::external::ExternalConfig;
+use crate::engine::stats::RunStats;
+use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::error::Result;
+use crate::mem::Budget;
+use crate::store::Store;
+
+/// The program; state: the depth (`u32::MAX` unreached).
+pub struct BfsVp {
+    pub source: u32,
+}
+
+impl VertexProgram for BfsVp {
+    type State = u32;
+    type Msg = u32;
+    const COMBINES: bool = true;
+    const APPLY_ALL: bool = false;
+
+    fn name(&self) -> &'static str {
+        "bfs"
+    }
+    fn edges(&self) -> Edges {
+        Edges::Out
+    }
+    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
+        if info.v == self.source {
+            (0, true)
+        } else {
+            (u32::MAX, false)
+        }
+    }
+    fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
+        true
+    }
+    #[inline]
+    fn scatter(&self, _v: u32, s: &u32) -> Option<u32> {
+        Some(s + 1)
+    }
+    #[inline]
+    fn combine(a: u32, b: u32) -> u32 {
+        a.min(b)
+    }
+    #[inline]
+    fn apply(&self, _v: u32, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+        if *s == u32::MAX {
+            *s = msgs[0];
+            true
+        } else {
+            false
+        }
+    }
+    fn end(&mut self, _step: usize, _agg: &Aggregate, active: u64) -> bool {
+        active == 0
+    }
+}
+
+/// BFS on the external engine: depths by dense id ([`UNREACHABLE`] when not reached).
+pub fn run(
+    store: &Store,
+    source: u64,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Vec<i64>, RunStats)> {
+    let depth = |d: u64| match d == u32::MAX as u64 {
+        true => UNREACHABLE,
+        false => d as i64,
+    };
+    super::collected(run_on_disk(store, source, ext, budget)?, budget, depth)
+}
+
+/// [`run`] with the depths left on disk (`u32::MAX`: unreachable).
+pub fn run_on_disk(
+    store: &Store,
+    source: u64,
+    ext: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    let mut p = BfsVp {
+        source: source as u32,
+    };
+    super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d as u64)
+}
