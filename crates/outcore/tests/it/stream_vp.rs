@@ -38,19 +38,21 @@ proptest! {
             1 => (Some(1), Some(96 << 10)),
             _ => (None, None),
         };
-        let cfg = StreamConfig { io, segment_bytes: seg, cache_bytes: cache, ..Default::default() };
+        // Every hub block shared over the threads (private copies merged).
+        let cfg = StreamConfig { io, segment_bytes: seg, cache_bytes: cache, share_min_edges: Some(0), ..Default::default() };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         let budget = Budget::new(256 << 20);
 
         let pr_cfg = PageRankConfig { iterations: 5, ..Default::default() };
         let mut p = PageRankVp::new(n, &pr_cfg);
-        let (s, stats) = stream_vp::run(&store, &mut p, 5, cfg.clone(), &budget).unwrap();
+        let (s, stats) = pool.install(|| stream_vp::run(&store, &mut p, 5, cfg.clone(), &budget)).unwrap();
         prop_assert_eq!(stats.engine.as_str(), "stream");
         let want = reference::pagerank(&g, 0.85, 5);
         for v in 0..g.n {
             prop_assert!((s[v].0 - want[v]).abs() <= 1e-9 * want[v].abs(), "pagerank[{}] = {} != {}", v, s[v].0, want[v]);
         }
 
-        let (w, _) = stream_vp::run(&store, &mut WccVp, usize::MAX, cfg.clone(), &budget).unwrap();
+        let (w, _) = pool.install(|| stream_vp::run(&store, &mut WccVp, usize::MAX, cfg.clone(), &budget)).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
 
         let source = (seed % n) as u32;
@@ -99,4 +101,30 @@ fn only_sending_rows_are_read() {
     let mut p = PageRankVp::new(4 * b, &PageRankConfig::default());
     let (_, stats) = stream_vp::run(&store, &mut p, 1, StreamConfig::default(), &budget).unwrap();
     assert_eq!(stats.iterations[0].tiles_processed, 4);
+}
+
+/// Eager min-propagation (`VertexProgram::EAGER`): on a path in id order a
+/// label lowered early in a superstep travels on within it, so WCC ends in
+/// a few supersteps where one label hop per superstep would take ~|V|.
+#[test]
+fn eager_labels_travel_within_a_superstep() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 2_000u64;
+    let edges: Vec<(u64, u64, f64)> = (0..n - 1).map(|i| (i, i + 1, 1.0)).collect();
+    let store = common::dense_store_in(dir.path(), n, &edges, false, false, VertexOrder::Original);
+    let budget = Budget::new(256 << 20);
+    let (w, stats) = stream_vp::run(
+        &store,
+        &mut WccVp,
+        usize::MAX,
+        StreamConfig::default(),
+        &budget,
+    )
+    .unwrap();
+    assert!(w.iter().all(|&l| l == 0));
+    assert!(
+        stats.iterations.len() <= 3,
+        "{} supersteps",
+        stats.iterations.len()
+    );
 }

@@ -19,6 +19,7 @@ impl VertexProgram for BfsVp {
     type State = u32;
     type Msg = u32;
     const COMBINES: bool = true;
+    const IDENTITY: Option<u64> = Some(u32::MAX as u64);
     const APPLY_ALL: bool = false;
 
     fn name(&self) -> &'static str {

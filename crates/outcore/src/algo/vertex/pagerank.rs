@@ -128,6 +128,7 @@ impl VertexProgram for PageRankVp {
     type State = (f64, u64);
     type Msg = f64;
     const COMBINES: bool = true;
+    const IDENTITY: Option<u64> = Some(0);
     const APPLY_ALL: bool = true;
 
     fn name(&self) -> &'static str {

@@ -16,6 +16,8 @@ impl VertexProgram for WccVp {
     type State = u32;
     type Msg = u32;
     const COMBINES: bool = true;
+    const IDENTITY: Option<u64> = Some(u32::MAX as u64);
+    const EAGER: bool = true;
     const APPLY_ALL: bool = false;
 
     fn name(&self) -> &'static str {
