@@ -97,36 +97,27 @@ pub fn run<P: VertexProgram>(
         None
     };
     // Select: out-lists, and in-lists when messages go both ways.
-    let mut selects = Vec::new();
-    if select_ok {
-        let both = m.directed && prog.edges() == Edges::Both;
-        let share = |k: u64| SelectConfig {
-            pool_bytes: Some(budget.available().saturating_sub(8 << 20) / k),
-            ..select_cfg.clone()
-        };
-        let k = if both { 2 } else { 1 };
-        selects.push(SelectEngine::new(
-            store,
-            "out",
-            prog.weighted(),
-            budget,
-            &share(k),
-        )?);
-        if both {
-            selects.push(SelectEngine::new(
-                store,
-                "in",
-                prog.weighted(),
-                budget,
-                &share(k),
-            )?);
-        }
-    }
     let lists = if m.directed && prog.edges() == Edges::Both {
         2
     } else {
         1
     };
+    let mut selects = Vec::new();
+    if select_ok {
+        let cfg = SelectConfig {
+            pool_bytes: Some(budget.available().saturating_sub(8 << 20) / lists),
+            ..select_cfg.clone()
+        };
+        for dir in ["out", "in"].into_iter().take(lists as usize) {
+            selects.push(SelectEngine::new(
+                store,
+                dir,
+                prog.weighted(),
+                budget,
+                &cfg,
+            )?);
+        }
+    }
     let model = CostModel::for_store(store);
     let page = m.csr.page_bytes;
     let mut stats = match &stream {
@@ -189,11 +180,11 @@ pub fn run<P: VertexProgram>(
         let mut est = planner::choose(
             &model,
             stream_bytes,
-            select_pages.map(|p| (p, page)),
+            select_pages.filter(|_| select_ok).map(|p| (p, page)),
             Some(&ext),
         );
-        if est.chosen == "select" && selects.is_empty() {
-            est.chosen = "stream";
+        if let (false, Some(p)) = (select_ok, select_pages) {
+            planner::price_select(&mut est, &model, p, page);
         }
         let mut it = if est.chosen == "stream" {
             let s = stream.as_mut().expect("stream engine");

@@ -143,8 +143,7 @@ pub fn choose(
         best = (est.stream_seconds, "stream");
     }
     if let Some((pages, page_bytes)) = select_pages {
-        est.select_bytes = pages * page_bytes;
-        est.select_seconds = model.select_seconds(pages);
+        price_select(&mut est, model, pages, page_bytes);
         if est.select_seconds <= best.0 {
             best = (est.select_seconds, "select");
         }
@@ -160,6 +159,14 @@ pub fn choose(
     }
     est.chosen = best.1;
     est
+}
+
+/// Records select's price in `est` (`pages` of `page_bytes`); `choose`
+/// calls it, and a run that leaves select out calls it so `--stats` still
+/// shows the price it did not pay.
+pub fn price_select(est: &mut PlanEstimate, model: &CostModel, pages: u64, page_bytes: u64) {
+    est.select_bytes = pages * page_bytes;
+    est.select_seconds = model.select_seconds(pages);
 }
 
 /// Whether a run with `state` bytes of in-memory state goes to the external

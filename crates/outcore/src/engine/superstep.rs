@@ -110,6 +110,21 @@ pub fn lower<P: VertexProgram>(out: &AtomicU64, m: u64) {
     }
 }
 
+/// Calls `set(v, &mut out[v])` for every vertex, blocks in parallel;
+/// returns each block's count of the calls that returned true.
+fn per_block<T: Send>(out: &mut [T], set: impl Fn(usize, &mut T) -> bool + Sync) -> Vec<u64> {
+    out.par_chunks_mut(BLOCK)
+        .enumerate()
+        .map(|(b, out)| {
+            let base = b * BLOCK;
+            out.iter_mut()
+                .enumerate()
+                .map(|(i, o)| set(base + i, o) as u64)
+                .sum()
+        })
+        .collect()
+}
+
 /// `P::IDENTITY`'s word (0 for programs without one, which never fold).
 const fn identity<P: VertexProgram>() -> u64 {
     match P::IDENTITY {
@@ -210,42 +225,19 @@ impl<P: VertexProgram> MemState<P> {
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
         let n = self.n;
-        let counts: Vec<u64> = if let Some(w) = &mut self.words {
-            let id = w.id;
-            w.out[..n]
-                .par_chunks_mut(BLOCK)
-                .enumerate()
-                .map(|(b, out)| {
-                    let mut k = 0;
-                    for (i, o) in out.iter_mut().enumerate() {
-                        let v = b * BLOCK + i;
-                        let x = match active[v].then(|| prog.scatter(v as u32, &states[v])) {
-                            Some(Some(m)) => word(m),
-                            _ => id,
-                        };
-                        *o.get_mut() = x;
-                        k += (x != id) as u64;
-                    }
-                    k
+        let scatter = |v: usize| active[v].then(|| prog.scatter(v as u32, &states[v]))?;
+        let counts = match &mut self.words {
+            Some(w) => {
+                let id = w.id;
+                per_block(&mut w.out[..n], |v, o| {
+                    *o.get_mut() = scatter(v).map_or(id, word);
+                    *o.get_mut() != id
                 })
-                .collect()
-        } else {
-            self.out
-                .par_chunks_mut(BLOCK)
-                .enumerate()
-                .map(|(b, out)| {
-                    let mut k = 0;
-                    for (i, o) in out.iter_mut().enumerate() {
-                        let v = b * BLOCK + i;
-                        *o = match active[v] {
-                            true => prog.scatter(v as u32, &states[v]),
-                            false => None,
-                        };
-                        k += o.is_some() as u64;
-                    }
-                    k
-                })
-                .collect()
+            }
+            None => per_block(&mut self.out, |v, o| {
+                *o = scatter(v);
+                o.is_some()
+            }),
         };
         self.senders = counts.iter().sum();
         for (s, k) in self
