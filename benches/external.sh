@@ -40,13 +40,15 @@ import json, sys
 s = json.load(open(sys.argv[1])); rd = float(sys.argv[2]); wr = float(sys.argv[3])
 print(f"   engine {s['engine']}, vertex state {s['vertex_state_bytes'] >> 20} MiB, budget {s['memory_budget'] >> 20} MiB, "
       f"peak RSS {s['peak_rss_bytes'] >> 20} MiB (budget + {(s['peak_rss_bytes'] - s['memory_budget']) >> 20} MiB)")
-print("   step  seconds  read MiB  write MiB  log raw MiB  log reduced MiB  disk-time  of-raw  scatter  apply")
+print("   step  path            seconds  read MiB  write MiB  log raw MiB  log reduced MiB  grid tiles MiB  windows  disk-time  of-raw  scatter  apply")
 for it in s["iterations"]:
     x = it.get("external") or {}
     r, w = it["bytes_read"] / 1e6, it.get("bytes_written", 0) / 1e6
     ideal = r / rd + w / wr
-    print(f"   {it['iteration']:4d} {it['seconds']:8.2f} {it['bytes_read'] / 2**20:9.0f} {it.get('bytes_written', 0) / 2**20:10.0f} "
+    path = (it.get("planner") or {}).get("chosen") or it.get("engine", "")
+    print(f"   {it['iteration']:4d}  {path:14s} {it['seconds']:8.2f} {it['bytes_read'] / 2**20:9.0f} {it.get('bytes_written', 0) / 2**20:10.0f} "
           f"{x.get('log_bytes_raw', 0) / 2**20:12.0f} {x.get('log_bytes_reduced', 0) / 2**20:16.0f} "
+          f"{x.get('grid_tile_bytes', 0) / 2**20:15.0f} {x.get('grid_windows', 0):8d} "
           f"{ideal:9.2f} {ideal / it['seconds'] if it['seconds'] else 0:6.0%} "
           f"{x.get('scatter_seconds', 0):8.2f} {x.get('apply_seconds', 0):6.2f}")
 print(f"   total {s['wall_seconds']:.1f} s")

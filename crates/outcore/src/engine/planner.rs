@@ -9,7 +9,10 @@
 //!   the calibrated random rate (TurboGraph);
 //! - **external**: the active vertices' adjacency read, the update log
 //!   written and read back once, and the states of the intervals touched
-//!   read and written (GraFBoost's sort-reduce).
+//!   read and written (GraFBoost's sort-reduce); for programs with an
+//!   identity also the grid alternative (tiles per direction, outgoing
+//!   words written once and read per window, states; `external/grid/`),
+//!   which the external engine takes when it is cheaper.
 //!
 //! A run goes external when its in-memory state does not fit the budget
 //! ([`needs_external`]); in memory, each superstep runs on the cheaper of
@@ -101,6 +104,9 @@ pub struct ExternalWork {
     pub log_bytes: u64,
     /// State bytes of the intervals touched (read once, written once).
     pub state_bytes: u64,
+    /// Bytes the grid alternative reads and writes (tiles, outgoing words,
+    /// states), when the program and budget allow it.
+    pub grid: Option<(u64, u64)>,
 }
 
 impl ExternalWork {
@@ -124,6 +130,7 @@ impl ExternalWork {
             adjacency_bytes: (adjacency_bytes as f64 * f) as u64,
             log_bytes: (entries as f64 * f) as u64 * record,
             state_bytes: n * (state + 1),
+            grid: None,
         }
     }
 }
@@ -152,6 +159,11 @@ pub fn choose(
         let (b, s) = model.external(w);
         est.external_bytes = b;
         est.external_seconds = s;
+        if let Some((r, w)) = w.grid {
+            est.grid_bytes = r + w;
+            est.grid_seconds =
+                r as f64 / model.seq_bytes_per_sec + w as f64 / model.write_bytes_per_sec;
+        }
         // In-memory engines win when they can run: external only alone.
         if best.1 == "none" {
             best = (s, "external");

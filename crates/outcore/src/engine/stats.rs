@@ -62,6 +62,10 @@ pub struct ExternalIter {
     /// Intervals whose state was read page by page (a sparse frontier or
     /// few messages), not whole.
     pub sparse_intervals: u64,
+    /// Grid supersteps (`external-grid`): windows of target intervals, and
+    /// tile bytes folded over all windows (no log).
+    pub grid_windows: u64,
+    pub grid_tile_bytes: u64,
     pub scatter_seconds: f64,
     pub apply_seconds: f64,
 }
@@ -80,6 +84,10 @@ pub struct PlanEstimate {
     /// read, states read and written) and their seconds.
     pub external_bytes: u64,
     pub external_seconds: f64,
+    /// The same superstep folding tiles into windows of accumulators
+    /// instead of logging (0 when it cannot run): bytes and seconds.
+    pub grid_bytes: u64,
+    pub grid_seconds: f64,
     pub chosen: &'static str,
 }
 

@@ -40,15 +40,21 @@ pub struct TileSet {
 }
 
 impl TileSet {
+    /// What [`load`](TileSet::load) charges for `store` and `piece_bytes`.
+    pub fn index_bytes(store: &Store, piece_bytes: u64) -> u64 {
+        let m = store.manifest();
+        let pieces = m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
+        (m.tiles.num_tiles + 1) * 16
+            + (pieces + 1) * std::mem::size_of::<TileMeta>() as u64
+            + m.files.get(CHUNKS_FILE).map_or(0, |f| f.bytes)
+    }
+
     /// Loads the index of `store`, checking the small files' checksums;
     /// tiles larger than `piece_bytes` (a multiple of 4) are split.
     pub fn load(store: &Store, budget: &Budget, piece_bytes: u64) -> Result<TileSet> {
         let m = store.manifest();
+        let charge = budget.charge(Self::index_bytes(store, piece_bytes), "tile index")?;
         let pieces = m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
-        let bytes = (m.tiles.num_tiles + 1) * 16
-            + (pieces + 1) * std::mem::size_of::<TileMeta>() as u64
-            + m.files.get(CHUNKS_FILE).map_or(0, |f| f.bytes);
-        let charge = budget.charge(bytes, "tile index")?;
         for rel in [INDEX_FILE, CHUNKS_FILE] {
             let want = m.files.get(rel).ok_or_else(|| {
                 Error::store(store.path(), format!("{rel} is not in the manifest"))

@@ -148,6 +148,7 @@ fn many_runs_merge_over_levels() {
             let cfg = ExternalConfig {
                 merge_memory: Some(8 << 10),
                 staging: Some(4096),
+                grid: Some(false),
                 ..ext(io, Some(700), Some(4096), Some(3))
             };
             let budget = Budget::new(64 << 20);
@@ -337,5 +338,79 @@ fn every_program_matches_its_reference_page_by_page() {
             ..Default::default()
         };
         check_all(&store, &cfg, 64 << 20, common::dense_id(&store, 0));
+    }
+}
+
+/// Dense supersteps of PageRank, WCC and BFS fold tiles into windows of
+/// accumulators (GridGraph on G-Store's tiles) on graphs of several tile
+/// blocks, windows of two blocks, intervals cut inside blocks: the results
+/// equal the references on both backends; the planner picks the grid for
+/// PageRank's dense supersteps and the log for BFS's first, and a forced
+/// grid superstep with one sender reads only its block's tiles.
+#[test]
+fn grid_supersteps_fold_tiles_window_by_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 4 * 65536 + 1234;
+    let edges = random_edges(n, 400_000, 11);
+    for directed in [false, true] {
+        let sub = dir.path().join(format!("{directed}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        let store = store_of(&sub, n, &edges, directed, false);
+        let g = MemGraph::load(&store).unwrap();
+        let tile_bytes = store.manifest().tiles.edges * 4;
+        for io in [Backend::Uring, Backend::Sync] {
+            let cfg = ExternalConfig {
+                grid: Some(true),
+                grid_window_blocks: Some(2),
+                ..ext(io, Some(50_000), None, None)
+            };
+            let budget = Budget::new(64 << 20);
+            let pr_cfg = PageRankConfig {
+                iterations: 4,
+                ..Default::default()
+            };
+            let (pr, _, stats) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
+            check_stats(&stats, &budget);
+            let pr_tiles = stats.iterations[0].external.unwrap().grid_tile_bytes;
+            assert!(pr_tiles >= tile_bytes, "{pr_tiles} of {tile_bytes}");
+            let want = reference::pagerank(&g, 0.85, 4);
+            for v in 0..g.n {
+                assert!(
+                    close(pr[v], want[v]),
+                    "pagerank[{v}] = {} != {}",
+                    pr[v],
+                    want[v]
+                );
+            }
+            for it in &stats.iterations {
+                let x = it.external.unwrap();
+                assert_eq!(it.planner.unwrap().chosen, "external-grid");
+                assert!(x.grid_windows >= 3 && x.log_bytes_raw == 0, "{x:?}");
+            }
+            let (w, stats) = vertex::wcc::run(&store, &cfg, &budget).unwrap();
+            check_stats(&stats, &budget);
+            assert_eq!(w, reference::wcc(&g), "wcc");
+            let (b, stats) = vertex::bfs::run(&store, 70_000, &cfg, &budget).unwrap();
+            check_stats(&stats, &budget);
+            assert_eq!(b, reference::bfs(&g, 70_000), "bfs");
+            // One sender: only the tiles of its block (both ways), against
+            // every tile for PageRank's first superstep.
+            let x = stats.iterations[0].external.unwrap();
+            assert!(x.grid_tile_bytes * 2 < pr_tiles, "{x:?} of {pr_tiles}");
+        }
+        // The planner: grid for PageRank's dense supersteps, the log for
+        // BFS's single sender.
+        let cfg = ext(Backend::Uring, Some(50_000), None, None);
+        let budget = Budget::new(64 << 20);
+        let pr_cfg = PageRankConfig {
+            iterations: 2,
+            ..Default::default()
+        };
+        let (_, _, stats) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
+        let p = stats.iterations[0].planner.unwrap();
+        assert_eq!(p.chosen, "external-grid", "{p:?}");
+        let (_, stats) = vertex::bfs::run(&store, 70_000, &cfg, &budget).unwrap();
+        let p = stats.iterations[0].planner.unwrap();
+        assert_eq!(p.chosen, "external", "{p:?}");
     }
 }

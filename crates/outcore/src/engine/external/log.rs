@@ -180,6 +180,11 @@ impl<M: Value> MultiLog<M> {
         Ok(())
     }
 
+    /// Bytes the message buffer holds charged.
+    pub fn bytes(&self) -> u64 {
+        (self.cap * std::mem::size_of::<(u32, M)>()) as u64
+    }
+
     /// First vertex of each interval, plus n.
     pub fn bounds(&self) -> &[u32] {
         &self.bounds

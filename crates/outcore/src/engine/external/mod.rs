@@ -20,11 +20,16 @@
 //!
 //! With one interval the state stays in memory between supersteps.
 //!
+//! Dense supersteps of programs with an identity may skip the log instead
+//! (`grid/`: GridGraph's dual sliding windows over the store's tiles);
+//! the planner prices both per superstep.
+//!
 //! Every buffer is charged to the budget; all I/O goes through the io layer
 //! (io_uring or the pread pool, O_DIRECT); the spill directory is removed
 //! when the run ends, by success, error or Ctrl-C.
 
 mod disk;
+mod grid;
 mod log;
 mod merge;
 mod pages;
@@ -34,6 +39,7 @@ pub mod walk;
 mod words;
 
 use crate::engine::planner;
+use crate::engine::state::BLOCK;
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
@@ -73,6 +79,14 @@ pub struct ExternalConfig {
     /// Keeps per-vertex arrays on disk even when they would fit in memory
     /// (tests of the spilling paths).
     pub force_spill: bool,
+    /// Dense supersteps fold tiles into windows of accumulators instead of
+    /// logging messages (`grid/`): `None` when the planner prices it
+    /// lower, `Some(true)` whenever the program and store allow it,
+    /// `Some(false)` never.
+    pub grid: Option<bool>,
+    /// Most tile blocks of accumulators per grid window (tests of many
+    /// windows; default: what the budget holds).
+    pub grid_window_blocks: Option<u64>,
 }
 
 /// Memory plan of one run.
@@ -225,7 +239,12 @@ pub fn run<P: VertexProgram>(
     }
     let sz = sizes::<P>(n, prog.weighted(), budget, cfg)?;
     let sbytes = P::State::BYTES;
-    let iv = sz.interval;
+    // Grid windows cover whole tile blocks: intervals cut at block edges
+    // keep neighbouring windows from folding a block twice.
+    let iv = match grid::runs(store, prog) && cfg.interval_vertices.is_none() {
+        true if sz.interval > BLOCK as u64 => sz.interval / BLOCK as u64 * BLOCK as u64,
+        _ => sz.interval,
+    };
     let k = n.div_ceil(iv).max(1) as usize;
     let bounds: Vec<u32> = (0..=k as u64).map(|i| (i * iv).min(n) as u32).collect();
     let stride = align_up(iv * sbytes as u64);
@@ -289,12 +308,23 @@ pub fn run<P: VertexProgram>(
         },
     };
     let mut stage = Appender::new(logs[0], 0, sz.staging, budget)?;
-    let mut mlog = MultiLog::new::<P>(sz.messages, bounds.clone(), logs.clone(), budget)?;
+    let mut mlog = Some(MultiLog::new::<P>(
+        sz.messages,
+        bounds.clone(),
+        logs.clone(),
+        budget,
+    )?);
 
     // One interval: its state and active bits stay in their buffers from
     // superstep to superstep (read and written once), so a sparse superstep
     // costs its frontier's lists and messages, not a pass over the state.
     let resident = k == 1 && !cfg.force_spill;
+    // Dense supersteps of programs with an identity may fold tiles instead
+    // of logging messages (grid/).
+    let grid_ok = !resident && cfg.grid != Some(false) && grid::runs(store, prog);
+    let reverse = prog.edges() == Edges::Both;
+    let grid_reads = sz.chunk as u64;
+    let words_file = reader.create(&dir.0.join("words.bin"))?;
 
     // Init: states from the degrees and ranks, streamed interval by interval.
     let mut active_count = vec![0u64; k];
@@ -360,158 +390,281 @@ pub fn run<P: VertexProgram>(
         let it0 = Instant::now();
         let io0 = reader.stats();
         let active_now: u64 = active_count.iter().sum();
-        let plan = planner::choose(
-            &model,
-            None,
-            None,
-            Some(&planner::ExternalWork::estimate(
-                active_now,
-                n,
-                entries,
-                slots * 4,
-                log::record_bytes::<P::Msg>() as u64,
-                sbytes as u64,
-            )),
+        let mut work = planner::ExternalWork::estimate(
+            active_now,
+            n,
+            entries,
+            slots * 4,
+            log::record_bytes::<P::Msg>() as u64,
+            sbytes as u64,
         );
-        mlog.counts = Default::default();
+        if grid_ok {
+            // Memory the grid may use: what is free plus the log's buffer.
+            let free = budget.available() + mlog.as_ref().map_or(0, |l| l.bytes());
+            let cap =
+                grid::cap(store, free, grid_reads).min(cfg.grid_window_blocks.unwrap_or(u64::MAX));
+            work.grid = grid::windows(&bounds, cap as usize)
+                .map(|w| grid::work(store, reverse, w.len() as u64, active_now, sbytes as u64));
+        }
+        let mut plan = planner::choose(&model, None, None, Some(&work));
+        let use_grid = work.grid.is_some()
+            && (cfg.grid == Some(true) || plan.grid_seconds < plan.external_seconds);
+        if use_grid {
+            plan.chosen = "external-grid";
+        }
         let mut adj_bytes = 0u64;
         let mut sparse_intervals = 0u64;
-        // 1. Scatter.
-        for i in 0..k {
-            if active_count[i] == 0 {
-                continue;
+        let mut scatter_secs = 0.0;
+        let mut mcounts = MergeCounts::default();
+        let mut next_agg = Aggregate::default();
+        let mut gcounts = None;
+        if use_grid {
+            // The log's buffer makes room for the grid's accumulators.
+            mlog = None;
+            let mut g =
+                grid::Grid::open(store, &mut reader, words_file, reverse, grid_reads, budget)?;
+            let cap = (budget.available().saturating_sub(grid::LEFT_FREE) / grid::BLOCK_BYTES)
+                .min(cfg.grid_window_blocks.unwrap_or(u64::MAX));
+            let lay = grid::Layout {
+                bounds: &bounds,
+                state_file,
+                bits_file,
+                stride,
+                bit_stride,
+            };
+            gcounts = Some(g.superstep(
+                &mut reader,
+                store,
+                prog,
+                &lay,
+                cap as usize,
+                &mut state_buf,
+                &mut bits_buf,
+                &mut stage,
+                &mut active_count,
+                &mut next_agg,
+                budget,
+            )?);
+            progress.tick(|| format!("superstep {} (grid)", step + 1));
+        } else {
+            if mlog.is_none() {
+                mlog = Some(MultiLog::new::<P>(
+                    sz.messages,
+                    bounds.clone(),
+                    logs.clone(),
+                    budget,
+                )?);
             }
-            crate::cancel::check()?;
-            let (lo, hi) = (bounds[i], bounds[i + 1]);
-            let len = (hi - lo) as usize;
-            if !resident {
-                read_slot(
-                    &mut reader,
-                    bits_file,
-                    i,
-                    bit_stride,
-                    &mut bits_buf,
-                    len.div_ceil(8),
-                )?;
-                // A sparse frontier: only its states' pages.
-                if pages::sparse(active_count[i], len * sbytes, sbytes) {
-                    pages::of_bits(bits_buf.as_slice(), len, sbytes, &mut page_list);
-                    let base = i as u64 * stride;
-                    let buf = state_buf.as_mut_slice();
-                    pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
-                    sparse_intervals += 1;
-                } else {
+            let mlog = mlog.as_mut().expect("created above");
+            mlog.counts = Default::default();
+            // 1. Scatter.
+            for i in 0..k {
+                if active_count[i] == 0 {
+                    continue;
+                }
+                crate::cancel::check()?;
+                let (lo, hi) = (bounds[i], bounds[i + 1]);
+                let len = (hi - lo) as usize;
+                if !resident {
                     read_slot(
+                        &mut reader,
+                        bits_file,
+                        i,
+                        bit_stride,
+                        &mut bits_buf,
+                        len.div_ceil(8),
+                    )?;
+                    // A sparse frontier: only its states' pages.
+                    if pages::sparse(active_count[i], len * sbytes, sbytes) {
+                        pages::of_bits(bits_buf.as_slice(), len, sbytes, &mut page_list);
+                        let base = i as u64 * stride;
+                        let buf = state_buf.as_mut_slice();
+                        pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
+                        sparse_intervals += 1;
+                    } else {
+                        read_slot(
+                            &mut reader,
+                            state_file,
+                            i,
+                            stride,
+                            &mut state_buf,
+                            len * sbytes,
+                        )?;
+                    }
+                }
+                let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
+                let st = |x: usize| P::State::get(&sv[x * sbytes..]);
+                let sends = |x: usize| {
+                    bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
+                };
+                // The first active vertex at or after `x` (whole zero words
+                // skipped: a sparse frontier costs its words, not its vertices).
+                let next_active = |mut x: usize| -> usize {
+                    while x < len {
+                        if x.is_multiple_of(64) && x + 64 <= len {
+                            let w = u64::from_le_bytes(
+                                bv[x / 8..x / 8 + 8].try_into().expect("8 bytes"),
+                            );
+                            match w {
+                                0 => x += 64,
+                                w => return x + w.trailing_zeros() as usize,
+                            }
+                        } else if bv[x / 8] >> (x % 8) & 1 == 1 {
+                            return x;
+                        } else {
+                            x += 1;
+                        }
+                    }
+                    len
+                };
+                for (li, l) in lists.iter().enumerate() {
+                    let rev = li == 1;
+                    let mut cur: Option<(usize, P::Msg)> = None;
+                    adj_bytes += for_each_edge(
+                        &mut reader,
+                        *l,
+                        &mut sbufs,
+                        lo as u64,
+                        len,
+                        &sends,
+                        &next_active,
+                        active_count[i],
+                        |reader, x, d, w| {
+                            let m0 = match cur {
+                                Some((cx, m)) if cx == x => m,
+                                _ => {
+                                    let m = prog.scatter(lo + x as u32, &st(x)).expect("sends");
+                                    cur = Some((x, m));
+                                    m
+                                }
+                            };
+                            let msg = match rev {
+                                false => prog.edge(m0, lo + x as u32, d, w),
+                                true => prog.edge_rev(m0, lo + x as u32, d, w),
+                            };
+                            if let Some(msg) = msg {
+                                if d as u64 >= n {
+                                    return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
+                                }
+                                mlog.push(reader, &mut stage, d, msg)?;
+                            }
+                            Ok(())
+                        },
+                    )?;
+                }
+                progress.tick(|| format!("superstep {} scatter: interval {}/{k}", step + 1, i + 1));
+            }
+            mlog.flush(&mut reader, &mut stage)?;
+            scatter_secs = it0.elapsed().as_secs_f64();
+            // 2. Apply.
+            let combine = if P::COMBINES {
+                Some(P::combine as fn(P::Msg, P::Msg) -> P::Msg)
+            } else {
+                None
+            };
+            let apply_all = prog.apply_all();
+            for i in 0..k {
+                let has_log = !mlog.runs[i].is_empty();
+                if !has_log && !apply_all {
+                    active_count[i] = 0;
+                    continue;
+                }
+                crate::cancel::check()?;
+                let (lo, hi) = (bounds[i], bounds[i + 1]);
+                let len = (hi - lo) as usize;
+                let runs = std::mem::take(&mut mlog.runs[i]);
+                // Few messages: sort them first, then read only their pages.
+                let records: u64 = runs.iter().map(|r| r.records).sum();
+                let early_bytes = records * std::mem::size_of::<(u32, P::Msg)>() as u64;
+                let charge =
+                    (!resident && !apply_all && pages::sparse(records, len * sbytes, sbytes))
+                        .then(|| {
+                            budget
+                                .charge(early_bytes, "external engine sparse messages")
+                                .ok()
+                        })
+                        .flatten();
+                let sparse = charge.is_some();
+                let mut early: Vec<(u32, P::Msg)> = match sparse {
+                    true => Vec::with_capacity(records as usize),
+                    false => Vec::new(),
+                };
+                let sl = match (resident, sparse) {
+                    (true, _) => align_up((len * sbytes) as u64) as usize,
+                    (false, true) => {
+                        sort_reduce::<P::Msg>(
+                            &mut reader,
+                            &runs,
+                            combine,
+                            &sz.merge,
+                            scratch,
+                            &mut stage,
+                            budget,
+                            &mut mcounts,
+                            |t, msg| {
+                                early.push((t, msg));
+                                Ok(())
+                            },
+                        )?;
+                        page_list.clear();
+                        for &(t, _) in early.iter().filter(|e| e.0 >= lo && e.0 < hi) {
+                            pages::push(&mut page_list, (t - lo) as usize, sbytes);
+                        }
+                        let base = i as u64 * stride;
+                        let buf = state_buf.as_mut_slice();
+                        pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
+                        sparse_intervals += 1;
+                        0
+                    }
+                    (false, false) => read_slot(
                         &mut reader,
                         state_file,
                         i,
                         stride,
                         &mut state_buf,
                         len * sbytes,
-                    )?;
-                }
-            }
-            let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
-            let st = |x: usize| P::State::get(&sv[x * sbytes..]);
-            let sends = |x: usize| {
-                bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
-            };
-            // The first active vertex at or after `x` (whole zero words
-            // skipped: a sparse frontier costs its words, not its vertices).
-            let next_active = |mut x: usize| -> usize {
-                while x < len {
-                    if x.is_multiple_of(64) && x + 64 <= len {
-                        let w =
-                            u64::from_le_bytes(bv[x / 8..x / 8 + 8].try_into().expect("8 bytes"));
-                        match w {
-                            0 => x += 64,
-                            w => return x + w.trailing_zeros() as usize,
-                        }
-                    } else if bv[x / 8] >> (x % 8) & 1 == 1 {
-                        return x;
-                    } else {
-                        x += 1;
+                    )?,
+                };
+                let bl = align_up(len.div_ceil(8) as u64) as usize;
+                bits_buf.as_mut_slice()[..bl].fill(0);
+                let sv = state_buf.as_mut_slice();
+                let bv = bits_buf.as_mut_slice();
+                let mut count = 0u64;
+                let mut next_v = lo; // vertices below were applied
+                let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
+                    let x = (v - lo) as usize;
+                    let mut s = P::State::get(&sv[x * sbytes..]);
+                    if prog.apply(v, &mut s, ms, agg) {
+                        bv[x / 8] |= 1 << (x % 8);
+                        count += 1;
                     }
-                }
-                len
-            };
-            for (li, l) in lists.iter().enumerate() {
-                let rev = li == 1;
-                let mut cur: Option<(usize, P::Msg)> = None;
-                adj_bytes += for_each_edge(
-                    &mut reader,
-                    *l,
-                    &mut sbufs,
-                    lo as u64,
-                    len,
-                    &sends,
-                    &next_active,
-                    active_count[i],
-                    |reader, x, d, w| {
-                        let m0 = match cur {
-                            Some((cx, m)) if cx == x => m,
-                            _ => {
-                                let m = prog.scatter(lo + x as u32, &st(x)).expect("sends");
-                                cur = Some((x, m));
-                                m
-                            }
-                        };
-                        let msg = match rev {
-                            false => prog.edge(m0, lo + x as u32, d, w),
-                            true => prog.edge_rev(m0, lo + x as u32, d, w),
-                        };
-                        if let Some(msg) = msg {
-                            if d as u64 >= n {
-                                return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
-                            }
-                            mlog.push(reader, &mut stage, d, msg)?;
+                    s.put(&mut sv[x * sbytes..]);
+                };
+                let mut group_v = u32::MAX;
+                msgs.clear();
+                let mut feed = |t: u32, msg: P::Msg| -> Result<()> {
+                    if t < lo || t >= hi {
+                        return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
+                    }
+                    if t != group_v {
+                        if group_v != u32::MAX {
+                            apply_one(group_v, &msgs, &mut next_agg);
+                            msgs.clear();
                         }
-                        Ok(())
-                    },
-                )?;
-            }
-            progress.tick(|| format!("superstep {} scatter: interval {}/{k}", step + 1, i + 1));
-        }
-        mlog.flush(&mut reader, &mut stage)?;
-        let scatter_secs = it0.elapsed().as_secs_f64();
-        // 2. Apply.
-        let mut mcounts = MergeCounts::default();
-        let mut next_agg = Aggregate::default();
-        let combine = if P::COMBINES {
-            Some(P::combine as fn(P::Msg, P::Msg) -> P::Msg)
-        } else {
-            None
-        };
-        let apply_all = prog.apply_all();
-        for i in 0..k {
-            let has_log = !mlog.runs[i].is_empty();
-            if !has_log && !apply_all {
-                active_count[i] = 0;
-                continue;
-            }
-            crate::cancel::check()?;
-            let (lo, hi) = (bounds[i], bounds[i + 1]);
-            let len = (hi - lo) as usize;
-            let runs = std::mem::take(&mut mlog.runs[i]);
-            // Few messages: sort them first, then read only their pages.
-            let records: u64 = runs.iter().map(|r| r.records).sum();
-            let early_bytes = records * std::mem::size_of::<(u32, P::Msg)>() as u64;
-            let charge = (!resident && !apply_all && pages::sparse(records, len * sbytes, sbytes))
-                .then(|| {
-                    budget
-                        .charge(early_bytes, "external engine sparse messages")
-                        .ok()
-                })
-                .flatten();
-            let sparse = charge.is_some();
-            let mut early: Vec<(u32, P::Msg)> = match sparse {
-                true => Vec::with_capacity(records as usize),
-                false => Vec::new(),
-            };
-            let sl = match (resident, sparse) {
-                (true, _) => align_up((len * sbytes) as u64) as usize,
-                (false, true) => {
-                    sort_reduce::<P::Msg>(
+                        if apply_all {
+                            for v in next_v..t {
+                                apply_one(v, &[], &mut next_agg);
+                            }
+                        }
+                        next_v = t + 1;
+                        group_v = t;
+                    }
+                    msgs.push(msg);
+                    Ok(())
+                };
+                match sparse {
+                    true => early.drain(..).try_for_each(|(t, m)| feed(t, m))?,
+                    false => sort_reduce::<P::Msg>(
                         &mut reader,
                         &runs,
                         combine,
@@ -520,119 +673,49 @@ pub fn run<P: VertexProgram>(
                         &mut stage,
                         budget,
                         &mut mcounts,
-                        |t, msg| {
-                            early.push((t, msg));
-                            Ok(())
-                        },
+                        &mut feed,
+                    )?,
+                }
+                if group_v != u32::MAX {
+                    apply_one(group_v, &msgs, &mut next_agg);
+                    msgs.clear();
+                }
+                if apply_all {
+                    for v in next_v..hi {
+                        apply_one(v, &[], &mut next_agg);
+                    }
+                }
+                mlog.reset(i);
+                drop(early);
+                drop(charge);
+                match (resident, sparse) {
+                    (true, _) => {}
+                    (false, true) => {
+                        let base = i as u64 * stride;
+                        let buf = state_buf.as_mut_slice();
+                        pages::io(&mut reader, state_file, base, buf, &page_list, true)?;
+                    }
+                    (false, false) => write_all(
+                        &mut reader,
+                        state_file,
+                        i as u64 * stride,
+                        &state_buf.as_slice()[..sl],
+                    )?,
+                }
+                if count > 0 && !resident {
+                    write_all(
+                        &mut reader,
+                        bits_file,
+                        i as u64 * bit_stride,
+                        &bits_buf.as_slice()[..bl],
                     )?;
-                    page_list.clear();
-                    for &(t, _) in early.iter().filter(|e| e.0 >= lo && e.0 < hi) {
-                        pages::push(&mut page_list, (t - lo) as usize, sbytes);
-                    }
-                    let base = i as u64 * stride;
-                    let buf = state_buf.as_mut_slice();
-                    pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
-                    sparse_intervals += 1;
-                    0
                 }
-                (false, false) => read_slot(
-                    &mut reader,
-                    state_file,
-                    i,
-                    stride,
-                    &mut state_buf,
-                    len * sbytes,
-                )?,
-            };
-            let bl = align_up(len.div_ceil(8) as u64) as usize;
-            bits_buf.as_mut_slice()[..bl].fill(0);
-            let sv = state_buf.as_mut_slice();
-            let bv = bits_buf.as_mut_slice();
-            let mut count = 0u64;
-            let mut next_v = lo; // vertices below were applied
-            let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
-                let x = (v - lo) as usize;
-                let mut s = P::State::get(&sv[x * sbytes..]);
-                if prog.apply(v, &mut s, ms, agg) {
-                    bv[x / 8] |= 1 << (x % 8);
-                    count += 1;
-                }
-                s.put(&mut sv[x * sbytes..]);
-            };
-            let mut group_v = u32::MAX;
-            msgs.clear();
-            let mut feed = |t: u32, msg: P::Msg| -> Result<()> {
-                if t < lo || t >= hi {
-                    return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
-                }
-                if t != group_v {
-                    if group_v != u32::MAX {
-                        apply_one(group_v, &msgs, &mut next_agg);
-                        msgs.clear();
-                    }
-                    if apply_all {
-                        for v in next_v..t {
-                            apply_one(v, &[], &mut next_agg);
-                        }
-                    }
-                    next_v = t + 1;
-                    group_v = t;
-                }
-                msgs.push(msg);
-                Ok(())
-            };
-            match sparse {
-                true => early.drain(..).try_for_each(|(t, m)| feed(t, m))?,
-                false => sort_reduce::<P::Msg>(
-                    &mut reader,
-                    &runs,
-                    combine,
-                    &sz.merge,
-                    scratch,
-                    &mut stage,
-                    budget,
-                    &mut mcounts,
-                    &mut feed,
-                )?,
+                active_count[i] = count;
+                progress.tick(|| format!("superstep {} apply: interval {}/{k}", step + 1, i + 1));
             }
-            if group_v != u32::MAX {
-                apply_one(group_v, &msgs, &mut next_agg);
-                msgs.clear();
-            }
-            if apply_all {
-                for v in next_v..hi {
-                    apply_one(v, &[], &mut next_agg);
-                }
-            }
-            mlog.reset(i);
-            drop(early);
-            drop(charge);
-            match (resident, sparse) {
-                (true, _) => {}
-                (false, true) => {
-                    let base = i as u64 * stride;
-                    let buf = state_buf.as_mut_slice();
-                    pages::io(&mut reader, state_file, base, buf, &page_list, true)?;
-                }
-                (false, false) => write_all(
-                    &mut reader,
-                    state_file,
-                    i as u64 * stride,
-                    &state_buf.as_slice()[..sl],
-                )?,
-            }
-            if count > 0 && !resident {
-                write_all(
-                    &mut reader,
-                    bits_file,
-                    i as u64 * bit_stride,
-                    &bits_buf.as_slice()[..bl],
-                )?;
-            }
-            active_count[i] = count;
-            progress.tick(|| format!("superstep {} apply: interval {}/{k}", step + 1, i + 1));
         }
         agg = next_agg;
+        let lc = mlog.as_ref().map_or(Default::default(), |l| l.counts);
         let active_next: u64 = active_count.iter().sum();
         let done = prog.end(step, &agg, active_next);
         let io = reader.stats() - io0;
@@ -644,7 +727,7 @@ pub fn run<P: VertexProgram>(
             bytes_read: io.bytes_read,
             bytes_written: io.bytes_written,
             read_requests: io.requests,
-            edges_processed: mlog.counts.messages,
+            edges_processed: gcounts.map_or(lc.messages, |g| g.edges),
             active_vertices: active_now,
             io_wait_seconds: io.wait_seconds,
             compute_seconds: (secs - io.wait_seconds).max(0.0),
@@ -653,17 +736,21 @@ pub fn run<P: VertexProgram>(
             external: Some(crate::engine::stats::ExternalIter {
                 intervals: k as u64,
                 adjacency_bytes: adj_bytes,
-                log_bytes_raw: mlog.counts.messages * rec,
-                log_bytes_reduced: mlog.counts.records_written * rec,
-                log_bytes_written: mlog.counts.bytes_written,
-                flushes: mlog.counts.flushes,
+                log_bytes_raw: lc.messages * rec,
+                log_bytes_reduced: lc.records_written * rec,
+                log_bytes_written: lc.bytes_written,
+                flushes: lc.flushes,
                 merge_levels: mcounts.levels,
                 merge_bytes_written: mcounts.bytes_written,
                 logs_sorted_in_memory: mcounts.in_memory,
                 logs_merged_external: mcounts.external,
                 sparse_intervals,
-                scatter_seconds: scatter_secs,
-                apply_seconds: secs - scatter_secs,
+                grid_windows: gcounts.map_or(0, |g| g.windows),
+                grid_tile_bytes: gcounts.map_or(0, |g| g.tile_bytes),
+                scatter_seconds: gcounts
+                    .map_or(scatter_secs, |g| g.values_seconds + g.fold_seconds),
+                apply_seconds: secs
+                    - gcounts.map_or(scatter_secs, |g| g.values_seconds + g.fold_seconds),
             }),
             ..Default::default()
         });
