@@ -31,6 +31,7 @@
 mod disk;
 mod grid;
 mod log;
+mod logstep;
 mod merge;
 mod pages;
 mod scatter;
@@ -47,10 +48,10 @@ use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::Store;
-use disk::{align_up, read_exact, read_slot, write_all, Appender};
+use disk::{align_up, read_exact, write_all, Appender};
 use log::MultiLog;
-use merge::{sort_reduce, MergeConfig, MergeCounts};
-use scatter::{for_each_edge, ListFiles, ScatterBufs};
+use merge::{MergeConfig, MergeCounts};
+use scatter::{ListFiles, ScatterBufs};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -287,7 +288,7 @@ pub fn run<P: VertexProgram>(
     }
     let mut state_buf = AlignedBuf::new(stride as usize, budget, "external engine state")?;
     let mut bits_buf = AlignedBuf::new(bit_stride as usize, budget, "external engine active bits")?;
-    let mut sbufs = ScatterBufs {
+    let sbufs = ScatterBufs {
         off: AlignedBuf::new(
             ((iv + 1) * 8) as usize + 2 * ALIGN,
             budget,
@@ -307,7 +308,7 @@ pub fn run<P: VertexProgram>(
             None
         },
     };
-    let mut stage = Appender::new(logs[0], 0, sz.staging, budget)?;
+    let stage = Appender::new(logs[0], 0, sz.staging, budget)?;
     let mut mlog = Some(MultiLog::new::<P>(
         sz.messages,
         bounds.clone(),
@@ -380,8 +381,26 @@ pub fn run<P: VertexProgram>(
         slots += m.csr.in_slots;
     }
     let mut step = 0;
-    let mut msgs: Vec<P::Msg> = Vec::new();
-    let mut page_list: Vec<u32> = Vec::new();
+    let mut bufs = logstep::Bufs {
+        state: state_buf,
+        bits: bits_buf,
+        scatter: sbufs,
+        stage,
+        pages: Vec::new(),
+        msgs: Vec::new(),
+    };
+    let spill = logstep::Spill {
+        store,
+        bounds: &bounds,
+        state_file,
+        bits_file,
+        stride,
+        bit_stride,
+        lists: &lists,
+        scratch,
+        merge: &sz.merge,
+        resident,
+    };
     while step < max_steps {
         crate::cancel::check()?;
         if !prog.begin(step, &agg) {
@@ -438,9 +457,9 @@ pub fn run<P: VertexProgram>(
                 prog,
                 &lay,
                 cap as usize,
-                &mut state_buf,
-                &mut bits_buf,
-                &mut stage,
+                &mut bufs.state,
+                &mut bufs.bits,
+                &mut bufs.stage,
                 &mut active_count,
                 &mut next_agg,
                 budget,
@@ -456,263 +475,20 @@ pub fn run<P: VertexProgram>(
                 )?);
             }
             let mlog = mlog.as_mut().expect("created above");
-            mlog.counts = Default::default();
-            // 1. Scatter.
-            for i in 0..k {
-                if active_count[i] == 0 {
-                    continue;
-                }
-                crate::cancel::check()?;
-                let (lo, hi) = (bounds[i], bounds[i + 1]);
-                let len = (hi - lo) as usize;
-                if !resident {
-                    read_slot(
-                        &mut reader,
-                        bits_file,
-                        i,
-                        bit_stride,
-                        &mut bits_buf,
-                        len.div_ceil(8),
-                    )?;
-                    // A sparse frontier: only its states' pages.
-                    if pages::sparse(active_count[i], len * sbytes, sbytes) {
-                        pages::of_bits(bits_buf.as_slice(), len, sbytes, &mut page_list);
-                        let base = i as u64 * stride;
-                        let buf = state_buf.as_mut_slice();
-                        pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
-                        sparse_intervals += 1;
-                    } else {
-                        read_slot(
-                            &mut reader,
-                            state_file,
-                            i,
-                            stride,
-                            &mut state_buf,
-                            len * sbytes,
-                        )?;
-                    }
-                }
-                let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
-                let st = |x: usize| P::State::get(&sv[x * sbytes..]);
-                let sends = |x: usize| {
-                    bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
-                };
-                // The first active vertex at or after `x` (whole zero words
-                // skipped: a sparse frontier costs its words, not its vertices).
-                let next_active = |mut x: usize| -> usize {
-                    while x < len {
-                        if x.is_multiple_of(64) && x + 64 <= len {
-                            let w = u64::from_le_bytes(
-                                bv[x / 8..x / 8 + 8].try_into().expect("8 bytes"),
-                            );
-                            match w {
-                                0 => x += 64,
-                                w => return x + w.trailing_zeros() as usize,
-                            }
-                        } else if bv[x / 8] >> (x % 8) & 1 == 1 {
-                            return x;
-                        } else {
-                            x += 1;
-                        }
-                    }
-                    len
-                };
-                for (li, l) in lists.iter().enumerate() {
-                    let rev = li == 1;
-                    let mut cur: Option<(usize, P::Msg)> = None;
-                    adj_bytes += for_each_edge(
-                        &mut reader,
-                        *l,
-                        &mut sbufs,
-                        lo as u64,
-                        len,
-                        &sends,
-                        &next_active,
-                        active_count[i],
-                        |reader, x, d, w| {
-                            let m0 = match cur {
-                                Some((cx, m)) if cx == x => m,
-                                _ => {
-                                    let m = prog.scatter(lo + x as u32, &st(x)).expect("sends");
-                                    cur = Some((x, m));
-                                    m
-                                }
-                            };
-                            let msg = match rev {
-                                false => prog.edge(m0, lo + x as u32, d, w),
-                                true => prog.edge_rev(m0, lo + x as u32, d, w),
-                            };
-                            if let Some(msg) = msg {
-                                if d as u64 >= n {
-                                    return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
-                                }
-                                mlog.push(reader, &mut stage, d, msg)?;
-                            }
-                            Ok(())
-                        },
-                    )?;
-                }
-                progress.tick(|| format!("superstep {} scatter: interval {}/{k}", step + 1, i + 1));
-            }
-            mlog.flush(&mut reader, &mut stage)?;
-            scatter_secs = it0.elapsed().as_secs_f64();
-            // 2. Apply.
-            let combine = if P::COMBINES {
-                Some(P::combine as fn(P::Msg, P::Msg) -> P::Msg)
-            } else {
-                None
-            };
-            let apply_all = prog.apply_all();
-            for i in 0..k {
-                let has_log = !mlog.runs[i].is_empty();
-                if !has_log && !apply_all {
-                    active_count[i] = 0;
-                    continue;
-                }
-                crate::cancel::check()?;
-                let (lo, hi) = (bounds[i], bounds[i + 1]);
-                let len = (hi - lo) as usize;
-                let runs = std::mem::take(&mut mlog.runs[i]);
-                // Few messages: sort them first, then read only their pages.
-                let records: u64 = runs.iter().map(|r| r.records).sum();
-                let early_bytes = records * std::mem::size_of::<(u32, P::Msg)>() as u64;
-                let charge =
-                    (!resident && !apply_all && pages::sparse(records, len * sbytes, sbytes))
-                        .then(|| {
-                            budget
-                                .charge(early_bytes, "external engine sparse messages")
-                                .ok()
-                        })
-                        .flatten();
-                let sparse = charge.is_some();
-                let mut early: Vec<(u32, P::Msg)> = match sparse {
-                    true => Vec::with_capacity(records as usize),
-                    false => Vec::new(),
-                };
-                let sl = match (resident, sparse) {
-                    (true, _) => align_up((len * sbytes) as u64) as usize,
-                    (false, true) => {
-                        sort_reduce::<P::Msg>(
-                            &mut reader,
-                            &runs,
-                            combine,
-                            &sz.merge,
-                            scratch,
-                            &mut stage,
-                            budget,
-                            &mut mcounts,
-                            |t, msg| {
-                                early.push((t, msg));
-                                Ok(())
-                            },
-                        )?;
-                        page_list.clear();
-                        for &(t, _) in early.iter().filter(|e| e.0 >= lo && e.0 < hi) {
-                            pages::push(&mut page_list, (t - lo) as usize, sbytes);
-                        }
-                        let base = i as u64 * stride;
-                        let buf = state_buf.as_mut_slice();
-                        pages::io(&mut reader, state_file, base, buf, &page_list, false)?;
-                        sparse_intervals += 1;
-                        0
-                    }
-                    (false, false) => read_slot(
-                        &mut reader,
-                        state_file,
-                        i,
-                        stride,
-                        &mut state_buf,
-                        len * sbytes,
-                    )?,
-                };
-                let bl = align_up(len.div_ceil(8) as u64) as usize;
-                bits_buf.as_mut_slice()[..bl].fill(0);
-                let sv = state_buf.as_mut_slice();
-                let bv = bits_buf.as_mut_slice();
-                let mut count = 0u64;
-                let mut next_v = lo; // vertices below were applied
-                let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
-                    let x = (v - lo) as usize;
-                    let mut s = P::State::get(&sv[x * sbytes..]);
-                    if prog.apply(v, &mut s, ms, agg) {
-                        bv[x / 8] |= 1 << (x % 8);
-                        count += 1;
-                    }
-                    s.put(&mut sv[x * sbytes..]);
-                };
-                let mut group_v = u32::MAX;
-                msgs.clear();
-                let mut feed = |t: u32, msg: P::Msg| -> Result<()> {
-                    if t < lo || t >= hi {
-                        return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
-                    }
-                    if t != group_v {
-                        if group_v != u32::MAX {
-                            apply_one(group_v, &msgs, &mut next_agg);
-                            msgs.clear();
-                        }
-                        if apply_all {
-                            for v in next_v..t {
-                                apply_one(v, &[], &mut next_agg);
-                            }
-                        }
-                        next_v = t + 1;
-                        group_v = t;
-                    }
-                    msgs.push(msg);
-                    Ok(())
-                };
-                match sparse {
-                    true => early.drain(..).try_for_each(|(t, m)| feed(t, m))?,
-                    false => sort_reduce::<P::Msg>(
-                        &mut reader,
-                        &runs,
-                        combine,
-                        &sz.merge,
-                        scratch,
-                        &mut stage,
-                        budget,
-                        &mut mcounts,
-                        &mut feed,
-                    )?,
-                }
-                if group_v != u32::MAX {
-                    apply_one(group_v, &msgs, &mut next_agg);
-                    msgs.clear();
-                }
-                if apply_all {
-                    for v in next_v..hi {
-                        apply_one(v, &[], &mut next_agg);
-                    }
-                }
-                mlog.reset(i);
-                drop(early);
-                drop(charge);
-                match (resident, sparse) {
-                    (true, _) => {}
-                    (false, true) => {
-                        let base = i as u64 * stride;
-                        let buf = state_buf.as_mut_slice();
-                        pages::io(&mut reader, state_file, base, buf, &page_list, true)?;
-                    }
-                    (false, false) => write_all(
-                        &mut reader,
-                        state_file,
-                        i as u64 * stride,
-                        &state_buf.as_slice()[..sl],
-                    )?,
-                }
-                if count > 0 && !resident {
-                    write_all(
-                        &mut reader,
-                        bits_file,
-                        i as u64 * bit_stride,
-                        &bits_buf.as_slice()[..bl],
-                    )?;
-                }
-                active_count[i] = count;
-                progress.tick(|| format!("superstep {} apply: interval {}/{k}", step + 1, i + 1));
-            }
+            let ls = logstep::superstep(
+                &mut reader,
+                prog,
+                &spill,
+                &mut bufs,
+                mlog,
+                &mut active_count,
+                &mut next_agg,
+                budget,
+                &mut progress,
+                step,
+            )?;
+            (adj_bytes, sparse_intervals) = (ls.adj_bytes, ls.sparse_intervals);
+            (scatter_secs, mcounts) = (ls.scatter_secs, ls.merge);
         }
         agg = next_agg;
         let lc = mlog.as_ref().map_or(Default::default(), |l| l.counts);
@@ -763,15 +539,15 @@ pub fn run<P: VertexProgram>(
     }
     if resident {
         let len = align_up(n * sbytes as u64) as usize;
-        write_all(&mut reader, state_file, 0, &state_buf.as_slice()[..len])?;
+        write_all(&mut reader, state_file, 0, &bufs.state.as_slice()[..len])?;
     }
-    stage.drain(&mut reader)?;
+    bufs.stage.drain(&mut reader)?;
     stats.finish_io(&reader.stats(), t0);
     stats.vertex_state_bytes = n * sbytes as u64;
     stats.segment_bytes = sz.chunk as u64;
     progress.done(|| format!("{step} supersteps, {k} intervals of {iv} vertices"));
     drop(mlog);
-    drop(stage);
+    drop(bufs);
     Ok((
         ExternalStates {
             reader,
