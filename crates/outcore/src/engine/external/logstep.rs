@@ -8,6 +8,7 @@ use super::log::MultiLog;
 use super::merge::{sort_reduce, MergeConfig, MergeCounts};
 use super::pages;
 use super::scatter::{for_each_edge, ListFiles, ScatterBufs};
+use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexProgram};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Reader};
@@ -52,7 +53,8 @@ pub(super) struct LogStep {
 }
 
 /// Runs superstep `step` of `prog` through `mlog`; updates `active_count`
-/// (per interval) and adds the applies' aggregate to `agg`.
+/// (per interval), adds the next active vertices per tile block to
+/// `blocks` and the applies' aggregate to `agg`.
 // Intervals index `bounds`, `active_count` and the log's runs together.
 #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 pub(super) fn superstep<P: VertexProgram>(
@@ -62,6 +64,7 @@ pub(super) fn superstep<P: VertexProgram>(
     bufs: &mut Bufs<P::Msg>,
     mlog: &mut MultiLog<P::Msg>,
     active_count: &mut [u64],
+    blocks: &mut [u64],
     agg: &mut Aggregate,
     budget: &Budget,
     progress: &mut Progress,
@@ -253,6 +256,7 @@ pub(super) fn superstep<P: VertexProgram>(
             if prog.apply(v, &mut s, ms, agg) {
                 bv[x / 8] |= 1 << (x % 8);
                 count += 1;
+                blocks[v as usize / BLOCK] += 1;
             }
             s.put(&mut sv[x * sbytes..]);
         };

@@ -121,19 +121,18 @@ pub fn cap(store: &Store, free: u64, chunk: u64) -> u64 {
     free.saturating_sub(fixed + index + LEFT_FREE) / BLOCK_BYTES
 }
 
-/// Bytes a grid superstep reads and writes with `windows` windows when
-/// `active` vertices send: each direction's tiles (those of blocks with a
-/// sender), the words written once and read per window, the states read
-/// twice (values, apply) and written once, the active bits.
-pub fn work(store: &Store, reverse: bool, windows: u64, active: u64, state: u64) -> (u64, u64) {
+/// Bytes a grid superstep reads and writes with `windows` windows when a
+/// share `f` of the tile blocks holds an active vertex: each direction's
+/// tiles (those of blocks with a sender), the words written once and read
+/// per window, the states read twice (values, apply) and written once, the
+/// active bits; and the edge directions folded.
+pub fn work(store: &Store, reverse: bool, windows: u64, f: f64, state: u64) -> (u64, u64, u64) {
     let m = store.manifest();
     let n = m.num_vertices.max(1);
     let dirs = if reverse || !m.directed { 2 } else { 1 };
-    // Chance that a block holds a sender, senders spread at random.
-    let f = 1.0 - (-(active as f64 / n as f64) * BLOCK as f64).exp();
     let tiles = (m.tiles.edges as f64 * 4.0 * dirs as f64 * f) as u64;
     let read = tiles + windows * n * 8 + 2 * n * state + n / 8;
-    (read, n * 8 + n * state + n / 8)
+    (read, n * 8 + n * state + n / 8, tiles / 4)
 }
 
 /// Blocks of `lo..hi` counted whole.
@@ -215,6 +214,7 @@ impl Grid {
         bits_buf: &mut AlignedBuf,
         stage: &mut Appender,
         active: &mut [u64],
+        blocks: &mut [u64],
         agg: &mut Aggregate,
         budget: &Budget,
     ) -> Result<GridCounts> {
@@ -258,6 +258,7 @@ impl Grid {
                     bits_buf,
                     id,
                     agg,
+                    blocks,
                 )?;
             }
         }

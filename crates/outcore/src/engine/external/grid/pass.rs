@@ -76,6 +76,7 @@ pub(super) fn apply<P: VertexProgram>(
     bits_buf: &mut AlignedBuf,
     id: u64,
     agg: &mut Aggregate,
+    blocks: &mut [u64],
 ) -> Result<u64> {
     let all = prog.apply_all();
     if !all && acc.iter().all(|&a| a == 0) {
@@ -100,6 +101,7 @@ pub(super) fn apply<P: VertexProgram>(
         if prog.apply(lo + x as u32, &mut s, ms, agg) {
             bv[x / 8] |= 1 << (x % 8);
             count += 1;
+            blocks[(lo as usize + x) / BLOCK] += 1;
         }
         s.put(&mut sv[x * sb..]);
     }
