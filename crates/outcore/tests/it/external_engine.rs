@@ -65,17 +65,22 @@ fn close(a: f64, e: f64) -> bool {
     (a - e).abs() <= 1e-9 * e.abs().max(1e-300) || a == e
 }
 
-/// Every program on `store` equals its reference.
-fn check_all(store: &Store, cfg: &ExternalConfig, budget_bytes: u64, source: u64) {
-    let g = MemGraph::load(store).unwrap();
-    let budget = Budget::new(budget_bytes);
+/// PageRank (`iterations`) on the external engine equals the reference;
+/// returns its stats (checked).
+fn pagerank_matches(
+    store: &Store,
+    g: &MemGraph,
+    iterations: usize,
+    cfg: &ExternalConfig,
+    budget: &Budget,
+) -> RunStats {
     let pr_cfg = PageRankConfig {
-        iterations: 6,
+        iterations,
         ..Default::default()
     };
-    let (pr, _, stats) = vertex::pagerank::run(store, &pr_cfg, cfg, &budget).unwrap();
-    check_stats(&stats, &budget);
-    let want = reference::pagerank(&g, 0.85, 6);
+    let (pr, _, stats) = vertex::pagerank::run(store, &pr_cfg, cfg, budget).unwrap();
+    check_stats(&stats, budget);
+    let want = reference::pagerank(g, 0.85, iterations);
     for v in 0..g.n {
         assert!(
             close(pr[v], want[v]),
@@ -84,6 +89,14 @@ fn check_all(store: &Store, cfg: &ExternalConfig, budget_bytes: u64, source: u64
             want[v]
         );
     }
+    stats
+}
+
+/// Every program on `store` equals its reference.
+fn check_all(store: &Store, cfg: &ExternalConfig, budget_bytes: u64, source: u64) {
+    let g = MemGraph::load(store).unwrap();
+    let budget = Budget::new(budget_bytes);
+    pagerank_matches(store, &g, 6, cfg, &budget);
     let (w, stats) = vertex::wcc::run(store, cfg, &budget).unwrap();
     check_stats(&stats, &budget);
     assert_eq!(w, reference::wcc(&g), "wcc");
@@ -152,16 +165,7 @@ fn many_runs_merge_over_levels() {
                 ..ext(io, Some(700), Some(4096), Some(3))
             };
             let budget = Budget::new(64 << 20);
-            let pr_cfg = PageRankConfig {
-                iterations: 3,
-                ..Default::default()
-            };
-            let (pr, _, stats) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
-            check_stats(&stats, &budget);
-            let want = reference::pagerank(&g, 0.85, 3);
-            for v in 0..g.n {
-                assert!(close(pr[v], want[v]), "pagerank[{v}]");
-            }
+            let stats = pagerank_matches(&store, &g, 3, &cfg, &budget);
             let x = stats.iterations[0].external.unwrap();
             assert!(x.intervals >= 5, "{x:?}");
             assert!(x.flushes > 10, "{x:?}");
@@ -365,23 +369,9 @@ fn grid_supersteps_fold_tiles_window_by_window() {
                 ..ext(io, Some(50_000), None, None)
             };
             let budget = Budget::new(64 << 20);
-            let pr_cfg = PageRankConfig {
-                iterations: 4,
-                ..Default::default()
-            };
-            let (pr, _, stats) = vertex::pagerank::run(&store, &pr_cfg, &cfg, &budget).unwrap();
-            check_stats(&stats, &budget);
+            let stats = pagerank_matches(&store, &g, 4, &cfg, &budget);
             let pr_tiles = stats.iterations[0].external.unwrap().grid_tile_bytes;
             assert!(pr_tiles >= tile_bytes, "{pr_tiles} of {tile_bytes}");
-            let want = reference::pagerank(&g, 0.85, 4);
-            for v in 0..g.n {
-                assert!(
-                    close(pr[v], want[v]),
-                    "pagerank[{v}] = {} != {}",
-                    pr[v],
-                    want[v]
-                );
-            }
             for it in &stats.iterations {
                 let x = it.external.unwrap();
                 assert_eq!(it.planner.unwrap().chosen, "external-grid");

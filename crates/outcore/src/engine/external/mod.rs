@@ -256,7 +256,8 @@ pub fn run<P: VertexProgram>(
     let sbytes = P::State::BYTES;
     // Grid windows cover whole tile blocks: intervals cut at block edges
     // keep neighbouring windows from folding a block twice.
-    let iv = match grid::runs(store, prog) && cfg.interval_vertices.is_none() {
+    let grid_runs = grid::runs(store, prog);
+    let iv = match grid_runs && cfg.interval_vertices.is_none() {
         true if sz.interval > BLOCK as u64 => sz.interval / BLOCK as u64 * BLOCK as u64,
         _ => sz.interval,
     };
@@ -336,7 +337,7 @@ pub fn run<P: VertexProgram>(
     let resident = k == 1 && !cfg.force_spill;
     // Dense supersteps of programs with an identity may fold tiles instead
     // of logging messages (grid/).
-    let grid_ok = !resident && cfg.grid != Some(false) && grid::runs(store, prog);
+    let grid_ok = !resident && cfg.grid != Some(false) && grid_runs;
     let reverse = prog.edges() == Edges::Both;
     let grid_reads = sz.chunk as u64;
     let words_file = reader.create(&dir.0.join("words.bin"))?;
