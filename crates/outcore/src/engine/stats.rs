@@ -63,9 +63,12 @@ pub struct ExternalIter {
     /// few messages), not whole.
     pub sparse_intervals: u64,
     /// Grid supersteps (`external-grid`): windows of target intervals, and
-    /// tile bytes folded over all windows (no log).
+    /// tile bytes read over all windows (no log).
     pub grid_windows: u64,
     pub grid_tile_bytes: u64,
+    /// The windows held their own words (band mode: each tile inside a
+    /// window read once for both ways).
+    pub grid_band: bool,
     pub scatter_seconds: f64,
     pub apply_seconds: f64,
 }

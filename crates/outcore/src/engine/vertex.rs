@@ -127,6 +127,12 @@ pub trait VertexProgram: Sync {
     /// (asynchronous, as G-Store's WCC): fewer supersteps, the same
     /// fixpoint. Default: false.
     const EAGER: bool = false;
+    /// True when [`scatter`](VertexProgram::scatter) depends on the vertex
+    /// and its state alone (nothing [`begin`](VertexProgram::begin) sets),
+    /// so an engine may compute a vertex's next message as it applies it
+    /// (the external engine's grid then skips its values pass). Default:
+    /// false.
+    const SCATTER_PURE: bool = false;
 
     /// Name in statistics and progress.
     fn name(&self) -> &'static str;

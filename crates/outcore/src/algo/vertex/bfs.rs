@@ -20,6 +20,7 @@ impl VertexProgram for BfsVp {
     type Msg = u32;
     const COMBINES: bool = true;
     const IDENTITY: Option<u64> = Some(u32::MAX as u64);
+    const SCATTER_PURE: bool = true;
     const APPLY_ALL: bool = false;
 
     fn name(&self) -> &'static str {

@@ -129,6 +129,7 @@ impl VertexProgram for PageRankVp {
     type Msg = f64;
     const COMBINES: bool = true;
     const IDENTITY: Option<u64> = Some(0);
+    const SCATTER_PURE: bool = true;
     const APPLY_ALL: bool = true;
 
     fn name(&self) -> &'static str {

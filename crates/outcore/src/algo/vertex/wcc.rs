@@ -17,6 +17,7 @@ impl VertexProgram for WccVp {
     type Msg = u32;
     const COMBINES: bool = true;
     const IDENTITY: Option<u64> = Some(u32::MAX as u64);
+    const SCATTER_PURE: bool = true;
     const EAGER: bool = true;
     const APPLY_ALL: bool = false;
 

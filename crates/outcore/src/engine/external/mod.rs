@@ -88,6 +88,9 @@ pub struct ExternalConfig {
     /// Most tile blocks of accumulators per grid window (tests of many
     /// windows; default: what the budget holds).
     pub grid_window_blocks: Option<u64>,
+    /// With `grid: Some(true)`: grid on even supersteps only, the log on
+    /// odd ones (tests of the switches between them).
+    pub grid_alternate: bool,
 }
 
 /// Memory plan of one run.
@@ -255,10 +258,14 @@ pub fn run<P: VertexProgram>(
     let sz = sizes::<P>(n, prog.weighted(), budget, cfg)?;
     let sbytes = P::State::BYTES;
     // Grid windows cover whole tile blocks: intervals cut at block edges
-    // keep neighbouring windows from folding a block twice.
+    // keep neighbouring windows from folding a block twice, and small
+    // intervals (at most grid::INTERVAL_BLOCKS) let windows fill their cap
+    // and leave the state buffers little memory.
     let grid_runs = grid::runs(store, prog);
     let iv = match grid_runs && cfg.interval_vertices.is_none() {
-        true if sz.interval > BLOCK as u64 => sz.interval / BLOCK as u64 * BLOCK as u64,
+        true if sz.interval > BLOCK as u64 => {
+            (sz.interval / BLOCK as u64).min(grid::INTERVAL_BLOCKS) * BLOCK as u64
+        }
         _ => sz.interval,
     };
     let k = n.div_ceil(iv).max(1) as usize;
@@ -340,7 +347,14 @@ pub fn run<P: VertexProgram>(
     let grid_ok = !resident && cfg.grid != Some(false) && grid_runs;
     let reverse = prog.edges() == Edges::Both;
     let grid_reads = sz.chunk as u64;
-    let words_file = reader.create(&dir.0.join("words.bin"))?;
+    let mut words = grid::Words {
+        files: [
+            reader.create(&dir.0.join("words-a.bin"))?,
+            reader.create(&dir.0.join("words-b.bin"))?,
+        ],
+        ready: None,
+        sends: vec![false; (n as usize).div_ceil(BLOCK).max(1)],
+    };
 
     // Init: states from the degrees and ranks, streamed interval by interval.
     let mut active_count = vec![0u64; k];
@@ -442,13 +456,23 @@ pub fn run<P: VertexProgram>(
             let free = budget.available() + mlog.as_ref().map_or(0, |l| l.bytes());
             let cap =
                 grid::cap(store, free, grid_reads).min(cfg.grid_window_blocks.unwrap_or(u64::MAX));
-            work.grid = grid::windows(&bounds, cap as usize)
-                .map(|w| grid::work(store, reverse, w.len() as u64, block_share, sbytes as u64));
+            work.grid = grid::windows(&bounds, cap as usize).map(|w| {
+                let fused = words.ready.is_some();
+                grid::work(
+                    store,
+                    reverse,
+                    w.len() as u64,
+                    block_share,
+                    sbytes as u64,
+                    fused,
+                )
+            });
         }
         let mut plan = planner::choose(&model, None, None, Some(&work));
         blk_active.fill(0);
+        let forced = cfg.grid == Some(true) && (!cfg.grid_alternate || step % 2 == 0);
         let use_grid = work.grid.is_some()
-            && (cfg.grid == Some(true) || plan.grid_seconds < plan.external_seconds);
+            && (forced || cfg.grid.is_none() && plan.grid_seconds < plan.external_seconds);
         if use_grid {
             plan.chosen = "external-grid";
         }
@@ -461,8 +485,7 @@ pub fn run<P: VertexProgram>(
         if use_grid {
             // The log's buffer makes room for the grid's accumulators.
             mlog = None;
-            let mut g =
-                grid::Grid::open(store, &mut reader, words_file, reverse, grid_reads, budget)?;
+            let mut g = grid::Grid::open(store, &mut reader, reverse, grid_reads, budget)?;
             let cap = (budget.available().saturating_sub(grid::LEFT_FREE) / grid::BLOCK_BYTES)
                 .min(cfg.grid_window_blocks.unwrap_or(u64::MAX));
             let lay = grid::Layout {
@@ -481,6 +504,7 @@ pub fn run<P: VertexProgram>(
                 &mut bufs.state,
                 &mut bufs.bits,
                 &mut bufs.stage,
+                &mut words,
                 &mut active_count,
                 &mut blk_active,
                 &mut next_agg,
@@ -488,6 +512,8 @@ pub fn run<P: VertexProgram>(
             )?);
             progress.tick(|| format!("superstep {} (grid)", step + 1));
         } else {
+            // The log path changes states the grid's words came from.
+            words.ready = None;
             if mlog.is_none() {
                 mlog = Some(MultiLog::new::<P>(
                     sz.messages,
@@ -546,6 +572,7 @@ pub fn run<P: VertexProgram>(
                 sparse_intervals,
                 grid_windows: gcounts.map_or(0, |g| g.windows),
                 grid_tile_bytes: gcounts.map_or(0, |g| g.tile_bytes),
+                grid_band: gcounts.is_some_and(|g| g.band),
                 scatter_seconds: gcounts
                     .map_or(scatter_secs, |g| g.values_seconds + g.fold_seconds),
                 apply_seconds: secs

@@ -1,13 +1,11 @@
 //! The grid superstep's fold: the tiles writing into a window, read in
 //! coalesced direct reads ([`NBUF`] in flight, chunk checksums verified),
 //! their source words streamed in window by window, folded into the
-//! window's accumulators by two threads (even and odd target blocks).
+//! window's accumulators by two threads (`kernel.rs`: equal shares of edges).
 
-use super::{Grid, GridCounts, NBUF, WIN_BLOCKS};
+use super::{kernel, Grid, GridCounts, NBUF, WIN_BLOCKS};
 use crate::engine::external::disk::{align_up, read_exact, wait_for};
-use crate::engine::program::unpack;
 use crate::engine::state::BLOCK;
-use crate::engine::superstep::{unword, word};
 use crate::engine::vertex::VertexProgram;
 use crate::error::{Error, Result};
 use crate::io::{ReadReq, Reader};
@@ -25,15 +23,28 @@ const WORDS_TAG: u64 = 4 << 40;
 /// the accumulators of block `dst`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Piece {
-    src: u32,
-    dst: u32,
-    off: u64,
-    bytes: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub off: u64,
+    pub bytes: u64,
     /// Reversed: each packed (a, b) sends b -> a.
-    flip: bool,
+    pub flip: bool,
     /// Reversed diagonal tile of an undirected store: a self-loop was
     /// served forward.
-    loops: bool,
+    pub loops: bool,
+    /// Both blocks lie in the window (band mode): the source words are the
+    /// window's own, resident, and the tile is read once for both ways.
+    own: bool,
+}
+
+impl Piece {
+    /// The words the piece reads: the window's own, or a words window.
+    fn words_key(&self) -> usize {
+        match self.own {
+            true => usize::MAX,
+            false => self.src as usize / WIN_BLOCKS,
+        }
+    }
 }
 
 /// One direct read of `tiles/edges.bin` covering whole checksum chunks.
@@ -58,7 +69,8 @@ fn as_u32s(b: &[u8]) -> &[u32] {
 }
 
 impl Grid {
-    /// Folds every tile writing into blocks `b0..b1` into `acc`.
+    /// Folds every tile writing into blocks `b0..b1` into `acc`; `own`,
+    /// when given, holds the words of blocks `b0..b1` (band mode).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fold<P: VertexProgram>(
         &mut self,
@@ -67,19 +79,21 @@ impl Grid {
         b0: usize,
         b1: usize,
         acc: &mut [u64],
+        own: Option<&[u8]>,
         cur: &mut Option<(usize, usize)>,
         id: u64,
         counts: &mut GridCounts,
     ) -> Result<()> {
-        self.plan(b0, b1);
+        self.plan(b0, b1, own.is_some());
         if self.spans.is_empty() {
             return Ok(());
         }
         let mut ahead: Option<(usize, usize)> = None;
         let mut sent = 0;
         let mut done = 0;
+        let own = own.map(as_u64s);
         let r = self.fold_spans::<P>(
-            reader, store, b0, acc, cur, &mut ahead, &mut sent, &mut done, id, counts,
+            reader, store, b0, acc, own, cur, &mut ahead, &mut sent, &mut done, id, counts,
         );
         // Keep no read in flight into a buffer past this window, error or not.
         for si in done..sent {
@@ -102,6 +116,7 @@ impl Grid {
         store: &Store,
         b0: usize,
         acc: &mut [u64],
+        own: Option<&[u64]>,
         cur: &mut Option<(usize, usize)>,
         ahead: &mut Option<(usize, usize)>,
         sent: &mut usize,
@@ -109,16 +124,6 @@ impl Grid {
         id: u64,
         counts: &mut GridCounts,
     ) -> Result<()> {
-        let mut blocks: Vec<&mut [u64]> = acc.chunks_mut(BLOCK).collect();
-        let mut odd: Vec<&mut [u64]> = Vec::with_capacity(blocks.len() / 2);
-        let mut even: Vec<&mut [u64]> = Vec::with_capacity(blocks.len().div_ceil(2));
-        for (i, b) in blocks.drain(..).enumerate() {
-            match i % 2 {
-                0 => even.push(b),
-                _ => odd.push(b),
-            }
-        }
-        let (even, odd) = (&mut even[..], &mut odd[..]);
         let ns = self.spans.len();
         for si in 0..ns {
             while *sent < ns && *sent < si + NBUF {
@@ -137,54 +142,46 @@ impl Grid {
                 ));
             }
             self.verify(store, si)?;
-            // Runs of pieces whose sources share a words window; each run
-            // folded by two threads, one for even and one for odd target
-            // blocks (disjoint accumulators).
+            counts.tile_bytes += span.len.min(self.tiles.file_len - span.start);
+            // Runs of pieces whose sources share a words window (or the
+            // window's own words); each run folded by the kernel.
             let (mut p0, end) = (self.spans[si].pieces.start, self.spans[si].pieces.end);
             while p0 < end {
-                let wi = self.pieces[p0].src as usize / WIN_BLOCKS;
+                let key = self.pieces[p0].words_key();
                 let mut p1 = p0 + 1;
-                while p1 < end && self.pieces[p1].src as usize / WIN_BLOCKS == wi {
+                while p1 < end && self.pieces[p1].words_key() == key {
                     p1 += 1;
                 }
-                self.window(reader, wi, cur, ahead)?;
-                let which = cur.expect("a window").1;
-                let words = as_u64s(self.win[which].as_slice());
-                let buf = self.bufs[si % NBUF].as_slice();
-                let start = self.spans[si].start;
-                let run = &self.pieces[p0..p1];
-                let half = |par: usize, acc: &mut [&mut [u64]]| {
-                    let mut bytes = 0;
-                    for p in run.iter().filter(|p| (p.dst as usize - b0) % 2 == par) {
-                        let at = (p.src as usize % WIN_BLOCKS) * BLOCK;
-                        let from: &[u64; BLOCK] =
-                            words[at..at + BLOCK].try_into().expect("a block");
-                        let to: &mut [u64; BLOCK] = (&mut *acc[(p.dst as usize - b0) / 2])
-                            .try_into()
-                            .expect("a block");
-                        let o = (p.off - start) as usize;
-                        let edges = as_u32s(&buf[o..o + p.bytes as usize]);
-                        match (p.flip, p.loops) {
-                            (false, _) => fold_tile::<P, false, false>(from, to, edges, id),
-                            (true, true) => fold_tile::<P, true, true>(from, to, edges, id),
-                            (true, false) => fold_tile::<P, true, false>(from, to, edges, id),
-                        }
-                        bytes += p.bytes;
+                // Own words start at block b0, a words window at its first.
+                let (words, first) = match own {
+                    Some(own) if key == usize::MAX => (own, b0),
+                    _ => {
+                        self.window(reader, key, cur, ahead)?;
+                        let which = cur.expect("a window").1;
+                        (as_u64s(self.win[which].as_slice()), key * WIN_BLOCKS)
                     }
-                    bytes
                 };
-                let (a, b) = rayon::join(|| half(0, &mut *even), || half(1, &mut *odd));
-                counts.tile_bytes += a + b;
-                counts.edges += (a + b) / 4;
+                let run = kernel::Run {
+                    pieces: &self.pieces[p0..p1],
+                    buf: as_u32s(self.bufs[si % NBUF].as_slice()),
+                    start: self.spans[si].start,
+                    words,
+                    first,
+                };
+                counts.edges +=
+                    kernel::fold_run::<P>(&run, acc, b0, &mut self.order, &mut self.spare, id);
                 p0 = p1;
             }
         }
         Ok(())
     }
 
-    /// Lists the pieces writing into blocks `b0..b1` from sending blocks,
-    /// by source block then file offset, and cuts them into reads.
-    fn plan(&mut self, b0: usize, b1: usize) {
+    /// Lists the pieces writing into blocks `b0..b1` from sending blocks
+    /// and cuts them into reads: in band mode the pieces whose source lies
+    /// in the window first, by file offset (a tile's two ways in one read),
+    /// then the rest by source block and offset. Notes the words windows
+    /// needed, in order (for prefetching); returns the bytes to read.
+    pub(super) fn plan(&mut self, b0: usize, b1: usize, band: bool) -> u64 {
         self.pieces.clear();
         let into = |b: u32| (b as usize) >= b0 && (b as usize) < b1;
         for t in &self.tiles.tiles {
@@ -196,6 +193,7 @@ impl Grid {
                     bytes: t.bytes,
                     flip: false,
                     loops: false,
+                    own: band && into(t.row),
                 });
             }
             if self.reverse && into(t.row) && self.sends[t.col as usize] {
@@ -206,28 +204,39 @@ impl Grid {
                     bytes: t.bytes,
                     flip: true,
                     loops: self.undirected && t.row == t.col,
+                    own: band && into(t.col),
                 });
             }
         }
-        self.pieces.sort_unstable_by_key(|p| (p.src, p.off));
+        self.pieces
+            .sort_unstable_by_key(|p| (!p.own, if p.own { 0 } else { p.src }, p.off));
         self.spans.clear();
+        self.wseq.clear();
+        let mut bytes = 0;
         for (pi, p) in self.pieces.iter().enumerate() {
+            if !p.own && self.wseq.last() != Some(&p.words_key()) {
+                self.wseq.push(p.words_key());
+            }
             let s = p.off / CHUNK_BYTES * CHUNK_BYTES;
             let e = (p.off + p.bytes).div_ceil(CHUNK_BYTES) * CHUNK_BYTES;
             if let Some(last) = self.spans.last_mut() {
                 let end = last.start + last.len;
                 if s >= last.start && s <= end + GAP && e - last.start <= self.read_bytes {
+                    bytes += (e - last.start).saturating_sub(last.len);
                     last.len = last.len.max(e - last.start);
                     last.pieces.end = pi + 1;
                     continue;
                 }
             }
+            bytes += e - s;
             self.spans.push(Span {
                 start: s,
                 len: e - s,
                 pieces: pi..pi + 1,
             });
         }
+        let own = if band { (b1 - b0) * BLOCK * 8 } else { 0 };
+        bytes + (self.wseq.len() * WIN_BLOCKS * BLOCK * 8 + own) as u64
     }
 
     fn submit_span(&mut self, reader: &mut Reader, si: usize) -> Result<()> {
@@ -292,13 +301,18 @@ impl Grid {
             read_exact(reader, self.words_file, at, buf, 0)?;
             *cur = Some((wi, free));
         }
-        let nwin = self.blocks.div_ceil(WIN_BLOCKS);
-        if wi + 1 < nwin {
+        // Prefetch the next window the pieces need.
+        let next = self
+            .wseq
+            .iter()
+            .position(|&w| w == wi)
+            .and_then(|i| self.wseq.get(i + 1));
+        if let Some(&nw) = next {
             let other = 1 - cur.expect("set above").1;
             let bytes = WIN_BLOCKS * BLOCK * 8;
             let req = ReadReq {
                 file: self.words_file,
-                offset: ((wi + 1) * bytes) as u64,
+                offset: (nw * bytes) as u64,
                 len: bytes,
                 buf: self.win[other].as_mut_ptr(),
                 tag: WORDS_TAG + other as u64,
@@ -306,29 +320,8 @@ impl Grid {
             // SAFETY: the buffer is untouched until the read is waited for
             // (here or at the end of `fold`).
             unsafe { reader.submit(&[req])? };
-            *ahead = Some((wi + 1, other));
+            *ahead = Some((nw, other));
         }
         Ok(())
-    }
-}
-
-/// Folds `from[u]` into `to[v]` for every packed edge (u, v), or (v, u)
-/// when `FLIP`; `SKIP_LOOPS` drops u == v. Accumulators hold the combined
-/// word XOR the identity (zero: nothing received).
-#[inline(always)]
-fn fold_tile<P: VertexProgram, const FLIP: bool, const SKIP_LOOPS: bool>(
-    from: &[u64; BLOCK],
-    to: &mut [u64; BLOCK],
-    edges: &[u32],
-    id: u64,
-) {
-    for &e in edges {
-        let (s, d) = unpack(e);
-        if SKIP_LOOPS && s == d {
-            continue;
-        }
-        let (f, t) = if FLIP { (d, s) } else { (s, d) };
-        let c = to[t] ^ id;
-        to[t] = word(P::combine(unword(c), unword(from[f]))) ^ id;
     }
 }

@@ -37,26 +37,19 @@ impl Grid {
                 read_slot(reader, lay.state_file, i, lay.stride, state_buf, len * sb)?;
             }
             let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
-            let mut x = 0;
-            while x < len {
-                let space = stage.space(reader, (len - x) * 8)?;
-                let fit = space.len() / 8;
-                for (slot, y) in space.chunks_exact_mut(8).zip(x..x + fit) {
-                    let v = lo + y as u32;
-                    let w = match on && bv[y / 8] >> (y % 8) & 1 == 1 {
-                        true => prog
-                            .scatter(v, &P::State::get(&sv[y * sb..]))
-                            .map_or(id, word),
-                        false => id,
-                    };
-                    if w != id {
-                        self.sends[v as usize / BLOCK] = true;
-                    }
-                    slot.copy_from_slice(&w.to_le_bytes());
+            let sends = &mut self.sends;
+            put_words(reader, stage, len, |y| {
+                let w = match on && bv[y / 8] >> (y % 8) & 1 == 1 {
+                    true => prog
+                        .scatter(lo + y as u32, &P::State::get(&sv[y * sb..]))
+                        .map_or(id, word),
+                    false => id,
+                };
+                if w != id {
+                    sends[(lo as usize + y) / BLOCK] = true;
                 }
-                stage.commit(reader, fit * 8)?;
-                x += fit;
-            }
+                w
+            })?;
         }
         stage.finish_run(reader)?;
         stage.drain(reader)
@@ -77,13 +70,17 @@ pub(super) fn apply<P: VertexProgram>(
     id: u64,
     agg: &mut Aggregate,
     blocks: &mut [u64],
+    next: Option<(&mut Appender, &mut [bool])>,
 ) -> Result<u64> {
     let all = prog.apply_all();
+    let lo = lay.bounds[i];
     if !all && acc.iter().all(|&a| a == 0) {
+        if let Some((stage, _)) = next {
+            put_words(reader, stage, acc.len(), |_| id)?;
+        }
         return Ok(0);
     }
     let sb = P::State::BYTES;
-    let lo = lay.bounds[i];
     let len = acc.len();
     let sl = read_slot(reader, lay.state_file, i, lay.stride, state_buf, len * sb)?;
     let bl = align_up(len.div_ceil(8) as u64) as usize;
@@ -106,9 +103,45 @@ pub(super) fn apply<P: VertexProgram>(
         s.put(&mut sv[x * sb..]);
     }
     write_all(reader, lay.state_file, i as u64 * lay.stride, &sv[..sl])?;
+    if let Some((stage, sends)) = next {
+        // The next superstep's words, from the new states and active bits.
+        let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
+        put_words(reader, stage, len, |x| {
+            let w = match bv[x / 8] >> (x % 8) & 1 == 1 {
+                true => prog
+                    .scatter(lo + x as u32, &P::State::get(&sv[x * sb..]))
+                    .map_or(id, word),
+                false => id,
+            };
+            if w != id {
+                sends[(lo as usize + x) / BLOCK] = true;
+            }
+            w
+        })?;
+    }
     if count > 0 {
         let b = &bits_buf.as_slice()[..bl];
         write_all(reader, lay.bits_file, i as u64 * lay.bit_stride, b)?;
     }
     Ok(count)
+}
+
+/// Appends the words `f(0..len)` to `stage`.
+fn put_words(
+    reader: &mut Reader,
+    stage: &mut Appender,
+    len: usize,
+    mut f: impl FnMut(usize) -> u64,
+) -> Result<()> {
+    let mut x = 0;
+    while x < len {
+        let space = stage.space(reader, (len - x) * 8)?;
+        let fit = space.len() / 8;
+        for (slot, y) in space.chunks_exact_mut(8).zip(x..x + fit) {
+            slot.copy_from_slice(&f(y).to_le_bytes());
+        }
+        stage.commit(reader, fit * 8)?;
+        x += fit;
+    }
+    Ok(())
 }
