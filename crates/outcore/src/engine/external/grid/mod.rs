@@ -8,27 +8,32 @@
 //! target vertices are instead the fold of the tiles that write into it, so
 //! with the window's accumulators in memory no log is needed:
 //!
-//! 1. **Values**: one pass over the states and active bits writes each
-//!    vertex's outgoing word (its message's encoding, or the identity when
-//!    it sends nothing) to `words.bin`, and notes the tile blocks holding a
-//!    sender (selective fetching: tiles of silent blocks are never read).
+//! 1. **Values**: each vertex's outgoing word (its message's encoding, or
+//!    the identity when it sends nothing) is in a words file, with the tile
+//!    blocks holding a sender noted (selective fetching: tiles of silent
+//!    blocks are never read): written by the last superstep's applies for
+//!    programs whose `scatter` reads the state alone ([`Words`]), else by a
+//!    pass over the states and active bits.
 //! 2. **Fold**: the intervals are grouped into windows whose accumulators
 //!    (one word per vertex of the window's whole tile blocks) fit the
 //!    memory left. For each window, the tiles that write into it (its
 //!    column blocks forward; its row blocks reversed, when messages travel
-//!    both ways or the store keeps each undirected edge once) are ordered by
-//!    source block and read in coalesced direct reads (`fold.rs`: several
-//!    in flight, every chunk checked against the store's chunk checksums);
-//!    the source words stream in window by window (one sequential pass over
-//!    `words.bin` per window, prefetched) and fold into the accumulators.
+//!    both ways or the store keeps each undirected edge once) are read in
+//!    coalesced direct reads (`fold.rs`: several in flight, every chunk
+//!    checked against the store's chunk checksums) and folded into the
+//!    accumulators by two threads (`kernel.rs`). Source words stream in
+//!    2 MiB windows, prefetched in the order the pieces need them; in band
+//!    mode ([`Grid::choose`]) windows of half the blocks hold their own
+//!    words too, and a tile inside the window is read once for both ways.
 //! 3. **Apply** (`pass.rs`, with the values pass): the window's intervals
 //!    are applied in vertex order as the log path applies them; states and
-//!    next active bits are written back.
+//!    next active bits (and the next words) are written back.
 //!
-//! Bytes per superstep: the tiles once per direction, the words written once
-//! and read once per window, the states read twice and written once. The
-//! planner (`planner::ExternalWork`) prices this against the log and picks
-//! the cheaper, per superstep.
+//! Bytes per superstep: the tiles once per direction (once inside band
+//! windows), the words written once and read per window, the states read
+//! once (twice with a values pass) and written once. The planner
+//! (`planner::ExternalWork`) prices this against the log and picks the
+//! cheaper, per superstep.
 
 mod fold;
 mod kernel;

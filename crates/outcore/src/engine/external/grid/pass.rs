@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::io::{AlignedBuf, Reader};
 
 impl Grid {
-    /// Writes every vertex's outgoing word to `words.bin`.
+    /// Writes every vertex's outgoing word to the words file.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn values<P: VertexProgram>(
         &mut self,
