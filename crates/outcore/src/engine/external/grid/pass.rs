@@ -37,19 +37,8 @@ impl Grid {
                 read_slot(reader, lay.state_file, i, lay.stride, state_buf, len * sb)?;
             }
             let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
-            let sends = &mut self.sends;
-            put_words(reader, stage, len, |y| {
-                let w = match on && bv[y / 8] >> (y % 8) & 1 == 1 {
-                    true => prog
-                        .scatter(lo + y as u32, &P::State::get(&sv[y * sb..]))
-                        .map_or(id, word),
-                    false => id,
-                };
-                if w != id {
-                    sends[(lo as usize + y) / BLOCK] = true;
-                }
-                w
-            })?;
+            let bv = if on { bv } else { &[] };
+            put_words(prog, reader, stage, lo, len, sv, bv, &mut self.sends, id)?;
         }
         stage.finish_run(reader)?;
         stage.drain(reader)
@@ -76,7 +65,7 @@ pub(super) fn apply<P: VertexProgram>(
     let lo = lay.bounds[i];
     if !all && acc.iter().all(|&a| a == 0) {
         if let Some((stage, _)) = next {
-            put_words(reader, stage, acc.len(), |_| id)?;
+            put_words(prog, reader, stage, lo, acc.len(), &[], &[], &mut [], id)?;
         }
         return Ok(0);
     }
@@ -106,18 +95,7 @@ pub(super) fn apply<P: VertexProgram>(
     if let Some((stage, sends)) = next {
         // The next superstep's words, from the new states and active bits.
         let (sv, bv) = (state_buf.as_slice(), bits_buf.as_slice());
-        put_words(reader, stage, len, |x| {
-            let w = match bv[x / 8] >> (x % 8) & 1 == 1 {
-                true => prog
-                    .scatter(lo + x as u32, &P::State::get(&sv[x * sb..]))
-                    .map_or(id, word),
-                false => id,
-            };
-            if w != id {
-                sends[(lo as usize + x) / BLOCK] = true;
-            }
-            w
-        })?;
+        put_words(prog, reader, stage, lo, len, sv, bv, sends, id)?;
     }
     if count > 0 {
         let b = &bits_buf.as_slice()[..bl];
@@ -126,19 +104,38 @@ pub(super) fn apply<P: VertexProgram>(
     Ok(count)
 }
 
-/// Appends the words `f(0..len)` to `stage`.
-fn put_words(
+/// Appends the outgoing words of vertices `lo..lo + len` to `stage`: a
+/// vertex whose bit is set in `bv` (none when `bv` is empty) sends what
+/// `scatter` makes of its state in `sv`, the others the identity; blocks
+/// with a sender are marked in `sends`.
+#[allow(clippy::too_many_arguments)]
+fn put_words<P: VertexProgram>(
+    prog: &P,
     reader: &mut Reader,
     stage: &mut Appender,
+    lo: u32,
     len: usize,
-    mut f: impl FnMut(usize) -> u64,
+    sv: &[u8],
+    bv: &[u8],
+    sends: &mut [bool],
+    id: u64,
 ) -> Result<()> {
+    let sb = P::State::BYTES;
     let mut x = 0;
     while x < len {
         let space = stage.space(reader, (len - x) * 8)?;
         let fit = space.len() / 8;
         for (slot, y) in space.chunks_exact_mut(8).zip(x..x + fit) {
-            slot.copy_from_slice(&f(y).to_le_bytes());
+            let w = match !bv.is_empty() && bv[y / 8] >> (y % 8) & 1 == 1 {
+                true => prog
+                    .scatter(lo + y as u32, &P::State::get(&sv[y * sb..]))
+                    .map_or(id, word),
+                false => id,
+            };
+            if w != id {
+                sends[(lo as usize + y) / BLOCK] = true;
+            }
+            slot.copy_from_slice(&w.to_le_bytes());
         }
         stage.commit(reader, fit * 8)?;
         x += fit;
