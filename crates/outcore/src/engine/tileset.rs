@@ -43,7 +43,8 @@ impl TileSet {
     /// What [`load`](TileSet::load) charges for `store` and `piece_bytes`.
     pub fn index_bytes(store: &Store, piece_bytes: u64) -> u64 {
         let m = store.manifest();
-        let pieces = m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
+        // Aligned cuts may add one piece per tile.
+        let pieces = 2 * m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
         (m.tiles.num_tiles + 1) * 16
             + (pieces + 1) * std::mem::size_of::<TileMeta>() as u64
             + m.files.get(CHUNKS_FILE).map_or(0, |f| f.bytes)
@@ -52,6 +53,23 @@ impl TileSet {
     /// Loads the index of `store`, checking the small files' checksums;
     /// tiles larger than `piece_bytes` (a multiple of 4) are split.
     pub fn load(store: &Store, budget: &Budget, piece_bytes: u64) -> Result<TileSet> {
+        Self::load_with(store, budget, piece_bytes, false)
+    }
+
+    /// [`load`](TileSet::load), but tiles are cut at the file offsets that
+    /// are multiples of `piece_bytes` (a multiple of the checksum chunk):
+    /// a piece rounded out to whole chunks then never shares a chunk with
+    /// its tile's next piece, nor exceeds `piece_bytes`.
+    pub fn load_aligned(store: &Store, budget: &Budget, piece_bytes: u64) -> Result<TileSet> {
+        Self::load_with(store, budget, piece_bytes, true)
+    }
+
+    fn load_with(
+        store: &Store,
+        budget: &Budget,
+        piece_bytes: u64,
+        aligned: bool,
+    ) -> Result<TileSet> {
         let m = store.manifest();
         let charge = budget.charge(Self::index_bytes(store, piece_bytes), "tile index")?;
         let pieces = m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
@@ -92,7 +110,11 @@ impl TileSet {
             let per = (bytes / 4).div_ceil(k) * 4;
             let mut at = 0;
             while at < bytes {
-                let len = per.min(bytes - at);
+                let len = match aligned {
+                    true => ((offset + at) / piece_bytes + 1) * piece_bytes - offset - at,
+                    false => per,
+                }
+                .min(bytes - at);
                 tiles.push(TileMeta {
                     row: a.row,
                     col: a.col,

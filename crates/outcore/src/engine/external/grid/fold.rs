@@ -177,9 +177,10 @@ impl Grid {
     }
 
     /// Lists the pieces writing into blocks `b0..b1` from sending blocks
-    /// and cuts them into reads: in band mode the pieces whose source lies
-    /// in the window first, by file offset (a tile's two ways in one read),
-    /// then the rest by source block and offset. Notes the words windows
+    /// and cuts them into reads, by words window then file offset (a
+    /// source row's tiles in one words window coalesce into one read); in
+    /// band mode the pieces whose source lies in the window come last, by
+    /// offset (a tile's two ways in one read). Notes the words windows
     /// needed, in order (for prefetching); returns the bytes to read.
     pub(super) fn plan(&mut self, b0: usize, b1: usize, band: bool) -> u64 {
         self.pieces.clear();
@@ -208,8 +209,7 @@ impl Grid {
                 });
             }
         }
-        self.pieces
-            .sort_unstable_by_key(|p| (!p.own, if p.own { 0 } else { p.src }, p.off));
+        self.pieces.sort_unstable_by_key(|p| (p.words_key(), p.off));
         self.spans.clear();
         self.wseq.clear();
         let mut bytes = 0;

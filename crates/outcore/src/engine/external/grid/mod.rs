@@ -149,7 +149,7 @@ fn read_size(chunk: u64) -> u64 {
 pub fn cap(store: &Store, free: u64, chunk: u64) -> u64 {
     let rb = read_size(chunk);
     let fixed = NBUF as u64 * rb + (2 * WIN_BLOCKS + 1) as u64 * BLOCK_BYTES;
-    let index = TileSet::index_bytes(store, rb - 2 * CHUNK_BYTES);
+    let index = TileSet::index_bytes(store, rb);
     free.saturating_sub(fixed + index + LEFT_FREE) / BLOCK_BYTES
 }
 
@@ -214,8 +214,9 @@ impl Grid {
         budget: &Budget,
     ) -> Result<Grid> {
         let read_bytes = read_size(read_bytes);
-        // A piece and its rounding to whole chunks fit one read.
-        let tiles = TileSet::load(store, budget, read_bytes - 2 * CHUNK_BYTES)?;
+        // A piece and its rounding to whole chunks fit one read, and the
+        // pieces of a big tile share no chunk.
+        let tiles = TileSet::load_aligned(store, budget, read_bytes)?;
         let m = store.manifest();
         let blocks = (m.num_vertices as usize).div_ceil(BLOCK).max(1);
         let win = WIN_BLOCKS * BLOCK * 8;
