@@ -487,3 +487,62 @@ fn grid_band_windows_read_inner_tiles_once_and_applies_write_next_words() {
         }
     }
 }
+
+/// The grid's tile index: big tiles are cut at file offsets that are
+/// multiples of the read size, so every piece rounded out to whole
+/// checksum chunks fits one read and no chunk is read for two pieces of a
+/// tile; the pieces cover every tile exactly (the equal cuts of
+/// `TileSet::load` do not meet the first two).
+#[test]
+fn aligned_tile_pieces_fit_one_read_and_share_no_chunk() {
+    use outcore::engine::tileset::TileSet;
+    use outcore::store::tiles::CHUNK_BYTES;
+    let dir = tempfile::tempdir().unwrap();
+    let n = 2 * 65536 + 77;
+    let mut r = Rng::new(9);
+    // Hubs 0..8 make tile (0, 0) hold about 1.5 MB; the rest is spread.
+    let edges: Vec<_> = (0..600_000)
+        .map(|i| match i % 3 {
+            0 => (r.below(8), r.below(n), 1.0),
+            _ => (r.below(65536), r.below(65536), 1.0),
+        })
+        .collect();
+    let store = store_of(dir.path(), n, &edges, false, false);
+    let budget = Budget::new(64 << 20);
+    let read = 4 * CHUNK_BYTES;
+    let whole = TileSet::load(&store, &budget, u64::MAX / 2).unwrap();
+    assert!(
+        whole.max_tile_bytes > 4 * read,
+        "a big tile: {}",
+        whole.max_tile_bytes
+    );
+    let check = |t: &TileSet| -> bool {
+        let mut at = 0;
+        let mut ok = true;
+        for w in &whole.tiles {
+            let mut covered = 0;
+            while covered < w.bytes {
+                let p = t.tiles[at];
+                assert_eq!((p.row, p.col, p.offset), (w.row, w.col, w.offset + covered));
+                let (s, e) = (
+                    p.offset / CHUNK_BYTES,
+                    (p.offset + p.bytes).div_ceil(CHUNK_BYTES),
+                );
+                ok &= (e - s) * CHUNK_BYTES <= read;
+                if covered + p.bytes < w.bytes {
+                    ok &= (p.offset + p.bytes).is_multiple_of(read);
+                }
+                covered += p.bytes;
+                at += 1;
+            }
+        }
+        assert_eq!(at, t.tiles.len());
+        ok
+    };
+    assert!(check(
+        &TileSet::load_aligned(&store, &budget, read).unwrap()
+    ));
+    assert!(!check(
+        &TileSet::load(&store, &budget, read - 2 * CHUNK_BYTES).unwrap()
+    ));
+}
