@@ -453,6 +453,15 @@ fn grid_band_windows_read_inner_tiles_once_and_applies_write_next_words() {
             for s in &it[1..] {
                 assert!(s.bytes_read + state <= it[0].bytes_read, "fused: {s:?}");
             }
+            // The planner's grid bytes, scaled by what the last grid
+            // superstep read of its tile estimate, come within a fifth.
+            for s in &it[2..] {
+                let (est, got) = (
+                    s.planner.unwrap().grid_bytes as f64,
+                    (s.bytes_read + s.bytes_written) as f64,
+                );
+                assert!((est - got).abs() <= got / 5.0, "estimate {est} of {got}");
+            }
             if !directed {
                 let x = it[0].external.unwrap();
                 assert!(x.grid_band && x.grid_windows >= 3, "{x:?}");

@@ -363,6 +363,8 @@ pub fn run<P: VertexProgram>(
     let nb = (n as usize).div_ceil(BLOCK).max(1);
     let (mut blk_active, mut blk_degree) = (vec![0u64; nb], vec![0u64; nb]);
     let mut agg = Aggregate::default();
+    // Tile bytes the last grid superstep read per byte its estimate named.
+    let mut tile_factor = 1.0f64;
     {
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
@@ -465,6 +467,7 @@ pub fn run<P: VertexProgram>(
                     block_share,
                     sbytes as u64,
                     fused,
+                    tile_factor,
                 )
             });
         }
@@ -510,6 +513,11 @@ pub fn run<P: VertexProgram>(
                 &mut next_agg,
                 budget,
             )?);
+            if let (Some(g), Some((_, _, edges))) = (gcounts, work.grid) {
+                if edges > 0 && g.tile_bytes > 0 {
+                    tile_factor = (g.tile_bytes as f64 / (edges * 4) as f64).clamp(0.25, 2.0);
+                }
+            }
             progress.tick(|| format!("superstep {} (grid)", step + 1));
         } else {
             // The log path changes states the grid's words came from.

@@ -155,11 +155,13 @@ pub fn cap(store: &Store, free: u64, chunk: u64) -> u64 {
 
 /// Bytes a grid superstep reads and writes with `windows` windows when a
 /// share `f` of the tile blocks holds an active vertex: each direction's
-/// tiles (those of blocks with a sender; an upper bound, as band windows
-/// read the tiles inside them once), the words written once and read per
-/// window, the states read twice (values, apply; once when the last apply
-/// wrote the words, `fused`) and written once, the active bits; and the
-/// edge directions folded.
+/// tiles (those of blocks with a sender) times `tile_factor`, what the last
+/// grid superstep read of its own such estimate (band windows read the
+/// tiles inside them once; reads round to whole chunks); the words written
+/// once and read per window, the states read twice (values, apply; once
+/// when the last apply wrote the words, `fused`) and written once, the
+/// active bits; and the edge directions folded (4 bytes each: the
+/// unscaled tile estimate).
 pub fn work(
     store: &Store,
     reverse: bool,
@@ -167,13 +169,14 @@ pub fn work(
     f: f64,
     state: u64,
     fused: bool,
+    tile_factor: f64,
 ) -> (u64, u64, u64) {
     let m = store.manifest();
     let n = m.num_vertices.max(1);
     let dirs = if reverse || !m.directed { 2 } else { 1 };
     let tiles = (m.tiles.edges as f64 * 4.0 * dirs as f64 * f) as u64;
     let passes = if fused { 1 } else { 2 };
-    let read = tiles + windows * n * 8 + passes * n * state + n / 8;
+    let read = (tiles as f64 * tile_factor) as u64 + windows * n * 8 + passes * n * state + n / 8;
     (read, n * 8 + n * state + n / 8, tiles / 4)
 }
 
