@@ -353,7 +353,7 @@ pub fn run<P: VertexProgram>(
             reader.create(&dir.0.join("words-b.bin"))?,
         ],
         ready: None,
-        sends: vec![false; (n as usize).div_ceil(BLOCK).max(1)],
+        sends: Vec::new(),
     };
 
     // Init: states from the degrees and ranks, streamed interval by interval.
@@ -362,6 +362,7 @@ pub fn run<P: VertexProgram>(
     // planner prices a frontier of hubs by its edges, not its size.
     let nb = (n as usize).div_ceil(BLOCK).max(1);
     let (mut blk_active, mut blk_degree) = (vec![0u64; nb], vec![0u64; nb]);
+    words.sends = vec![false; nb];
     let mut agg = Aggregate::default();
     // Tile bytes the last grid superstep read per byte its estimate named.
     let mut tile_factor = 1.0f64;

@@ -272,7 +272,7 @@ impl Grid {
         let t0 = Instant::now();
         let src = match words.ready.take() {
             Some(f) => {
-                self.sends.copy_from_slice(&words.sends);
+                std::mem::swap(&mut self.sends, &mut words.sends);
                 f
             }
             None => {
