@@ -114,3 +114,92 @@ impl Drop for DirectAppender {
         }
     }
 }
+
+/// Reads a file written by [`DirectAppender`] front to back with `O_DIRECT`
+/// (page-cache reads where refused): a reader thread fills one aligned
+/// chunk while the caller decodes the other.
+pub struct DirectChunks {
+    path: PathBuf,
+    full: std::sync::mpsc::Receiver<(AlignedBuf, usize, std::io::Result<()>)>,
+    empty: std::sync::mpsc::SyncSender<AlignedBuf>,
+    reader: Option<JoinHandle<()>>,
+    /// The chunk handed out last, returned to the reader on the next call.
+    held: Option<AlignedBuf>,
+}
+
+impl DirectChunks {
+    /// Starts reading the first `len` bytes of `path` in chunks of `chunk`
+    /// bytes (a multiple of [`ALIGN`]; every chunk but the last is full).
+    pub fn open(path: &Path, len: u64, chunk: usize) -> Result<DirectChunks> {
+        debug_assert!(chunk.is_multiple_of(ALIGN));
+        let (file, _) = open_direct(path, Access::Read, false)?;
+        let unbudgeted = Budget::new(u64::MAX);
+        let (full_tx, full) = std::sync::mpsc::sync_channel(2);
+        let (empty, empty_rx) = std::sync::mpsc::sync_channel::<AlignedBuf>(2);
+        for _ in 0..2 {
+            let b = AlignedBuf::new(chunk, &unbudgeted, "sequential reader")?;
+            empty.send(b).expect("receiver alive");
+        }
+        let reader = std::thread::spawn(move || {
+            let mut at = 0u64;
+            while at < len {
+                let Ok(mut buf) = empty_rx.recv() else { return };
+                let want = (len - at).next_multiple_of(ALIGN as u64).min(chunk as u64);
+                let valid = want.min(len - at) as usize;
+                // The file ends at `len`, inside the last aligned block.
+                let r = read_at_least(&file, &mut buf.as_mut_slice()[..want as usize], valid, at);
+                let failed = r.is_err();
+                if full_tx.send((buf, valid, r)).is_err() || failed {
+                    return;
+                }
+                at += want;
+            }
+        });
+        Ok(DirectChunks {
+            path: path.to_path_buf(),
+            full,
+            empty,
+            reader: Some(reader),
+            held: None,
+        })
+    }
+
+    /// The next chunk's bytes; `None` at the end.
+    pub fn next_chunk(&mut self) -> Result<Option<&[u8]>> {
+        if let Some(b) = self.held.take() {
+            let _ = self.empty.send(b);
+        }
+        let Ok((buf, valid, r)) = self.full.recv() else {
+            return Ok(None);
+        };
+        r.at(&self.path)?;
+        Ok(Some(&self.held.insert(buf).as_slice()[..valid]))
+    }
+}
+
+/// Reads into `buf` from `at` until at least `need` bytes have come.
+fn read_at_least(file: &File, buf: &mut [u8], need: usize, at: u64) -> std::io::Result<()> {
+    let mut got = 0;
+    while got < need {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+impl Drop for DirectChunks {
+    fn drop(&mut self) {
+        // Unblock the reader: hang up both channels before joining it.
+        let (_, rx) = std::sync::mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.full, rx));
+        let (tx, _) = std::sync::mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.empty, tx));
+        if let Some(h) = self.reader.take() {
+            let _ = h.join();
+        }
+    }
+}

@@ -25,7 +25,7 @@
 //! the manifest, its version and every file's size check out
 //! ([`Store::open`]); [`verify`] also recomputes checksums and invariants.
 
-mod append;
+pub(crate) mod append;
 pub mod csr;
 pub mod degrees;
 pub mod export;
