@@ -24,6 +24,21 @@ fn fault_limit() -> Option<u64> {
 
 static WRITTEN: AtomicU64 = AtomicU64::new(0);
 
+/// Counts `len` bytes about to be written to `path`; fails with ENOSPC past
+/// the injected limit.
+fn fault_check(path: &Path, len: usize) -> Result<()> {
+    if let Some(limit) = fault_limit() {
+        let total = WRITTEN.fetch_add(len as u64, Ordering::Relaxed) + len as u64;
+        if total > limit {
+            return Err(Error::io(
+                path,
+                std::io::Error::from_raw_os_error(libc::ENOSPC),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes one store file, hashing and counting as it goes.
 pub struct DataWriter {
     rel: String,
@@ -46,15 +61,7 @@ impl DataWriter {
 
     /// Appends bytes.
     pub fn write_all(&mut self, buf: &[u8]) -> Result<()> {
-        if let Some(limit) = fault_limit() {
-            let total = WRITTEN.fetch_add(buf.len() as u64, Ordering::Relaxed) + buf.len() as u64;
-            if total > limit {
-                return Err(Error::io(
-                    &self.path,
-                    std::io::Error::from_raw_os_error(libc::ENOSPC),
-                ));
-            }
-        }
+        fault_check(&self.path, buf.len())?;
         self.hasher.update(buf);
         self.bytes += buf.len() as u64;
         self.out.write_all(buf)
@@ -75,6 +82,25 @@ impl DataWriter {
                 xxh3: format!("{:016x}", self.hasher.digest()),
             },
         ))
+    }
+}
+
+/// A store file whose size is known up front, written in pieces at their
+/// offsets through the page cache (tiles placed from a stream in another
+/// order: [`crate::ingest`]'s tile placement). Closed by
+/// [`StoreDir::close_placed`].
+pub struct PlacedFile {
+    rel: String,
+    path: PathBuf,
+    file: File,
+}
+
+impl PlacedFile {
+    /// Writes `buf` at byte offset `at`.
+    pub fn write_at(&self, buf: &[u8], at: u64) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        fault_check(&self.path, buf.len())?;
+        self.file.write_all_at(buf, at).at(&self.path)
     }
 }
 
@@ -192,6 +218,40 @@ impl StoreDir {
     pub fn close(&mut self, w: DataWriter) -> Result<()> {
         let (rel, entry) = w.finish()?;
         self.files.insert(rel, entry);
+        Ok(())
+    }
+
+    /// Starts a data file of `len` bytes written at known offsets
+    /// ([`PlacedFile`]).
+    pub fn placed(&mut self, rel: &str, len: u64) -> Result<PlacedFile> {
+        let path = self.tmp.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).at(dir)?;
+        }
+        let file = File::create(&path).at(&path)?;
+        file.set_len(len).at(&path)?;
+        Ok(PlacedFile {
+            rel: rel.to_string(),
+            path,
+            file,
+        })
+    }
+
+    /// Finishes a placed file: syncs it, then reads it back once (from the
+    /// page cache, just written) to hash it for the manifest, handing every
+    /// byte in order to `also`.
+    pub fn close_placed(&mut self, f: PlacedFile, mut also: impl FnMut(&[u8])) -> Result<()> {
+        f.file.sync_all().at(&f.path)?;
+        let mut h = Xxh3::new();
+        let mut bytes = 0u64;
+        read_chunks(&f.path, 1, |b| {
+            h.update(b);
+            also(b);
+            bytes += b.len() as u64;
+            Ok(())
+        })?;
+        let xxh3 = format!("{:016x}", h.digest());
+        self.files.insert(f.rel, FileEntry { bytes, xxh3 });
         Ok(())
     }
 

@@ -10,12 +10,15 @@
 //!    (`order.bin`: dense id -> rank, `order.inv`: rank -> dense id). Then
 //!    the stream is rewound. With `--order original` dense id = rank.
 //! 3. **Remap**: the sorted stream is merged, duplicates collapse to their last
-//!    occurrence, ids become dense ids and every edge goes to a sorter in tile
-//!    order, to a sorter in reverse order (directed in-CSR; undirected: both
-//!    directions make the adjacency) and, directed, to the out-CSR: straight
-//!    to its writer when dense ids are ranks (the stream is in that order),
-//!    else through a third sorter.
-//! 4. **Write**: the tile sorter feeds the tile writer, the others the CSR writers.
+//!    occurrence, ids become dense ids and every edge is counted in its tile
+//!    ([`tiles`]), goes to a sorter in reverse order (directed in-CSR;
+//!    undirected: both directions make the adjacency) and, directed, to the
+//!    out-CSR: straight to its writer when dense ids are ranks (the stream
+//!    is in that order), else through a second sorter.
+//! 4. **Write**: the sorters feed the CSR writers; tiles are placed at their
+//!    counted offsets from the out stream (or, when not counted, sorted).
+//!
+//! Each pass runs as two stages on two threads ([`stages`]).
 //!
 //! Memory: every buffer is charged to one [`Budget`]; inputs many times larger
 //! than the budget spill sorted runs to a scratch directory. The store appears
@@ -45,6 +48,8 @@ use std::time::Instant;
 pub const MIN_MEMORY: u64 = 128 << 20;
 /// Edges per batch of id lookups in the remap and the degree count.
 const BATCH: usize = 4096;
+/// Edges per batch handed between the two stages of a pass (`stages.rs`).
+const STAGE_BATCH: usize = 64 << 10;
 /// Budget held back for the input pipeline (parser blocks in flight), the
 /// writers' buffers and the id map's slack; sorters share the rest.
 const RESERVED: u64 = 64 << 20;
@@ -156,6 +161,8 @@ mod options;
 mod order;
 mod ranks;
 mod records;
+mod stages;
+mod tiles;
 mod write;
 
 pub use options::{BuildOptions, OrderChoice};
@@ -165,6 +172,7 @@ use named::Ids;
 pub use order::SKEWED;
 use order::{degree_order, note_original_order, or_original_order};
 use records::{InputEdge, Keyed, Orig, Weight};
+use tiles::{TileCounts, TilePlacer};
 
 #[derive(Default)]
 struct Counts {
@@ -427,13 +435,19 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let in_order = matches!(&distinct, Distinct::Dedup(d) if !d.is_spilled());
     let out_direct = !undirected && perm.is_none() && in_order;
     let out_sorted = !undirected && !out_direct;
+    // Tiles are placed from the out stream in the write phase when their
+    // counts fit (`tiles.rs`); else sorted by a sorter of their own.
+    let mut tile_counts = match undirected || out_sorted {
+        true if !opts.sort_tiles => TileCounts::new(geom, opts.weighted, &budget),
+        _ => None,
+    };
     let share = budget.available();
-    let (tile_share, rev_share, out_share) = if undirected {
-        (share / 3, share - share / 3, 0)
-    } else if out_sorted {
-        (share / 3, share / 3, share / 3)
-    } else {
-        (share / 2, share / 2, 0)
+    let (tile_share, rev_share, out_share) = match (undirected, out_sorted, &tile_counts) {
+        (true, _, Some(_)) => (0, share, 0),
+        (true, _, None) => (share / 3, share - share / 3, 0),
+        (false, true, Some(_)) => (0, share / 2, share - share / 2),
+        (false, true, None) => (share / 3, share / 3, share / 3),
+        (false, false, _) => (share / 2, share / 2, 0),
     };
     let m = counts.input_edges;
     let keyed = |name, share, expected| {
@@ -446,7 +460,10 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             Some(expected),
         )
     };
-    let mut tile_sorter = keyed("tiles", tile_share, m)?;
+    let mut tile_sorter = match tile_counts {
+        Some(_) => None,
+        None => Some(keyed("tiles", tile_share, m)?),
+    };
     let mut rev_sorter = keyed("adjacency", rev_share, if undirected { 2 * m } else { m })?;
     let mut out_sorter = if out_sorted {
         Some(keyed("out-adjacency", out_share, m)?)
@@ -465,18 +482,23 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         None
     };
     let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
+    let (mut edges, mut loops) = (0u64, 0u64);
     {
         let mut emit = |(mut s, mut d): (u32, u32), w: W| -> Result<()> {
             if undirected && s > d {
                 // Canonical in original ids is not canonical in dense ids.
                 std::mem::swap(&mut s, &mut d);
             }
-            counts.edges += 1;
-            counts.self_loops += (s == d) as u64;
-            tile_sorter.push(Keyed {
-                key: geom.edge_key(s, d),
-                w,
-            })?;
+            edges += 1;
+            loops += (s == d) as u64;
+            match (&mut tile_counts, &mut tile_sorter) {
+                (Some(c), _) => c.add(s, d),
+                (None, Some(t)) => t.push(Keyed {
+                    key: geom.edge_key(s, d),
+                    w,
+                })?,
+                (None, None) => unreachable!("tiles are counted or sorted"),
+            }
             if undirected {
                 rev_sorter.push(Keyed {
                     key: (s as u64) << 32 | d as u64,
@@ -506,24 +528,27 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         // Distinct edges go in batches: their dense ids are looked up in a
         // tight loop first (independent random reads of the permutation
         // overlap in the memory system), then they are emitted.
+        // This thread reads them and looks the dense ids up, a second one
+        // emits them to the sorters.
         let mut batch = Vec::with_capacity(BATCH);
-        let mut ids: Vec<(u32, u32)> = Vec::with_capacity(BATCH);
         let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
         let mut i = 0u64;
-        while distinct.next_batch(&mut batch)? {
-            ids.clear();
-            ids.extend(batch.iter().map(|e| (dense(e.s), dense(e.d))));
-            for (&sd, e) in ids.iter().zip(&batch) {
-                emit(sd, e.w)?;
-            }
-            i += batch.len() as u64;
-            if i & !(BATCH as u64 * 256 - 1) != (i - batch.len() as u64) & !(BATCH as u64 * 256 - 1)
-            {
+        let duplicates = counts.duplicates;
+        stages::pipeline(
+            |ids| {
+                while ids.len() < STAGE_BATCH && distinct.next_batch(&mut batch)? {
+                    ids.extend(batch.iter().map(|e| ((dense(e.s), dense(e.d)), e.w)));
+                }
+                i += ids.len() as u64;
                 cancel::check()?;
-                progress.set(i + counts.duplicates);
-            }
-        }
+                progress.set(i + duplicates);
+                Ok(!ids.is_empty())
+            },
+            |ids| ids.iter().try_for_each(|&(sd, w)| emit(sd, w)),
+        )?;
     }
+    counts.edges = edges;
+    counts.self_loops = loops;
     if let Distinct::Dedup(d) = &distinct {
         counts.duplicates = d.duplicates;
     }
@@ -540,12 +565,14 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         None => None,
     };
     // Sorters that spilled give their buffers back for the reading.
-    tile_sorter.park()?;
+    if let Some(t) = tile_sorter.as_mut() {
+        t.park()?;
+    }
     rev_sorter.park()?;
     if let Some(s) = out_sorter.as_mut() {
         s.park()?;
     }
-    spilled += tile_sorter.spilled_bytes()
+    spilled += tile_sorter.as_ref().map_or(0, |t| t.spilled_bytes())
         + rev_sorter.spilled_bytes()
         + out_sorter.as_ref().map_or(0, |s| s.spilled_bytes());
     phases.push(("remap", t2.elapsed().as_secs_f64()));
@@ -554,13 +581,20 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let t3 = Instant::now();
     let mut progress = Progress::bar(
         "write tiles and adjacency",
-        tile_sorter.len() + rev_sorter.len() + out_sorter.as_ref().map_or(0, |s| s.len()),
+        tile_sorter.as_ref().map_or(0, |t| t.len())
+            + rev_sorter.len()
+            + out_sorter.as_ref().map_or(0, |s| s.len()),
         Unit::Items,
     );
+    let tiles = match (tile_sorter, tile_counts) {
+        (Some(t), _) => write::Tiles::Sorted(t),
+        (None, Some(c)) => write::Tiles::Placed(TilePlacer::new(&mut dir, c)?),
+        (None, None) => unreachable!("tiles are counted or sorted"),
+    };
     let stats = write::layouts(
         &mut dir,
         write::Sorters {
-            tiles: tile_sorter,
+            tiles,
             out: out_sorter,
             rev: rev_sorter,
         },

@@ -45,6 +45,10 @@ pub struct BuildOptions {
     /// itself when they outgrow the in-memory id map (tests).
     #[doc(hidden)]
     pub external_ids: bool,
+    /// Sorts the tiles by a sorter of their own instead of placing them
+    /// from the out stream (tests: both write the same bytes).
+    #[doc(hidden)]
+    pub sort_tiles: bool,
 }
 
 impl Default for BuildOptions {
@@ -62,6 +66,7 @@ impl Default for BuildOptions {
             order: VertexOrder::Degree,
             order_auto: false,
             sort_buffer_cap: None,
+            sort_tiles: false,
             external_ids: false,
         }
     }

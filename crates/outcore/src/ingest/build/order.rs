@@ -3,7 +3,8 @@
 
 use super::distinct::{Dedup, RankSpill};
 use super::records::InputEdge;
-use super::BATCH;
+use super::stages::pipeline;
+use super::{BATCH, STAGE_BATCH};
 use crate::cancel;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
@@ -37,20 +38,32 @@ pub(super) fn degree_order<E: InputEdge>(
     let mut progress = Progress::new("count degrees");
     let mut batch = Vec::with_capacity(BATCH);
     let mut i = 0u64;
-    while edges.next_batch(&mut batch)? {
-        for e in &batch {
-            deg[e.s as usize] = deg[e.s as usize].saturating_add(1);
-            if !undirected || e.s != e.d {
-                deg[e.d as usize] = deg[e.d as usize].saturating_add(1);
+    // This thread merges the sorted input and looks ranks up; a second one
+    // counts degrees and writes the distinct edges out.
+    let degrees = &mut deg;
+    pipeline(
+        |big| {
+            while big.len() < STAGE_BATCH && edges.next_batch(&mut batch)? {
+                big.extend_from_slice(&batch);
             }
-        }
-        if let Some(out) = spill.as_mut() {
-            out.push(&batch)?;
-        }
-        i += batch.len() as u64;
-        cancel::check()?;
-        progress.tick(|| format!("{i} distinct edges"));
-    }
+            i += big.len() as u64;
+            cancel::check()?;
+            progress.tick(|| format!("{i} distinct edges"));
+            Ok(!big.is_empty())
+        },
+        |batch| {
+            for e in batch {
+                degrees[e.s as usize] = degrees[e.s as usize].saturating_add(1);
+                if !undirected || e.s != e.d {
+                    degrees[e.d as usize] = degrees[e.d as usize].saturating_add(1);
+                }
+            }
+            match spill.as_mut() {
+                Some(out) => out.push(batch),
+                None => Ok(()),
+            }
+        },
+    )?;
     let max = deg.iter().copied().max().unwrap_or(0) as f64;
     let mean = deg.iter().map(|&d| d as f64).sum::<f64>() / n.max(1) as f64;
     if auto && max < SKEWED * mean.max(1.0) {

@@ -1,11 +1,13 @@
 //! Phase 4 of the build: the sorted streams become the store's layouts.
-//! Tiles are written on a thread of their own while the CSR directions are
-//! written on the caller's: the two streams (each loading and sorting its
-//! next bucket in the background) fit together in what the remap's sorters
-//! held.
+//! Tiles are placed from the out-direction stream as it goes by
+//! ([`super::tiles`]), or, when their counts were not kept, sorted on a
+//! thread of their own while the CSR directions are written on the
+//! caller's: the two streams (each loading and sorting its next bucket in
+//! the background) fit together in what the remap's sorters held.
 
 use super::records::{Keyed, Weight};
-use super::BuildOptions;
+use super::tiles::TilePlacer;
+use super::{BuildOptions, STAGE_BATCH};
 use crate::cancel;
 use crate::error::Result;
 use crate::ingest::bucket::BucketSorter;
@@ -15,10 +17,18 @@ use crate::store::csr::{CsrStats, CsrWriter};
 use crate::store::file::StoreDir;
 use crate::store::tiles::{TileGeometry, TileStats, TileWriter, TILE_BITS};
 
+/// How the tiles are written.
+pub(super) enum Tiles<W: Weight> {
+    /// Edges in tile order.
+    Sorted(BucketSorter<Keyed<W>>),
+    /// Placed from the (src, dst) stream: undirected the adjacency's
+    /// src <= dst half, directed the out sorter (which must exist).
+    Placed(TilePlacer),
+}
+
 /// The remap's sorters, full.
 pub(super) struct Sorters<W: Weight> {
-    /// Edges in tile order.
-    pub tiles: BucketSorter<Keyed<W>>,
+    pub tiles: Tiles<W>,
     /// Directed, when not written during the remap: (src, dst).
     pub out: Option<BucketSorter<Keyed<W>>>,
     /// (dst, src) directed (the in-CSR); undirected both directions.
@@ -42,7 +52,6 @@ pub(super) fn layouts<W: Weight>(
     progress: &mut Progress,
 ) -> Result<Written> {
     let undirected = !opts.directed;
-    let mut tiles = TileWriter::new(dir, geom, opts.weighted)?;
     let mut csrs = Vec::new();
     if let Some(s) = sorters.out {
         csrs.push((
@@ -55,6 +64,16 @@ pub(super) fn layouts<W: Weight>(
         CsrWriter::new(dir, rev_name, n, opts.page_bytes, opts.weighted)?,
         sorters.rev,
     ));
+    let (sorted_tiles, mut placer) = match sorters.tiles {
+        Tiles::Sorted(s) => (Some((s, TileWriter::new(dir, geom, opts.weighted)?)), None),
+        Tiles::Placed(p) => {
+            debug_assert!(
+                undirected || csrs.len() == 2,
+                "placed tiles need the out stream"
+            );
+            (None, Some(p))
+        }
+    };
     let done = std::sync::atomic::AtomicU64::new(0);
     let tick = |k: &mut u64| -> Result<()> {
         *k += 1;
@@ -65,56 +84,83 @@ pub(super) fn layouts<W: Weight>(
         Ok(())
     };
     let (tiles, csrs) = std::thread::scope(|scope| {
-        let tile_thread = scope.spawn(|| -> Result<TileWriter> {
-            let mut ts = sorters.tiles.finish()?;
-            let mut k = 0u64;
-            // Records come tile by tile: the tile's position is decoded once.
-            let mut tile = (u64::MAX, (0, 0));
-            while let Some(r) = ts.next_record()? {
-                let t = r.key >> 32;
-                let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
-                if t != tile.0 {
-                    tile = (t, tile_of_order(&geom, t));
+        let tile_thread = sorted_tiles.map(|(sorter, mut tiles)| {
+            scope.spawn(move || -> Result<TileWriter> {
+                let mut ts = sorter.finish()?;
+                let mut k = 0u64;
+                // Records come tile by tile: the tile's position is decoded once.
+                let mut tile = (u64::MAX, (0, 0));
+                while let Some(r) = ts.next_record()? {
+                    let t = r.key >> 32;
+                    let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
+                    if t != tile.0 {
+                        tile = (t, tile_of_order(&geom, t));
+                    }
+                    let (i, j) = tile.1;
+                    tiles.push(
+                        ((i << TILE_BITS) | src_local) as u32,
+                        ((j << TILE_BITS) | dst_local) as u32,
+                        r.w.get(),
+                    )?;
+                    tick(&mut k)?;
                 }
-                let (i, j) = tile.1;
-                tiles.push(
-                    ((i << TILE_BITS) | src_local) as u32,
-                    ((j << TILE_BITS) | dst_local) as u32,
-                    r.w.get(),
-                )?;
-                tick(&mut k)?;
-            }
-            Ok(tiles)
+                Ok(tiles)
+            })
         });
         let csrs = (|| -> Result<Vec<CsrWriter>> {
             let mut out = Vec::new();
             let mut k = 0u64;
-            for (mut csr, sorter) in csrs {
+            for (c, (mut csr, sorter)) in csrs.into_iter().enumerate() {
                 let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
-                while let Some(r) = rs.next_record()? {
-                    csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())?;
-                    tick(&mut k)?;
-                    if k.is_multiple_of(1 << 20) {
+                // The out direction comes first: it feeds placed tiles.
+                let mut place = placer.as_mut().filter(|_| c == 0);
+                // This thread merges the stream (and places tiles), a
+                // second one writes the CSR.
+                super::stages::pipeline(
+                    |batch| {
+                        while batch.len() < STAGE_BATCH {
+                            let Some(r) = rs.next_record()? else { break };
+                            let (s, d) = ((r.key >> 32) as u32, r.key as u32);
+                            if let Some(p) = place.as_mut().filter(|_| !undirected || s <= d) {
+                                p.push(s, d, r.w.get())?;
+                            }
+                            batch.push(r);
+                        }
+                        for _ in 0..batch.len() {
+                            tick(&mut k)?;
+                        }
                         progress.set(done.load(std::sync::atomic::Ordering::Relaxed));
-                    }
-                }
+                        Ok(!batch.is_empty())
+                    },
+                    |batch| {
+                        batch.iter().try_for_each(|r| {
+                            csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())
+                        })
+                    },
+                )?;
                 out.push(csr);
             }
             Ok(out)
         })();
-        let tiles = tile_thread.join().expect("tile writer panicked");
+        let tiles = tile_thread.map(|t| t.join().expect("tile writer panicked"));
         (tiles, csrs)
     });
-    let tiles = tiles?.finish(dir)?;
+    let tiles = tiles.transpose()?;
+    let csrs = csrs?;
+    let tiles = match (tiles, placer) {
+        (Some(t), _) => t.finish(dir)?,
+        (None, Some(p)) => p.finish(dir)?,
+        (None, None) => unreachable!("tiles are sorted or placed"),
+    };
     let mut stats = Vec::new();
-    for csr in csrs? {
+    for csr in csrs {
         stats.push(csr.finish(dir)?);
     }
     Ok(Written { tiles, csrs: stats })
 }
 
 /// Inverse of [`TileGeometry::tile_order`].
-fn tile_of_order(g: &TileGeometry, t: u64) -> (u64, u64) {
+pub(super) fn tile_of_order(g: &TileGeometry, t: u64) -> (u64, u64) {
     let q = g.group_tiles;
     let (jl, rest) = (t % q, t / q);
     let (il, g_idx) = (rest % q, rest / q);

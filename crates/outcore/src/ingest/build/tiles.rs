@@ -1,0 +1,243 @@
+//! Tiles placed from the sorted adjacency stream, without a sort of their
+//! own (GridGraph's grid partitioning, with every tile's offset counted
+//! first).
+//!
+//! Within a tile, edges lie in (src, dst) order ([`TileGeometry::edge_key`]),
+//! which is the order of the adjacency stream the write phase already sorts
+//! for the CSR (undirected: its src <= dst half; directed: the out
+//! direction). The remap counts the edges of every tile ([`TileCounts`]);
+//! prefix sums in the tiles' physical order give each tile's place in
+//! `tiles/edges.bin`, so the index and group files are written at once and
+//! the edges of the stream's current row of tiles gather in one buffer per
+//! column, written at their tile's cursor when full or when the row ends.
+//! The file is hashed when it is complete (one read back from the page
+//! cache). This replaced a third sorter (kron-24: 2 GiB spilled and read,
+//! 260 M records sorted); the bytes are identical
+//! (`placed_and_sorted_tiles_are_the_same_bytes`).
+
+use super::write::tile_of_order;
+use crate::error::{Error, Result};
+use crate::mem::budget::Charge;
+use crate::mem::Budget;
+use crate::store::file::{PlacedFile, StoreDir, WriteLe};
+use crate::store::tiles::{
+    ChunkHasher, TileGeometry, TileStats, CHUNKS_FILE, EDGES_FILE, GROUPS_FILE, INDEX_FILE,
+    TILE_BITS, WEIGHTS_FILE,
+};
+
+/// Tiles (in physical order, padded to whole groups) past which the counts
+/// are not kept and tiles are sorted instead: 32 MiB of counters, 2,048
+/// blocks a side, 134 M vertices.
+const MAX_TILES: u64 = 1 << 22;
+/// Bytes of column buffers for one row of tiles.
+const ROW_BUFFERS: u64 = 16 << 20;
+
+/// Edges per tile, in physical order; counted during the remap.
+pub(super) struct TileCounts {
+    geom: TileGeometry,
+    weighted: bool,
+    counts: Vec<u64>,
+    _charge: Charge,
+}
+
+impl TileCounts {
+    /// `None` when the grid is too large to count or the budget refuses.
+    /// Charges what the placement will need too (the counts become cursors
+    /// beside an array of ends; the column buffers), since the remap's
+    /// sorters then take the rest of the budget.
+    pub fn new(geom: TileGeometry, weighted: bool, budget: &Budget) -> Option<TileCounts> {
+        let side = geom.groups_per_side() * geom.group_tiles;
+        let tiles = side.checked_mul(side).filter(|&t| t <= MAX_TILES)?;
+        let cap = column_cap(&geom, weighted);
+        let buffers = geom.blocks * cap as u64 * per_edge(weighted) + 4 * cap as u64;
+        let charge = budget
+            .charge(tiles * 16 + buffers, "tile counts and placement")
+            .ok()?;
+        Some(TileCounts {
+            geom,
+            weighted,
+            counts: vec![0; tiles as usize],
+            _charge: charge,
+        })
+    }
+
+    /// Counts edge (src, dst) (undirected: src <= dst).
+    #[inline]
+    pub fn add(&mut self, src: u32, dst: u32) {
+        let t = self
+            .geom
+            .tile_order((src >> TILE_BITS) as u64, (dst >> TILE_BITS) as u64);
+        self.counts[t as usize] += 1;
+    }
+}
+
+/// Bytes an edge takes in a column buffer.
+fn per_edge(weighted: bool) -> u64 {
+    4 + if weighted { 8 } else { 0 }
+}
+
+/// Edges a column buffer holds before it is written.
+fn column_cap(geom: &TileGeometry, weighted: bool) -> usize {
+    (ROW_BUFFERS / geom.blocks / per_edge(weighted)).clamp(1024, 1 << 16) as usize
+}
+
+/// Writes the tile files from edges in (src, dst) order.
+pub(super) struct TilePlacer {
+    geom: TileGeometry,
+    edges: Option<PlacedFile>,
+    weights: Option<PlacedFile>,
+    /// Per tile (physical order): the next edge slot to write.
+    cursor: Vec<u64>,
+    /// Per tile: the slot past its last edge (checked at the end).
+    end: Vec<u64>,
+    row: u64,
+    /// Per column block of the current row: local (src, dst) pairs, weights.
+    bufs: Vec<Vec<u16>>,
+    wbufs: Vec<Vec<f64>>,
+    /// Edges a column buffer holds before it is written.
+    cap: usize,
+    bytes: Vec<u8>,
+    stats: TileStats,
+    _charge: Charge,
+}
+
+impl TilePlacer {
+    /// Writes the index and group files from the counts and sizes the edge
+    /// (and weight) files.
+    pub fn new(dir: &mut StoreDir, counts: TileCounts) -> Result<TilePlacer> {
+        let geom = counts.geom;
+        let mut stats = TileStats::default();
+        let mut index = dir.file(INDEX_FILE)?;
+        let mut groups = dir.file(GROUPS_FILE)?;
+        let mut cursor = counts.counts;
+        let mut group = None;
+        for (t, c) in cursor.iter_mut().enumerate() {
+            let n = *c;
+            *c = stats.edges;
+            if n == 0 {
+                continue;
+            }
+            let (i, j) = tile_of_order(&geom, t as u64);
+            let g = geom.group_of(i, j);
+            if group != Some(g) {
+                groups.put_u32s(&[g.0 as u32, g.1 as u32])?;
+                groups.put_u64s(&[stats.tiles])?;
+                stats.groups += 1;
+                group = Some(g);
+            }
+            index.put_u32s(&[i as u32, j as u32])?;
+            index.put_u64s(&[stats.edges])?;
+            stats.tiles += 1;
+            stats.edges += n;
+            stats.max_tile_edges = stats.max_tile_edges.max(n);
+        }
+        index.put_u32s(&[u32::MAX, u32::MAX])?;
+        index.put_u64s(&[stats.edges])?;
+        groups.put_u32s(&[u32::MAX, u32::MAX])?;
+        groups.put_u64s(&[stats.tiles])?;
+        dir.close(index)?;
+        dir.close(groups)?;
+        let mut end: Vec<u64> = cursor[1..].to_vec();
+        end.push(stats.edges);
+        let blocks = geom.blocks as usize;
+        let weighted = counts.weighted;
+        Ok(TilePlacer {
+            geom,
+            edges: Some(dir.placed(EDGES_FILE, stats.edges * 4)?),
+            weights: match weighted {
+                true => Some(dir.placed(WEIGHTS_FILE, stats.edges * 8)?),
+                false => None,
+            },
+            cursor,
+            end,
+            row: 0,
+            bufs: vec![Vec::new(); blocks],
+            wbufs: vec![Vec::new(); if weighted { blocks } else { 0 }],
+            cap: column_cap(&geom, weighted),
+            bytes: Vec::new(),
+            stats,
+            _charge: counts._charge,
+        })
+    }
+
+    /// Places edge (src, dst); calls come in (src, dst) order.
+    #[inline]
+    pub fn push(&mut self, src: u32, dst: u32, weight: f64) -> Result<()> {
+        let i = (src >> TILE_BITS) as u64;
+        if i != self.row {
+            self.flush_row()?;
+            self.row = i;
+        }
+        let j = (dst >> TILE_BITS) as usize;
+        let b = &mut self.bufs[j];
+        b.push(src as u16);
+        b.push(dst as u16);
+        let full = b.len() >= 2 * self.cap;
+        if let Some(w) = self.wbufs.get_mut(j) {
+            w.push(weight);
+        }
+        if full {
+            self.flush(j)?;
+        }
+        Ok(())
+    }
+
+    fn flush_row(&mut self) -> Result<()> {
+        for j in 0..self.bufs.len() {
+            if !self.bufs[j].is_empty() {
+                self.flush(j)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes column `j`'s buffer at its tile's cursor.
+    fn flush(&mut self, j: usize) -> Result<()> {
+        let t = self.geom.tile_order(self.row, j as u64) as usize;
+        let n = self.bufs[j].len() as u64 / 2;
+        let at = self.cursor[t];
+        if at + n > self.end[t] {
+            return Err(Error::Invalid(format!(
+                "internal: tile ({}, {j}) receives more edges than were counted",
+                self.row
+            )));
+        }
+        self.bytes.clear();
+        self.bytes
+            .extend(self.bufs[j].iter().flat_map(|x| x.to_le_bytes()));
+        let edges = self.edges.as_ref().expect("open until finish");
+        edges.write_at(&self.bytes, at * 4)?;
+        self.bufs[j].clear();
+        if let Some(w) = &self.weights {
+            self.bytes.clear();
+            self.bytes
+                .extend(self.wbufs[j].iter().flat_map(|x| x.to_le_bytes()));
+            w.write_at(&self.bytes, at * 8)?;
+            self.wbufs[j].clear();
+        }
+        self.cursor[t] = at + n;
+        Ok(())
+    }
+
+    /// Writes what is buffered, checks every tile got its count, hashes the
+    /// files and writes the chunk sums.
+    pub fn finish(mut self, dir: &mut StoreDir) -> Result<TileStats> {
+        self.flush_row()?;
+        if let Some(t) = (0..self.cursor.len()).find(|&t| self.cursor[t] != self.end[t]) {
+            let (i, j) = tile_of_order(&self.geom, t as u64);
+            return Err(Error::Invalid(format!(
+                "internal: tile ({i}, {j}) received fewer edges than were counted"
+            )));
+        }
+        let mut chunks = ChunkHasher::default();
+        let edges = self.edges.take().expect("open until finish");
+        dir.close_placed(edges, |b| chunks.update(b))?;
+        let mut sums = dir.file(CHUNKS_FILE)?;
+        sums.put_u64s(&chunks.finish())?;
+        dir.close(sums)?;
+        if let Some(w) = self.weights.take() {
+            dir.close_placed(w, |_| {})?;
+        }
+        Ok(self.stats)
+    }
+}
