@@ -25,7 +25,6 @@
 //! only when complete ([`StoreDir`]).
 
 use super::bucket::{BucketSorter, Split};
-use super::idmap::{IdCollector, IdMap};
 use super::EdgeSource;
 use crate::cancel;
 use crate::error::{Error, IoContext, Result};
@@ -48,6 +47,8 @@ use std::time::Instant;
 pub const MIN_MEMORY: u64 = 128 << 20;
 /// Edges per batch of id lookups in the remap and the degree count.
 const BATCH: usize = 4096;
+/// Ids per batch handed to the id collector's stage.
+const ID_BATCH: usize = 128 << 10;
 /// Edges per batch handed between the two stages of a pass (`stages.rs`).
 const STAGE_BATCH: usize = 64 << 10;
 /// Budget held back for the input pipeline (parser blocks in flight), the
@@ -160,6 +161,7 @@ mod named;
 mod options;
 mod order;
 mod ranks;
+mod read;
 mod records;
 mod stages;
 mod tiles;
@@ -242,100 +244,25 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         Some(n) if by_degree => (free / 4).max(8 * n),
         _ => free / 4,
     };
-    let mut ids = match dense_n {
-        Some(_) => None,
-        None => Some(IdCollector::new(&budget, free / 4)),
-    };
-    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let total_bytes = source.input_bytes();
-    // Edges are bucketed by a hash of (src, dst): duplicates meet, and
-    // nothing below needs the edges in original-id order.
-    let mut sorter = BucketSorter::<E>::new(
-        "edges",
-        scratch,
-        &budget,
-        cap(budget.available().saturating_sub(held)),
-        Split::Hashed,
-        source.expected_edges(),
-    )?;
     let label = match front {
         Some(_) => "join target names".to_string(),
         None => format!("read {}", source.describe()),
     };
-    let mut progress = match total_bytes {
-        Some(t) => Progress::bar(label, t, Unit::Bytes),
-        None => Progress::new(label),
+    let (mut sorter, idmap) = match read::edges::<E>(
+        source,
+        scratch,
+        opts,
+        &budget,
+        &read::Shares { free, held },
+        &label,
+        speculative,
+        &mut counts,
+    )? {
+        Ok(r) => r,
+        Err(stop) => return Ok(stop),
     };
-    if let Some(c) = ids.as_mut() {
-        let read = source.for_each_vertex_batch(&mut |batch| {
-            batch.iter().try_for_each(|&v| c.add(v))?;
-            cancel::check()
-        });
-        if read.is_err() && c.outgrown() {
-            return Ok(Built::Outgrown);
-        }
-        read?;
-    }
-    let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
-    let mut wide = false;
-    {
-        let mut on_batch = |batch: &[super::RawEdge]| -> Result<()> {
-            if speculative && batch.iter().any(|e| (e.src | e.dst) > u32::MAX as u64) {
-                wide = true;
-                return Err(Error::Invalid("an edge id is wider than 32 bits".into()));
-            }
-            for e in batch {
-                counts.input_edges += 1;
-                let (mut s, mut d) = (e.src, e.dst);
-                // A vertex seen only in a dropped self-loop still exists (as
-                // after NetworkX's remove_edges_from(selfloop_edges(G))).
-                if let Some(c) = ids.as_mut() {
-                    c.add(s)?;
-                    if d != s {
-                        c.add(d)?;
-                    }
-                } else if d.max(s) >= dense_n.unwrap_or(u64::MAX) {
-                    return Err(Error::Invalid(format!(
-                        "edge ({s}, {d}) lies outside the {} vertices of the source",
-                        dense_n.unwrap_or(0)
-                    )));
-                }
-                if s == d && opts.drop_self_loops {
-                    counts.self_loops_dropped += 1;
-                    continue;
-                }
-                if undirected && s > d {
-                    std::mem::swap(&mut s, &mut d);
-                }
-                sorter.push(E::new(s, d, W::from_f64(e.weight)))?;
-            }
-            cancel::check()?;
-            let n = counts.input_edges;
-            progress.tick(|| format!("{n} edges"));
-            if let Some(c) = &consumed {
-                progress.set(c.load(std::sync::atomic::Ordering::Relaxed));
-            }
-            Ok(())
-        };
-        let read = source.for_each_edge_batch(&mut on_batch);
-        if read.is_err() && wide {
-            return Ok(Built::Wide);
-        }
-        if read.is_err() && ids.as_ref().is_some_and(|c| c.outgrown()) {
-            return Ok(Built::Outgrown);
-        }
-        read?;
-    }
-    let consumed = source.bytes_consumed();
-    let read_msg = read_progress(counts.input_edges, total_bytes, consumed);
-    progress.done(|| read_msg);
-    let idmap = match ids {
-        Some(c) => match c.finish() {
-            Err(Error::Budget(_)) => return Ok(Built::Outgrown),
-            r => r?,
-        },
-        None => IdMap::identity(dense_n.unwrap_or(0)),
-    };
+    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let n = idmap.len();
     if n > u32::MAX as u64 {
         return Err(Error::Invalid(format!(

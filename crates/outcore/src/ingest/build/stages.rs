@@ -5,24 +5,48 @@
 //! (batches are recycled, so no allocation per batch).
 
 use crate::error::Result;
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Batches in flight between the stages (each way).
 const DEPTH: usize = 4;
 
-/// Runs `produce` on the calling thread and `consume` on a second one, in
-/// order: `produce` refills an empty batch and returns false at the end;
-/// `consume` gets every non-empty batch. The first error of either ends
-/// both and is returned (the producer's first).
-pub(super) fn pipeline<T: Send>(
-    mut produce: impl FnMut(&mut Vec<T>) -> Result<bool>,
+/// The producing end of [`feed`]: recycled batches to fill and send.
+pub(super) struct Feed<T> {
+    full: Option<SyncSender<Vec<T>>>,
+    empty: Receiver<Vec<T>>,
+}
+
+impl<T> Feed<T> {
+    /// An empty batch; `None` when the consumer stopped (on an error).
+    pub fn batch(&mut self) -> Option<Vec<T>> {
+        let mut b = self.empty.recv().ok()?;
+        b.clear();
+        Some(b)
+    }
+
+    /// Hands a batch to the consumer; false when it stopped.
+    pub fn send(&mut self, b: Vec<T>) -> bool {
+        self.full.as_ref().is_some_and(|f| f.send(b).is_ok())
+    }
+}
+
+/// Runs `produce` on the calling thread with a [`Feed`] whose batches
+/// `consume` gets, in order, on a second thread. Returns what `produce`
+/// returned and how the consumer ended (its first error stops it; the
+/// producer then sees `batch` return `None`).
+pub(super) fn feed<T: Send, R>(
     mut consume: impl FnMut(&[T]) -> Result<()> + Send,
-) -> Result<()> {
+    produce: impl FnOnce(&mut Feed<T>) -> R,
+) -> (R, Result<()>) {
     let (full_tx, full_rx) = sync_channel::<Vec<T>>(DEPTH);
     let (empty_tx, empty_rx) = sync_channel::<Vec<T>>(DEPTH + 1);
     for _ in 0..=DEPTH {
         empty_tx.send(Vec::new()).expect("receiver alive");
     }
+    let mut feed = Feed {
+        full: Some(full_tx),
+        empty: empty_rx,
+    };
     std::thread::scope(|s| {
         let consumer = s.spawn(move || -> Result<()> {
             while let Ok(batch) = full_rx.recv() {
@@ -32,23 +56,30 @@ pub(super) fn pipeline<T: Send>(
             }
             Ok(())
         });
-        let produced = (|| -> Result<()> {
-            // The consumer ended early (an error) when a channel is closed.
-            while let Ok(mut batch) = empty_rx.recv() {
-                batch.clear();
-                if !produce(&mut batch)? {
-                    break;
-                }
-                if full_tx.send(batch).is_err() {
-                    break;
-                }
-            }
-            Ok(())
-        })();
-        drop(full_tx);
+        let produced = produce(&mut feed);
+        feed.full = None;
         let consumed = consumer.join().expect("pipeline stage panicked");
-        produced.and(consumed)
+        (produced, consumed)
     })
+}
+
+/// Runs `produce` on the calling thread and `consume` on a second one, in
+/// order: `produce` refills an empty batch and returns false at the end;
+/// `consume` gets every non-empty batch. The first error of either ends
+/// both and is returned (the producer's first).
+pub(super) fn pipeline<T: Send>(
+    mut produce: impl FnMut(&mut Vec<T>) -> Result<bool>,
+    consume: impl FnMut(&[T]) -> Result<()> + Send,
+) -> Result<()> {
+    let (produced, consumed) = feed(consume, |f| -> Result<()> {
+        while let Some(mut batch) = f.batch() {
+            if !produce(&mut batch)? || !f.send(batch) {
+                break;
+            }
+        }
+        Ok(())
+    });
+    produced.and(consumed)
 }
 
 #[cfg(test)]

@@ -1,0 +1,165 @@
+//! Phase 1 of the build: the source's edges are canonicalised (undirected:
+//! src <= dst), self-loops optionally dropped, and pushed into the input
+//! sorter (hash buckets of (src, dst) in original ids); distinct ids are
+//! collected on the way, on a second thread ([`super::stages::feed`]).
+
+use super::read_progress;
+use super::records::{InputEdge, Weight};
+use super::{stages, BuildOptions, Built, Counts, ID_BATCH};
+use crate::cancel;
+use crate::error::{Error, Result};
+use crate::ingest::bucket::{BucketSorter, Split};
+use crate::ingest::idmap::{IdCollector, IdMap};
+use crate::ingest::EdgeSource;
+use crate::mem::Budget;
+use crate::progress::{Progress, Unit};
+use std::path::Path;
+
+/// The budget as the read found it and what it holds back for later phases.
+#[derive(Clone, Copy)]
+pub(super) struct Shares {
+    /// Free when the build started.
+    pub free: u64,
+    /// Held back from the input sorter (the id map, the degree order).
+    pub held: u64,
+}
+
+/// Reads every edge into the input sorter; the id map of what was read.
+/// `Err(Built)`: the build must start over (ids wider than 32 bits, or
+/// outgrowing the map).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn edges<E: InputEdge>(
+    source: &mut dyn EdgeSource,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+    shares: &Shares,
+    label: &str,
+    speculative: bool,
+    counts: &mut Counts,
+) -> Result<std::result::Result<(BucketSorter<E>, IdMap), Built>> {
+    let dense_n = source.dense_vertex_count();
+    let Shares { free, held } = *shares;
+    let mut ids = match dense_n {
+        Some(_) => None,
+        None => Some(IdCollector::new(budget, free / 4)),
+    };
+    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
+    let total_bytes = source.input_bytes();
+    let undirected = !opts.directed;
+    // Edges are bucketed by a hash of (src, dst): duplicates meet, and
+    // nothing below needs the edges in original-id order.
+    let mut sorter = BucketSorter::<E>::new(
+        "edges",
+        scratch,
+        budget,
+        cap(budget.available().saturating_sub(held)),
+        Split::Hashed,
+        source.expected_edges(),
+    )?;
+    let mut progress = match total_bytes {
+        Some(t) => Progress::bar(label.to_string(), t, Unit::Bytes),
+        None => Progress::new(label.to_string()),
+    };
+    if let Some(c) = ids.as_mut() {
+        let read = source.for_each_vertex_batch(&mut |batch| {
+            batch.iter().try_for_each(|&v| c.add(v))?;
+            cancel::check()
+        });
+        if read.is_err() && c.outgrown() {
+            return Ok(Err(Built::Outgrown));
+        }
+        read?;
+    }
+    let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
+    let mut wide = false;
+    // Ids are collected on a second thread (random bitmap updates, 60% of
+    // this thread's time at kron-24); the edges go to the sorter here.
+    let collect = ids.is_some();
+    let stopped = || Error::Invalid("the id collector stopped".into());
+    let (read, collected) = {
+        let mut collector = ids.as_mut();
+        stages::feed(
+            move |batch: &[u64]| match collector.as_mut() {
+                Some(c) => batch.iter().try_for_each(|&v| c.add(v)),
+                None => Ok(()),
+            },
+            |feed| {
+                let mut on_batch = |batch: &[crate::ingest::RawEdge]| -> Result<()> {
+                    if speculative && batch.iter().any(|e| (e.src | e.dst) > u32::MAX as u64) {
+                        wide = true;
+                        return Err(Error::Invalid("an edge id is wider than 32 bits".into()));
+                    }
+                    let mut idb = match collect {
+                        true => Some(feed.batch().ok_or_else(stopped)?),
+                        false => None,
+                    };
+                    for e in batch {
+                        counts.input_edges += 1;
+                        let (mut s, mut d) = (e.src, e.dst);
+                        // A vertex seen only in a dropped self-loop still exists (as
+                        // after NetworkX's remove_edges_from(selfloop_edges(G))).
+                        if let Some(b) = idb.as_mut() {
+                            b.push(s);
+                            if d != s {
+                                b.push(d);
+                            }
+                            if b.len() >= ID_BATCH {
+                                let full = idb.take().expect("a batch");
+                                if !feed.send(full) {
+                                    return Err(stopped());
+                                }
+                                idb = Some(feed.batch().ok_or_else(stopped)?);
+                            }
+                        } else if d.max(s) >= dense_n.unwrap_or(u64::MAX) {
+                            return Err(Error::Invalid(format!(
+                                "edge ({s}, {d}) lies outside the {} vertices of the source",
+                                dense_n.unwrap_or(0)
+                            )));
+                        }
+                        if s == d && opts.drop_self_loops {
+                            counts.self_loops_dropped += 1;
+                            continue;
+                        }
+                        if undirected && s > d {
+                            std::mem::swap(&mut s, &mut d);
+                        }
+                        sorter.push(E::new(s, d, E::W::from_f64(e.weight)))?;
+                    }
+                    if let Some(b) = idb {
+                        if !feed.send(b) {
+                            return Err(stopped());
+                        }
+                    }
+                    cancel::check()?;
+                    let n = counts.input_edges;
+                    progress.tick(|| format!("{n} edges"));
+                    if let Some(c) = &consumed {
+                        progress.set(c.load(std::sync::atomic::Ordering::Relaxed));
+                    }
+                    Ok(())
+                };
+                source.for_each_edge_batch(&mut on_batch)
+            },
+        )
+    };
+    if read.is_err() && wide {
+        return Ok(Err(Built::Wide));
+    }
+    if collected.is_err() && ids.as_ref().is_some_and(|c| c.outgrown()) {
+        return Ok(Err(Built::Outgrown));
+    }
+    collected?;
+    read?;
+    let consumed = source.bytes_consumed();
+    let read_msg = read_progress(counts.input_edges, total_bytes, consumed);
+    progress.done(|| read_msg);
+    let idmap = match ids {
+        Some(c) => match c.finish() {
+            Err(Error::Budget(_)) => return Ok(Err(Built::Outgrown)),
+            r => r?,
+        },
+        None => IdMap::identity(dense_n.unwrap_or(0)),
+    };
+    Ok(Ok((sorter, idmap)))
+}
