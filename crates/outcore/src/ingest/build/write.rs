@@ -75,10 +75,13 @@ pub(super) fn layouts<W: Weight>(
         }
     };
     let done = std::sync::atomic::AtomicU64::new(0);
-    let tick = |k: &mut u64| -> Result<()> {
-        *k += 1;
-        if k.is_multiple_of(1 << 20) {
-            done.fetch_add(1 << 20, std::sync::atomic::Ordering::Relaxed);
+    // Counts `n` more records on a thread's counter `k`; every 2^20 of them
+    // reach the shared progress and check for cancellation.
+    let tick = |k: &mut u64, n: u64| -> Result<()> {
+        let crossed = ((*k + n) >> 20) - (*k >> 20);
+        *k += n;
+        if crossed > 0 {
+            done.fetch_add(crossed << 20, std::sync::atomic::Ordering::Relaxed);
             cancel::check()?;
         }
         Ok(())
@@ -102,7 +105,7 @@ pub(super) fn layouts<W: Weight>(
                         ((j << TILE_BITS) | dst_local) as u32,
                         r.w.get(),
                     )?;
-                    tick(&mut k)?;
+                    tick(&mut k, 1)?;
                 }
                 Ok(tiles)
             })
@@ -126,9 +129,7 @@ pub(super) fn layouts<W: Weight>(
                             }
                             batch.push(r);
                         }
-                        for _ in 0..batch.len() {
-                            tick(&mut k)?;
-                        }
+                        tick(&mut k, batch.len() as u64)?;
                         progress.set(done.load(std::sync::atomic::Ordering::Relaxed));
                         Ok(!batch.is_empty())
                     },
