@@ -63,7 +63,8 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
             header names), `delimiter` (one character, or "tab"), `ids`
             ("auto", "int" or "string"), `tmp_dir`, `order` ("auto",
             "degree", "original"), `drop_self_loops`, `page_size`,
-            `group_tiles`.
+            `group_tiles`, `compress` (code the tiles in frames of gaps:
+            fewer bytes per edge, the same results).
 
     Raises:
         InputError: a line does not parse (the message names file and line).
@@ -91,7 +92,7 @@ def generate(kind: str, store: PathLike, *, memory: Size = None, force: bool = F
             or "grid".
         **params: `scale`, `edge_factor` (kron/rmat), `a`, `b`, `c` (rmat),
             `vertices`, `edges` (er), `rows`, `cols`, `max_weight` (grid),
-            `seed`, `directed`, `weighted`, `tmp_dir`, `order` — as
+            `seed`, `directed`, `weighted`, `tmp_dir`, `order`, `compress` — as
             `outcore generate`'s options. The same seed gives the same graph.
     """
     _outcore.generate(kind, os.fspath(store), memory=_bytes(memory), force=force,

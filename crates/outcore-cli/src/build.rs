@@ -124,6 +124,7 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         group_tiles: store.group_tiles,
         page_bytes: store.page_size,
         format,
+        compress: store.compress,
         ..BuildOptions::default()
     };
     store.order.apply(&mut opts);

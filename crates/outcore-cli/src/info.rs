@@ -101,7 +101,7 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
     line(
         "tiles",
         format!(
-            "{} non-empty of {} ({}x{} blocks{}), largest {} edges, {} groups of {}x{} tiles; {} = {:.2} bytes/edge",
+            "{} non-empty of {} ({}x{} blocks{}), largest {} edges, {} groups of {}x{} tiles; {} = {:.2} bytes/edge{}",
             t["non_empty"],
             t["possible"],
             t["blocks"],
@@ -113,6 +113,10 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
             t["group_tiles"],
             format_size(t["bytes"].as_u64().unwrap_or(0)),
             t["bytes_per_edge"].as_f64().unwrap_or(0.0),
+            match &m.tiles.compression {
+                Some(c) => format!(" ({c}-coded in {} frames)", t["frames"]),
+                None => String::new(),
+            },
         ),
     );
     line(

@@ -20,6 +20,7 @@ fn build_options(
     drop_self_loops: bool,
     page_size: Option<u64>,
     group_tiles: Option<u32>,
+    compress: bool,
 ) -> PyResult<BuildOptions> {
     let d = BuildOptions::default();
     let mut opts = BuildOptions {
@@ -29,6 +30,7 @@ fn build_options(
         drop_self_loops,
         page_bytes: page_size.unwrap_or(d.page_bytes),
         group_tiles: group_tiles.unwrap_or(d.group_tiles),
+        compress,
         ..d
     };
     parse::<OrderChoice>(order)?.apply(&mut opts);
@@ -47,7 +49,8 @@ fn report(r: BuildReport, progress: bool) -> String {
 #[pyfunction]
 #[pyo3(signature = (paths, store, *, format=None, directed=true, weighted=false, memory=None,
     force=false, header=false, columns=None, delimiter=None, ids="auto", tmp_dir=None,
-    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, progress=true))]
+    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, compress=false,
+    progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_edges(
     py: Python<'_>,
@@ -67,6 +70,7 @@ pub fn import_edges(
     drop_self_loops: bool,
     page_size: Option<u64>,
     group_tiles: Option<u32>,
+    compress: bool,
     progress: bool,
 ) -> PyResult<String> {
     let format = format.map(parse).transpose()?;
@@ -96,6 +100,7 @@ pub fn import_edges(
         drop_self_loops,
         page_size,
         group_tiles,
+        compress,
     )?;
     let r = interruptible(py, progress, || {
         api::import(&paths, &store, format, &popts, &opts)
@@ -107,7 +112,8 @@ pub fn import_edges(
 #[pyfunction]
 #[pyo3(signature = (kind, store, *, scale=16, edge_factor=16, a=None, b=None, c=None,
     vertices=65536, edges=None, rows=256, cols=256, max_weight=100, seed=1, directed=None,
-    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", progress=true))]
+    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", compress=false,
+    progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
     py: Python<'_>,
@@ -130,6 +136,7 @@ pub fn generate(
     force: bool,
     tmp_dir: Option<PathBuf>,
     order: &str,
+    compress: bool,
     progress: bool,
 ) -> PyResult<String> {
     use outcore::ingest::gen::{self, GenConfig, GenKind};
@@ -147,7 +154,7 @@ pub fn generate(
     cfg.directed = directed.unwrap_or(cfg.directed);
     cfg.weighted = weighted;
     cfg.validate().map_err(to_py)?;
-    let mut opts = build_options(memory, force, tmp_dir, order, false, None, None)?;
+    let mut opts = build_options(memory, force, tmp_dir, order, false, None, None, compress)?;
     (opts.directed, opts.weighted) = (cfg.directed, cfg.weighted);
     opts.format = format!("generate {}", cfg.describe());
     let r = interruptible(py, progress, || {
@@ -161,7 +168,7 @@ pub fn generate(
 /// that must exist without edges); returns the build's report.
 #[pyfunction]
 #[pyo3(signature = (store, src, dst, weights=None, vertices=None, *, directed=true,
-    memory=None, force=false, tmp_dir=None, order="auto", progress=true))]
+    memory=None, force=false, tmp_dir=None, order="auto", compress=false, progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn build_from_arrays(
     py: Python<'_>,
@@ -175,6 +182,7 @@ pub fn build_from_arrays(
     force: bool,
     tmp_dir: Option<PathBuf>,
     order: &str,
+    compress: bool,
     progress: bool,
 ) -> PyResult<String> {
     let (s, d) = (src.as_slice()?, dst.as_slice()?);
@@ -190,7 +198,7 @@ pub fn build_from_arrays(
     if let Some(v) = &vertices {
         source.vertices = v.as_slice()?.to_vec();
     }
-    let mut opts = build_options(memory, force, tmp_dir, order, false, None, None)?;
+    let mut opts = build_options(memory, force, tmp_dir, order, false, None, None, compress)?;
     (opts.directed, opts.weighted) = (directed, w.is_some());
     opts.format = "python arrays".into();
     let r = interruptible(py, progress, || build_store(&mut source, &store, &opts))?;

@@ -1,5 +1,6 @@
 //! What `outcore info` and the Python package's `Store.info()` show.
 
+use crate::store::tiles::{CHUNKS_FILE, EDGES_FILE, GROUPS_FILE, INDEX_FILE};
 use crate::store::{Manifest, Store};
 use serde_json::json;
 
@@ -25,6 +26,34 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         m.tiles.blocks * m.tiles.blocks
     };
     let out_entries = m.csr.out_entries;
+    let file = |rel: &str| m.files.get(rel).map_or(0, |f| f.bytes);
+    // Bits per stored edge (tiles) and per adjacency entry (CSR), data and
+    // index apart, as CEESOR counts them.
+    let bits = |data: u64, index: u64, per: u64| {
+        json!({
+            "bits_per_edge": data as f64 * 8.0 / per.max(1) as f64,
+            "index_bits_per_edge": index as f64 * 8.0 / per.max(1) as f64,
+        })
+    };
+    let mut layouts = serde_json::Map::new();
+    layouts.insert(
+        "tiles".into(),
+        bits(
+            file(EDGES_FILE),
+            file(INDEX_FILE) + file(GROUPS_FILE) + file(CHUNKS_FILE),
+            m.tiles.edges,
+        ),
+    );
+    layouts["tiles"]["compression"] = json!(m.tiles.compression.as_deref().unwrap_or("none"));
+    for (name, which, entries) in [
+        ("csr_out", "out", m.csr.out_entries),
+        ("csr_in", "in", m.csr.in_entries),
+    ] {
+        let (adj, off, _) = crate::store::csr::files(which);
+        if m.files.contains_key(&adj) {
+            layouts.insert(name.into(), bits(file(&adj), file(&off), entries));
+        }
+    }
     json!({
         "store": store.path(),
         "format_version": m.format_version,
@@ -39,6 +68,8 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         "order_map": m.has_order_map,
         "tiles": {
             "non_empty": m.tiles.num_tiles,
+            "compression": m.tiles.compression,
+            "frames": m.tiles.frames,
             "possible": possible,
             "largest_tile_edges": m.tiles.max_tile_edges,
             "groups": m.tiles.num_groups,
@@ -55,6 +86,7 @@ pub fn info_json(store: &Store) -> serde_json::Value {
             "bytes_per_edge": (csr_out + csr_in) as f64 / e,
             "padding_slots": (m.csr.out_slots - m.csr.out_entries) + (m.csr.in_slots - m.csr.in_entries),
         },
+        "layouts": layouts,
         "weights_bytes": bytes_of(m, &["weights/"]),
         "degrees": {
             "max_out": m.degrees.max_out,

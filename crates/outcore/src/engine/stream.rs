@@ -35,12 +35,13 @@ use super::pool::CachePool;
 use super::program::{Dir, Tile, TileProgram};
 use super::state::BLOCK;
 use super::stats::{IterStats, RunStats};
-use super::tileset::{TileMeta, TileSet, PIECE_BYTES};
+use super::tileset::{tile_bytes, TileMeta, TileSet, PIECE_BYTES};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Backend, Completion, ReadReq, Reader, ALIGN, MAX_DEPTH};
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::progress::{Progress, Unit};
 use crate::size::format_size;
+use crate::store::tilecode;
 use crate::store::tiles::{chunk_sum, CHUNK_BYTES, EDGES_FILE};
 use crate::store::Store;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -115,13 +116,23 @@ const DEFAULT_SEGMENTS: usize = 4;
 /// state on `store`: the state, the tile index and two minimal segments.
 pub fn required_bytes(store: &Store, state_bytes: u64) -> u64 {
     let m = store.manifest();
-    let pieces = m.tiles.edges * 4 / PIECE_BYTES;
-    let index = (m.tiles.num_tiles + 1) * 40
+    let bytes = tile_bytes(store);
+    let pieces = bytes / PIECE_BYTES;
+    let index = (m.tiles.index_entries() + 1) * 40
         + pieces * std::mem::size_of::<TileMeta>() as u64
-        + m.tiles.edges * 4 / CHUNK_BYTES * 8
+        + bytes / CHUNK_BYTES * 8
         + 4096;
     let seg = min_segment((m.tiles.max_tile_edges * 4).min(PIECE_BYTES));
-    state_bytes + index + 2 * seg + SLACK
+    let decode = match m.tiles.compressed() {
+        true => decode_bytes(rayon::current_num_threads()),
+        false => 0,
+    };
+    state_bytes + index + 2 * seg + decode + SLACK
+}
+
+/// Frame decoding scratch of compressed tiles for `threads` threads.
+fn decode_bytes(threads: usize) -> u64 {
+    threads as u64 * tilecode::SCRATCH_WORDS * 4
 }
 
 fn min_segment(max_tile_bytes: u64) -> u64 {
@@ -147,6 +158,8 @@ pub struct StreamEngine {
     cfg: StreamConfig,
     threads: usize,
     budget: Budget,
+    /// Compressed tiles: each thread's frame decoding scratch, charged.
+    coded: Option<crate::mem::budget::Charge>,
 }
 
 /// The reads in flight, per segment of the ring. A request's tag is
@@ -237,6 +250,10 @@ impl StreamEngine {
         // Thread ids are u16 in work plans.
         let threads = rayon::current_num_threads().clamp(1, u16::MAX as usize);
         let scratch = Scratch::new(threads, budget);
+        let coded = match store.manifest().tiles.compressed() {
+            true => Some(budget.charge(decode_bytes(threads), "tile decoding")?),
+            false => None,
+        };
         let pool_bytes = match cfg.cache_bytes {
             Some(c) => c.min(budget.available().saturating_sub(SLACK)),
             None => budget.available().saturating_sub(SLACK),
@@ -265,6 +282,7 @@ impl StreamEngine {
             cfg,
             threads,
             budget: budget.clone(),
+            coded,
         })
     }
 
@@ -497,6 +515,7 @@ impl StreamEngine {
             batch,
             self.threads,
             share,
+            self.coded.is_some(),
             it,
         );
     }
@@ -722,6 +741,7 @@ const WORK_SQUARE_SHIFT: u32 = 4;
 ///   side of a tile is read in order and the other at random; consecutive
 ///   tiles of a column share the random side (kept in L2), and the in-order
 ///   sides of a square stay in the last-level cache.
+#[allow(clippy::too_many_arguments)]
 fn process<P: TileProgram>(
     prog: &P,
     metas: &[TileMeta],
@@ -729,6 +749,7 @@ fn process<P: TileProgram>(
     batch: &[(usize, &[u32])],
     threads: usize,
     share: Option<(&Scratch, u64)>,
+    coded: bool,
     it: &mut IterStats,
 ) {
     if batch.is_empty() {
@@ -739,6 +760,7 @@ fn process<P: TileProgram>(
         _ => (None, None),
     };
     let plan = assign_work(metas, needs, batch, threads, min);
+    let edges_done = AtomicU64::new(0);
     let run = |t: usize| {
         let mut work: Vec<(u64, u32, Dir)> = Vec::with_capacity(batch.len());
         let key = |row: u32, col: u32, rev: bool| {
@@ -756,23 +778,32 @@ fn process<P: TileProgram>(
             }
         }
         work.sort_unstable_by_key(|w| (w.0, w.1));
+        let mut frame = Vec::new();
+        let mut decoded = 0;
         for (_, b, dir) in work {
             let (i, edges) = batch[b as usize];
             let m = metas[i];
-            let tile = Tile {
-                row: m.row,
-                col: m.col,
-                edges,
-            };
-            let wb = tile.written_block(dir);
-            match plan.shared.iter().position(|s| s.block == wb) {
-                Some(k) if plan.shared[k].owner as usize != t => {
-                    let into = share.expect("sharing needs scratch").block(t, k);
-                    prog.apply_private(&tile, dir, into);
+            let apply = |edges: &[u32]| {
+                let tile = Tile {
+                    row: m.row,
+                    col: m.col,
+                    edges,
+                };
+                let wb = tile.written_block(dir);
+                match plan.shared.iter().position(|s| s.block == wb) {
+                    Some(k) if plan.shared[k].owner as usize != t => {
+                        let into = share.expect("sharing needs scratch").block(t, k);
+                        prog.apply_private(&tile, dir, into);
+                    }
+                    _ => prog.apply(&tile, dir),
                 }
-                _ => prog.apply(&tile, dir),
+            };
+            match coded {
+                true => decoded += tilecode::for_each_frame(edges, &mut frame, apply),
+                false => apply(edges),
             }
         }
+        edges_done.fetch_add(decoded, Relaxed);
     };
     if threads == 1 {
         run(0);
@@ -795,10 +826,13 @@ fn process<P: TileProgram>(
         }
     }
     it.shared_blocks += plan.shared.len() as u64;
-    it.edges_processed += batch
-        .iter()
-        .map(|&(i, e)| e.len() as u64 * (needs[i].count_ones() as u64))
-        .sum::<u64>();
+    it.edges_processed += match coded {
+        true => edges_done.load(Relaxed),
+        false => batch
+            .iter()
+            .map(|&(i, e)| e.len() as u64 * (needs[i].count_ones() as u64))
+            .sum::<u64>(),
+    };
 }
 
 /// Blocks whose work may be split over threads in one batch.

@@ -19,6 +19,67 @@ use crate::store::Store;
 /// 256 Ki edges).
 pub const PIECE_BYTES: u64 = 1 << 20;
 
+/// Bytes of `tiles/edges.bin` (4 a plain edge; less when compressed).
+pub fn tile_bytes(store: &Store) -> u64 {
+    let m = store.manifest();
+    m.files
+        .get(crate::store::tiles::EDGES_FILE)
+        .map_or(m.tiles.edges * 4, |f| f.bytes)
+}
+
+/// Compressed tiles ([`crate::store::tilecode`]): consecutive frames of a
+/// tile joined into pieces of at most `piece_bytes` (a frame is never cut;
+/// `aligned`: never across a multiple of `piece_bytes`). Returns the
+/// largest piece, `None` when the index is inconsistent (offsets that
+/// decrease, pass the file or straddle a chunk).
+fn frame_pieces(
+    entries: &[IndexEntry],
+    file_len: u64,
+    piece_bytes: u64,
+    aligned: bool,
+    out: &mut Vec<TileMeta>,
+) -> Option<u64> {
+    use crate::store::tiles::CHUNK_BYTES;
+    let mut max = 0;
+    let mut cur: Option<TileMeta> = None;
+    for w in entries.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if b.first < a.first || b.first > file_len || a.is_sentinel() {
+            return None;
+        }
+        let bytes = b.first - a.first;
+        if bytes > 0 && a.first / CHUNK_BYTES != (b.first - 1) / CHUNK_BYTES {
+            return None;
+        }
+        let joins = cur.is_some_and(|c| {
+            (c.row, c.col) == (a.row, a.col)
+                && c.offset + c.bytes == a.first
+                && c.bytes + bytes <= piece_bytes
+                && (!aligned || c.offset / piece_bytes == (b.first.max(1) - 1) / piece_bytes)
+        });
+        match (&mut cur, joins) {
+            (Some(c), true) => c.bytes += bytes,
+            _ => {
+                if let Some(c) = cur.take() {
+                    max = u64::max(max, c.bytes);
+                    out.push(c);
+                }
+                cur = Some(TileMeta {
+                    row: a.row,
+                    col: a.col,
+                    offset: a.first,
+                    bytes,
+                });
+            }
+        }
+    }
+    if let Some(c) = cur {
+        max = max.max(c.bytes);
+        out.push(c);
+    }
+    Some(max)
+}
+
 /// One non-empty tile, or a piece of one.
 #[derive(Clone, Copy, Debug)]
 pub struct TileMeta {
@@ -26,7 +87,7 @@ pub struct TileMeta {
     pub col: u32,
     /// Byte offset in `tiles/edges.bin`.
     pub offset: u64,
-    /// Bytes (4 per edge).
+    /// Bytes (4 per edge; compressed: whole frames).
     pub bytes: u64,
 }
 
@@ -44,8 +105,8 @@ impl TileSet {
     pub fn index_bytes(store: &Store, piece_bytes: u64) -> u64 {
         let m = store.manifest();
         // Aligned cuts may add one piece per tile.
-        let pieces = 2 * m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
-        (m.tiles.num_tiles + 1) * 16
+        let pieces = 2 * m.tiles.index_entries() + tile_bytes(store) / piece_bytes;
+        (m.tiles.index_entries() + 1) * 16
             + (pieces + 1) * std::mem::size_of::<TileMeta>() as u64
             + m.files.get(CHUNKS_FILE).map_or(0, |f| f.bytes)
     }
@@ -72,7 +133,8 @@ impl TileSet {
     ) -> Result<TileSet> {
         let m = store.manifest();
         let charge = budget.charge(Self::index_bytes(store, piece_bytes), "tile index")?;
-        let pieces = m.tiles.num_tiles + m.tiles.edges * 4 / piece_bytes;
+        let coded = m.tiles.compressed();
+        let pieces = m.tiles.index_entries() + tile_bytes(store) / piece_bytes;
         for rel in [INDEX_FILE, CHUNKS_FILE] {
             let want = m.files.get(rel).ok_or_else(|| {
                 Error::store(store.path(), format!("{rel} is not in the manifest"))
@@ -96,7 +158,11 @@ impl TileSet {
             .map_or(0, |f| f.bytes);
         let mut tiles = Vec::with_capacity(pieces as usize);
         let mut max_tile_bytes = 0;
-        for w in entries.windows(2) {
+        if coded {
+            max_tile_bytes = frame_pieces(&entries, file_len, piece_bytes, aligned, &mut tiles)
+                .ok_or_else(|| Error::store(store.path(), "tiles/index.bin is inconsistent"))?;
+        }
+        for w in entries.windows(2).filter(|_| !coded) {
             let (a, b) = (w[0], w[1]);
             if b.first < a.first || b.first * 4 > file_len {
                 return Err(Error::store(
@@ -126,7 +192,7 @@ impl TileSet {
             }
         }
         if entries.last().is_none_or(|e| !e.is_sentinel())
-            || entries.len() as u64 != m.tiles.num_tiles + 1
+            || entries.len() as u64 != m.tiles.index_entries() + 1
         {
             return Err(Error::store(
                 store.path(),

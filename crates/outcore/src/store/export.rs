@@ -69,7 +69,7 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
     };
     let result = (|| -> Result<()> {
         match layout {
-            Layout::Tiles => scan_tiles(store.path(), weighted, |_, _, e| {
+            Layout::Tiles => scan_tiles(store.path(), weighted, m.tiles.compressed(), |_, _, e| {
                 line(&mut w, e.src, e.dst, e.weight)?;
                 if both_directions && !m.directed && e.src != e.dst {
                     line(&mut w, e.dst, e.src, e.weight)?;

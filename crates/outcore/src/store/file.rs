@@ -96,6 +96,11 @@ pub struct PlacedFile {
 }
 
 impl PlacedFile {
+    /// Where the file is (inside the store's temporary directory).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Writes `buf` at byte offset `at`.
     pub fn write_at(&self, buf: &[u8], at: u64) -> Result<()> {
         use std::os::unix::fs::FileExt;

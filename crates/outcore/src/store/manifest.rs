@@ -33,11 +33,33 @@ pub struct TileInfo {
     pub blocks: u64,
     /// Undirected stores keep only tiles (i, j) with i <= j, each edge once.
     pub upper_triangle: bool,
+    /// Non-empty tiles.
     pub num_tiles: u64,
     pub num_groups: u64,
     pub max_tile_edges: u64,
     /// Edges stored in the tiles.
     pub edges: u64,
+    /// How `tiles/edges.bin` is coded: absent for plain (u16, u16) pairs,
+    /// `gap-varint` for [`crate::store::tilecode`] frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
+    /// Compressed tiles: the frames, each an entry of `tiles/index.bin`
+    /// (a tile has one or more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<u64>,
+}
+
+impl TileInfo {
+    /// True when the tiles are coded in frames.
+    pub fn compressed(&self) -> bool {
+        self.compression.is_some()
+    }
+
+    /// Entries of `tiles/index.bin` before its closing one: the tiles, or
+    /// with compression their frames.
+    pub fn index_entries(&self) -> u64 {
+        self.frames.unwrap_or(self.num_tiles)
+    }
 }
 
 /// CSR layout parameters.

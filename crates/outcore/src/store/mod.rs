@@ -33,6 +33,7 @@ pub mod file;
 mod ids;
 pub mod manifest;
 pub mod read;
+pub mod tilecode;
 pub mod tiles;
 pub mod verify;
 pub mod walk;
@@ -85,6 +86,16 @@ impl Store {
                 path,
                 "the manifest lists a vertex order map for the original order: the store is damaged",
             ));
+        }
+        if let Some(c) = manifest.tiles.compression.as_deref() {
+            if c != tilecode::GAP_VARINT {
+                return Err(Error::store(
+                    path,
+                    format!(
+                        "the tiles are coded as `{c}`, which this build of outcore does not read"
+                    ),
+                ));
+            }
         }
         let required = required_files(&manifest);
         if let Some(missing) = required.iter().find(|f| !manifest.files.contains_key(*f)) {

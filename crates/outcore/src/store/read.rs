@@ -69,6 +69,16 @@ impl LeReader {
         self.next_f64()?.ok_or_else(|| self.early())
     }
 
+    /// The next `n` bytes, into `buf`; the end of the file is an error.
+    pub fn req_bytes(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<()> {
+        buf.resize(n, 0);
+        match self.input.read_exact(buf) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(self.early()),
+            Err(e) => Err(Error::io(&self.path, e)),
+        }
+    }
+
     fn early(&self) -> Error {
         Error::store(&self.path, "ends early")
     }
@@ -82,13 +92,15 @@ pub struct DenseEdge {
     pub weight: f64,
 }
 
-/// Scans `tiles/` in physical order, calling `f(tile_row, tile_col, edge)`.
+/// Scans `tiles/` in physical order, calling `f(tile_row, tile_col, edge)`;
+/// `compressed` tiles are decoded strictly ([`super::tilecode`]).
 pub fn scan_tiles(
     store: &Path,
     weighted: bool,
+    compressed: bool,
     mut f: impl FnMut(u32, u32, DenseEdge) -> Result<()>,
 ) -> Result<()> {
-    use super::tiles::{EDGES_FILE, INDEX_FILE, TILE_BITS, WEIGHTS_FILE};
+    use super::tiles::{CHUNK_BYTES, EDGES_FILE, INDEX_FILE, TILE_BITS, WEIGHTS_FILE};
     let mut index = LeReader::open(&store.join(INDEX_FILE))?;
     let mut edges = LeReader::open(&store.join(EDGES_FILE))?;
     let mut weights = if weighted {
@@ -103,14 +115,35 @@ pub fn scan_tiles(
         Ok((row, col, first))
     };
     let mut cur = read_entry(&mut index)?;
+    let (mut frame, mut pairs) = (Vec::new(), Vec::new());
     while cur.0 != u32::MAX {
         let next = read_entry(&mut index)?;
         if next.2 < cur.2 {
             return Err(Error::store(index.path(), "tile start edges decrease"));
         }
-        for _ in cur.2..next.2 {
-            let s = edges.req_u16()? as u64;
-            let d = edges.req_u16()? as u64;
+        pairs.clear();
+        let count = if compressed {
+            if next.2 > cur.2 && cur.2 / CHUNK_BYTES != (next.2 - 1) / CHUNK_BYTES {
+                return Err(Error::store(
+                    index.path(),
+                    format!("the frame at byte {} straddles a chunk", cur.2),
+                ));
+            }
+            edges.req_bytes(&mut frame, (next.2 - cur.2) as usize)?;
+            super::tilecode::decode_strict(&frame, |s, d| pairs.push((s, d))).map_err(|e| {
+                Error::store(edges.path(), format!("the frame at byte {}: {e}", cur.2))
+            })?;
+            pairs.len() as u64
+        } else {
+            next.2 - cur.2
+        };
+        let mut coded = pairs.iter();
+        for _ in 0..count {
+            let (s, d) = match coded.next() {
+                Some(&p) => p,
+                None => (edges.req_u16()?, edges.req_u16()?),
+            };
+            let (s, d) = (s as u64, d as u64);
             let w = match weights.as_mut() {
                 Some(r) => r.req_f64()?,
                 None => 1.0,

@@ -16,6 +16,7 @@
 //! `weights/tiles.f64` aligned with `tiles/edges.bin`.
 
 use super::file::{DataWriter, StoreDir, WriteLe};
+use super::tilecode::FrameEncoder;
 use crate::error::Result;
 
 /// log2 of the tile width.
@@ -129,6 +130,8 @@ impl TileGeometry {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TileStats {
     pub tiles: u64,
+    /// Entries of the index: the tiles, or with compression their frames.
+    pub frames: u64,
     pub groups: u64,
     pub max_tile_edges: u64,
     pub edges: u64,
@@ -149,12 +152,21 @@ pub struct TileWriter {
     cur_group: Option<(u64, u64)>,
     tile_start: u64,
     stats: TileStats,
+    /// Compressed tiles: the frame coder (index entries are frames).
+    frames: Option<FrameEncoder>,
 }
 
 impl TileWriter {
-    /// Starts the tile files in `dir`.
-    pub fn new(dir: &mut StoreDir, geom: TileGeometry, weighted: bool) -> Result<TileWriter> {
+    /// Starts the tile files in `dir`, coded in frames when `compress`
+    /// ([`super::tilecode`]).
+    pub fn new(
+        dir: &mut StoreDir,
+        geom: TileGeometry,
+        weighted: bool,
+        compress: bool,
+    ) -> Result<TileWriter> {
         Ok(TileWriter {
+            frames: compress.then(FrameEncoder::default),
             geom,
             edges: dir.file(EDGES_FILE)?,
             weights: if weighted {
@@ -182,6 +194,26 @@ impl TileWriter {
         if self.cur_tile != Some(tile) {
             self.start_tile(tile)?;
         }
+        if let Some(f) = &mut self.frames {
+            if let Some(at) = f.push((src << 16) | (dst & 0xFFFF)) {
+                self.index.put_u32s(&[tile.0 as u32, tile.1 as u32])?;
+                self.index.put_u64s(&[at])?;
+                self.stats.frames += 1;
+            }
+            if let Some(w) = &mut self.weights {
+                self.wbuf.push(weight);
+                if self.wbuf.len() >= 1 << 17 {
+                    w.put_f64s(&self.wbuf)?;
+                    self.wbuf.clear();
+                }
+            }
+            self.stats.edges += 1;
+            if let Some(b) = f.take(1 << 20) {
+                self.chunks.update(&b);
+                self.edges.write_all(&b)?;
+            }
+            return Ok(());
+        }
         self.buf.push(src as u16);
         self.buf.push(dst as u16);
         if self.weights.is_some() {
@@ -199,13 +231,18 @@ impl TileWriter {
         let group = self.geom.group_of(tile.0, tile.1);
         if self.cur_group != Some(group) {
             self.groups.put_u32s(&[group.0 as u32, group.1 as u32])?;
-            self.groups.put_u64s(&[self.stats.tiles])?;
+            self.groups.put_u64s(&[self.stats.frames])?;
             self.stats.groups += 1;
             self.cur_group = Some(group);
         }
+        let first = match &mut self.frames {
+            Some(f) => f.begin_tile(),
+            None => self.stats.edges,
+        };
         self.index.put_u32s(&[tile.0 as u32, tile.1 as u32])?;
-        self.index.put_u64s(&[self.stats.edges])?;
+        self.index.put_u64s(&[first])?;
         self.stats.tiles += 1;
+        self.stats.frames += 1;
         self.cur_tile = Some(tile);
         self.tile_start = self.stats.edges;
         Ok(())
@@ -236,10 +273,17 @@ impl TileWriter {
     pub fn finish(mut self, dir: &mut StoreDir) -> Result<TileStats> {
         self.end_tile();
         self.flush()?;
+        let mut end = self.stats.edges;
+        if let Some(f) = self.frames.take() {
+            let (rest, len) = f.finish();
+            self.chunks.update(&rest);
+            self.edges.write_all(&rest)?;
+            end = len;
+        }
         self.index.put_u32s(&[u32::MAX, u32::MAX])?;
-        self.index.put_u64s(&[self.stats.edges])?;
+        self.index.put_u64s(&[end])?;
         self.groups.put_u32s(&[u32::MAX, u32::MAX])?;
-        self.groups.put_u64s(&[self.stats.tiles])?;
+        self.groups.put_u64s(&[self.stats.frames])?;
         dir.close(self.edges)?;
         let mut sums = dir.file(CHUNKS_FILE)?;
         sums.put_u64s(&self.chunks.finish())?;

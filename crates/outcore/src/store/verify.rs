@@ -112,7 +112,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     let mut in_deg = vec![0u32; if m.directed { n as usize } else { 0 }];
     let mut last: Option<(u64, u64, u64)> = None;
     let (mut tiles, mut edges, mut loops) = (0u64, 0u64, 0u64);
-    scan_tiles(path, m.weighted, |row, col, e| {
+    scan_tiles(path, m.weighted, m.tiles.compressed(), |row, col, e| {
         let order = geom.tile_order(row as u64, col as u64);
         if row as u64 >= geom.blocks || col as u64 >= geom.blocks {
             return Err(bad(
@@ -157,6 +157,8 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     if edges != m.num_edges
         || edges != m.tiles.edges
         || tiles != m.tiles.num_tiles
+        || tiles > m.tiles.index_entries()
+        || m.tiles.compressed() != m.tiles.frames.is_some()
         || loops != m.num_self_loops
     {
         return Err(bad(
@@ -167,7 +169,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             ),
         ));
     }
-    check_groups(path, &geom, m.tiles.num_groups, m.tiles.num_tiles)?;
+    check_groups(path, &geom, m.tiles.num_groups, m.tiles.index_entries())?;
     check_chunks(path)?;
 
     // CSR: page packing, sorted unique neighbours, degrees agree with tiles.
@@ -298,6 +300,12 @@ fn check_groups(path: &Path, geom: &TileGeometry, groups: u64, tiles: u64) -> Re
     for t in 0..=tiles {
         let (row, col, _) = (ir.req_u32()?, ir.req_u32()?, ir.req_u64()?);
         if t == tiles {
+            if row != u32::MAX || col != u32::MAX || ir.next_u32()?.is_some() {
+                return Err(bad(
+                    INDEX_FILE,
+                    format!("holds other than {tiles} entries and the closing one"),
+                ));
+            }
             break;
         }
         let g = geom.group_of(row as u64, col as u64);

@@ -3,6 +3,7 @@
 
 mod betweenness;
 mod common;
+mod compressed;
 mod corruption;
 mod external_engine;
 mod external_ids;

@@ -515,7 +515,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     );
     let tiles = match (tile_sorter, tile_counts) {
         (Some(t), _) => write::Tiles::Sorted(t),
-        (None, Some(c)) => write::Tiles::Placed(TilePlacer::new(&mut dir, c)?),
+        (None, Some(c)) => write::Tiles::Placed(TilePlacer::new(&mut dir, c, opts.compress)?),
         (None, None) => unreachable!("tiles are counted or sorted"),
     };
     let stats = write::layouts(
@@ -572,6 +572,10 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             num_groups: tile_stats.groups,
             max_tile_edges: tile_stats.max_tile_edges,
             edges: tile_stats.edges,
+            compression: opts
+                .compress
+                .then(|| crate::store::tilecode::GAP_VARINT.to_string()),
+            frames: opts.compress.then_some(tile_stats.frames),
         },
         csr: CsrInfo {
             page_bytes: opts.page_bytes,

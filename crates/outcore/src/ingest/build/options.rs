@@ -37,6 +37,8 @@ pub struct BuildOptions {
     /// hold the order's 8 bytes per vertex. Default false (the CLI's
     /// `--order auto` sets it).
     pub order_auto: bool,
+    /// Code the tiles in frames of gaps (`--compress`; `store::tilecode`).
+    pub compress: bool,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
@@ -65,6 +67,7 @@ impl Default for BuildOptions {
             format: String::new(),
             order: VertexOrder::Degree,
             order_auto: false,
+            compress: false,
             sort_buffer_cap: None,
             sort_tiles: false,
             external_ids: false,

@@ -19,10 +19,10 @@ use super::write::tile_of_order;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use crate::store::file::{PlacedFile, StoreDir, WriteLe};
+use crate::store::file::{read_chunks, PlacedFile, StoreDir, WriteLe};
 use crate::store::tiles::{
-    ChunkHasher, TileGeometry, TileStats, CHUNKS_FILE, EDGES_FILE, GROUPS_FILE, INDEX_FILE,
-    TILE_BITS, WEIGHTS_FILE,
+    ChunkHasher, TileGeometry, TileStats, TileWriter, CHUNKS_FILE, EDGES_FILE, GROUPS_FILE,
+    INDEX_FILE, TILE_BITS, WEIGHTS_FILE,
 };
 
 /// Tiles (in physical order, padded to whole groups) past which the counts
@@ -98,19 +98,28 @@ pub(super) struct TilePlacer {
     cap: usize,
     bytes: Vec<u8>,
     stats: TileStats,
+    /// `--compress`: the non-empty tiles (row, column, edges) in physical
+    /// order; the edges are placed plain in a scratch file and coded in
+    /// frames by [`TileWriter`] when complete (frame sizes are not known
+    /// before the edges are).
+    coded: Option<Vec<(u32, u32, u64)>>,
     _charge: Charge,
 }
+
+/// The scratch file of plain tiles that `--compress` codes.
+const PLAIN_FILE: &str = "tiles/edges.plain";
 
 impl TilePlacer {
     /// Writes the index and group files from the counts and sizes the edge
     /// (and weight) files.
-    pub fn new(dir: &mut StoreDir, counts: TileCounts) -> Result<TilePlacer> {
+    pub fn new(dir: &mut StoreDir, counts: TileCounts, compress: bool) -> Result<TilePlacer> {
         let geom = counts.geom;
         let mut stats = TileStats::default();
-        let mut index = dir.file(INDEX_FILE)?;
-        let mut groups = dir.file(GROUPS_FILE)?;
+        let mut index = Vec::new();
+        let mut groups = Vec::new();
         let mut cursor = counts.counts;
         let mut group = None;
+        let mut coded = compress.then(Vec::new);
         for (t, c) in cursor.iter_mut().enumerate() {
             let n = *c;
             *c = stats.edges;
@@ -120,30 +129,45 @@ impl TilePlacer {
             let (i, j) = tile_of_order(&geom, t as u64);
             let g = geom.group_of(i, j);
             if group != Some(g) {
-                groups.put_u32s(&[g.0 as u32, g.1 as u32])?;
-                groups.put_u64s(&[stats.tiles])?;
+                groups.push((g.0 as u32, g.1 as u32, stats.tiles));
                 stats.groups += 1;
                 group = Some(g);
             }
-            index.put_u32s(&[i as u32, j as u32])?;
-            index.put_u64s(&[stats.edges])?;
+            index.push((i as u32, j as u32, stats.edges));
+            if let Some(c) = &mut coded {
+                c.push((i as u32, j as u32, n));
+            }
             stats.tiles += 1;
             stats.edges += n;
             stats.max_tile_edges = stats.max_tile_edges.max(n);
         }
-        index.put_u32s(&[u32::MAX, u32::MAX])?;
-        index.put_u64s(&[stats.edges])?;
-        groups.put_u32s(&[u32::MAX, u32::MAX])?;
-        groups.put_u64s(&[stats.tiles])?;
-        dir.close(index)?;
-        dir.close(groups)?;
+        if coded.is_none() {
+            index.push((u32::MAX, u32::MAX, stats.edges));
+            groups.push((u32::MAX, u32::MAX, stats.tiles));
+            for (rel, entries) in [(INDEX_FILE, index), (GROUPS_FILE, groups)] {
+                let mut w = dir.file(rel)?;
+                for (a, b, first) in entries {
+                    w.put_u32s(&[a, b])?;
+                    w.put_u64s(&[first])?;
+                }
+                dir.close(w)?;
+            }
+        }
+        stats.frames = stats.tiles;
         let mut end: Vec<u64> = cursor[1..].to_vec();
         end.push(stats.edges);
         let blocks = geom.blocks as usize;
         let weighted = counts.weighted;
         Ok(TilePlacer {
             geom,
-            edges: Some(dir.placed(EDGES_FILE, stats.edges * 4)?),
+            edges: Some(dir.placed(
+                if coded.is_some() {
+                    PLAIN_FILE
+                } else {
+                    EDGES_FILE
+                },
+                stats.edges * 4,
+            )?),
             weights: match weighted {
                 true => Some(dir.placed(WEIGHTS_FILE, stats.edges * 8)?),
                 false => None,
@@ -156,6 +180,7 @@ impl TilePlacer {
             cap: column_cap(&geom, weighted),
             bytes: Vec::new(),
             stats,
+            coded,
             _charge: counts._charge,
         })
     }
@@ -229,15 +254,54 @@ impl TilePlacer {
                 "internal: tile ({i}, {j}) received fewer edges than were counted"
             )));
         }
-        let mut chunks = ChunkHasher::default();
         let edges = self.edges.take().expect("open until finish");
+        if let Some(w) = self.weights.take() {
+            dir.close_placed(w, |_| {})?;
+        }
+        if let Some(tiles) = self.coded.take() {
+            return code_placed(dir, edges, self.geom, &tiles);
+        }
+        let mut chunks = ChunkHasher::default();
         dir.close_placed(edges, |b| chunks.update(b))?;
         let mut sums = dir.file(CHUNKS_FILE)?;
         sums.put_u64s(&chunks.finish())?;
         dir.close(sums)?;
-        if let Some(w) = self.weights.take() {
-            dir.close_placed(w, |_| {})?;
-        }
         Ok(self.stats)
     }
+}
+
+/// Codes the plain tiles placed in `plain` (`tiles`: row, column, edges in
+/// physical order) in frames, then removes it.
+fn code_placed(
+    dir: &mut StoreDir,
+    plain: PlacedFile,
+    geom: TileGeometry,
+    tiles: &[(u32, u32, u64)],
+) -> Result<TileStats> {
+    let path = plain.path().to_path_buf();
+    drop(plain);
+    let mut w = TileWriter::new(dir, geom, false, true)?;
+    let (mut k, mut left) = (0, tiles.first().map_or(0, |t| t.2));
+    read_chunks(&path, 4, |b| {
+        for c in b.chunks_exact(4) {
+            while left == 0 {
+                k += 1;
+                left = tiles[k].2;
+            }
+            let (s, d) = (
+                u16::from_le_bytes([c[0], c[1]]),
+                u16::from_le_bytes([c[2], c[3]]),
+            );
+            let (row, col) = (tiles[k].0, tiles[k].1);
+            w.push(
+                row << TILE_BITS | s as u32,
+                col << TILE_BITS | d as u32,
+                1.0,
+            )?;
+            left -= 1;
+        }
+        Ok(())
+    })?;
+    std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+    w.finish(dir)
 }

@@ -65,7 +65,10 @@ pub(super) fn layouts<W: Weight>(
         sorters.rev,
     ));
     let (sorted_tiles, mut placer) = match sorters.tiles {
-        Tiles::Sorted(s) => (Some((s, TileWriter::new(dir, geom, opts.weighted)?)), None),
+        Tiles::Sorted(s) => (
+            Some((s, TileWriter::new(dir, geom, opts.weighted, opts.compress)?)),
+            None,
+        ),
         Tiles::Placed(p) => {
             debug_assert!(
                 undirected || csrs.len() == 2,

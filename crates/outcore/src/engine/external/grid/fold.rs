@@ -9,6 +9,7 @@ use crate::engine::state::BLOCK;
 use crate::engine::vertex::VertexProgram;
 use crate::error::{Error, Result};
 use crate::io::{ReadReq, Reader};
+use crate::store::tilecode;
 use crate::store::tiles::{chunk_sum, CHUNK_BYTES, EDGES_FILE};
 use crate::store::Store;
 use std::ops::Range;
@@ -161,13 +162,33 @@ impl Grid {
                         (as_u64s(self.win[which].as_slice()), key * WIN_BLOCKS)
                     }
                 };
-                let run = kernel::Run {
+                let mut run = kernel::Run {
                     pieces: &self.pieces[p0..p1],
                     buf: as_u32s(self.bufs[si % NBUF].as_slice()),
                     start: self.spans[si].start,
                     words,
                     first,
                 };
+                // Compressed tiles: the run decoded, its pieces re-pointed.
+                if let Some((dec, pieces, _)) = &mut self.decoded {
+                    dec.clear();
+                    pieces.clear();
+                    for p in run.pieces {
+                        let at = dec.len();
+                        tilecode::decode(run.edges(p), dec);
+                        pieces.push(Piece {
+                            off: at as u64 * 4,
+                            bytes: (dec.len() - at) as u64 * 4,
+                            ..*p
+                        });
+                    }
+                    run = kernel::Run {
+                        pieces,
+                        buf: dec,
+                        start: 0,
+                        ..run
+                    };
+                }
                 counts.edges +=
                     kernel::fold_run::<P>(&run, acc, b0, &mut self.order, &mut self.spare, id);
                 p0 = p1;

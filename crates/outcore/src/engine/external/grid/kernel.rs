@@ -33,7 +33,7 @@ pub(super) struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn edges(&self, p: &Piece) -> &[u32] {
+    pub(super) fn edges(&self, p: &Piece) -> &[u32] {
         let o = ((p.off - self.start) / 4) as usize;
         &self.buf[o..o + (p.bytes / 4) as usize]
     }

@@ -41,7 +41,7 @@ mod pass;
 
 use super::disk::{read_exact, Appender};
 use crate::engine::state::BLOCK;
-use crate::engine::tileset::TileSet;
+use crate::engine::tileset::{tile_bytes, TileSet};
 use crate::engine::vertex::{Aggregate, VertexProgram};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Reader};
@@ -125,6 +125,8 @@ pub struct Grid {
     order: Vec<usize>,
     spare: Vec<u64>,
     _spare: Charge,
+    /// Compressed tiles: a run's pieces decoded, and where each lies.
+    decoded: Option<(Vec<u32>, Vec<Piece>, Charge)>,
 }
 
 /// Whether `prog` may run grid supersteps on `store`: messages with an
@@ -148,9 +150,19 @@ fn read_size(chunk: u64) -> u64 {
 /// holds (what its reads, windows and tile index leave).
 pub fn cap(store: &Store, free: u64, chunk: u64) -> u64 {
     let rb = read_size(chunk);
-    let fixed = NBUF as u64 * rb + (2 * WIN_BLOCKS + 1) as u64 * BLOCK_BYTES;
+    let fixed =
+        NBUF as u64 * rb + (2 * WIN_BLOCKS + 1) as u64 * BLOCK_BYTES + decode_bytes(store, rb);
     let index = TileSet::index_bytes(store, rb);
     free.saturating_sub(fixed + index + LEFT_FREE) / BLOCK_BYTES
+}
+
+/// Compressed tiles: the decoded run of one read of `rb` bytes (an edge
+/// takes at least a byte coded and 4 decoded).
+fn decode_bytes(store: &Store, rb: u64) -> u64 {
+    match store.manifest().tiles.compressed() {
+        true => 4 * rb,
+        false => 0,
+    }
 }
 
 /// Bytes a grid superstep reads and writes with `windows` windows when a
@@ -174,10 +186,11 @@ pub fn work(
     let m = store.manifest();
     let n = m.num_vertices.max(1);
     let dirs = if reverse || !m.directed { 2 } else { 1 };
-    let tiles = (m.tiles.edges as f64 * 4.0 * dirs as f64 * f) as u64;
+    let tiles = (tile_bytes(store) as f64 * dirs as f64 * f) as u64;
+    let edges = (m.tiles.edges as f64 * dirs as f64 * f) as u64;
     let passes = if fused { 1 } else { 2 };
     let read = (tiles as f64 * tile_factor) as u64 + windows * n * 8 + passes * n * state + n / 8;
-    (read, n * 8 + n * state + n / 8, tiles / 4)
+    (read, n * 8 + n * state + n / 8, edges)
 }
 
 /// Blocks of `lo..hi` counted whole.
@@ -244,6 +257,14 @@ impl Grid {
             order: Vec::new(),
             spare: vec![0; BLOCK],
             _spare: budget.charge(BLOCK_BYTES, "grid shared block")?,
+            decoded: match m.tiles.compressed() {
+                true => {
+                    let bytes = decode_bytes(store, read_bytes);
+                    let charge = budget.charge(bytes, "grid tile decoding")?;
+                    Some((Vec::with_capacity(bytes as usize / 4), Vec::new(), charge))
+                }
+                false => None,
+            },
         })
     }
 
