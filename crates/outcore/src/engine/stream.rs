@@ -160,6 +160,11 @@ pub struct StreamEngine {
     budget: Budget,
     /// Compressed tiles: each thread's frame decoding scratch, charged.
     coded: Option<crate::mem::budget::Charge>,
+    /// Compressed tiles whose decoded words all fit in the cache pool: it
+    /// holds them decoded (decoding is then paid once, not per iteration),
+    /// each decoded first into this scratch (charged); else it holds them
+    /// coded, and more of them.
+    pool_plain: Option<(Vec<u32>, crate::mem::budget::Charge)>,
 }
 
 /// The reads in flight, per segment of the ring. A request's tag is
@@ -254,10 +259,24 @@ impl StreamEngine {
             true => Some(budget.charge(decode_bytes(threads), "tile decoding")?),
             false => None,
         };
+        let plain_bytes = store.manifest().tiles.edges * 4;
+        let scratch_words = tiles.max_tile_bytes;
+        let avail = budget.available().saturating_sub(SLACK);
+        let mut pool_plain = None;
+        if coded.is_some()
+            && cfg.cache_bytes.unwrap_or(avail).min(avail) >= plain_bytes + 4 * scratch_words
+        {
+            if let Ok(c) = budget.charge(4 * scratch_words, "decoded tile for the cache pool") {
+                pool_plain = Some((Vec::with_capacity(scratch_words as usize), c));
+            }
+        }
         let pool_bytes = match cfg.cache_bytes {
             Some(c) => c.min(budget.available().saturating_sub(SLACK)),
             None => budget.available().saturating_sub(SLACK),
         };
+        if pool_bytes < plain_bytes {
+            pool_plain = None;
+        }
         let pool = CachePool::new(pool_bytes, tiles.tiles.len(), budget)?;
         // Room in flight for every segment's load at once (loads of whole
         // segments; a load of many small ranges has more requests, the rest
@@ -283,6 +302,7 @@ impl StreamEngine {
             threads,
             budget: budget.clone(),
             coded,
+            pool_plain,
         })
     }
 
@@ -436,7 +456,8 @@ impl StreamEngine {
                 .map(|&i| (i, self.pool.get(i).expect("cached")))
                 .collect();
             it.cache_hit_bytes = batch.iter().map(|(_, e)| e.len() as u64 * 4).sum();
-            self.process(prog, &needs, &batch, &mut it);
+            let coded = self.coded.is_some() && self.pool_plain.is_none();
+            self.process(prog, &needs, &batch, coded, &mut it);
         }
         it.compute_seconds += tc.elapsed().as_secs_f64();
         it.cache_hits = cached.len() as u64;
@@ -461,7 +482,7 @@ impl StreamEngine {
                     .iter()
                     .map(|&(i, w)| (i, &words[w..w + (self.tiles.tiles[i].bytes / 4) as usize]))
                     .collect();
-                self.process(prog, &needs, &batch, &mut it);
+                self.process(prog, &needs, &batch, self.coded.is_some(), &mut it);
                 it.compute_seconds += tc.elapsed().as_secs_f64();
                 self.flight
                     .collect(&mut self.reader, 0, &self.store, file_len)?;
@@ -474,8 +495,17 @@ impl StreamEngine {
                     .copied()
                     .filter(|&(i, _)| prog.may_need_next(metas[i].row, metas[i].col))
                     .collect();
-                self.pool
-                    .insert_all(&next, |j| prog.may_need_next(metas[j].row, metas[j].col));
+                let keep = |j: usize| prog.may_need_next(metas[j].row, metas[j].col);
+                match &mut self.pool_plain {
+                    Some((plain, _)) => {
+                        for &(i, words) in &next {
+                            plain.clear();
+                            tilecode::decode(words, plain);
+                            self.pool.insert(i, plain, keep);
+                        }
+                    }
+                    None => _ = self.pool.insert_all(&next, keep),
+                }
                 it.cache_seconds += tk.elapsed().as_secs_f64();
             }
             // Segment s is processed and its tiles cached: the load K after
@@ -504,6 +534,7 @@ impl StreamEngine {
         prog: &P,
         needs: &[u8],
         batch: &[(usize, &[u32])],
+        coded: bool,
         it: &mut IterStats,
     ) {
         let min = self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES);
@@ -515,7 +546,7 @@ impl StreamEngine {
             batch,
             self.threads,
             share,
-            self.coded.is_some(),
+            coded,
             it,
         );
     }
@@ -780,10 +811,16 @@ fn process<P: TileProgram>(
         work.sort_unstable_by_key(|w| (w.0, w.1));
         let mut frame = Vec::new();
         let mut decoded = 0;
-        for (_, b, dir) in work {
+        let mut w = 0;
+        while w < work.len() {
+            let (_, b, dir) = work[w];
+            // Both directions of a tile on this thread are adjacent (the key
+            // differs in its last bit only): a coded tile is decoded once.
+            let both = work.get(w + 1).is_some_and(|x| x.1 == b);
+            w += 1 + both as usize;
             let (i, edges) = batch[b as usize];
             let m = metas[i];
-            let apply = |edges: &[u32]| {
+            let apply = |edges: &[u32], dir: Dir| {
                 let tile = Tile {
                     row: m.row,
                     col: m.col,
@@ -798,9 +835,19 @@ fn process<P: TileProgram>(
                     _ => prog.apply(&tile, dir),
                 }
             };
+            let dirs: &[Dir] = match (both, dir) {
+                (true, _) => &[Dir::Forward, Dir::Reverse],
+                (false, Dir::Forward) => &[Dir::Forward],
+                (false, Dir::Reverse) => &[Dir::Reverse],
+            };
             match coded {
-                true => decoded += tilecode::for_each_frame(edges, &mut frame, apply),
-                false => apply(edges),
+                true => {
+                    let n = tilecode::for_each_frame(edges, &mut frame, |e| {
+                        dirs.iter().for_each(|&d| apply(e, d))
+                    });
+                    decoded += n * dirs.len() as u64;
+                }
+                false => dirs.iter().for_each(|&d| apply(edges, d)),
             }
         }
         edges_done.fetch_add(decoded, Relaxed);

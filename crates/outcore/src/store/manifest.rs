@@ -40,7 +40,7 @@ pub struct TileInfo {
     /// Edges stored in the tiles.
     pub edges: u64,
     /// How `tiles/edges.bin` is coded: absent for plain (u16, u16) pairs,
-    /// `gap-varint` for [`crate::store::tilecode`] frames.
+    /// `gap-svb` for [`crate::store::tilecode`] frames.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression: Option<String>,
     /// Compressed tiles: the frames, each an entry of `tiles/index.bin`

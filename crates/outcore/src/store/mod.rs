@@ -88,7 +88,7 @@ impl Store {
             ));
         }
         if let Some(c) = manifest.tiles.compression.as_deref() {
-            if c != tilecode::GAP_VARINT {
+            if c != tilecode::GAP_SVB {
                 return Err(Error::store(
                     path,
                     format!(

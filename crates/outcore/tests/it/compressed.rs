@@ -81,7 +81,7 @@ fn check_pair(plain: &Store, coded: &Store) {
         exported(coded, Layout::Tiles, true)
     );
     let (mp, mc) = (plain.manifest(), coded.manifest());
-    assert_eq!(mc.tiles.compression.as_deref(), Some("gap-varint"));
+    assert_eq!(mc.tiles.compression.as_deref(), Some("gap-svb"));
     assert_eq!(
         (mp.tiles.edges, mp.tiles.max_tile_edges),
         (mc.tiles.edges, mc.tiles.max_tile_edges)
@@ -167,7 +167,11 @@ fn engines_answer_the_same_on_compressed_tiles() {
         let want_wcc = reference::wcc(&g);
         let want_bfs = reference::bfs(&g, 3);
         let budget = Budget::new(256 << 20);
-        for cache in [Some(0), None] {
+        // No pool; a pool holding every tile coded but not decoded; a pool
+        // holding them all decoded.
+        let coded_bytes = coded.manifest().files[EDGES_FILE].bytes;
+        assert!(coded_bytes * 3 / 2 < plain.manifest().tiles.edges * 4);
+        for cache in [Some(0), Some(coded_bytes * 3 / 2), None] {
             for io in [Backend::Uring, Backend::Sync] {
                 let c = StreamConfig {
                     io: Some(io),

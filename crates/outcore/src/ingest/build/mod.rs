@@ -574,7 +574,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             edges: tile_stats.edges,
             compression: opts
                 .compress
-                .then(|| crate::store::tilecode::GAP_VARINT.to_string()),
+                .then(|| crate::store::tilecode::GAP_SVB.to_string()),
             frames: opts.compress.then_some(tile_stats.frames),
         },
         csr: CsrInfo {

@@ -1,18 +1,24 @@
 //! Compressed tiles (`import --compress`): G-Store's tiles with CEESOR's gap
 //! coding of sorted neighbour ids (the "first offset, then gaps" of
-//! ../shared/papers/003, here over a tile's sorted (src, dst) keys).
+//! ../shared/papers/003, here over a tile's sorted (src, dst) keys), the
+//! gaps in Lemire's stream-vbyte code.
 //!
 //! Inside a tile, edges are sorted by (src, dst), so the 32-bit keys
 //! `src << 16 | dst` increase strictly. A *frame* codes a run of them:
 //!
 //! ```text
-//! u32 count (little-endian) | key 0 as LEB128 | (key i - key i-1 - 1) as LEB128 ... | zero bytes to a 4-byte boundary
+//! u32 count | count 2-bit lengths, four a byte (length - 1) | key 0, then key i - key i-1 - 1, each in 1-4 bytes | zeros to a 4-byte boundary
 //! ```
 //!
 //! Degree-ordered graphs put most edges in dense hub tiles, where gaps are
-//! small: kron-22 codes in 1.62 bytes per edge and kron-24 in 1.76, against
-//! 4 for plain tiles (LEB128 beat stream-vbyte's 1.73 and nibble codes'
-//! 1.70 bytes by at most 4% and decodes with one branch per byte).
+//! small: kron-22 codes in 1.73 bytes per edge and kron-24 in 1.86, against
+//! 4 for plain tiles. The code was chosen by measurement (kron-20, one
+//! core): LEB128 varints take 6% fewer bytes (1.62 at kron-22) but decode
+//! with a branch per byte at 0.3 G edges/s; stream-vbyte's lengths, kept
+//! apart from the gap bytes, let [`decode`] gather four gaps with one
+//! SSSE3 shuffle and sum them in registers, at 1.4 G edges/s (0.6 G with
+//! the portable loop), several times what the disk delivers
+//! (`benches/compress.sh` prints both).
 //!
 //! Frames never straddle a [`CHUNK_BYTES`] boundary of `tiles/edges.bin` (a
 //! frame that would is closed, the rest of the chunk filled with zero words,
@@ -21,140 +27,18 @@
 //! frame has its own entry in `tiles/index.bin`, holding its byte offset (so
 //! a large tile has several entries, consecutive, with the same row and
 //! column); `tiles/groups.bin` counts entries. Engines hold and cache the
-//! coded words and decode a piece into plain tile words (`src | dst << 16`)
-//! just before applying it: the [`decode`] loop runs at several times the
-//! disk's speed (see `benches/compress.sh`).
+//! coded words and decode a frame into plain tile words (`src | dst << 16`)
+//! just before applying it.
+
+mod encode;
+mod groups;
 
 use super::tiles::CHUNK_BYTES;
+pub use encode::FrameEncoder;
+use groups::groups;
 
 /// The manifest's name for this coding (`tiles.compression`).
-pub const GAP_VARINT: &str = "gap-varint";
-
-/// Longest LEB128 code of a u32.
-const MAX_CODE: u64 = 5;
-
-/// Builds frames from keys arriving in physical order, tile by tile.
-pub struct FrameEncoder {
-    /// Coded bytes not yet taken; `base` is the file offset of `out[0]`.
-    out: Vec<u8>,
-    base: u64,
-    /// Where the open frame's count lies in `out`, its count and last key.
-    open: Option<usize>,
-    count: u32,
-    prev: u32,
-    /// The file offset the open frame must end by.
-    limit: u64,
-}
-
-impl Default for FrameEncoder {
-    fn default() -> Self {
-        FrameEncoder {
-            out: Vec::with_capacity(1 << 20),
-            base: 0,
-            open: None,
-            count: 0,
-            prev: 0,
-            limit: 0,
-        }
-    }
-}
-
-impl FrameEncoder {
-    fn pos(&self) -> u64 {
-        self.base + self.out.len() as u64
-    }
-
-    /// Closes the open frame (if any): its count, then padding to 4 bytes.
-    fn close(&mut self) {
-        if let Some(at) = self.open.take() {
-            self.out[at..at + 4].copy_from_slice(&self.count.to_le_bytes());
-            let pad = (4 - self.out.len() % 4) % 4;
-            self.out.extend(std::iter::repeat_n(0u8, pad));
-        }
-    }
-
-    /// Opens a frame at the next position that leaves room for its count and
-    /// one key before the chunk ends; returns its file offset.
-    fn open_frame(&mut self) -> u64 {
-        let mut at = self.pos();
-        let end = (at / CHUNK_BYTES + 1) * CHUNK_BYTES;
-        if end - at < 4 + MAX_CODE + 3 {
-            self.out
-                .extend(std::iter::repeat_n(0u8, (end - at) as usize));
-            at = end;
-        }
-        self.limit = (at / CHUNK_BYTES + 1) * CHUNK_BYTES;
-        self.open = Some(self.out.len());
-        self.out.extend_from_slice(&[0; 4]);
-        self.count = 0;
-        at
-    }
-
-    /// Starts a new tile: closes the open frame and returns the file offset
-    /// of the tile's first frame.
-    pub fn begin_tile(&mut self) -> u64 {
-        self.close();
-        self.open_frame()
-    }
-
-    /// Codes `key` (`src << 16 | dst`, above the tile's previous key).
-    /// Returns the offset of a new frame of the same tile when the key did
-    /// not fit before the chunk's end (the caller indexes it).
-    #[inline]
-    pub fn push(&mut self, key: u32) -> Option<u64> {
-        let mut gap = if self.count == 0 {
-            key
-        } else {
-            key.wrapping_sub(self.prev).wrapping_sub(1)
-        };
-        let mut code = [0u8; MAX_CODE as usize];
-        let mut len = 0;
-        while gap >= 0x80 {
-            code[len] = gap as u8 | 0x80;
-            gap >>= 7;
-            len += 1;
-        }
-        code[len] = gap as u8;
-        len += 1;
-        let mut new = None;
-        if self.pos() + len as u64 > self.limit {
-            self.close();
-            new = Some(self.open_frame());
-            return self.push_new(key, new);
-        }
-        self.out.extend_from_slice(&code[..len]);
-        self.count += 1;
-        self.prev = key;
-        new
-    }
-
-    /// `key` as the first of a frame just opened.
-    fn push_new(&mut self, key: u32, new: Option<u64>) -> Option<u64> {
-        let fresh = self.push(key);
-        debug_assert!(fresh.is_none(), "a key fits an empty frame");
-        new
-    }
-
-    /// Coded bytes ready to write (up to the open frame), if at least
-    /// `min` of them.
-    pub fn take(&mut self, min: usize) -> Option<Vec<u8>> {
-        let upto = self.open.unwrap_or(self.out.len());
-        if upto < min || upto == 0 {
-            return None;
-        }
-        let rest = self.out.split_off(upto);
-        self.open = self.open.map(|_| 0);
-        self.base += upto as u64;
-        Some(std::mem::replace(&mut self.out, rest))
-    }
-
-    /// Closes the last frame; returns the remaining bytes and the file length.
-    pub fn finish(mut self) -> (Vec<u8>, u64) {
-        self.close();
-        let len = self.pos();
-        (self.out, len)
-    }
-}
+pub const GAP_SVB: &str = "gap-svb";
 
 /// Views words as their little-endian bytes.
 pub fn as_bytes(words: &[u32]) -> &[u8] {
@@ -197,82 +81,92 @@ pub fn for_each_frame(words: &[u32], scratch: &mut Vec<u32>, mut f: impl FnMut(&
 }
 
 /// Words [`for_each_frame`]'s scratch may grow to: a frame's edges take
-/// at least a byte each, and a frame fits in a chunk.
+/// more than a byte each, and a frame fits in a chunk.
 pub const SCRATCH_WORDS: u64 = CHUNK_BYTES;
+
+/// A frame's parts at `p`: (count, lengths, gaps, next frame's position);
+/// `None` at the end or when the frame does not fit in `b`.
+#[inline]
+fn frame_at(b: &[u8], p: usize) -> Option<(usize, &[u8], &[u8], usize)> {
+    let head = b.get(p..p + 4)?;
+    let n = u32::from_le_bytes(head.try_into().expect("4 bytes")) as usize;
+    let lens = b.get(p + 4..(p + 4).checked_add(n.div_ceil(4))?)?;
+    let data_at = p + 4 + lens.len();
+    let data_len: usize = lens
+        .iter()
+        .map(|&c| {
+            (c & 3) as usize + (c >> 2 & 3) as usize + (c >> 4 & 3) as usize + (c >> 6) as usize + 4
+        })
+        .sum::<usize>()
+        - (4 - n % 4) % 4;
+    let data = b.get(data_at..data_at + data_len)?;
+    Some((n, lens, data, (data_at + data_len + 3) & !3))
+}
 
 /// Decodes the frame at `p` into `out`; the next frame's position, `None`
 /// at the end (or where damage cut the piece short).
 #[inline]
-fn decode_frame(b: &[u8], mut p: usize, out: &mut Vec<u32>) -> Option<usize> {
-    let head = b.get(p..p + 4)?;
-    let n = u32::from_le_bytes(head.try_into().expect("4 bytes")) as usize;
-    p += 4;
-    out.reserve(n.min(b.len() - p));
-    let mut key = 0u32;
-    for i in 0..n {
-        let (g, q) = leb(b, p)?;
-        p = q;
-        key = match i {
-            0 => g,
-            _ => key.wrapping_add(g).wrapping_add(1),
+fn decode_frame(b: &[u8], p: usize, out: &mut Vec<u32>) -> Option<usize> {
+    let (n, lens, data, next) = frame_at(b, p)?;
+    out.reserve(n);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..n];
+    // The first key is coded whole: start one below zero.
+    let mut key = u32::MAX;
+    let (groups, mut q) = groups(lens, data, dst, &mut key);
+    let mut i = 4 * groups;
+    let mut ok = true;
+    while i < n {
+        let len = (lens[i / 4] >> (2 * (i % 4)) & 3) as usize;
+        let Some(bytes) = data.get(q..q + len + 1) else {
+            ok = false;
+            break;
         };
-        out.push(key.rotate_left(16));
+        let mut g = [0u8; 4];
+        g[..=len].copy_from_slice(bytes);
+        key = key.wrapping_add(u32::from_le_bytes(g)).wrapping_add(1);
+        dst[i].write(key.rotate_left(16));
+        q += len + 1;
+        i += 1;
     }
-    Some((p + 3) & !3)
-}
-
-/// One LEB128 code at `p`: (value, next position), `None` when cut short.
-#[inline(always)]
-fn leb(b: &[u8], p: usize) -> Option<(u32, usize)> {
-    let x = *b.get(p)?;
-    if x < 0x80 {
-        return Some((x as u32, p + 1));
-    }
-    let mut v = (x & 0x7f) as u32;
-    let mut shift = 7;
-    let mut q = p + 1;
-    loop {
-        let x = *b.get(q)?;
-        q += 1;
-        v |= ((x & 0x7f) as u32).wrapping_shl(shift);
-        if x < 0x80 || shift >= 28 {
-            return Some((v, q));
-        }
-        shift += 7;
-    }
+    // SAFETY: slots base..base + i were written (by `groups` and above).
+    unsafe { out.set_len(base + i) };
+    ok.then_some(next)
 }
 
 /// Decodes the frames of one index entry strictly (for `verify` and the
-/// sequential scans): every count, code and padding byte must be exact and
-/// keys must stay below 2^32. Calls `f(local src, local dst)` per edge.
+/// sequential scans): every count, length, gap and padding byte must be
+/// exact and keys must stay below 2^32. Calls `f(local src, local dst)` per
+/// edge.
 pub fn decode_strict(b: &[u8], mut f: impl FnMut(u16, u16)) -> Result<u64, String> {
     let mut p = 0;
     let mut edges = 0u64;
     while p < b.len() {
-        if p + 4 > b.len() {
-            return Err(format!("a frame count is cut short at byte {p}"));
+        let (n, lens, data, next) =
+            frame_at(b, p).ok_or_else(|| format!("the frame at byte {p} is cut short"))?;
+        if n % 4 != 0 && lens[lens.len() - 1] >> (2 * (n % 4)) != 0 {
+            return Err(format!("the frame at byte {p} has lengths past its count"));
         }
-        let n = u32::from_le_bytes(b[p..p + 4].try_into().expect("4 bytes"));
-        p += 4;
         let mut key = 0u64;
+        let mut q = 0;
         for i in 0..n {
-            let (g, q) = leb(b, p).ok_or_else(|| format!("a code is cut short at byte {p}"))?;
-            if q - p == MAX_CODE as usize && b[q - 1] > 0x0f {
-                return Err(format!("the code at byte {p} exceeds 32 bits"));
-            }
-            p = q;
-            key = if i == 0 { g as u64 } else { key + g as u64 + 1 };
+            let len = (lens[i / 4] >> (2 * (i % 4)) & 3) as usize + 1;
+            let mut g = [0u8; 4];
+            g[..len].copy_from_slice(&data[q..q + len]);
+            q += len;
+            let g = u32::from_le_bytes(g) as u64;
+            key = if i == 0 { g } else { key + g + 1 };
             if key > u32::MAX as u64 {
-                return Err(format!("a key passes 2^32 at byte {p}"));
+                return Err(format!("a key passes 2^32 in the frame at byte {p}"));
             }
             f((key >> 16) as u16, key as u16);
         }
         edges += n as u64;
-        let end = (p + 3) & !3;
-        if end > b.len() || b[p..end].iter().any(|&x| x != 0) {
-            return Err(format!("the frame's padding at byte {p} is wrong"));
+        let end = p + 4 + lens.len() + data.len();
+        if next > b.len() || b[end..next].iter().any(|&x| x != 0) {
+            return Err(format!("the padding of the frame at byte {p} is wrong"));
         }
-        p = end;
+        p = next;
     }
     Ok(edges)
 }

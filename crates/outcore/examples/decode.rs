@@ -1,0 +1,68 @@
+//! Decode throughput of compressed tiles on one core (`benches/compress.sh`):
+//! reads a store's `tiles/edges.bin` into memory, then decodes every frame
+//! with the engines' decoder, against a pass over plain tile words.
+//!
+//!   cargo run --release --example decode -- STORE [MAX_BYTES]
+
+use outcore::store::tilecode;
+use outcore::store::tiles::{IndexEntry, EDGES_FILE, INDEX_FILE};
+use outcore::store::Store;
+use std::time::Instant;
+
+/// Passes over the tiles (the figures are their mean).
+const REPS: u64 = 10;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().ok_or("usage: decode STORE [MAX_BYTES]")?;
+    let max: u64 = args.next().map_or(Ok(1 << 30), |s| s.parse())?;
+    let store = Store::open(path.as_ref())?;
+    let m = store.manifest();
+    let raw = std::fs::read(store.file(INDEX_FILE))?;
+    let entries = IndexEntry::decode_all(&raw);
+    let bytes = std::fs::read(store.file(EDGES_FILE))?;
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // Pieces within the first `max` bytes, in index order.
+    let unit = if m.tiles.compressed() { 1 } else { 4 };
+    let pieces: Vec<(usize, usize)> = entries
+        .windows(2)
+        .map(|w| {
+            (
+                (w[0].first * unit) as usize / 4,
+                (w[1].first * unit) as usize / 4,
+            )
+        })
+        .take_while(|&(_, b)| (b * 4) as u64 <= max)
+        .collect();
+    let covered = pieces.last().map_or(0, |p| p.1) as u64 * 4;
+    let mut scratch = Vec::new();
+    let (mut edges, mut check) = (0u64, 0u64);
+    let t = Instant::now();
+    for _ in 0..REPS {
+        for &(a, b) in &pieces {
+            let w = &words[a..b];
+            if m.tiles.compressed() {
+                edges += tilecode::for_each_frame(w, &mut scratch, |f| {
+                    check = f.iter().fold(check, |x, &e| x.wrapping_add(e as u64));
+                });
+            } else {
+                check = w.iter().fold(check, |x, &e| x.wrapping_add(e as u64));
+                edges += w.len() as u64;
+            }
+        }
+    }
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{} edges from {:.1} MiB x{REPS} in {s:.2} s: {:.0} M edges/s, {:.0} MB/s of tile bytes on one core ({})",
+        edges / REPS,
+        covered as f64 / (1 << 20) as f64,
+        edges as f64 / s / 1e6,
+        REPS as f64 * covered as f64 / s / 1e6,
+        if m.tiles.compressed() { "decoded" } else { "plain words summed" },
+    );
+    eprintln!("(checksum {check:x})");
+    Ok(())
+}
