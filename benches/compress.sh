@@ -27,8 +27,11 @@ bits() {
   "$BIN" info "$1" --json | python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-print("; ".join(f"{k} {v[\"bits_per_edge\"]:.2f} (+{v[\"index_bits_per_edge\"]:.2f} index)"
-                for k, v in j["layouts"].items()))'
+parts = []
+for k, v in j["layouts"].items():
+    b, i = v["bits_per_edge"], v["index_bits_per_edge"]
+    parts.append(f"{k} {b:.2f} (+{i:.2f} index)")
+print("; ".join(parts))'
 }
 
 # build NAME GENERATE-ARGS...: the plain, compressed and compressed
