@@ -60,6 +60,9 @@ def main():
         write("store", f"clean{k}", bytes([k]))
         write("store", f"flip{k}", bytes([k, 3, 0, 10, 0, 0x40]))
         write("store", f"cut{k}", bytes([k, 5, 2, 8, 0, 0]))
+    # tilecode: compressed-tile frames (count, 2-bit lengths, gaps, padding).
+    write("tilecode", "three-keys", struct.pack("<I", 3) + bytes([0x24, 0x01, 0x2A, 0x01, 0x43, 0x10, 0x01, 0]))
+    write("tilecode", "long-gaps", struct.pack("<I", 5) + bytes([0xFF, 0x00]) + b"\xff" * 8 + bytes(18))
 
 
 if __name__ == "__main__":
