@@ -259,25 +259,21 @@ impl StreamEngine {
             true => Some(budget.charge(decode_bytes(threads), "tile decoding")?),
             false => None,
         };
-        let plain_bytes = store.manifest().tiles.edges * 4;
-        let scratch_words = tiles.max_tile_bytes;
-        let avail = budget.available().saturating_sub(SLACK);
-        let mut pool_plain = None;
-        if coded.is_some()
-            && cfg.cache_bytes.unwrap_or(avail).min(avail) >= plain_bytes + 4 * scratch_words
-        {
-            if let Ok(c) = budget.charge(4 * scratch_words, "decoded tile for the cache pool") {
-                pool_plain = Some((Vec::with_capacity(scratch_words as usize), c));
-            }
-        }
-        let pool_bytes = match cfg.cache_bytes {
-            Some(c) => c.min(budget.available().saturating_sub(SLACK)),
-            None => budget.available().saturating_sub(SLACK),
+        let pool_bytes = |budget: &Budget| {
+            let avail = budget.available().saturating_sub(SLACK);
+            cfg.cache_bytes.map_or(avail, |c| c.min(avail))
         };
-        if pool_bytes < plain_bytes {
-            pool_plain = None;
-        }
-        let pool = CachePool::new(pool_bytes, tiles.tiles.len(), budget)?;
+        // Decoded tiles all fit (beside the decoding scratch): cache them so.
+        let scratch_words = tiles.max_tile_bytes;
+        let plain_bytes = store.manifest().tiles.edges * 4 + 4 * scratch_words;
+        let pool_plain = match coded.is_some() && pool_bytes(budget) >= plain_bytes {
+            true => Some((
+                Vec::with_capacity(scratch_words as usize),
+                budget.charge(4 * scratch_words, "decoded tile for the cache pool")?,
+            )),
+            false => None,
+        };
+        let pool = CachePool::new(pool_bytes(budget), tiles.tiles.len(), budget)?;
         // Room in flight for every segment's load at once (loads of whole
         // segments; a load of many small ranges has more requests, the rest
         // queue in the reader and go out as completions are taken).

@@ -100,13 +100,12 @@ impl FrameEncoder {
         };
         let len =
             1 + (gap >= 1 << 8) as usize + (gap >= 1 << 16) as usize + (gap >= 1 << 24) as usize;
-        let mut new = None;
         if self.start + self.frame_bytes(1, len) > self.limit {
             self.close();
-            new = Some(self.open_frame());
+            let new = self.open_frame();
             let fresh = self.push(key);
             debug_assert!(fresh.is_none(), "a key fits an empty frame");
-            return new;
+            return Some(new);
         }
         let i = self.count as usize;
         if i.is_multiple_of(4) {
@@ -116,7 +115,7 @@ impl FrameEncoder {
         self.data.extend_from_slice(&gap.to_le_bytes()[..len]);
         self.count += 1;
         self.prev = key;
-        new.take()
+        None
     }
 
     /// Closed frames ready to write, if at least `min` bytes of them.
