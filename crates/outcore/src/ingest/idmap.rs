@@ -288,6 +288,19 @@ impl IdMap {
         &self.ids
     }
 
+    /// Asks for the cache line [`IdMap::dense`] will read for `orig` (the
+    /// rank bitmap's entry or the bucket bound; a batched loop calls it
+    /// [`AHEAD`](crate::mem::prefetch::AHEAD) lookups early).
+    #[inline(always)]
+    pub fn prefetch(&self, orig: u64) {
+        let o = orig.wrapping_sub(self.min);
+        if !self.bits.is_empty() {
+            crate::mem::prefetch::prefetch(&self.bits, (o >> 6) as usize);
+        } else if !self.identity {
+            crate::mem::prefetch::prefetch(&self.bucket, (o >> self.shift) as usize);
+        }
+    }
+
     /// The dense id of `orig`, if it is a vertex.
     #[inline]
     pub fn dense(&self, orig: u64) -> Option<u32> {

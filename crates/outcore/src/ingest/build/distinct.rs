@@ -14,6 +14,7 @@ use super::BATCH;
 use crate::error::Result;
 use crate::ingest::idmap::IdMap;
 use crate::ingest::sort::Sorted;
+use crate::mem::prefetch::AHEAD;
 use crate::store::append::{DirectAppender, DirectChunks};
 use std::path::{Path, PathBuf};
 
@@ -82,14 +83,21 @@ impl<'a, E: InputEdge> Dedup<'a, E> {
                 None => {}
             }
         }
-        // Ranks looked up in one tight loop: independent random reads of
-        // the id map overlap in the memory system.
-        let rank = |o: u64| self.idmap.dense(o).expect("every id was collected");
+        // Ranks looked up in one tight loop, each line asked for AHEAD
+        // lookups early: the random reads of the id map overlap.
+        let idmap = self.idmap;
+        let rank = |o: u64| idmap.dense(o).expect("every id was collected");
         out.clear();
-        out.extend(self.keys.iter().map(|e| RankEdge {
-            s: rank(e.src()),
-            d: rank(e.dst()),
-            w: e.w(),
+        out.extend(self.keys.iter().enumerate().map(|(i, e)| {
+            if let Some(a) = self.keys.get(i + AHEAD) {
+                idmap.prefetch(a.src());
+                idmap.prefetch(a.dst());
+            }
+            RankEdge {
+                s: rank(e.src()),
+                d: rank(e.dst()),
+                w: e.w(),
+            }
         }));
         Ok(!out.is_empty())
     }

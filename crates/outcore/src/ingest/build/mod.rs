@@ -29,6 +29,7 @@ use super::EdgeSource;
 use crate::cancel;
 use crate::error::{Error, IoContext, Result};
 use crate::mem::budget::Charge;
+use crate::mem::prefetch::{prefetch, AHEAD};
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::progress::{Progress, Unit};
 use crate::size::format_size;
@@ -464,7 +465,13 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         stages::pipeline(
             |ids| {
                 while ids.len() < STAGE_BATCH && distinct.next_batch(&mut batch)? {
-                    ids.extend(batch.iter().map(|e| ((dense(e.s), dense(e.d)), e.w)));
+                    ids.extend(batch.iter().enumerate().map(|(i, e)| {
+                        if let (Some(p), Some(a)) = (&perm, batch.get(i + AHEAD)) {
+                            prefetch(&p.0, a.s as usize);
+                            prefetch(&p.0, a.d as usize);
+                        }
+                        ((dense(e.s), dense(e.d)), e.w)
+                    }));
                 }
                 i += ids.len() as u64;
                 cancel::check()?;

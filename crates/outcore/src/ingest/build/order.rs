@@ -8,6 +8,7 @@ use super::{BATCH, STAGE_BATCH};
 use crate::cancel;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
+use crate::mem::prefetch::{prefetch, AHEAD};
 use crate::mem::Budget;
 use crate::progress::Progress;
 
@@ -52,7 +53,11 @@ pub(super) fn degree_order<E: InputEdge>(
             Ok(!big.is_empty())
         },
         |batch| {
-            for e in batch {
+            for (i, e) in batch.iter().enumerate() {
+                if let Some(a) = batch.get(i + AHEAD) {
+                    prefetch(degrees, a.s as usize);
+                    prefetch(degrees, a.d as usize);
+                }
                 degrees[e.s as usize] = degrees[e.s as usize].saturating_add(1);
                 if !undirected || e.s != e.d {
                     degrees[e.d as usize] = degrees[e.d as usize].saturating_add(1);
@@ -78,11 +83,7 @@ pub(super) fn degree_order<E: InputEdge>(
     let rank_charge = budget
         .charge(4 * n, "degree order: permutation")
         .map_err(or_original_order)?;
-    let mut rank_of_dense: Vec<u32> = (0..n as u32).collect();
-    {
-        use rayon::slice::ParallelSliceMut;
-        rank_of_dense.par_sort_unstable_by_key(|&r| (std::cmp::Reverse(deg[r as usize]), r));
-    }
+    let rank_of_dense = by_degree(&deg);
     if rank_of_dense
         .iter()
         .enumerate()
@@ -102,6 +103,39 @@ pub(super) fn degree_order<E: InputEdge>(
         rank_of_dense: (rank_of_dense, rank_charge),
         dense_of_rank: (dense_of_rank, dense_charge),
     }))
+}
+
+/// Degrees below this are placed by a counting sort; the few vertices at or
+/// above it are sorted apart.
+const COUNTED: usize = 1 << 16;
+
+/// The ranks by (degree descending, rank ascending): a stable counting sort
+/// by degree (two sequential passes; a comparison sort with a random degree
+/// read per comparison took 2.4 s of CPU at Kronecker scale 24).
+fn by_degree(deg: &[u32]) -> Vec<u32> {
+    let mut count = vec![0usize; COUNTED];
+    let mut big = Vec::new();
+    for (r, &d) in deg.iter().enumerate() {
+        match count.get_mut(d as usize) {
+            Some(c) => *c += 1,
+            None => big.push(r as u32),
+        }
+    }
+    big.sort_unstable_by_key(|&r| (std::cmp::Reverse(deg[r as usize]), r));
+    let mut next = count;
+    let mut at = big.len();
+    for c in next.iter_mut().rev() {
+        (*c, at) = (at, at + *c);
+    }
+    let mut out = big;
+    out.resize(deg.len(), 0);
+    for (r, &d) in deg.iter().enumerate() {
+        if let Some(p) = next.get_mut(d as usize) {
+            out[*p] = r as u32;
+            *p += 1;
+        }
+    }
+    out
 }
 
 /// `--order auto` orders by degree when the largest degree is at least this
@@ -128,5 +162,25 @@ pub(super) fn or_original_order(e: Error) -> Error {
     match e {
         Error::Budget(m) => Error::Budget(format!("{m} (or pass --order original)")),
         e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The counting sort equals a comparison sort by (degree descending,
+        /// rank ascending), degrees below and above `COUNTED` mixed.
+        #[test]
+        fn by_degree_sorts_by_degree_then_rank(
+            deg in proptest::collection::vec(
+                prop_oneof![0u32..8, 0u32..200_000, Just(u32::MAX)], 0..3000)
+        ) {
+            let mut want: Vec<u32> = (0..deg.len() as u32).collect();
+            want.sort_by_key(|&r| (std::cmp::Reverse(deg[r as usize]), r));
+            prop_assert_eq!(by_degree(&deg), want);
+        }
     }
 }
