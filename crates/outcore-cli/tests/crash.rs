@@ -61,11 +61,15 @@ fn an_import_killed_at_any_moment_leaves_no_store_and_a_rerun_succeeds() {
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         // Only whole stores look like stores: g.oc is absent or verifies.
+        // A kill inside the commit (between the manifest's sync and the
+        // rename, or between the exchange and the old store's removal)
+        // may leave a whole store under the build's hidden temporary
+        // name; the rerun below must remove it.
         for n in names(p) {
             let path = p.join(&n);
             if path.join("manifest.json").exists() {
-                assert_eq!(
-                    n, "g.oc",
+                assert!(
+                    n == "g.oc" || n.starts_with(".g.oc.outcore-tmp-"),
                     "a store-like directory {n} after a kill at {frac:.2}"
                 );
                 ok(bin().args(["-q", "verify"]).arg(&path));

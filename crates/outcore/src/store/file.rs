@@ -271,13 +271,17 @@ impl StoreDir {
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf> {
         crate::cancel::check()?;
         manifest.files = std::mem::take(&mut self.files);
+        // Written whole under another name, then renamed: a kill leaves
+        // either no manifest or a complete one.
         let mpath = self.tmp.join(MANIFEST_FILE);
+        let partial = self.tmp.join(format!("{MANIFEST_FILE}.partial"));
         {
-            let mut f = File::create(&mpath).at(&mpath)?;
-            f.write_all(manifest.to_json().as_bytes()).at(&mpath)?;
-            f.write_all(b"\n").at(&mpath)?;
-            f.sync_all().at(&mpath)?;
+            let mut f = File::create(&partial).at(&partial)?;
+            f.write_all(manifest.to_json().as_bytes()).at(&partial)?;
+            f.write_all(b"\n").at(&partial)?;
+            f.sync_all().at(&partial)?;
         }
+        std::fs::rename(&partial, &mpath).at(&mpath)?;
         for sub in ["", "tiles", "csr", "degrees", "weights"] {
             let d = self.tmp.join(sub);
             if d.is_dir() {
