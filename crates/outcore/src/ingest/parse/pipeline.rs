@@ -34,11 +34,12 @@ fn max_jobs() -> usize {
 
 /// See [`super::pipeline_memory_bytes`]: per parse slot a block of text and
 /// its edges (24 bytes per edge, at most one per 12 bytes of text), plus the
-/// batch being delivered and two blocks at the reader.
+/// batch being delivered, two blocks at the reader and its direct-read
+/// chunk.
 pub(crate) fn memory_estimate() -> u64 {
     let block = DEFAULT_BLOCK_SIZE as u64;
     let per_slot = block + 2 * block;
-    (max_jobs() as u64 + 1) * per_slot + 2 * block
+    (max_jobs() as u64 + 1) * per_slot + 2 * block + super::input::DIRECT_CHUNK as u64
 }
 
 /// A line longer than this is refused (the file is probably not text).
