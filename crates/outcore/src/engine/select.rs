@@ -15,7 +15,9 @@ use crate::io::{Backend, Reader};
 use crate::mem::bufpool::{BufferPool, PoolStats};
 use crate::mem::Budget;
 use crate::store::csr::{files, PAD};
+use crate::store::pagesums::PageSums;
 use crate::store::Store;
+use std::sync::Arc;
 
 /// Select engine settings.
 #[derive(Clone, Debug, Default)]
@@ -90,12 +92,24 @@ impl SelectEngine {
         } else {
             None
         };
+        // Page checksums first (charged), so the pools share what is left.
+        let sums = |rel: &str| -> Result<Option<Arc<PageSums>>> {
+            Ok(PageSums::load(store, rel, budget)?.map(Arc::new))
+        };
+        let (adj_sums, off_sums) = (sums(&a)?, sums(&o)?);
+        let w_sums = if weights { sums(&w)? } else { None };
         let pages = |f: usize, r: &Reader| r.file_len(f).div_ceil(page_bytes);
         // The pools' share of the budget includes their bookkeeping: a
         // 4-byte page-table entry per file page and 31 bytes per frame.
-        let share = cfg
-            .pool_bytes
-            .unwrap_or_else(|| budget.available().saturating_sub(8 << 20));
+        // A share given covers the checksums too (charged already).
+        let sums_bytes: u64 = [&adj_sums, &off_sums, &w_sums]
+            .iter()
+            .map(|s| s.as_ref().map_or(0, |s| 8 * s.sums().len() as u64))
+            .sum();
+        let share = cfg.pool_bytes.map_or_else(
+            || budget.available().saturating_sub(8 << 20),
+            |b| b.saturating_sub(sums_bytes),
+        );
         let file_pages: u64 = [Some(adj_file), Some(off_file), w_file]
             .into_iter()
             .flatten()
@@ -117,25 +131,27 @@ impl SelectEngine {
             adj_file,
             &reader,
         );
-        let off = BufferPool::new(
+        let mut off = BufferPool::new(
             off_frames,
             page_bytes as usize,
             pages(off_file, &reader),
             budget,
         )?;
-        let adj = BufferPool::new(
+        off.set_page_sums(off_sums);
+        let mut adj = BufferPool::new(
             adj_frames,
             page_bytes as usize,
             pages(adj_file, &reader),
             budget,
         )?;
+        adj.set_page_sums(adj_sums);
         let wts = match w_file {
-            Some(f) => Some(BufferPool::new(
-                w_frames,
-                page_bytes as usize,
-                pages(f, &reader),
-                budget,
-            )?),
+            Some(f) => {
+                let mut p =
+                    BufferPool::new(w_frames, page_bytes as usize, pages(f, &reader), budget)?;
+                p.set_page_sums(w_sums);
+                Some(p)
+            }
             None => None,
         };
         Ok(SelectEngine {

@@ -67,7 +67,8 @@ pub(crate) fn pool_bytes(
     want.min(all)
 }
 
-/// Bytes of the select engine's page tables for direction `which`.
+/// Bytes of the select engine's page tables for direction `which`, with
+/// the files' page checksums.
 pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool) -> u64 {
     let m = store.manifest();
     let pb = m.csr.page_bytes;
@@ -78,7 +79,13 @@ pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool) -> u64
     }
     names
         .iter()
-        .map(|f| 4 * m.files.get(f).map_or(0, |e| e.bytes.div_ceil(pb)))
+        .map(|f| {
+            let sums = m
+                .files
+                .get(&crate::store::pagesums::sums_file(f))
+                .map_or(0, |e| e.bytes);
+            4 * m.files.get(f).map_or(0, |e| e.bytes.div_ceil(pb)) + sums
+        })
         .sum()
 }
 

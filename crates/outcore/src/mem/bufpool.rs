@@ -26,6 +26,7 @@
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Completion, ReadReq, Reader, ALIGN};
 use crate::mem::budget::{Budget, Charge};
+use crate::store::pagesums::PageSums;
 use std::path::Path;
 
 /// Page-table entry of an absent page.
@@ -73,6 +74,8 @@ pub struct BufferPool {
     stats: PoolStats,
     /// Length of the file of the `for_each_page` call in progress.
     file_len: u64,
+    /// Checksums every page read is checked against before it is used.
+    sums: Option<std::sync::Arc<PageSums>>,
     budget: Budget,
     _charge: Charge,
 }
@@ -153,6 +156,7 @@ impl BufferPool {
             pinned: 0,
             stats: PoolStats::default(),
             file_len: 0,
+            sums: None,
             budget: budget.clone(),
             _charge: charge,
         })
@@ -557,6 +561,12 @@ impl BufferPool {
         }
     }
 
+    /// Checks every page read from now on against `sums` (the pool's file's
+    /// page checksums): a page that fails is not cached and its read fails.
+    pub fn set_page_sums(&mut self, sums: Option<std::sync::Arc<PageSums>>) {
+        self.sums = sums;
+    }
+
     /// Handles completions of `for_each_page`'s reads.
     fn complete(
         &mut self,
@@ -582,6 +592,17 @@ impl BufferPool {
                         let pb = self.page_bytes;
                         // SAFETY: the frame is this pool's, pinned, its read complete.
                         unsafe { std::ptr::write_bytes(self.frame_ptr(fr).add(n), 0, pb - n) };
+                    }
+                    if let Some(sums) = self.sums.clone() {
+                        let pb = self.page_bytes;
+                        // SAFETY: as above; the bytes are only read here.
+                        let bytes = unsafe { std::slice::from_raw_parts(self.frame_ptr(fr), n) };
+                        if let Err(e) = sums.check(page * pb as u64, bytes) {
+                            self.loaded(fr, false);
+                            err.get_or_insert(e);
+                            self.unpin(fr);
+                            continue;
+                        }
                     }
                     self.loaded(fr, true);
                     if err.is_none() {

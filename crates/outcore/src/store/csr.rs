@@ -8,7 +8,8 @@
 //! Lists are sorted and free of duplicates. `weights/{out,in}.f64` is aligned
 //! slot by slot with the adjacency (padding slots hold 0).
 //! Directed stores have `out` and `in`; undirected stores have `out` only,
-//! holding both directions of every edge (a self-loop once).
+//! holding both directions of every edge (a self-loop once). Each of these
+//! files has a checksum per 4 KiB page beside it ([`super::pagesums`]).
 
 use super::degrees::DegreeWriter;
 use super::file::{DataWriter, StoreDir, WriteLe};
@@ -73,9 +74,13 @@ impl CsrWriter {
         Ok(CsrWriter {
             n,
             page_slots: page_bytes / 4,
-            adj: dir.file(&a)?,
-            off: dir.file(&o)?,
-            weights: if weighted { Some(dir.file(&w)?) } else { None },
+            adj: dir.paged_file(&a)?,
+            off: dir.paged_file(&o)?,
+            weights: if weighted {
+                Some(dir.paged_file(&w)?)
+            } else {
+                None
+            },
             degrees: DegreeWriter::new(dir, which)?,
             next_vertex: 0,
             cur: None,

@@ -46,6 +46,9 @@ pub struct DataWriter {
     out: super::append::DirectAppender,
     hasher: Xxh3,
     bytes: u64,
+    /// Page checksums, written beside the file on close
+    /// ([`super::pagesums`]).
+    pages: Option<super::tiles::ChunkHasher>,
 }
 
 impl DataWriter {
@@ -56,6 +59,7 @@ impl DataWriter {
             path,
             hasher: Xxh3::new(),
             bytes: 0,
+            pages: None,
         })
     }
 
@@ -63,6 +67,9 @@ impl DataWriter {
     pub fn write_all(&mut self, buf: &[u8]) -> Result<()> {
         fault_check(&self.path, buf.len())?;
         self.hasher.update(buf);
+        if let Some(p) = &mut self.pages {
+            p.update(buf);
+        }
         self.bytes += buf.len() as u64;
         self.out.write_all(buf)
     }
@@ -219,9 +226,25 @@ impl StoreDir {
         DataWriter::create(path, rel.to_string())
     }
 
+    /// Creates the data file `rel` with a checksum per
+    /// [`super::pagesums::PAGE_BYTES`] page, written on close to
+    /// [`super::pagesums::sums_file`]`(rel)` (files engines read page by
+    /// page: the CSR).
+    pub fn paged_file(&mut self, rel: &str) -> Result<DataWriter> {
+        let mut w = self.file(rel)?;
+        w.pages = Some(super::tiles::ChunkHasher::new(super::pagesums::PAGE_BYTES));
+        Ok(w)
+    }
+
     /// Finishes a data file and records it for the manifest.
-    pub fn close(&mut self, w: DataWriter) -> Result<()> {
+    pub fn close(&mut self, mut w: DataWriter) -> Result<()> {
+        let pages = w.pages.take();
         let (rel, entry) = w.finish()?;
+        if let Some(p) = pages {
+            let mut s = self.file(&super::pagesums::sums_file(&rel))?;
+            s.put_u64s(&p.finish())?;
+            self.close(s)?;
+        }
         self.files.insert(rel, entry);
         Ok(())
     }

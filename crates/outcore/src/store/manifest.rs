@@ -78,6 +78,11 @@ pub struct CsrInfo {
     /// Same for `csr/in.adj` (directed stores only; 0 otherwise).
     pub in_slots: u64,
     pub in_entries: u64,
+    /// Each CSR file has a checksum per 4 KiB page beside it
+    /// (`NAME.xxh`, [`crate::store::pagesums`]); absent in stores built
+    /// before those existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub page_sums: bool,
 }
 
 /// Degree summary.

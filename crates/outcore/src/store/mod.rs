@@ -32,6 +32,7 @@ pub mod export;
 pub mod file;
 mod ids;
 pub mod manifest;
+pub mod pagesums;
 pub mod read;
 pub mod tilecode;
 pub mod tiles;
@@ -267,10 +268,15 @@ pub fn required_files(m: &Manifest) -> Vec<String> {
     for d in dirs {
         let (a, o, w) = csr::files(d);
         let (dc, dov) = degrees::files(d);
-        v.extend([a, o, dc, dov]);
+        let mut csr = vec![a, o];
         if m.weighted {
-            v.push(w);
+            csr.push(w);
         }
+        if m.csr.page_sums {
+            csr.extend(csr.clone().iter().map(|f| pagesums::sums_file(f)));
+        }
+        v.extend(csr);
+        v.extend([dc, dov]);
     }
     if m.weighted {
         v.push(tiles::WEIGHTS_FILE.into());

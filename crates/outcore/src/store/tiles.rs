@@ -38,23 +38,39 @@ pub const CHUNKS_FILE: &str = "tiles/edges.xxh";
 /// Chunk size of [`CHUNKS_FILE`]; engines read tiles in whole chunks.
 pub const CHUNK_BYTES: u64 = 64 << 10;
 
-/// Hashes a byte stream in [`CHUNK_BYTES`] chunks.
-#[derive(Default)]
+/// Hashes a byte stream in chunks ([`CHUNK_BYTES`] by default).
 pub struct ChunkHasher {
     hasher: xxhash_rust::xxh3::Xxh3,
+    chunk: u64,
     fill: u64,
     sums: Vec<u64>,
 }
 
+impl Default for ChunkHasher {
+    fn default() -> Self {
+        ChunkHasher::new(CHUNK_BYTES)
+    }
+}
+
 impl ChunkHasher {
+    /// A hasher of `chunk`-byte chunks.
+    pub fn new(chunk: u64) -> Self {
+        ChunkHasher {
+            hasher: Default::default(),
+            chunk,
+            fill: 0,
+            sums: Vec::new(),
+        }
+    }
+
     /// Feeds bytes.
     pub fn update(&mut self, mut b: &[u8]) {
         while !b.is_empty() {
-            let take = ((CHUNK_BYTES - self.fill) as usize).min(b.len());
+            let take = ((self.chunk - self.fill) as usize).min(b.len());
             self.hasher.update(&b[..take]);
             self.fill += take as u64;
             b = &b[take..];
-            if self.fill == CHUNK_BYTES {
+            if self.fill == self.chunk {
                 self.sums.push(self.hasher.digest());
                 self.hasher.reset();
                 self.fill = 0;

@@ -10,10 +10,31 @@ use outcore::Error;
 use std::path::Path;
 
 /// A hub with 39 leaves and a path: lists long enough to corrupt mid-list.
+/// Its CSR page checksums are removed (as in a store built before they
+/// existed), so that the checks of the lists' structure are what a damaged
+/// list meets (`tests/damage.rs` of the CLI covers the checksums).
 fn hub(dir: &Path) -> Store {
     let mut edges: Vec<(u64, u64)> = (1..40).map(|v| (0, v)).collect();
     edges.extend((40..70).map(|v| (v, v + 1)));
-    unweighted_store_in(dir, 71, &edges, false, VertexOrder::Degree)
+    let store = unweighted_store_in(dir, 71, &edges, false, VertexOrder::Degree);
+    let path = store.path().join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(m["csr"]["page_sums"], true);
+    m["csr"].as_object_mut().unwrap().remove("page_sums");
+    let files = m["files"].as_object_mut().unwrap();
+    let sums: Vec<String> = files
+        .keys()
+        .filter(|f| f.ends_with(".xxh") && f.starts_with("csr/"))
+        .cloned()
+        .collect();
+    assert!(!sums.is_empty());
+    for f in sums {
+        files.remove(&f);
+        std::fs::remove_file(store.path().join(f)).unwrap();
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    Store::open(store.path()).unwrap()
 }
 
 fn run(store: &Store, alg: Algorithm) -> outcore::Result<()> {

@@ -143,7 +143,7 @@ pub(super) fn superstep<P: VertexProgram>(
             let mut cur: Option<(usize, P::Msg)> = None;
             adj_bytes += for_each_edge(
                 reader,
-                *l,
+                l,
                 &mut bufs.scatter,
                 lo as u64,
                 len,

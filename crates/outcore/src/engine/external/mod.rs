@@ -47,6 +47,7 @@ use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
+use crate::store::pagesums::PageSums;
 use crate::store::Store;
 use disk::{align_up, read_exact, write_all, Appender};
 use log::MultiLog;
@@ -298,6 +299,9 @@ pub fn run<P: VertexProgram>(
     };
     for d in dirs {
         let (a, o, w) = crate::store::csr::files(d);
+        let sums = |rel: &str| -> Result<Option<std::sync::Arc<PageSums>>> {
+            Ok(PageSums::load(store, rel, budget)?.map(std::sync::Arc::new))
+        };
         lists.push(ListFiles {
             adj: reader.open(&store.file(&a))?,
             off: reader.open(&store.file(&o))?,
@@ -306,6 +310,11 @@ pub fn run<P: VertexProgram>(
             } else {
                 None
             },
+            sums: [
+                sums(&a)?,
+                sums(&o)?,
+                if weighted { sums(&w)? } else { None },
+            ],
         });
     }
     let mut state_buf = AlignedBuf::new(stride as usize, budget, "external engine state")?;

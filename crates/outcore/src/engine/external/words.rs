@@ -6,6 +6,8 @@ use super::disk::{align_up, read_into, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::mem::Budget;
+use crate::store::pagesums::PageSums;
+use std::sync::Arc;
 
 /// A double-buffered word reader over one file region.
 pub struct WordStream {
@@ -19,9 +21,12 @@ pub struct WordStream {
     next_at: u64,
     /// Bytes of the region not yet read into a buffer (or in flight).
     left: u64,
-    /// Tag and length of the read in flight into `bufs[cur ^ 1]`.
-    in_flight: Option<(u64, usize)>,
+    /// Tag, length and file offset of the read in flight into
+    /// `bufs[cur ^ 1]`.
+    in_flight: Option<(u64, usize, u64)>,
     tag: u64,
+    /// Page checksums of the file, when it is a store file that has them.
+    sums: Option<Arc<PageSums>>,
 }
 
 impl WordStream {
@@ -42,6 +47,7 @@ impl WordStream {
             left: 0,
             in_flight: None,
             tag,
+            sums: None,
         })
     }
 
@@ -52,8 +58,21 @@ impl WordStream {
 
     /// Positions the stream on words `start..end` of `file`.
     pub fn seek(&mut self, reader: &mut Reader, file: usize, start: u64, end: u64) -> Result<()> {
+        self.seek_checked(reader, file, start, end, None)
+    }
+
+    /// [`Self::seek`], every page read checked against `sums`.
+    pub fn seek_checked(
+        &mut self,
+        reader: &mut Reader,
+        file: usize,
+        start: u64,
+        end: u64,
+        sums: Option<Arc<PageSums>>,
+    ) -> Result<()> {
         self.drain(reader)?;
         self.file = file;
+        self.sums = sums;
         let byte = start * 4;
         let aligned = byte / ALIGN as u64 * ALIGN as u64;
         self.next_at = aligned;
@@ -72,6 +91,7 @@ impl WordStream {
                 &mut self.bufs[0].as_mut_slice()[..len],
             )?;
             self.check(reader, got, want)?;
+            self.check_sums(0, aligned, got)?;
             self.next_at += len as u64;
             self.left -= want as u64;
             self.end = want;
@@ -130,14 +150,14 @@ impl WordStream {
 
     /// Waits for the read in flight (before the buffers may be reused).
     pub fn drain(&mut self, reader: &mut Reader) -> Result<()> {
-        if let Some((tag, _)) = self.in_flight.take() {
+        if let Some((tag, _, _)) = self.in_flight.take() {
             wait_for(reader, self.file, tag)?;
         }
         Ok(())
     }
 
     fn advance(&mut self, reader: &mut Reader) -> Result<()> {
-        let Some((tag, want)) = self.in_flight.take() else {
+        let Some((tag, want, at)) = self.in_flight.take() else {
             return Err(Error::io(
                 reader.path(self.file),
                 std::io::Error::new(
@@ -148,6 +168,7 @@ impl WordStream {
         };
         let got = wait_for(reader, self.file, tag)?;
         self.check(reader, got, want)?;
+        self.check_sums(self.cur ^ 1, at, got)?;
         self.cur ^= 1;
         self.pos = 0;
         self.end = want;
@@ -173,10 +194,19 @@ impl WordStream {
         // has waited for this request; drop order keeps the reader alive
         // (callers drain before dropping the stream).
         unsafe { reader.submit(&[req])? };
-        self.in_flight = Some((self.tag, want));
+        self.in_flight = Some((self.tag, want, self.next_at));
         self.next_at += len as u64;
         self.left -= want as u64;
         Ok(())
+    }
+
+    /// Checks the `got` bytes buffer `b` read from `at` against the page
+    /// checksums, if any.
+    fn check_sums(&self, b: usize, at: u64, got: usize) -> Result<()> {
+        match &self.sums {
+            Some(s) => s.check(at, &self.bufs[b].as_slice()[..got]),
+            None => Ok(()),
+        }
     }
 
     fn check(&self, reader: &Reader, got: usize, want: usize) -> Result<()> {

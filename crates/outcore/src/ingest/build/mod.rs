@@ -591,6 +591,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             out_entries: out_stats.entries,
             in_slots: in_stats.map_or(0, |s| s.slots),
             in_entries: in_stats.map_or(0, |s| s.entries),
+            page_sums: true,
         },
         degrees: DegreeInfo {
             max_out: out_stats.max_degree,

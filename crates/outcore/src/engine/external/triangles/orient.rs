@@ -9,6 +9,7 @@ use crate::io::Reader;
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::csr::{files, PAD};
+use crate::store::pagesums::PageSums;
 use crate::store::Store;
 
 /// One direction's lists, read in vertex order.
@@ -88,8 +89,11 @@ pub(super) fn orient(
             at: 0,
             left: 0,
         };
-        l.off.seek(reader, of, 0, 2 * (n + 1))?;
-        l.adj.seek(reader, af, 0, slots)?;
+        let sums = |rel: &str| -> Result<Option<std::sync::Arc<PageSums>>> {
+            Ok(PageSums::load(store, rel, budget)?.map(std::sync::Arc::new))
+        };
+        l.off.seek_checked(reader, of, 0, 2 * (n + 1), sums(&o)?)?;
+        l.adj.seek_checked(reader, af, 0, slots, sums(&a)?)?;
         if l.off.next_u64(reader)? != 0 {
             return Err(Error::store(store.file(&o), "the first offset is not 0"));
         }

@@ -1,0 +1,109 @@
+//! Page checksums of the files engines read a page at a time (the CSR:
+//! adjacency, offsets, weights): `NAME.xxh` beside each holds the XXH3-64
+//! of every [`PAGE_BYTES`] page (the last may be short). A reader checks
+//! exactly the pages it read, so a damaged page is an error naming the
+//! file and page, never a wrong result, without reading the whole file
+//! first (the select engine reads a small part of it). The tiles have the
+//! same guard in 64 KiB chunks ([`super::tiles::CHUNKS_FILE`]).
+//!
+//! Stores built before these files existed have none; their CSR pages are
+//! then not checked (`outcore verify` still checks every file whole).
+
+use super::file::{checksum, read_u64s};
+use super::tiles::chunk_sum;
+use super::Store;
+use crate::error::{Error, Result};
+use crate::mem::budget::Charge;
+use crate::mem::Budget;
+use std::path::PathBuf;
+
+/// Bytes per checked page: the alignment of every direct read, so any
+/// aligned read covers whole pages.
+pub const PAGE_BYTES: u64 = 4096;
+
+/// The checksum file of store file `rel`.
+pub fn sums_file(rel: &str) -> String {
+    format!("{rel}.xxh")
+}
+
+/// The page checksums of one store file, in memory (8 bytes per 4 KiB
+/// page, charged to the budget).
+pub struct PageSums {
+    rel: String,
+    path: PathBuf,
+    sums: Vec<u64>,
+    len: u64,
+    _charge: Charge,
+}
+
+impl PageSums {
+    /// Loads the sums of `rel` (checked whole against the manifest), or
+    /// `None` when the store has none (built before they existed).
+    pub fn load(store: &Store, rel: &str, budget: &Budget) -> Result<Option<PageSums>> {
+        let m = store.manifest();
+        let name = sums_file(rel);
+        let Some(want) = m.files.get(&name) else {
+            return Ok(None);
+        };
+        let len = m.files.get(rel).map_or(0, |f| f.bytes);
+        let charge = budget.charge(want.bytes, "page checksums")?;
+        let path = store.file(&name);
+        if &checksum(&path)? != want {
+            return Err(Error::store(
+                store.path(),
+                format!("{name}: checksum mismatch; the store is damaged (run `outcore verify`)"),
+            ));
+        }
+        let sums = read_u64s(&path)?;
+        if sums.len() as u64 != len.div_ceil(PAGE_BYTES) {
+            return Err(Error::store(
+                store.path(),
+                format!(
+                    "{name}: {} page sums for {len} bytes of {rel}; the store is damaged",
+                    sums.len()
+                ),
+            ));
+        }
+        Ok(Some(PageSums {
+            rel: rel.to_string(),
+            path: store.path().to_path_buf(),
+            sums,
+            len,
+            _charge: charge,
+        }))
+    }
+
+    /// Checks `bytes`, read from file offset `at` (a multiple of
+    /// [`PAGE_BYTES`]): every page they hold whole, and the file's short
+    /// last page when they reach it. Bytes past the file's end (padding of
+    /// a direct read) are ignored.
+    pub fn check(&self, at: u64, bytes: &[u8]) -> Result<()> {
+        debug_assert!(at.is_multiple_of(PAGE_BYTES));
+        let end = (at + bytes.len() as u64).min(self.len);
+        let mut off = at;
+        while off < end {
+            let page_end = (off + PAGE_BYTES).min(self.len);
+            if page_end > end {
+                break;
+            }
+            let b = &bytes[(off - at) as usize..(page_end - at) as usize];
+            let p = (off / PAGE_BYTES) as usize;
+            if self.sums.get(p) != Some(&chunk_sum(b)) {
+                return Err(Error::store(
+                    &self.path,
+                    format!(
+                        "{}: page {p} (offset {off}) fails its checksum; the store is damaged (run `outcore verify`)",
+                        self.rel
+                    ),
+                ));
+            }
+            off = page_end;
+        }
+        Ok(())
+    }
+
+    /// The checksums themselves (for `verify`).
+    pub fn sums(&self) -> &[u64] {
+        &self.sums
+    }
+}
