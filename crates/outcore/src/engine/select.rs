@@ -17,7 +17,6 @@ use crate::mem::Budget;
 use crate::store::csr::{files, PAD};
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
-use std::sync::Arc;
 
 /// Select engine settings.
 #[derive(Clone, Debug, Default)]
@@ -93,9 +92,7 @@ impl SelectEngine {
             None
         };
         // Page checksums first (charged), so the pools share what is left.
-        let sums = |rel: &str| -> Result<Option<Arc<PageSums>>> {
-            Ok(PageSums::load(store, rel, budget)?.map(Arc::new))
-        };
+        let sums = |rel: &str| PageSums::load(store, rel, budget);
         let (adj_sums, off_sums) = (sums(&a)?, sums(&o)?);
         let w_sums = if weights { sums(&w)? } else { None };
         let pages = |f: usize, r: &Reader| r.file_len(f).div_ceil(page_bytes);

@@ -26,7 +26,7 @@
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Completion, ReadReq, Reader, ALIGN};
 use crate::mem::budget::{Budget, Charge};
-use crate::store::pagesums::PageSums;
+use crate::store::pagesums::{self, PageSums};
 use std::path::Path;
 
 /// Page-table entry of an absent page.
@@ -593,16 +593,14 @@ impl BufferPool {
                         // SAFETY: the frame is this pool's, pinned, its read complete.
                         unsafe { std::ptr::write_bytes(self.frame_ptr(fr).add(n), 0, pb - n) };
                     }
-                    if let Some(sums) = self.sums.clone() {
-                        let pb = self.page_bytes;
-                        // SAFETY: as above; the bytes are only read here.
-                        let bytes = unsafe { std::slice::from_raw_parts(self.frame_ptr(fr), n) };
-                        if let Err(e) = sums.check(page * pb as u64, bytes) {
-                            self.loaded(fr, false);
-                            err.get_or_insert(e);
-                            self.unpin(fr);
-                            continue;
-                        }
+                    let at = page * self.page_bytes as u64;
+                    // SAFETY: as above; the bytes are only read here.
+                    let bytes = unsafe { std::slice::from_raw_parts(self.frame_ptr(fr), n) };
+                    if let Err(e) = pagesums::check(&self.sums, at, bytes) {
+                        self.loaded(fr, false);
+                        err.get_or_insert(e);
+                        self.unpin(fr);
+                        continue;
                     }
                     self.loaded(fr, true);
                     if err.is_none() {

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Bytes per checked page: the alignment of every direct read, so any
 /// aligned read covers whole pages.
@@ -38,8 +39,9 @@ pub struct PageSums {
 
 impl PageSums {
     /// Loads the sums of `rel` (checked whole against the manifest), or
-    /// `None` when the store has none (built before they existed).
-    pub fn load(store: &Store, rel: &str, budget: &Budget) -> Result<Option<PageSums>> {
+    /// `None` when the store has none (built before they existed); shared,
+    /// as readers hold them beside their buffers.
+    pub fn load(store: &Store, rel: &str, budget: &Budget) -> Result<Option<Arc<PageSums>>> {
         let m = store.manifest();
         let name = sums_file(rel);
         let Some(want) = m.files.get(&name) else {
@@ -64,13 +66,13 @@ impl PageSums {
                 ),
             ));
         }
-        Ok(Some(PageSums {
+        Ok(Some(Arc::new(PageSums {
             rel: rel.to_string(),
             path: store.path().to_path_buf(),
             sums,
             len,
             _charge: charge,
-        }))
+        })))
     }
 
     /// Checks `bytes`, read from file offset `at` (a multiple of
@@ -105,5 +107,13 @@ impl PageSums {
     /// The checksums themselves (for `verify`).
     pub fn sums(&self) -> &[u64] {
         &self.sums
+    }
+}
+
+/// [`PageSums::check`] where a file has sums; nothing to check otherwise.
+pub fn check(sums: &Option<Arc<PageSums>>, at: u64, bytes: &[u8]) -> Result<()> {
+    match sums {
+        Some(s) => s.check(at, bytes),
+        None => Ok(()),
     }
 }

@@ -299,9 +299,7 @@ pub fn run<P: VertexProgram>(
     };
     for d in dirs {
         let (a, o, w) = crate::store::csr::files(d);
-        let sums = |rel: &str| -> Result<Option<std::sync::Arc<PageSums>>> {
-            Ok(PageSums::load(store, rel, budget)?.map(std::sync::Arc::new))
-        };
+        let sums = |rel: &str| PageSums::load(store, rel, budget);
         lists.push(ListFiles {
             adj: reader.open(&store.file(&a))?,
             off: reader.open(&store.file(&o))?,

@@ -9,7 +9,7 @@ use super::disk::{read_exact, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::store::csr::PAD;
-use crate::store::pagesums::PageSums;
+use crate::store::pagesums::{check, PageSums};
 use std::sync::Arc;
 
 /// Slots of a 4 KiB adjacency page.
@@ -35,15 +35,6 @@ pub struct ListFiles {
     /// Page checksums of the adjacency, offsets and weights (every page
     /// read is checked before use).
     pub sums: [Option<Arc<PageSums>>; 3],
-}
-
-/// Checks `bytes` read from `file_off` of list file `k` (0 adjacency, 1
-/// offsets, 2 weights) against its page checksums, where it has them.
-fn check(files: &ListFiles, k: usize, file_off: u64, bytes: &[u8]) -> Result<()> {
-    match &files.sums[k] {
-        Some(s) => s.check(file_off, bytes),
-        None => Ok(()),
-    }
 }
 
 /// Buffers reused across intervals.
@@ -106,7 +97,7 @@ pub fn for_each_edge(
         super::pages::io(reader, files.off, start, buf, &pages, false)?;
         for &p in &pages {
             let at = p as usize * ALIGN;
-            check(files, 1, start + at as u64, &buf[at..at + ALIGN])?;
+            check(&files.sums[1], start + at as u64, &buf[at..at + ALIGN])?;
         }
     } else if *off_held != Some((files.off, lo, len)) {
         *off_held = None;
@@ -117,7 +108,7 @@ pub fn for_each_edge(
             &mut off_buf.as_mut_slice()[..room],
             want,
         )?;
-        check(files, 1, start, &off_buf.as_slice()[..room])?;
+        check(&files.sums[1], start, &off_buf.as_slice()[..room])?;
         *off_held = Some((files.off, lo, len));
     }
     let offs = &off_buf.as_slice()[skip..skip + (len + 1) * 8];
@@ -224,13 +215,21 @@ pub fn for_each_edge(
                     let n = wait_for(reader, w, (1 << 41) + 2 * slot as u64 + 1)?;
                     read += n as u64;
                     let b = wb[slot].as_slice();
-                    check(files, 2, p.p0 * 2 * ALIGN as u64, &b[..n.min(b.len())])?;
+                    check(
+                        &files.sums[2],
+                        p.p0 * 2 * ALIGN as u64,
+                        &b[..n.min(b.len())],
+                    )?;
                     Some(b)
                 }
                 _ => None,
             };
             let adj = adj_bufs[slot].as_slice();
-            check(files, 0, p.p0 * ALIGN as u64, &adj[..got.min(adj.len())])?;
+            check(
+                &files.sums[0],
+                p.p0 * ALIGN as u64,
+                &adj[..got.min(adj.len())],
+            )?;
             let base = p.p0 * SLOTS_PER_PAGE;
             let top = base + (got as u64 / 4).min(pages as u64 * SLOTS_PER_PAGE);
             for v in p.v0..p.v1 {

@@ -6,7 +6,7 @@ use super::disk::{align_up, read_into, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::mem::Budget;
-use crate::store::pagesums::PageSums;
+use crate::store::pagesums::{self, PageSums};
 use std::sync::Arc;
 
 /// A double-buffered word reader over one file region.
@@ -91,7 +91,7 @@ impl WordStream {
                 &mut self.bufs[0].as_mut_slice()[..len],
             )?;
             self.check(reader, got, want)?;
-            self.check_sums(0, aligned, got)?;
+            pagesums::check(&self.sums, aligned, &self.bufs[0].as_slice()[..got])?;
             self.next_at += len as u64;
             self.left -= want as u64;
             self.end = want;
@@ -168,7 +168,7 @@ impl WordStream {
         };
         let got = wait_for(reader, self.file, tag)?;
         self.check(reader, got, want)?;
-        self.check_sums(self.cur ^ 1, at, got)?;
+        pagesums::check(&self.sums, at, &self.bufs[self.cur ^ 1].as_slice()[..got])?;
         self.cur ^= 1;
         self.pos = 0;
         self.end = want;
@@ -198,15 +198,6 @@ impl WordStream {
         self.next_at += len as u64;
         self.left -= want as u64;
         Ok(())
-    }
-
-    /// Checks the `got` bytes buffer `b` read from `at` against the page
-    /// checksums, if any.
-    fn check_sums(&self, b: usize, at: u64, got: usize) -> Result<()> {
-        match &self.sums {
-            Some(s) => s.check(at, &self.bufs[b].as_slice()[..got]),
-            None => Ok(()),
-        }
     }
 
     fn check(&self, reader: &Reader, got: usize, want: usize) -> Result<()> {

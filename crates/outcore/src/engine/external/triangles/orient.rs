@@ -89,9 +89,7 @@ pub(super) fn orient(
             at: 0,
             left: 0,
         };
-        let sums = |rel: &str| -> Result<Option<std::sync::Arc<PageSums>>> {
-            Ok(PageSums::load(store, rel, budget)?.map(std::sync::Arc::new))
-        };
+        let sums = |rel: &str| PageSums::load(store, rel, budget);
         l.off.seek_checked(reader, of, 0, 2 * (n + 1), sums(&o)?)?;
         l.adj.seek_checked(reader, af, 0, slots, sums(&a)?)?;
         if l.off.next_u64(reader)? != 0 {
