@@ -16,7 +16,10 @@ fn run(dir: &Path, store: &str, args: &[&str]) -> (bool, String) {
         .args(&args[..2])
         .arg(store)
         .args(&args[2..])
-        .args(["--memory", "64MiB"])
+        .args(match args[0] {
+            "export" => &[][..],
+            _ => &["--memory", "64MiB"][..],
+        })
         .output()
         .unwrap();
     (
@@ -71,6 +74,7 @@ fn a_damaged_csr_page_fails_every_run_that_reads_it() {
         ],
         &["run", "lcc"],
         &["query", "khop", "--source", &hub, "--hops", "1"],
+        &["export", "--out=e.txt", "--layout", "csr"],
     ];
     let weights: &[&[&str]] = &[
         &[
@@ -89,6 +93,7 @@ fn a_damaged_csr_page_fails_every_run_that_reads_it() {
             "--engine",
             "external",
         ],
+        &["export", "--out=e.txt", "--layout", "csr"],
     ];
     for (file, runs) in [
         ("csr/out.adj", lists),

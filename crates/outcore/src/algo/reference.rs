@@ -29,7 +29,7 @@
 //! - core numbers: ignored (a self-loop adds nothing to the degree).
 
 use crate::error::{Error, Result};
-use crate::store::read::scan_csr;
+use crate::store::csrscan::scan_csr;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 
@@ -61,22 +61,16 @@ impl MemGraph {
         let n = m.num_vertices as usize;
         let read = |which: &str| -> Result<Vec<Vec<(u32, f64)>>> {
             let mut adj: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-            scan_csr(
-                store.path(),
-                which,
-                m.num_vertices,
-                m.weighted,
-                |v, _, u, w| {
-                    if u >= m.num_vertices {
-                        return Err(Error::store(
-                            store.path(),
-                            format!("csr/{which}: vertex {v} has neighbour {u} >= |V| = {n}"),
-                        ));
-                    }
-                    adj[v as usize].push((u as u32, w));
-                    Ok(())
-                },
-            )?;
+            scan_csr(store, which, m.weighted, |v, _, u, w| {
+                if u >= m.num_vertices {
+                    return Err(Error::store(
+                        store.path(),
+                        format!("csr/{which}: vertex {v} has neighbour {u} >= |V| = {n}"),
+                    ));
+                }
+                adj[v as usize].push((u as u32, w));
+                Ok(())
+            })?;
             for list in &mut adj {
                 list.sort_by_key(|e| e.0);
             }

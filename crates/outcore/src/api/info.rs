@@ -50,8 +50,18 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         ("csr_in", "in", m.csr.in_entries),
     ] {
         let (adj, off, _) = crate::store::csr::files(which);
+        let (adz, pgi) = crate::store::csrcode::files(which);
         if m.files.contains_key(&adj) {
             layouts.insert(name.into(), bits(file(&adj), file(&off), entries));
+        } else if m.files.contains_key(&adz) {
+            // The page directory is index, as the offsets are.
+            layouts.insert(
+                name.into(),
+                bits(file(&adz), file(&off) + file(&pgi), entries),
+            );
+        }
+        if let Some(l) = layouts.get_mut(name) {
+            l["compression"] = json!(m.csr.compression.as_deref().unwrap_or("none"));
         }
     }
     json!({

@@ -15,8 +15,10 @@ use crate::io::{Backend, Reader};
 use crate::mem::bufpool::{BufferPool, PoolStats};
 use crate::mem::Budget;
 use crate::store::csr::{files, PAD};
+use crate::store::csrcode::{CodedReads, PageDir};
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
+use std::sync::Arc;
 
 /// Select engine settings.
 #[derive(Clone, Debug, Default)]
@@ -57,6 +59,16 @@ pub struct SelectEngine {
     pages_touched: u64,
     /// The adjacency and offsets files, for errors.
     paths: [std::path::PathBuf; 2],
+    /// Slots of a coded adjacency (its file's length says nothing of them).
+    adj_slots: Option<u64>,
+}
+
+/// Reads in flight of the select engine on `store`: `depth`, else the
+/// store's calibration, else the default.
+pub(crate) fn read_depth(store: &Store, depth: Option<usize>) -> usize {
+    depth
+        .or_else(|| calibrate::load(store.path()).map(|c| c.best_depth))
+        .unwrap_or(calibrate::DEFAULT_DEPTH)
 }
 
 impl SelectEngine {
@@ -77,12 +89,16 @@ impl SelectEngine {
             )));
         }
         let page_bytes = m.csr.page_bytes;
-        let depth = cfg
-            .depth
-            .or_else(|| calibrate::load(store.path()).map(|c| c.best_depth))
-            .unwrap_or(calibrate::DEFAULT_DEPTH);
+        let depth = read_depth(store, cfg.depth);
         let mut reader = Reader::new(cfg.io, depth)?;
         let (a, o, w) = files(which);
+        // A coded adjacency is read through its directory and decoded into
+        // the pool's frames ([`crate::store::csrcode`]).
+        let dir = PageDir::load(store, which, budget)?.map(Arc::new);
+        let a = match dir {
+            Some(_) => crate::store::csrcode::files(which).0,
+            None => a,
+        };
         let paths = [store.file(&a), store.file(&o)];
         let adj_file = reader.open(&paths[0])?;
         let off_file = reader.open(&paths[1])?;
@@ -95,14 +111,26 @@ impl SelectEngine {
         let sums = |rel: &str| PageSums::load(store, rel, budget);
         let (adj_sums, off_sums) = (sums(&a)?, sums(&o)?);
         let w_sums = if weights { sums(&w)? } else { None };
-        let pages = |f: usize, r: &Reader| r.file_len(f).div_ceil(page_bytes);
+        let adj_pages = dir.as_ref().map(|d| d.pages());
+        let pages = |f: usize, r: &Reader| match adj_pages {
+            Some(p) if f == adj_file => p,
+            _ => r.file_len(f).div_ceil(page_bytes),
+        };
         // The pools' share of the budget includes their bookkeeping: a
         // 4-byte page-table entry per file page and 31 bytes per frame.
         // A share given covers the checksums too (charged already).
+        let coded = match &dir {
+            Some(d) => Some(CodedReads::new(d.clone(), depth, budget)?),
+            None => None,
+        };
+        let coded_bytes = dir.as_ref().map_or(0, |d| {
+            8 * (d.pages() + 1) + depth as u64 * CodedReads::staging_bytes(page_bytes)
+        });
         let sums_bytes: u64 = [&adj_sums, &off_sums, &w_sums]
             .iter()
             .map(|s| s.as_ref().map_or(0, |s| 8 * s.sums().len() as u64))
-            .sum();
+            .sum::<u64>()
+            + coded_bytes;
         let share = cfg.pool_bytes.map_or_else(
             || budget.available().saturating_sub(8 << 20),
             |b| b.saturating_sub(sums_bytes),
@@ -142,6 +170,9 @@ impl SelectEngine {
             budget,
         )?;
         adj.set_page_sums(adj_sums);
+        if let Some(c) = coded {
+            adj.set_coded(c);
+        }
         let wts = match w_file {
             Some(f) => {
                 let mut p =
@@ -163,6 +194,7 @@ impl SelectEngine {
             n: m.num_vertices,
             pages_touched: 0,
             paths,
+            adj_slots: adj_pages.map(|p| p * (page_bytes / 4)),
         })
     }
 
@@ -225,7 +257,9 @@ impl SelectEngine {
             })?;
         // Lists are read unverified (no checksum per page): a range outside
         // the adjacency file is a corrupted store, never a wrong answer.
-        let slots = self.reader.file_len(self.adj_file) / 4;
+        let slots = self
+            .adj_slots
+            .unwrap_or_else(|| self.reader.file_len(self.adj_file) / 4);
         if let Some(&(s, e)) = out.iter().find(|&&(s, e)| s > e || e > slots) {
             return Err(Error::store(
                 &self.paths[1],

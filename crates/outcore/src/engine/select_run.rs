@@ -50,7 +50,17 @@ pub(crate) fn pool_bytes(
     let mut all = 0;
     for d in dirs {
         let (a, o, w) = files(d);
-        let (a, o, w) = (pages(&a), pages(&o), if weights { pages(&w) } else { 0 });
+        // A coded adjacency's frames hold plain pages.
+        let slots = if *d == "in" {
+            m.csr.in_slots
+        } else {
+            m.csr.out_slots
+        };
+        let a = match m.csr.compression {
+            Some(_) => slots / (pb / 4),
+            None => pages(&a),
+        };
+        let (o, w) = (pages(&o), if weights { pages(&w) } else { 0 });
         all += pb * ((3 * w).max(8 * o).max(2 * (a + o)) + 16);
     }
     let want = requested.unwrap_or_else(|| {
@@ -73,20 +83,32 @@ pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool) -> u64
     let m = store.manifest();
     let pb = m.csr.page_bytes;
     let (a, o, w) = files(which);
-    let mut names = vec![a, o];
+    let (adz, pgi) = crate::store::csrcode::files(which);
+    let coded = m.csr.compression.is_some();
+    let mut names = vec![if coded { adz } else { a }, o];
     if weights {
         names.push(w);
     }
-    names
+    let file = |f: &str| m.files.get(f).map_or(0, |e| e.bytes);
+    let tables: u64 = names
         .iter()
-        .map(|f| {
-            let sums = m
-                .files
-                .get(&crate::store::pagesums::sums_file(f))
-                .map_or(0, |e| e.bytes);
-            4 * m.files.get(f).map_or(0, |e| e.bytes.div_ceil(pb)) + sums
-        })
-        .sum()
+        .map(|f| 4 * file(f).div_ceil(pb) + file(&crate::store::pagesums::sums_file(f)))
+        .sum();
+    if !coded {
+        return tables;
+    }
+    // A coded adjacency: its page table counts plain pages; the directory
+    // and a staging buffer per read in flight come on top.
+    let slots = if which == "in" {
+        m.csr.in_slots
+    } else {
+        m.csr.out_slots
+    };
+    let depth = crate::engine::select::read_depth(store, None) as u64;
+    tables
+        + 4 * (slots / (pb / 4)).saturating_sub(file(&names[0]).div_ceil(pb))
+        + file(&pgi)
+        + depth * crate::store::csrcode::CodedReads::staging_bytes(pb)
 }
 
 /// Splits `vs` into ranges whose lists (summed over `engines`, whose longest

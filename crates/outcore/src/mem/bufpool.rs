@@ -26,6 +26,7 @@
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Completion, ReadReq, Reader, ALIGN};
 use crate::mem::budget::{Budget, Charge};
+use crate::store::csrcode::CodedReads;
 use crate::store::pagesums::{self, PageSums};
 use std::path::Path;
 
@@ -76,6 +77,9 @@ pub struct BufferPool {
     file_len: u64,
     /// Checksums every page read is checked against before it is used.
     sums: Option<std::sync::Arc<PageSums>>,
+    /// A coded adjacency: pages are read through staging buffers and
+    /// decoded into the frames ([`CodedReads`]).
+    coded: Option<CodedReads>,
     budget: Budget,
     _charge: Charge,
 }
@@ -157,6 +161,7 @@ impl BufferPool {
             stats: PoolStats::default(),
             file_len: 0,
             sums: None,
+            coded: None,
             budget: budget.clone(),
             _charge: charge,
         })
@@ -412,8 +417,17 @@ impl BufferPool {
         }
         // The last page may be short (a file that is not a whole number of
         // pages): it is read as far as the file goes and the rest is zeros.
+        // A coded file's pages are its directory's.
         self.file_len = file_len;
-        if !pages.is_empty() && max.saturating_mul(pb) >= file_len {
+        if let Some(c) = &self.coded {
+            if max >= c.pages() {
+                return Err(Error::Invalid(format!(
+                    "{}: page {max} is beyond the {} coded pages",
+                    path.display(),
+                    c.pages()
+                )));
+            }
+        } else if max.saturating_mul(pb) >= file_len {
             return Err(Error::Invalid(format!(
                 "{}: page {max} ({pb} bytes at offset {}) is beyond the end of the file ({file_len} bytes)",
                 path.display(),
@@ -482,13 +496,27 @@ impl BufferPool {
                         break;
                     };
                     self.in_flight[fr as usize] = true;
-                    reqs.push(ReadReq {
-                        file,
-                        offset: page * pb,
-                        len: self.page_bytes,
-                        buf: self.frame_ptr(fr),
-                        tag: fr as u64,
-                    });
+                    let req = match self.coded.as_mut() {
+                        Some(c) => {
+                            let (slot, offset, len, buf) =
+                                c.start(page).expect("a staging buffer per read in flight");
+                            ReadReq {
+                                file,
+                                offset,
+                                len,
+                                buf,
+                                tag: fr as u64 | (slot as u64) << 32,
+                            }
+                        }
+                        None => ReadReq {
+                            file,
+                            offset: page * pb,
+                            len: self.page_bytes,
+                            buf: self.frame_ptr(fr),
+                            tag: fr as u64,
+                        },
+                    };
+                    reqs.push(req);
                     next += 1;
                 }
                 if !reqs.is_empty() {
@@ -567,6 +595,13 @@ impl BufferPool {
         self.sums = sums;
     }
 
+    /// Makes the pool's file a coded adjacency read through `coded` (one
+    /// staging buffer per read in flight; the reader's depth must not
+    /// exceed them). The page sums are then the coded file's.
+    pub fn set_coded(&mut self, coded: CodedReads) {
+        self.coded = Some(coded);
+    }
+
     /// Handles completions of `for_each_page`'s reads.
     fn complete(
         &mut self,
@@ -582,6 +617,29 @@ impl BufferPool {
             self.in_flight[fr as usize] = false;
             *in_flight -= 1;
             let page = self.frame_page[fr as usize];
+            if let Some(mut coded) = self.coded.take() {
+                let slot = (c.tag >> 32) as usize;
+                let pb = self.page_bytes;
+                // SAFETY: the frame is this pool's, pinned, its read (into
+                // the staging buffer) complete; it is only written here.
+                let frame = unsafe { std::slice::from_raw_parts_mut(self.frame_ptr(fr), pb) };
+                let res = coded.finish(slot, page, c.result, &self.sums, frame);
+                self.coded = Some(coded);
+                self.loaded(fr, res.is_ok());
+                match res {
+                    Err(e) => {
+                        err.get_or_insert(e);
+                    }
+                    Ok(()) if err.is_none() => {
+                        if let Err(e) = f(page, self.frame(fr)) {
+                            *err = Some(e);
+                        }
+                    }
+                    Ok(()) => {}
+                }
+                self.unpin(fr);
+                continue;
+            }
             match c.result {
                 Ok(n)
                     if n == self.page_bytes

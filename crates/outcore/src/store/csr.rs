@@ -59,6 +59,16 @@ pub struct CsrWriter {
     adj_buf: Vec<u32>,
     w_buf: Vec<f64>,
     off_buf: Vec<u64>,
+    /// `--compress`: the page directory being written, the coded bytes so
+    /// far and a scratch page ([`super::csrcode`]); `adj` is then `.adz`.
+    coded: Option<Coded>,
+}
+
+struct Coded {
+    dir: DataWriter,
+    at: u64,
+    offsets: Vec<u64>,
+    bytes: Vec<u8>,
 }
 
 impl CsrWriter {
@@ -69,12 +79,23 @@ impl CsrWriter {
         n: u64,
         page_bytes: u64,
         weighted: bool,
+        compress: bool,
     ) -> Result<CsrWriter> {
         let (a, o, w) = files(which);
+        let (adz, pgi) = super::csrcode::files(which);
+        let coded = match compress {
+            true => Some(Coded {
+                dir: dir.paged_file(&pgi)?,
+                at: 0,
+                offsets: Vec::with_capacity(1 << 12),
+                bytes: Vec::with_capacity(1 << 20),
+            }),
+            false => None,
+        };
         Ok(CsrWriter {
             n,
             page_slots: page_bytes / 4,
-            adj: dir.paged_file(&a)?,
+            adj: dir.paged_file(if compress { &adz } else { &a })?,
             off: dir.paged_file(&o)?,
             weights: if weighted {
                 Some(dir.paged_file(&w)?)
@@ -92,6 +113,7 @@ impl CsrWriter {
             adj_buf: Vec::with_capacity(1 << 18),
             w_buf: Vec::new(),
             off_buf: Vec::with_capacity(1 << 16),
+            coded,
         })
     }
 
@@ -180,8 +202,23 @@ impl CsrWriter {
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.adj.put_u32s(&self.adj_buf)?;
-        self.adj_buf.clear();
+        if let Some(c) = &mut self.coded {
+            // Whole pages only; a partial one waits for the next flush.
+            let whole = self.adj_buf.len() / self.page_slots as usize * self.page_slots as usize;
+            for page in self.adj_buf[..whole].chunks_exact(self.page_slots as usize) {
+                c.offsets.push(c.at + c.bytes.len() as u64);
+                super::csrcode::encode_page(page, &mut c.bytes);
+            }
+            self.adj.write_all(&c.bytes)?;
+            c.at += c.bytes.len() as u64;
+            c.bytes.clear();
+            c.dir.put_u64s(&c.offsets)?;
+            c.offsets.clear();
+            self.adj_buf.drain(..whole);
+        } else {
+            self.adj.put_u32s(&self.adj_buf)?;
+            self.adj_buf.clear();
+        }
         if let Some(w) = &mut self.weights {
             w.put_f64s(&self.w_buf)?;
             self.w_buf.clear();
@@ -201,6 +238,10 @@ impl CsrWriter {
         self.off_buf.push(self.slots);
         self.off.put_u64s(&self.off_buf)?;
         self.flush()?;
+        if let Some(mut c) = self.coded.take() {
+            c.dir.put_u64s(&[c.at])?;
+            dir.close(c.dir)?;
+        }
         dir.close(self.adj)?;
         dir.close(self.off)?;
         if let Some(w) = self.weights {

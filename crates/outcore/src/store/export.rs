@@ -1,7 +1,8 @@
 //! `outcore export`: writes a layout back as an edge list in original ids, so
 //! any layout can be checked against the input.
 
-use super::read::{scan_csr, scan_tiles};
+use super::csrscan::scan_csr;
+use super::read::scan_tiles;
 use super::Store;
 use crate::error::{Error, IoContext, Result};
 use std::io::Write;
@@ -76,25 +77,13 @@ pub fn export(store: &Store, layout: Layout, both_directions: bool, out: &Path) 
                 }
                 Ok(())
             }),
-            Layout::Csr => scan_csr(
-                store.path(),
-                "out",
-                m.num_vertices,
-                weighted,
-                |v, _, u, wt| {
-                    if m.directed || both_directions || v <= u {
-                        line(&mut w, v, u, wt)?;
-                    }
-                    Ok(())
-                },
-            ),
-            Layout::CsrIn => scan_csr(
-                store.path(),
-                "in",
-                m.num_vertices,
-                weighted,
-                |v, _, u, wt| line(&mut w, u, v, wt),
-            ),
+            Layout::Csr => scan_csr(store, "out", weighted, |v, _, u, wt| {
+                if m.directed || both_directions || v <= u {
+                    line(&mut w, v, u, wt)?;
+                }
+                Ok(())
+            }),
+            Layout::CsrIn => scan_csr(store, "in", weighted, |v, _, u, wt| line(&mut w, u, v, wt)),
         }?;
         Ok(())
     })();

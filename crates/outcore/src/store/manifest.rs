@@ -83,6 +83,11 @@ pub struct CsrInfo {
     /// before those existed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub page_sums: bool,
+    /// How the adjacency is coded: absent for plain `csr/{dir}.adj`,
+    /// `page-svb` for coded pages in `csr/{dir}.adz` with the directory
+    /// `csr/{dir}.pgi` ([`crate::store::csrcode`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
 }
 
 /// Degree summary.

@@ -27,6 +27,8 @@
 
 pub(crate) mod append;
 pub mod csr;
+pub mod csrcode;
+pub mod csrscan;
 pub mod degrees;
 pub mod export;
 pub mod file;
@@ -94,6 +96,16 @@ impl Store {
                     path,
                     format!(
                         "the tiles are coded as `{c}`, which this build of outcore does not read"
+                    ),
+                ));
+            }
+        }
+        if let Some(c) = manifest.csr.compression.as_deref() {
+            if c != csrcode::CODEC {
+                return Err(Error::store(
+                    path,
+                    format!(
+                        "the adjacency is coded as `{c}`, which this build of outcore does not read"
                     ),
                 ));
             }
@@ -268,7 +280,13 @@ pub fn required_files(m: &Manifest) -> Vec<String> {
     for d in dirs {
         let (a, o, w) = csr::files(d);
         let (dc, dov) = degrees::files(d);
-        let mut csr = vec![a, o];
+        let mut csr = match m.csr.compression {
+            Some(_) => {
+                let (adz, pgi) = csrcode::files(d);
+                vec![adz, pgi, o]
+            }
+            None => vec![a, o],
+        };
         if m.weighted {
             csr.push(w);
         }

@@ -3,9 +3,10 @@
 //! naming the broken file.
 
 use super::csr::PAD;
+use super::csrscan::scan_csr;
 use super::degrees;
 use super::file::checksum;
-use super::read::{scan_csr, scan_tiles, LeReader};
+use super::read::{scan_tiles, LeReader};
 use super::tiles::{TileGeometry, GROUPS_FILE, INDEX_FILE};
 use super::{Store, VertexOrder, IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
 use crate::error::{Error, Result};
@@ -195,7 +196,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             }
             Ok(())
         };
-        scan_csr(path, which, n, m.weighted, |v, slot, u, _| {
+        scan_csr(&store, which, m.weighted, |v, slot, u, _| {
             if u >= n || u == PAD as u64 {
                 return Err(bad(&adj, format!("vertex {v} has neighbour {u} >= {n}")));
             }

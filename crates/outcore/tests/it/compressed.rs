@@ -68,10 +68,11 @@ fn pair(dir: &Path, n: u64, edges: &[(u64, u64, f64)], directed: bool) -> (Store
 
 fn check_pair(plain: &Store, coded: &Store) {
     verify(coded.path()).unwrap();
+    // The CSR pages are coded too (tests/it/compressed_csr.rs); every
+    // other file is the same bytes.
     let (p, c) = (store_files(plain.path()), store_files(coded.path()));
-    assert_eq!(p.keys().collect::<Vec<_>>(), c.keys().collect::<Vec<_>>());
     for (k, v) in &p {
-        if !k.starts_with("tiles/") && k != "manifest.json" {
+        if !k.starts_with("tiles/") && !k.contains(".adj") && k != "manifest.json" {
             assert!(v == &c[k], "{k} differs");
         }
     }

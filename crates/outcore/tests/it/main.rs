@@ -4,6 +4,7 @@
 mod betweenness;
 mod common;
 mod compressed;
+mod compressed_csr;
 mod corruption;
 mod external_engine;
 mod external_ids;

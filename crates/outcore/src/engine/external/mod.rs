@@ -47,13 +47,15 @@ use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
+use crate::store::csrcode::PageDir;
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
 use disk::{align_up, read_exact, write_all, Appender};
 use log::MultiLog;
 use merge::{MergeConfig, MergeCounts};
-use scatter::{ListFiles, ScatterBufs};
+use scatter::{coded_bytes, ListFiles, ScatterBufs};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// External engine settings (all sizes default to shares of the budget).
@@ -110,12 +112,19 @@ const SLACK: u64 = 4 << 20;
 fn sizes<P: VertexProgram>(
     n: u64,
     weighted: bool,
+    coded: bool,
     budget: &Budget,
     cfg: &ExternalConfig,
 ) -> Result<Sizes> {
     let avail = budget.available().saturating_sub(SLACK);
-    let weighted = if weighted { 3 } else { 1 };
     let chunk = ((avail / 24) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
+    // Per adjacency buffer: itself, its weights, a coded read's buffer.
+    let weighted = if weighted { 3 } else { 1 }
+        + if coded {
+            coded_bytes(chunk).div_ceil(chunk) as u64
+        } else {
+            0
+        };
     let staging = cfg
         .staging
         .unwrap_or((avail / 32) as usize)
@@ -256,7 +265,7 @@ pub fn run<P: VertexProgram>(
     if n > u32::MAX as u64 {
         return Err(Error::Invalid("more than 2^32 - 1 vertices".into()));
     }
-    let sz = sizes::<P>(n, prog.weighted(), budget, cfg)?;
+    let sz = sizes::<P>(n, prog.weighted(), m.csr.compression.is_some(), budget, cfg)?;
     let sbytes = P::State::BYTES;
     // Grid windows cover whole tile blocks: intervals cut at block edges
     // keep neighbouring windows from folding a block twice, and small
@@ -299,8 +308,14 @@ pub fn run<P: VertexProgram>(
     };
     for d in dirs {
         let (a, o, w) = crate::store::csr::files(d);
+        let coded = PageDir::load(store, d, budget)?.map(Arc::new);
+        let a = match coded {
+            Some(_) => crate::store::csrcode::files(d).0,
+            None => a,
+        };
         let sums = |rel: &str| PageSums::load(store, rel, budget);
         lists.push(ListFiles {
+            coded,
             adj: reader.open(&store.file(&a))?,
             off: reader.open(&store.file(&o))?,
             weights: if weighted {
@@ -335,6 +350,21 @@ pub fn run<P: VertexProgram>(
             ])
         } else {
             None
+        },
+        coded: match m.csr.compression {
+            Some(_) => Some([
+                AlignedBuf::new(
+                    coded_bytes(sz.chunk),
+                    budget,
+                    "external engine coded adjacency",
+                )?,
+                AlignedBuf::new(
+                    coded_bytes(sz.chunk),
+                    budget,
+                    "external engine coded adjacency",
+                )?,
+            ]),
+            None => None,
         },
     };
     let stage = Appender::new(logs[0], 0, sz.staging, budget)?;

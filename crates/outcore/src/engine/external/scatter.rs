@@ -9,6 +9,7 @@ use super::disk::{read_exact, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::store::csr::PAD;
+use crate::store::csrcode::{max_coded, PageDir};
 use crate::store::pagesums::{check, PageSums};
 use std::sync::Arc;
 
@@ -35,6 +36,8 @@ pub struct ListFiles {
     /// Page checksums of the adjacency, offsets and weights (every page
     /// read is checked before use).
     pub sums: [Option<Arc<PageSums>>; 3],
+    /// A coded adjacency (`adj` is then its `.adz`): its page directory.
+    pub coded: Option<Arc<PageDir>>,
 }
 
 /// Buffers reused across intervals.
@@ -45,6 +48,15 @@ pub struct ScatterBufs {
     pub off_held: Option<(usize, u64, usize)>,
     pub adj: [AlignedBuf; 2],
     pub wts: Option<[AlignedBuf; 2]>,
+    /// A coded adjacency's reads, decoded into `adj` ([`coded_bytes`]).
+    pub coded: Option<[AlignedBuf; 2]>,
+}
+
+/// Bytes of a coded read buffer beside an adjacency buffer of `chunk`
+/// bytes: the longest coded form of that many plain pages, from anywhere
+/// in a block.
+pub fn coded_bytes(chunk: usize) -> usize {
+    (chunk / ALIGN * max_coded(SLOTS_PER_PAGE as usize)).next_multiple_of(ALIGN) + ALIGN
 }
 
 /// Calls `f(reader, local v, neighbour, weight)` for every stored neighbour
@@ -71,6 +83,7 @@ pub fn for_each_edge(
         off_held,
         adj: adj_bufs,
         wts: wts_bufs,
+        coded: coded_bufs,
     } = bufs;
     // Offsets lo..=lo+len, through an aligned window.
     let first = lo * 8;
@@ -164,15 +177,24 @@ pub fn for_each_edge(
     let submit = |reader: &mut Reader,
                   adj_bufs: &mut [AlignedBuf; 2],
                   wts_bufs: &mut Option<[AlignedBuf; 2]>,
+                  coded_bufs: &mut Option<[AlignedBuf; 2]>,
                   p: &Plan,
                   i: usize|
      -> Result<()> {
         let pages = (p.p1 - p.p0) as usize;
+        let (offset, len, buf) = match (&files.coded, coded_bufs.as_mut()) {
+            (Some(d), Some(cb)) => {
+                let (s, e) = d.aligned_span(p.p0, p.p1, ALIGN as u64);
+                let len = ((e - s) as usize).next_multiple_of(ALIGN);
+                (s, len, cb[i].as_mut_ptr())
+            }
+            _ => (p.p0 * ALIGN as u64, pages * ALIGN, adj_bufs[i].as_mut_ptr()),
+        };
         let mut reqs = vec![ReadReq {
             file: files.adj,
-            offset: p.p0 * ALIGN as u64,
-            len: pages * ALIGN,
-            buf: adj_bufs[i].as_mut_ptr(),
+            offset,
+            len,
+            buf,
             tag: (1 << 41) + 2 * i as u64,
         }];
         if let (Some(w), Some(wb)) = (files.weights, wts_bufs.as_mut()) {
@@ -193,18 +215,34 @@ pub fn for_each_edge(
     let mut cur = plan_next(&mut cursor);
     let mut slot = 0usize;
     if let Some(p) = &cur {
-        submit(reader, adj_bufs, wts_bufs, p, slot)?;
+        submit(reader, adj_bufs, wts_bufs, coded_bufs, p, slot)?;
     }
     while let Some(p) = cur {
         let next = plan_next(&mut cursor);
         if let Some(q) = &next {
-            submit(reader, adj_bufs, wts_bufs, q, slot ^ 1)?;
+            submit(reader, adj_bufs, wts_bufs, coded_bufs, q, slot ^ 1)?;
         }
         let result = (|| -> Result<()> {
             let pages = (p.p1 - p.p0) as usize;
-            let got = wait_for(reader, files.adj, (1 << 41) + 2 * slot as u64)?;
+            let mut got = wait_for(reader, files.adj, (1 << 41) + 2 * slot as u64)?;
             read += got as u64;
-            if got < pages * ALIGN && (got as u64) < reader.file_len(files.adj) - p.p0 * 4096 {
+            if let (Some(d), Some(cb)) = (&files.coded, coded_bufs.as_ref()) {
+                // Check the coded bytes, then decode the pages in place of
+                // the plain read.
+                let (s, e) = d.aligned_span(p.p0, p.p1, ALIGN as u64);
+                if (got as u64) < e - s {
+                    return Err(Error::Invalid(format!(
+                        "{}: short read of the coded adjacency",
+                        reader.path(files.adj).display()
+                    )));
+                }
+                let bytes = &cb[slot].as_slice()[..(e - s) as usize];
+                check(&files.sums[0], s, bytes)?;
+                let out = &mut adj_bufs[slot].as_mut_slice()[..pages * ALIGN];
+                d.decode(p.p0, p.p1, bytes, s, out)?;
+                got = pages * ALIGN;
+            } else if got < pages * ALIGN && (got as u64) < reader.file_len(files.adj) - p.p0 * 4096
+            {
                 return Err(Error::Invalid(format!(
                     "{}: short read of the adjacency",
                     reader.path(files.adj).display()
@@ -225,11 +263,13 @@ pub fn for_each_edge(
                 _ => None,
             };
             let adj = adj_bufs[slot].as_slice();
-            check(
-                &files.sums[0],
-                p.p0 * ALIGN as u64,
-                &adj[..got.min(adj.len())],
-            )?;
+            if files.coded.is_none() {
+                check(
+                    &files.sums[0],
+                    p.p0 * ALIGN as u64,
+                    &adj[..got.min(adj.len())],
+                )?;
+            }
             let base = p.p0 * SLOTS_PER_PAGE;
             let top = base + (got as u64 / 4).min(pages as u64 * SLOTS_PER_PAGE);
             for v in p.v0..p.v1 {

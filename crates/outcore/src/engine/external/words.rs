@@ -6,6 +6,7 @@ use super::disk::{align_up, read_into, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::mem::Budget;
+use crate::store::csrcode::PageDir;
 use crate::store::pagesums::{self, PageSums};
 use std::sync::Arc;
 
@@ -70,13 +71,25 @@ impl WordStream {
         end: u64,
         sums: Option<Arc<PageSums>>,
     ) -> Result<()> {
+        self.seek_bytes(reader, file, start * 4, end * 4, sums)
+    }
+
+    /// Positions the stream on bytes `byte..end` of `file`, every page read
+    /// checked against `sums` (read them with the `_bytes` methods).
+    pub fn seek_bytes(
+        &mut self,
+        reader: &mut Reader,
+        file: usize,
+        byte: u64,
+        end: u64,
+        sums: Option<Arc<PageSums>>,
+    ) -> Result<()> {
         self.drain(reader)?;
         self.file = file;
         self.sums = sums;
-        let byte = start * 4;
         let aligned = byte / ALIGN as u64 * ALIGN as u64;
         self.next_at = aligned;
-        self.left = (end * 4).saturating_sub(aligned);
+        self.left = end.saturating_sub(aligned);
         self.pos = 0;
         self.end = 0;
         // The first buffer synchronously, then the prefetch.
@@ -148,6 +161,33 @@ impl WordStream {
         Ok(())
     }
 
+    /// Sets `out` to the next `n` bytes.
+    pub fn take_bytes(&mut self, reader: &mut Reader, n: usize, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        while out.len() < n {
+            if self.pos == self.end {
+                self.advance(reader)?;
+            }
+            let k = (n - out.len()).min(self.end - self.pos);
+            out.extend_from_slice(&self.bufs[self.cur].as_slice()[self.pos..self.pos + k]);
+            self.pos += k;
+        }
+        Ok(())
+    }
+
+    /// Skips the next `n` bytes.
+    pub fn skip_bytes(&mut self, reader: &mut Reader, mut n: u64) -> Result<()> {
+        while n > 0 {
+            if self.pos == self.end {
+                self.advance(reader)?;
+            }
+            let k = n.min((self.end - self.pos) as u64);
+            self.pos += k as usize;
+            n -= k;
+        }
+        Ok(())
+    }
+
     /// Waits for the read in flight (before the buffers may be reused).
     pub fn drain(&mut self, reader: &mut Reader) -> Result<()> {
         if let Some((tag, _, _)) = self.in_flight.take() {
@@ -209,6 +249,79 @@ impl WordStream {
                     format!("wanted {want} bytes, the file ends after {got}"),
                 ),
             ));
+        }
+        Ok(())
+    }
+}
+
+/// The slots of a coded adjacency ([`crate::store::csrcode`]), decoded a
+/// page at a time from a [`WordStream`] positioned on its bytes.
+pub struct CodedSlots {
+    dir: Arc<PageDir>,
+    page: Vec<u8>,
+    /// Next slot of `page`.
+    pos: usize,
+    next_page: u64,
+    scratch: Vec<u8>,
+}
+
+impl CodedSlots {
+    /// Slots from the first page on (the stream at byte 0 of `.adz`).
+    pub fn new(dir: Arc<PageDir>) -> CodedSlots {
+        CodedSlots {
+            dir,
+            page: vec![0; ALIGN],
+            pos: ALIGN / 4,
+            next_page: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn load(&mut self, ws: &mut WordStream, reader: &mut Reader) -> Result<()> {
+        let p = self.next_page;
+        if p >= self.dir.pages() {
+            return Err(Error::Invalid(format!(
+                "{}: read past the last coded page",
+                reader.path(ws.file()).display()
+            )));
+        }
+        let (s, e) = self.dir.span(p, p + 1);
+        ws.take_bytes(reader, (e - s) as usize, &mut self.scratch)?;
+        self.dir
+            .decode(p, p + 1, &self.scratch, s, &mut self.page)?;
+        self.next_page += 1;
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// The next slot.
+    #[inline]
+    pub fn next(&mut self, ws: &mut WordStream, reader: &mut Reader) -> Result<u32> {
+        if self.pos == ALIGN / 4 {
+            self.load(ws, reader)?;
+        }
+        let b = &self.page[4 * self.pos..4 * self.pos + 4];
+        self.pos += 1;
+        Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+    }
+
+    /// Skips the next `n` slots (whole pages without decoding them).
+    pub fn skip(&mut self, ws: &mut WordStream, reader: &mut Reader, mut n: usize) -> Result<()> {
+        let per = ALIGN / 4;
+        while n > 0 {
+            if self.pos == per {
+                if n >= per && self.next_page < self.dir.pages() {
+                    let (s, e) = self.dir.span(self.next_page, self.next_page + 1);
+                    ws.skip_bytes(reader, e - s)?;
+                    self.next_page += 1;
+                    n -= per;
+                    continue;
+                }
+                self.load(ws, reader)?;
+            }
+            let k = (per - self.pos).min(n);
+            self.pos += k;
+            n -= k;
         }
         Ok(())
     }

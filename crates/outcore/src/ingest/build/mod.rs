@@ -405,6 +405,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             n,
             opts.page_bytes,
             opts.weighted,
+            opts.compress,
         )?)
     } else {
         None
@@ -592,6 +593,9 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             in_slots: in_stats.map_or(0, |s| s.slots),
             in_entries: in_stats.map_or(0, |s| s.entries),
             page_sums: true,
+            compression: opts
+                .compress
+                .then(|| crate::store::csrcode::CODEC.to_string()),
         },
         degrees: DegreeInfo {
             max_out: out_stats.max_degree,

@@ -91,6 +91,12 @@ impl BuildOptions {
                 self.page_bytes
             )));
         }
+        if self.compress && self.page_bytes != 4096 {
+            return Err(Error::Invalid(format!(
+                "--compress codes CSR pages of 4 KiB; drop --page-size {} or --compress",
+                self.page_bytes
+            )));
+        }
         if self.memory < MIN_MEMORY {
             return Err(Error::Budget(format!(
                 "--memory {} is below the {} a build needs",

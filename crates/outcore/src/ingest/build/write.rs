@@ -55,13 +55,20 @@ pub(super) fn layouts<W: Weight>(
     let mut csrs = Vec::new();
     if let Some(s) = sorters.out {
         csrs.push((
-            CsrWriter::new(dir, "out", n, opts.page_bytes, opts.weighted)?,
+            CsrWriter::new(dir, "out", n, opts.page_bytes, opts.weighted, opts.compress)?,
             s,
         ));
     }
     let rev_name = if undirected { "out" } else { "in" };
     csrs.push((
-        CsrWriter::new(dir, rev_name, n, opts.page_bytes, opts.weighted)?,
+        CsrWriter::new(
+            dir,
+            rev_name,
+            n,
+            opts.page_bytes,
+            opts.weighted,
+            opts.compress,
+        )?,
         sorters.rev,
     ));
     let (sorted_tiles, mut placer) = match sorters.tiles {

@@ -2,15 +2,17 @@
 //! direction, oriented towards lower dense ids (higher degree), cut into
 //! blocks that fit the budget.
 
-use super::super::words::WordStream;
+use super::super::words::{CodedSlots, WordStream};
 use super::{Bufs, Plan, PER_ENTRY, PER_VERTEX};
 use crate::error::{Error, Result};
 use crate::io::Reader;
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::csr::{files, PAD};
+use crate::store::csrcode::PageDir;
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
+use std::sync::Arc;
 
 /// One direction's lists, read in vertex order.
 struct Lists<'a> {
@@ -20,12 +22,14 @@ struct Lists<'a> {
     at: u64,
     /// Slots of the current list not yet read.
     left: u64,
+    /// A coded adjacency: `adj` reads its bytes, this decodes them.
+    coded: Option<CodedSlots>,
 }
 
 impl Lists<'_> {
     /// Moves to the next vertex's list.
     fn start(&mut self, reader: &mut Reader) -> Result<()> {
-        self.adj.skip(reader, self.left as usize)?;
+        self.skip(reader)?;
         let end = self.off.next_u64(reader)?;
         if end < self.at {
             return Err(Error::store(
@@ -49,13 +53,24 @@ impl Lists<'_> {
             return Ok(None);
         }
         self.left -= 1;
-        let x = self.adj.next(reader)?;
+        let x = match &mut self.coded {
+            Some(c) => c.next(self.adj, reader)?,
+            None => self.adj.next(reader)?,
+        };
         if x == PAD {
-            self.adj.skip(reader, self.left as usize)?;
-            self.left = 0;
+            self.skip(reader)?;
             return Ok(None);
         }
         Ok(Some(x))
+    }
+
+    /// Skips what is left of the current list.
+    fn skip(&mut self, reader: &mut Reader) -> Result<()> {
+        let left = std::mem::take(&mut self.left) as usize;
+        match &mut self.coded {
+            Some(c) => c.skip(self.adj, reader, left),
+            None => self.adj.skip(reader, left),
+        }
     }
 }
 
@@ -81,17 +96,29 @@ pub(super) fn orient(
     let Bufs { s, out } = bufs;
     for (&(d, slots), pair) in dirs.iter().zip(s.chunks_exact_mut(2)) {
         let (a, o, _) = files(d);
-        let (af, of) = (reader.open(&store.file(&a))?, reader.open(&store.file(&o))?);
+        let of = reader.open(&store.file(&o))?;
         let [off, adj] = pair else { unreachable!() };
+        let coded = PageDir::load(store, d, budget)?.map(Arc::new);
+        let sums = |rel: &str| PageSums::load(store, rel, budget);
+        off.seek_checked(reader, of, 0, 2 * (n + 1), sums(&o)?)?;
+        match &coded {
+            Some(dir) => {
+                let (adz, _) = crate::store::csrcode::files(d);
+                let zf = reader.open(&store.file(&adz))?;
+                adj.seek_bytes(reader, zf, 0, dir.coded_bytes(), sums(&adz)?)?;
+            }
+            None => {
+                let af = reader.open(&store.file(&a))?;
+                adj.seek_checked(reader, af, 0, slots, sums(&a)?)?;
+            }
+        }
         let l = Lists {
             off,
             adj,
             at: 0,
             left: 0,
+            coded: coded.map(CodedSlots::new),
         };
-        let sums = |rel: &str| PageSums::load(store, rel, budget);
-        l.off.seek_checked(reader, of, 0, 2 * (n + 1), sums(&o)?)?;
-        l.adj.seek_checked(reader, af, 0, slots, sums(&a)?)?;
         if l.off.next_u64(reader)? != 0 {
             return Err(Error::store(store.file(&o), "the first offset is not 0"));
         }

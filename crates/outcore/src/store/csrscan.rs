@@ -1,0 +1,229 @@
+//! Sequential scans of a CSR direction (export, verify, the in-memory
+//! references): every page read is checked against its page checksum
+//! ([`super::pagesums`]) before use, and coded adjacency pages
+//! ([`super::csrcode`]) are decoded, so a scan sees the plain slots.
+
+use super::csr::{files, PAD};
+use super::csrcode::{self, decode_page, max_coded};
+use super::file::read_u64s;
+use super::pagesums::{PageSums, PAGE_BYTES};
+use super::Store;
+use crate::error::{Error, IoContext, Result};
+use crate::mem::Budget;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Pages read at once.
+const READ_PAGES: usize = 64;
+
+/// Reads a store file front to back in whole checked pages.
+struct CheckedReader {
+    path: PathBuf,
+    file: File,
+    sums: Option<Arc<PageSums>>,
+    buf: Vec<u8>,
+    pos: usize,
+    /// File offset of `buf[0]`.
+    at: u64,
+}
+
+impl CheckedReader {
+    fn open(store: &Store, rel: &str) -> Result<CheckedReader> {
+        let path = store.file(rel);
+        let file = File::open(&path).at(&path)?;
+        Ok(CheckedReader {
+            sums: PageSums::load(store, rel, &Budget::new(u64::MAX))?,
+            path,
+            file,
+            buf: Vec::with_capacity(READ_PAGES * PAGE_BYTES as usize),
+            pos: 0,
+            at: 0,
+        })
+    }
+
+    /// Refills the buffer; false at the end of the file.
+    fn fill(&mut self) -> Result<bool> {
+        self.at += self.buf.len() as u64;
+        self.buf.clear();
+        self.pos = 0;
+        (&mut self.file)
+            .take((READ_PAGES as u64) * PAGE_BYTES)
+            .read_to_end(&mut self.buf)
+            .at(&self.path)?;
+        super::pagesums::check(&self.sums, self.at, &self.buf)?;
+        Ok(!self.buf.is_empty())
+    }
+
+    /// The next `N` bytes, or `None` at the end of the file.
+    fn next<const N: usize>(&mut self) -> Result<Option<[u8; N]>> {
+        let mut out = [0u8; N];
+        let mut got = 0;
+        while got < N {
+            if self.pos == self.buf.len() && !self.fill()? {
+                return match got {
+                    0 => Ok(None),
+                    _ => Err(self.early()),
+                };
+            }
+            let k = (N - got).min(self.buf.len() - self.pos);
+            out[got..got + k].copy_from_slice(&self.buf[self.pos..self.pos + k]);
+            self.pos += k;
+            got += k;
+        }
+        Ok(Some(out))
+    }
+
+    fn req<const N: usize>(&mut self) -> Result<[u8; N]> {
+        self.next::<N>()?.ok_or_else(|| self.early())
+    }
+
+    /// The next `n` bytes into `out`; the end of the file is an error.
+    fn bytes(&mut self, n: usize, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        while out.len() < n {
+            if self.pos == self.buf.len() && !self.fill()? {
+                return Err(self.early());
+            }
+            let k = (n - out.len()).min(self.buf.len() - self.pos);
+            out.extend_from_slice(&self.buf[self.pos..self.pos + k]);
+            self.pos += k;
+        }
+        Ok(())
+    }
+
+    fn early(&self) -> Error {
+        Error::store(&self.path, "ends early")
+    }
+}
+
+/// A coded adjacency being decoded: the page directory, the next page,
+/// the decoded page, the next byte in it and a scratch for the codes.
+type Decoding = (Vec<u64>, usize, Vec<u8>, usize, Vec<u8>);
+
+/// The slots of one adjacency file: read plainly, or coded pages decoded.
+struct Slots {
+    r: CheckedReader,
+    coded: Option<Decoding>,
+}
+
+impl Slots {
+    fn open(store: &Store, which: &str) -> Result<Slots> {
+        let m = store.manifest();
+        if m.csr.compression.is_none() {
+            return Ok(Slots {
+                r: CheckedReader::open(store, &files(which).0)?,
+                coded: None,
+            });
+        }
+        let (adz, pgi) = csrcode::files(which);
+        let page = vec![0u8; m.csr.page_bytes as usize];
+        let dir = read_u64s(&store.file(&pgi))?;
+        if dir.last() != m.files.get(&adz).map(|f| &f.bytes) {
+            return Err(Error::store(
+                store.file(&pgi),
+                format!("does not end at the end of {adz}; the store is damaged"),
+            ));
+        }
+        Ok(Slots {
+            r: CheckedReader::open(store, &adz)?,
+            coded: Some((dir, 0, page, usize::MAX, Vec::new())),
+        })
+    }
+
+    fn path(&self) -> &Path {
+        &self.r.path
+    }
+
+    /// The next slot, or `None` at the end.
+    fn next(&mut self) -> Result<Option<u32>> {
+        let Some((dir, next, page, pos, scratch)) = &mut self.coded else {
+            return Ok(self.r.next::<4>()?.map(u32::from_le_bytes));
+        };
+        if *pos >= page.len() {
+            if *next + 1 >= dir.len() {
+                return Ok(None);
+            }
+            let len = dir[*next + 1].saturating_sub(dir[*next]) as usize;
+            if len > max_coded(page.len() / 4) {
+                return Err(Error::store(
+                    &self.r.path,
+                    format!("coded page {next} is {len} bytes long; the store is damaged"),
+                ));
+            }
+            self.r.bytes(len, scratch)?;
+            match decode_page(scratch, page) {
+                Ok(n) if n == len => {}
+                Ok(_) | Err(_) => {
+                    return Err(Error::store(
+                        &self.r.path,
+                        format!("coded page {next} does not decode; the store is damaged"),
+                    ))
+                }
+            }
+            *next += 1;
+            *pos = 0;
+        }
+        let x = u32::from_le_bytes(page[*pos..*pos + 4].try_into().expect("4 bytes"));
+        *pos += 4;
+        Ok(Some(x))
+    }
+}
+
+/// Scans one CSR direction (`"out"` or `"in"`), calling
+/// `f(vertex, slot_offset, neighbour, weight)` for every entry; padding slots
+/// are skipped (and must hold the padding value).
+pub fn scan_csr(
+    store: &Store,
+    which: &str,
+    weighted: bool,
+    mut f: impl FnMut(u64, u64, u64, f64) -> Result<()>,
+) -> Result<()> {
+    let (_, o, w) = files(which);
+    let n = store.manifest().num_vertices;
+    let mut adj = Slots::open(store, which)?;
+    let mut off = CheckedReader::open(store, &o)?;
+    let mut weights = match weighted {
+        true => Some(CheckedReader::open(store, &w)?),
+        false => None,
+    };
+    let mut slot = 0u64;
+    if u64::from_le_bytes(off.req()?) != 0 {
+        return Err(Error::store(&off.path, "the first offset is not 0"));
+    }
+    for v in 0..n {
+        let end = u64::from_le_bytes(off.req()?);
+        if end < slot {
+            return Err(Error::store(
+                &off.path,
+                format!("offsets decrease at vertex {v}"),
+            ));
+        }
+        let mut padding = false;
+        while slot < end {
+            let x = adj
+                .next()?
+                .ok_or_else(|| Error::store(adj.path(), "ends early"))?;
+            let wt = match weights.as_mut() {
+                Some(r) => f64::from_le_bytes(r.req()?),
+                None => 1.0,
+            };
+            if x == PAD {
+                padding = true;
+            } else if padding {
+                return Err(Error::store(
+                    adj.path(),
+                    format!("the list of vertex {v} has a gap at slot {slot}"),
+                ));
+            } else {
+                f(v, slot, x as u64, wt)?;
+            }
+            slot += 1;
+        }
+    }
+    if adj.next()?.is_some() {
+        return Err(Error::store(adj.path(), "holds slots past the last offset"));
+    }
+    Ok(())
+}

@@ -1,0 +1,249 @@
+//! Compressed CSR pages (`--compress`, `store::csrcode`) against plain
+//! ones: the same lists, offsets, degrees and weights (property tests with
+//! hubs whose lists span many pages, empty lists, ids at page edges); the
+//! same answers from the select engine (pool, staging, run-ahead), the
+//! external engine's scatter and the triangle streams; damage caught.
+
+use crate::common;
+
+use common::Rng;
+use common::*;
+use outcore::algo::bfs::bfs_planned;
+use outcore::algo::kcore::kcore;
+use outcore::algo::lcc::lcc;
+use outcore::algo::reference::{self, MemGraph};
+use outcore::algo::sssp::{sssp, SsspConfig};
+use outcore::algo::{pagerank, vertex};
+use outcore::engine::external::ExternalConfig;
+use outcore::engine::planner::EngineChoice;
+use outcore::engine::select::SelectConfig;
+use outcore::ingest::build::BuildOptions;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use outcore::store::export::Layout;
+use outcore::store::verify::verify;
+use outcore::store::Store;
+use proptest::prelude::*;
+use std::path::Path;
+
+/// Random edges on `0..n`: a fifth leave hub 3 (a list over many pages),
+/// a tenth stay among the first 50 vertices (small gaps).
+fn edges_of(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
+    let mut r = Rng::new(seed);
+    (0..m)
+        .map(|i| {
+            let (s, d) = match i % 10 {
+                0 | 4 => (3.min(n - 1), r.below(n)),
+                7 => (r.below(50.min(n)), r.below(50.min(n))),
+                _ => (r.below(n), r.below(n)),
+            };
+            (s, d, 1.0 + (i % 5) as f64)
+        })
+        .collect()
+}
+
+fn store_in(dir: &Path, n: u64, edges: &[(u64, u64, f64)], opts: &BuildOptions) -> Store {
+    outcore::progress::set_quiet(true);
+    std::fs::create_dir_all(dir).unwrap();
+    let mut src = outcore::ingest::VecSource::new(edges.iter().copied());
+    src.dense = Some(n);
+    let r = outcore::ingest::build::build_store(&mut src, &dir.join("g.oc"), opts).unwrap();
+    Store::open(&r.path).unwrap()
+}
+
+/// The same graph plain and compressed (weighted).
+fn pair(dir: &Path, n: u64, edges: &[(u64, u64, f64)], directed: bool) -> (Store, Store) {
+    let opts = |compress| BuildOptions {
+        directed,
+        weighted: true,
+        memory: 128 << 20,
+        compress,
+        ..Default::default()
+    };
+    (
+        store_in(&dir.join("plain"), n, edges, &opts(false)),
+        store_in(&dir.join("coded"), n, edges, &opts(true)),
+    )
+}
+
+/// Offsets, degrees and weights are the plain store's bytes; the lists
+/// export the same; `verify` decodes every page strictly.
+fn check_pair(plain: &Store, coded: &Store) {
+    verify(coded.path()).unwrap();
+    let (p, c) = (store_files(plain.path()), store_files(coded.path()));
+    for (k, v) in &p {
+        if k.starts_with("csr/") && k.contains(".adj") {
+            assert!(!c.contains_key(k), "{k} beside the coded pages");
+        } else if !k.starts_with("tiles/") && k != "manifest.json" {
+            assert!(v == &c[k], "{k} differs");
+        }
+    }
+    let mc = coded.manifest();
+    assert_eq!(mc.csr.compression.as_deref(), Some("page-svb"));
+    assert_eq!(mc.csr, {
+        let mut x = plain.manifest().csr.clone();
+        x.compression = mc.csr.compression.clone();
+        x
+    });
+    let layouts: &[Layout] = match mc.directed {
+        true => &[Layout::Csr, Layout::CsrIn],
+        false => &[Layout::Csr],
+    };
+    for &l in layouts {
+        assert_eq!(exported(plain, l, true), exported(coded, l, true));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn coded_pages_hold_the_same_lists(
+        n in 1u64..20_000,
+        m in 0usize..30_000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, coded) = pair(dir.path(), n, &edges_of(n, m, seed), directed);
+        check_pair(&plain, &coded);
+    }
+}
+
+/// Ids at the ends of the range and lists of exactly a page, a page and
+/// one, and many pages.
+#[test]
+fn page_edges_and_extreme_ids() {
+    let n = 3 * 1024 + 7;
+    let mut edges: Vec<(u64, u64, f64)> = Vec::new();
+    edges.extend((0..1024).map(|d| (0, n - 1 - d, 1.0)));
+    edges.extend((0..1025).map(|d| (1, d * 3 % n, 2.0)));
+    edges.extend((0..n).map(|d| (2, d, 3.0)));
+    edges.push((n - 1, 0, 4.0));
+    for directed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, coded) = pair(dir.path(), n, &edges, directed);
+        check_pair(&plain, &coded);
+    }
+}
+
+fn close(a: f64, e: f64) -> bool {
+    (a - e).abs() <= 1e-9 * e.abs().max(1e-300)
+}
+
+/// SSSP, k-core and BFS on the select engine (a pool of a few frames, so
+/// pages are evicted and read again through the staging buffers, and a
+/// large one), PageRank, WCC and BFS on the external engine (no grid: the
+/// scatter reads the lists), and LCC (the triangle streams): the answers
+/// of the plain store's references.
+#[test]
+fn engines_answer_the_same_on_coded_pages() {
+    let n = 30_000;
+    let mut edges = edges_of(n, 120_000, 5);
+    edges.extend((0..40_000u64).map(|i| (i % 40, (i * 7919) % n, 1.0)));
+    for directed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, coded) = pair(dir.path(), n, &edges, directed);
+        let plain_bytes = plain.manifest().files["csr/out.adj"].bytes;
+        assert!(coded.manifest().files["csr/out.adz"].bytes * 2 < plain_bytes);
+        let g = MemGraph::load(&plain).unwrap();
+        let budget = Budget::new(256 << 20);
+        for (io, pool) in [(Backend::Uring, Some(64 << 10)), (Backend::Sync, None)] {
+            let sel = SelectConfig {
+                io: Some(io),
+                pool_bytes: pool,
+                ..Default::default()
+            };
+            let (d, _) = sssp(&coded, 3, &SsspConfig { delta: None }, &sel, &budget).unwrap();
+            for (v, &e) in reference::sssp(&g, 3).iter().enumerate() {
+                assert!(d.value(v) == e || close(d.value(v), e), "sssp[{v}]");
+            }
+            let (k, _) = kcore(&coded, &sel, &budget).unwrap();
+            for (v, &e) in reference::core_numbers(&g).iter().enumerate() {
+                assert_eq!(k.value(v), e, "core of {v}");
+            }
+            let (b, stats) = bfs_planned(
+                &coded,
+                3,
+                EngineChoice::Select,
+                Default::default(),
+                sel.clone(),
+                &budget,
+            )
+            .unwrap();
+            assert_eq!(stats.engine, "select");
+            for (v, &e) in reference::bfs(&g, 3).iter().enumerate() {
+                assert_eq!(b.value(v), e, "bfs of {v}");
+            }
+        }
+        let ext = ExternalConfig {
+            io: Some(Backend::Uring),
+            interval_vertices: Some(7_000),
+            grid: Some(false),
+            ..Default::default()
+        };
+        let budget = Budget::new(64 << 20);
+        let cfg = pagerank::PageRankConfig {
+            iterations: 4,
+            ..Default::default()
+        };
+        let (pr, _, _) = vertex::pagerank::run(&coded, &cfg, &ext, &budget).unwrap();
+        let want = reference::pagerank(&g, 0.85, 4);
+        for v in 0..g.n {
+            assert!(close(pr[v], want[v]), "pr[{v}] = {} != {}", pr[v], want[v]);
+        }
+        let (w, _) = vertex::wcc::run(&coded, &ext, &budget).unwrap();
+        assert_eq!(w, reference::wcc(&g), "external wcc");
+        let (b, _) = vertex::bfs::run(&coded, 3, &ext, &budget).unwrap();
+        let want = reference::bfs(&g, 3);
+        assert_eq!(b, want, "external bfs");
+        let (l, _) = lcc(&coded, &ext, &budget).unwrap();
+        for (v, &e) in reference::lcc(&g).iter().enumerate() {
+            assert!((l[v] - e).abs() <= 1e-12, "lcc[{v}]");
+        }
+        assert!(budget.peak() <= budget.limit());
+    }
+}
+
+/// A flipped bit in the coded pages: `verify` names the file, and the
+/// select engine, the external scatter and the triangle streams stop
+/// instead of answering; with the page sums gone, the strict decoder or
+/// the lists' checks still refuse most damage.
+#[test]
+fn damaged_coded_pages_are_caught() {
+    let n = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, coded) = pair(dir.path(), n, &edges_of(n, 60_000, 2), false);
+    let path = coded.path().join("csr/out.adz");
+    let clean = std::fs::read(&path).unwrap();
+    let mut r = Rng::new(78);
+    let ext = ExternalConfig {
+        grid: Some(false),
+        ..Default::default()
+    };
+    let sel = SelectConfig::default();
+    // First a change the decoder cannot see: bit 1 of the first page's
+    // first code moves its first neighbour by one (only the page sums
+    // tell), then random bits.
+    let lens = u32::from_le_bytes(clean[..4].try_into().unwrap()).div_ceil(4) as usize;
+    let mut flips = vec![(4 + lens, 2u8)];
+    flips.extend((0..5).map(|_| (r.below(clean.len() as u64) as usize, 1u8 << r.below(8))));
+    for (at, bit) in flips {
+        let mut bad = clean.clone();
+        bad[at] ^= bit;
+        std::fs::write(&path, &bad).unwrap();
+        let err = verify(coded.path()).unwrap_err().to_string();
+        assert!(err.contains("csr/out.adz"), "{err}");
+        let budget = Budget::new(64 << 20);
+        let e = kcore(&coded, &sel, &budget).unwrap_err().to_string();
+        assert!(e.contains("csr/out.adz"), "select, byte {at}: {e}");
+        let e = vertex::wcc::run(&coded, &ext, &budget)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("csr/out.adz"), "scatter, byte {at}: {e}");
+        let e = lcc(&coded, &ext, &budget).unwrap_err().to_string();
+        assert!(e.contains("csr/out.adz"), "triangles, byte {at}: {e}");
+    }
+    std::fs::write(&path, &clean).unwrap();
+    verify(coded.path()).unwrap();
+}
