@@ -5,7 +5,7 @@ use std::mem::MaybeUninit;
 
 /// Per length byte: where each of its four gaps starts in the group's
 /// bytes, and the group's length.
-const GROUPS: [([u8; 4], u8); 256] = {
+pub(crate) const GROUPS: [([u8; 4], u8); 256] = {
     let mut t = [([0u8; 4], 0u8); 256];
     let mut c = 0;
     while c < 256 {
@@ -111,7 +111,7 @@ unsafe fn groups_ssse3(
 /// Per length byte: the `pshufb` mask gathering its four gaps into u32
 /// lanes (0x80: a zero byte).
 #[cfg(target_arch = "x86_64")]
-static SHUFFLES: [[u8; 16]; 256] = {
+pub(crate) static SHUFFLES: [[u8; 16]; 256] = {
     let mut t = [[0x80u8; 16]; 256];
     let mut c = 0;
     while c < 256 {

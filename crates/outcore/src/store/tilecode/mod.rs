@@ -31,7 +31,7 @@
 //! just before applying it.
 
 mod encode;
-mod groups;
+pub(crate) mod groups;
 
 use super::tiles::CHUNK_BYTES;
 pub use encode::FrameEncoder;
