@@ -68,6 +68,13 @@ fn unzigzag(z: u32, prev: u32) -> u32 {
     prev.wrapping_add((z >> 1) ^ (z & 1).wrapping_neg())
 }
 
+/// Bytes an aligned read of `pages` consecutive coded pages of
+/// `page_bytes` each may need: their longest coded form, from anywhere in
+/// a block.
+pub fn read_bytes(pages: usize, page_bytes: usize) -> usize {
+    (pages * max_coded(page_bytes / 4)).next_multiple_of(ALIGN) + ALIGN
+}
+
 /// Appends the coded form of one plain page (its slots, entries then
 /// padding) to `out`.
 pub fn encode_page(slots: &[u32], out: &mut Vec<u8>) {
@@ -347,7 +354,7 @@ impl CodedReads {
     /// Bytes of one staging buffer for pages of `page_bytes`: the longest
     /// coded page, from anywhere in a block.
     pub fn staging_bytes(page_bytes: u64) -> u64 {
-        (max_coded(page_bytes as usize / 4).next_multiple_of(ALIGN) + ALIGN) as u64
+        read_bytes(1, page_bytes as usize) as u64
     }
 
     /// `slots` staging buffers (one per read in flight), charged to `budget`.

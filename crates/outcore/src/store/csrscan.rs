@@ -4,8 +4,7 @@
 //! ([`super::csrcode`]) are decoded, so a scan sees the plain slots.
 
 use super::csr::{files, PAD};
-use super::csrcode::{self, decode_page, max_coded};
-use super::file::read_u64s;
+use super::csrcode::{self, PageDir};
 use super::pagesums::{PageSums, PAGE_BYTES};
 use super::Store;
 use crate::error::{Error, IoContext, Result};
@@ -98,9 +97,15 @@ impl CheckedReader {
     }
 }
 
-/// A coded adjacency being decoded: the page directory, the next page,
+/// A coded adjacency being decoded: its checked directory, the next page,
 /// the decoded page, the next byte in it and a scratch for the codes.
-type Decoding = (Vec<u64>, usize, Vec<u8>, usize, Vec<u8>);
+struct Decoding {
+    dir: PageDir,
+    next: u64,
+    page: Vec<u8>,
+    pos: usize,
+    scratch: Vec<u8>,
+}
 
 /// The slots of one adjacency file: read plainly, or coded pages decoded.
 struct Slots {
@@ -110,25 +115,22 @@ struct Slots {
 
 impl Slots {
     fn open(store: &Store, which: &str) -> Result<Slots> {
-        let m = store.manifest();
-        if m.csr.compression.is_none() {
+        let Some(dir) = PageDir::load(store, which, &Budget::new(u64::MAX))? else {
             return Ok(Slots {
                 r: CheckedReader::open(store, &files(which).0)?,
                 coded: None,
             });
-        }
-        let (adz, pgi) = csrcode::files(which);
-        let page = vec![0u8; m.csr.page_bytes as usize];
-        let dir = read_u64s(&store.file(&pgi))?;
-        if dir.last() != m.files.get(&adz).map(|f| &f.bytes) {
-            return Err(Error::store(
-                store.file(&pgi),
-                format!("does not end at the end of {adz}; the store is damaged"),
-            ));
-        }
+        };
+        let page = vec![0u8; store.manifest().csr.page_bytes as usize];
         Ok(Slots {
-            r: CheckedReader::open(store, &adz)?,
-            coded: Some((dir, 0, page, usize::MAX, Vec::new())),
+            r: CheckedReader::open(store, &csrcode::files(which).0)?,
+            coded: Some(Decoding {
+                dir,
+                next: 0,
+                pos: page.len(),
+                page,
+                scratch: Vec::new(),
+            }),
         })
     }
 
@@ -138,35 +140,22 @@ impl Slots {
 
     /// The next slot, or `None` at the end.
     fn next(&mut self) -> Result<Option<u32>> {
-        let Some((dir, next, page, pos, scratch)) = &mut self.coded else {
+        let Some(d) = &mut self.coded else {
             return Ok(self.r.next::<4>()?.map(u32::from_le_bytes));
         };
-        if *pos >= page.len() {
-            if *next + 1 >= dir.len() {
+        if d.pos == d.page.len() {
+            if d.next == d.dir.pages() {
                 return Ok(None);
             }
-            let len = dir[*next + 1].saturating_sub(dir[*next]) as usize;
-            if len > max_coded(page.len() / 4) {
-                return Err(Error::store(
-                    &self.r.path,
-                    format!("coded page {next} is {len} bytes long; the store is damaged"),
-                ));
-            }
-            self.r.bytes(len, scratch)?;
-            match decode_page(scratch, page) {
-                Ok(n) if n == len => {}
-                Ok(_) | Err(_) => {
-                    return Err(Error::store(
-                        &self.r.path,
-                        format!("coded page {next} does not decode; the store is damaged"),
-                    ))
-                }
-            }
-            *next += 1;
-            *pos = 0;
+            let (s, e) = d.dir.span(d.next, d.next + 1);
+            self.r.bytes((e - s) as usize, &mut d.scratch)?;
+            d.dir
+                .decode(d.next, d.next + 1, &d.scratch, s, &mut d.page)?;
+            d.next += 1;
+            d.pos = 0;
         }
-        let x = u32::from_le_bytes(page[*pos..*pos + 4].try_into().expect("4 bytes"));
-        *pos += 4;
+        let x = u32::from_le_bytes(d.page[d.pos..d.pos + 4].try_into().expect("4 bytes"));
+        d.pos += 4;
         Ok(Some(x))
     }
 }

@@ -9,7 +9,7 @@ use super::disk::{read_exact, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::store::csr::PAD;
-use crate::store::csrcode::{max_coded, PageDir};
+use crate::store::csrcode::{read_bytes, PageDir};
 use crate::store::pagesums::{check, PageSums};
 use std::sync::Arc;
 
@@ -56,7 +56,7 @@ pub struct ScatterBufs {
 /// bytes: the longest coded form of that many plain pages, from anywhere
 /// in a block.
 pub fn coded_bytes(chunk: usize) -> usize {
-    (chunk / ALIGN * max_coded(SLOTS_PER_PAGE as usize)).next_multiple_of(ALIGN) + ALIGN
+    read_bytes(chunk / ALIGN, ALIGN)
 }
 
 /// Calls `f(reader, local v, neighbour, weight)` for every stored neighbour
