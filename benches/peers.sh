@@ -15,6 +15,11 @@
 # INPUT: pairs of little-endian u32 (src, dst); VERTICES: vertex count (2^scale).
 # Sources: bench-out/peers/<name>-src (an extracted snapshot, or a shallow git
 # clone made here when it is missing; with no network that peer is skipped).
+# Offline, from a bare mirror of the repository (e.g. one a snapshot tool fetched):
+#   mkdir -p bench-out/peers/gridgraph-src && git --git-dir=MIRROR archive HEAD \
+#     | tar -x -C bench-out/peers/gridgraph-src
+#   echo "https://github.com/thu-pacman/GridGraph $(git --git-dir=MIRROR rev-parse HEAD)" \
+#     > bench-out/peers/gridgraph-src/.peer-commit     (the same for gstore-src)
 # Builds go to bench-out/peers/<name>-build (a patched copy), outputs to
 # bench-out/peers/out (removed after each run), tool logs to bench-out/peers/<name>.log.
 # Options for a 1 GiB budget:

@@ -327,6 +327,28 @@ impl<R: Record> Sorted<R> {
         }
     }
 
+    /// Appends the next records to `out` until it holds `max` (fewer only
+    /// at the end); false when nothing was left. In-memory records are
+    /// copied as slices, not one call per record.
+    pub fn next_chunk(&mut self, out: &mut Vec<R>, max: usize) -> Result<bool> {
+        let before = out.len();
+        match &mut self.inner {
+            Inner::Memory(v, i) => {
+                let take = max.saturating_sub(out.len()).min(v.len() - *i);
+                out.extend_from_slice(&v[*i..*i + take]);
+                *i += take;
+            }
+            Inner::Merge(m, _, _) => {
+                while out.len() < max {
+                    let Some(r) = m.next_record()? else { break };
+                    out.push(r);
+                }
+            }
+            Inner::Buckets(b) => b.next_chunk(out, max)?,
+        }
+        Ok(out.len() > before)
+    }
+
     /// Starts the stream over: the next record is the first again. A merged
     /// stream reopens its runs (with the same read buffers, already charged).
     pub fn rewind(&mut self) -> Result<()> {

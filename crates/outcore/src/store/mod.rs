@@ -90,6 +90,13 @@ impl Store {
                 "the manifest lists a vertex order map for the original order: the store is damaged",
             ));
         }
+        let q = manifest.tiles.group_tiles;
+        if !q.is_power_of_two() || q > 1 << 16 {
+            return Err(Error::store(
+                path,
+                format!("the manifest says tile groups are {q} tiles a side, not a power of two up to 65536: the store is damaged"),
+            ));
+        }
         if let Some(c) = manifest.tiles.compression.as_deref() {
             if c != tilecode::GAP_SVB {
                 return Err(Error::store(

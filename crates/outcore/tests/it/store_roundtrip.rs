@@ -194,6 +194,20 @@ fn many_blocks_and_groups_with_spilling() {
 }
 
 #[test]
+fn a_flood_of_one_duplicate_edge() {
+    // 20,000 copies of one edge (several whole batches of the dedup with
+    // nothing distinct in them) between other edges, last weight wins;
+    // in memory and spilled.
+    let mut edges: Vec<(u64, u64, f64)> = (0..300).map(|i| (i, i * 7 % 301, 1.0)).collect();
+    edges.extend((0..20_000).map(|i| (150, 151, i as f64)));
+    edges.extend((0..300).map(|i| (i + 200, i % 13, 2.0)));
+    for cap in [None, Some(0)] {
+        check(&edges, &[], false, true, false, cap);
+        check(&edges, &[], true, true, false, cap);
+    }
+}
+
+#[test]
 fn big_ids_spill_and_rewind() {
     // Ids near 2^64 and 2^32 and anywhere; 1024-record sort buffers: the
     // sorted stream is merged from many runs (several merge levels) twice,

@@ -203,6 +203,32 @@ impl<R: Record> BucketStream<R> {
         }
     }
 
+    /// Appends records to `out` until it holds `max` or the stream ends
+    /// (slices of the loaded bucket, copied whole).
+    pub fn next_chunk(&mut self, out: &mut Vec<R>, max: usize) -> Result<()> {
+        while out.len() < max {
+            match &mut self.cur {
+                Current::Mem(v, i) => {
+                    let take = (max - out.len()).min(v.len() - *i);
+                    out.extend_from_slice(&v[*i..*i + take]);
+                    *i += take;
+                    if out.len() == max {
+                        return Ok(());
+                    }
+                }
+                Current::Ext(s) => {
+                    if s.next_chunk(out, max)? && out.len() == max {
+                        return Ok(());
+                    }
+                }
+            }
+            if !self.advance()? {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     fn fits(&self, b: usize) -> bool {
         self.records[b] as usize <= self.per
     }

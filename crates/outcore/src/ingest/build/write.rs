@@ -129,24 +129,34 @@ pub(super) fn layouts<W: Weight>(
                 let mut place = placer.as_mut().filter(|_| c == 0);
                 // This thread merges the stream (and places tiles), a
                 // second one writes the CSR.
+                let (mut dsts, mut ws) = (Vec::new(), Vec::new());
                 super::stages::pipeline(
                     |batch| {
-                        while batch.len() < STAGE_BATCH {
-                            let Some(r) = rs.next_record()? else { break };
-                            let (s, d) = ((r.key >> 32) as u32, r.key as u32);
-                            if let Some(p) = place.as_mut().filter(|_| !undirected || s <= d) {
-                                p.push(s, d, r.w.get())?;
+                        rs.next_chunk(batch, STAGE_BATCH)?;
+                        if let Some(p) = place.as_mut() {
+                            for r in batch.iter() {
+                                let (s, d) = ((r.key >> 32) as u32, r.key as u32);
+                                if !undirected || s <= d {
+                                    p.push(s, d, r.w.get())?;
+                                }
                             }
-                            batch.push(r);
                         }
                         tick(&mut k, batch.len() as u64)?;
                         progress.set(done.load(std::sync::atomic::Ordering::Relaxed));
                         Ok(!batch.is_empty())
                     },
                     |batch| {
-                        batch.iter().try_for_each(|r| {
-                            csr.push((r.key >> 32) as u32, r.key as u32, r.w.get())
-                        })
+                        // Runs of one source go to the writer as slices.
+                        for run in batch.chunk_by(|a, b| a.key >> 32 == b.key >> 32) {
+                            dsts.clear();
+                            dsts.extend(run.iter().map(|r| r.key as u32));
+                            ws.clear();
+                            if opts.weighted {
+                                ws.extend(run.iter().map(|r| r.w.get()));
+                            }
+                            csr.push_run((run[0].key >> 32) as u32, &dsts, &ws)?;
+                        }
+                        Ok(())
                     },
                 )?;
                 out.push(csr);
