@@ -120,6 +120,33 @@ impl CsrWriter {
     /// Appends neighbour `dst` to the list of `src`.
     #[inline]
     pub fn push(&mut self, src: u32, dst: u32, weight: f64) -> Result<()> {
+        self.start_list(src)?;
+        self.cur_len += 1;
+        self.entries += 1;
+        if self.placed {
+            return self.emit(dst, weight);
+        }
+        self.pending.push((dst, weight));
+        self.place_if_past_page()
+    }
+
+    /// Places the pending entries once they are too many for the rest of
+    /// this page: the list then starts on the next one.
+    fn place_if_past_page(&mut self) -> Result<()> {
+        let room = self.page_slots - self.slots % self.page_slots;
+        if self.pending.len() as u64 > room {
+            if room < self.page_slots {
+                self.pad(room)?;
+            }
+            self.place_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Ends the current list unless it is `src`'s, giving the vertices in
+    /// between empty lists.
+    #[inline]
+    fn start_list(&mut self, src: u32) -> Result<()> {
         if self.cur != Some(src) {
             self.end_list()?;
             while self.next_vertex < src as u64 {
@@ -127,20 +154,6 @@ impl CsrWriter {
                 self.degrees.push(0)?;
             }
             self.cur = Some(src);
-        }
-        self.cur_len += 1;
-        self.entries += 1;
-        if self.placed {
-            return self.emit(dst, weight);
-        }
-        self.pending.push((dst, weight));
-        let room = self.page_slots - self.slots % self.page_slots;
-        if self.pending.len() as u64 > room {
-            // Too long for the rest of this page: start on the next one.
-            if room < self.page_slots {
-                self.pad(room)?;
-            }
-            self.place_pending()?;
         }
         Ok(())
     }
@@ -153,14 +166,7 @@ impl CsrWriter {
         if dsts.is_empty() {
             return Ok(());
         }
-        if self.cur != Some(src) {
-            self.end_list()?;
-            while self.next_vertex < src as u64 {
-                self.place_offset()?;
-                self.degrees.push(0)?;
-            }
-            self.cur = Some(src);
-        }
+        self.start_list(src)?;
         let len = dsts.len() as u64;
         self.cur_len += len;
         self.entries += len;
@@ -170,14 +176,7 @@ impl CsrWriter {
         let weight = |i: usize| weights.get(i).copied().unwrap_or(1.0);
         self.pending
             .extend(dsts.iter().enumerate().map(|(i, &d)| (d, weight(i))));
-        let room = self.page_slots - self.slots % self.page_slots;
-        if self.pending.len() as u64 > room {
-            if room < self.page_slots {
-                self.pad(room)?;
-            }
-            self.place_pending()?;
-        }
-        Ok(())
+        self.place_if_past_page()
     }
 
     /// [`Self::emit`] of a run of entries.
