@@ -30,6 +30,17 @@ pub trait Record: Copy + Send + Sync + 'static {
     fn encode(&self, out: &mut [u8]);
     /// Reads a record from exactly `BYTES` bytes.
     fn decode(buf: &[u8]) -> Self;
+    /// Bytes of the encoding that are the radix key and nothing else (the
+    /// rest follows them): the bucket sorter then stores a key as its
+    /// difference from its bucket's lowest in as few bytes as the bucket's
+    /// range needs. 0: the encoding is stored whole.
+    const KEY_BYTES: usize = 0;
+    /// The record of radix key `key` and the encoding's bytes after the key
+    /// (only called when `KEY_BYTES > 0`).
+    fn from_key(key: u128, rest: &[u8]) -> Self {
+        let _ = (key, rest);
+        unreachable!("a record without KEY_BYTES is never packed")
+    }
 }
 
 /// Read buffer per run during a merge, and the smallest one allowed.
@@ -482,6 +493,10 @@ pub(crate) mod tests {
         fn encode(&self, out: &mut [u8]) {
             out[..8].copy_from_slice(&self.0.to_le_bytes());
             out[8..12].copy_from_slice(&self.1.to_le_bytes());
+        }
+        const KEY_BYTES: usize = 8;
+        fn from_key(key: u128, rest: &[u8]) -> Self {
+            Pair(key as u64, u32::from_le_bytes(rest.try_into().unwrap()))
         }
         fn decode(b: &[u8]) -> Self {
             Pair(

@@ -1,8 +1,11 @@
-//! Appending a store file with `O_DIRECT`, double-buffered: bytes gather in
-//! one aligned buffer while the other is written on a background thread, so
-//! the writer never copies into the page cache (a kernel copy that cost the
-//! build more CPU than its sorting) and the disk works while the caller
-//! computes. The last block goes out padded and the file is truncated to
+//! Appending a store file with `O_DIRECT`: bytes gather in one aligned
+//! buffer while full ones are written on background threads, up to
+//! [`IN_FLIGHT`] at once (buffers are made as a file needs them, so a small
+//! file holds one), so the writer never copies into the page cache (a kernel
+//! copy that cost the build more CPU than its sorting) and the disk works
+//! while the caller computes. One write at a time was not enough: the build's
+//! CSR writer waited 3.7 s of its 5 s on 1 MiB writes at queue depth one
+//! while the disk also served the sorter's reads. The last block goes out padded and the file is truncated to
 //! its length. Where the filesystem refuses `O_DIRECT` the same writes go
 //! through the page cache.
 
@@ -17,6 +20,8 @@ use std::thread::JoinHandle;
 
 /// Bytes per write.
 const BUF: usize = 1 << 20;
+/// Writes in flight at most.
+const IN_FLIGHT: usize = 4;
 
 type Write = JoinHandle<(AlignedBuf, std::io::Result<()>)>;
 
@@ -28,8 +33,9 @@ pub struct DirectAppender {
     fill: usize,
     /// File offset of `buf`.
     at: u64,
-    in_flight: Option<Write>,
-    spare: Option<AlignedBuf>,
+    /// Writes in flight, oldest first.
+    in_flight: std::collections::VecDeque<Write>,
+    spares: Vec<AlignedBuf>,
 }
 
 impl DirectAppender {
@@ -44,8 +50,8 @@ impl DirectAppender {
             buf: AlignedBuf::new(BUF, &unbudgeted, "store writer")?,
             fill: 0,
             at: 0,
-            in_flight: None,
-            spare: Some(AlignedBuf::new(BUF, &unbudgeted, "store writer")?),
+            in_flight: Default::default(),
+            spares: Vec::new(),
         })
     }
 
@@ -63,23 +69,28 @@ impl DirectAppender {
         Ok(())
     }
 
-    /// Waits for the write in flight; its buffer becomes the spare.
-    fn wait(&mut self) -> Result<()> {
-        if let Some(h) = self.in_flight.take() {
+    /// Waits for the oldest write in flight; its buffer becomes a spare.
+    fn wait_oldest(&mut self) -> Result<()> {
+        if let Some(h) = self.in_flight.pop_front() {
             let (buf, r) = h.join().expect("store writer thread panicked");
-            self.spare = Some(buf);
+            self.spares.push(buf);
             r.at(&self.path)?;
         }
         Ok(())
     }
 
-    /// Sends the full buffer to a writer thread and goes on with the other.
+    /// Sends the full buffer to a writer thread and goes on with another.
     fn flush_full(&mut self) -> Result<()> {
-        self.wait()?;
-        let next = self.spare.take().expect("a spare after waiting");
+        if self.in_flight.len() >= IN_FLIGHT {
+            self.wait_oldest()?;
+        }
+        let next = match self.spares.pop() {
+            Some(b) => b,
+            None => AlignedBuf::new(BUF, &Budget::new(u64::MAX), "store writer")?,
+        };
         let full = std::mem::replace(&mut self.buf, next);
         let (file, at) = (Arc::clone(&self.file), self.at);
-        self.in_flight = Some(std::thread::spawn(move || {
+        self.in_flight.push_back(std::thread::spawn(move || {
             let r = file.write_all_at(full.as_slice(), at);
             (full, r)
         }));
@@ -91,7 +102,9 @@ impl DirectAppender {
     /// Writes what is left (padded to a block), truncates the padding off
     /// and syncs.
     pub fn finish(&mut self) -> Result<()> {
-        self.wait()?;
+        while !self.in_flight.is_empty() {
+            self.wait_oldest()?;
+        }
         let len = self.at + self.fill as u64;
         if self.fill > 0 {
             let whole = self.fill.next_multiple_of(ALIGN);
@@ -109,7 +122,7 @@ impl DirectAppender {
 
 impl Drop for DirectAppender {
     fn drop(&mut self) {
-        if let Some(h) = self.in_flight.take() {
+        for h in self.in_flight.drain(..) {
             let _ = h.join();
         }
     }

@@ -23,7 +23,7 @@ use super::sort::{sort_records, Record, Sorted};
 use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use spill::{Buckets, Spiller};
+use spill::{Buckets, Packing, Spiller};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use stream::BucketFiles;
@@ -146,7 +146,8 @@ impl<R: Record> BucketSorter<R> {
         self.pushed == 0
     }
 
-    /// Bytes handed to the bucket files so far.
+    /// Bytes handed to the bucket files by the spills that have ended
+    /// (after [`Self::park`]: all of them).
     pub fn spilled_bytes(&self) -> u64 {
         self.spilled
     }
@@ -174,6 +175,7 @@ impl<R: Record> BucketSorter<R> {
             count,
             files: Vec::new(),
             records: Vec::new(),
+            pack: Packing::default(),
         };
         if self.split == Split::Ordered {
             let step = (self.buf.len() / SAMPLE).max(1);
@@ -204,6 +206,12 @@ impl<R: Record> BucketSorter<R> {
                 *slot = bucket;
             }
             b.count = starts.len() + 1;
+            b.pack = ordered_packing::<R>(&b, &starts);
+        } else {
+            b.pack = Packing {
+                lo: vec![0; b.count],
+                width: vec![R::KEY_BYTES; b.count],
+            };
         }
         b.files = (0..b.count)
             .map(|i| self.dir.join(format!("{}-bucket{i:05}.tmp", self.name)))
@@ -217,6 +225,7 @@ impl<R: Record> BucketSorter<R> {
         match self.job.take() {
             Some(h) => {
                 let (sp, mut v, r) = h.join().expect("spill thread panicked");
+                self.spilled = sp.bytes;
                 self.spiller = Some(sp);
                 r?;
                 v.clear();
@@ -241,7 +250,6 @@ impl<R: Record> BucketSorter<R> {
         // The second buffer is made at the first spill.
         next.reserve_exact(self.capacity);
         let full = std::mem::replace(&mut self.buf, next);
-        self.spilled += (full.len() * R::BYTES) as u64;
         let mut sp = self.spiller.take().expect("idle spiller");
         self.job = Some(std::thread::spawn(move || {
             let r = sp.spill(&full);
@@ -292,10 +300,41 @@ impl<R: Record> BucketSorter<R> {
             charge,
             b.records,
             BucketFiles(b.files),
+            b.pack,
             per,
             direct,
         )?))
     }
+}
+
+/// Each ordered bucket's lowest possible key and the bytes its range needs:
+/// bucket `i` holds the cells from its start to the next bucket's (the
+/// first also every key below `base`, the last every key above the cells).
+fn ordered_packing<R: Record>(b: &Buckets, starts: &[usize]) -> Packing {
+    let kmax = match R::KEY_BYTES {
+        0 | 16.. => u128::MAX,
+        k => (1u128 << (8 * k)) - 1,
+    };
+    let at = |c: usize| b.base.checked_add((c as u128) << b.shift);
+    let mut pack = Packing::default();
+    for i in 0..b.count {
+        let lo = match i {
+            0 => 0,
+            _ => at(starts[i - 1]).unwrap_or(u128::MAX),
+        };
+        let hi = match starts.get(i).map(|&c| at(c)) {
+            Some(Some(end)) => (end - 1).min(kmax),
+            _ => kmax,
+        };
+        let range = hi.saturating_sub(lo);
+        pack.lo.push(lo);
+        pack.width.push(
+            ((128 - range.leading_zeros()) as usize)
+                .div_ceil(8)
+                .min(R::KEY_BYTES),
+        );
+    }
+    pack
 }
 
 impl<R: Record> Drop for BucketSorter<R> {

@@ -33,12 +33,68 @@ pub(super) struct Buckets {
     pub files: Vec<PathBuf>,
     /// Records per bucket.
     pub records: Vec<u64>,
+    /// How each bucket's records are stored.
+    pub pack: Packing,
 }
+
+/// How records are stored in the bucket files: where a record's encoding
+/// begins with its radix key ([`Record::KEY_BYTES`]), bucket `i` stores the
+/// key as its difference from `lo[i]` (the lowest key the bucket can hold)
+/// in `width[i]` bytes, enough for the bucket's range, then the rest of the
+/// encoding. Edge keys in narrow buckets take 5-7 bytes instead of 8.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Packing {
+    pub lo: Vec<u128>,
+    pub width: Vec<usize>,
+}
+
+impl Packing {
+    /// Bytes a record of bucket `i` takes.
+    #[inline]
+    pub fn rec_bytes<R: Record>(&self, i: usize) -> usize {
+        match R::KEY_BYTES {
+            0 => R::BYTES,
+            k => self.width[i] + R::BYTES - k,
+        }
+    }
+
+    /// Writes `r` (of bucket `i`) into `out`, `rec_bytes(i)` long.
+    #[inline]
+    pub fn encode<R: Record>(&self, i: usize, r: &R, out: &mut [u8]) {
+        if R::KEY_BYTES == 0 {
+            return r.encode(out);
+        }
+        let w = self.width[i];
+        let k = r.radix_key().wrapping_sub(self.lo[i]);
+        debug_assert!(w >= 16 || k >> (8 * w) == 0, "key outside its bucket");
+        out[..w].copy_from_slice(&k.to_le_bytes()[..w]);
+        if R::BYTES > R::KEY_BYTES {
+            let mut whole = [0u8; MAX_RECORD];
+            r.encode(&mut whole[..R::BYTES]);
+            out[w..].copy_from_slice(&whole[R::KEY_BYTES..R::BYTES]);
+        }
+    }
+
+    /// Reads a record of bucket `i` from `b`, `rec_bytes(i)` long.
+    #[inline]
+    pub fn decode<R: Record>(&self, i: usize, b: &[u8]) -> R {
+        if R::KEY_BYTES == 0 {
+            return R::decode(b);
+        }
+        let w = self.width[i];
+        let mut k = [0u8; 16];
+        k[..w].copy_from_slice(&b[..w]);
+        R::from_key(self.lo[i].wrapping_add(u128::from_le_bytes(k)), &b[w..])
+    }
+}
+
+/// The largest record a packed bucket handles.
+pub(super) const MAX_RECORD: usize = 64;
 
 impl Buckets {
     #[inline]
     pub fn cell(&self, key: u128) -> usize {
-        ((key.saturating_sub(self.base) >> self.shift) as usize).min(super::CELLS - 1)
+        ((key.saturating_sub(self.base) >> self.shift).min(super::CELLS as u128 - 1)) as usize
     }
 
     #[inline]
@@ -63,6 +119,8 @@ pub(super) struct Spiller {
     buffered: bool,
     /// Whether every file took `O_DIRECT`.
     pub direct: bool,
+    /// Bytes of records written so far.
+    pub bytes: u64,
     /// Bytes written per file (whole blocks) and the bytes left over.
     at: Vec<u64>,
     tails: Vec<Vec<u8>>,
@@ -91,6 +149,7 @@ impl Spiller {
             created: vec![false; count],
             buffered,
             direct: !buffered,
+            bytes: 0,
             at: vec![0; count],
             tails: vec![Vec::new(); count],
             enc,
@@ -113,7 +172,9 @@ impl Spiller {
         // Section i: its tail, then its records; starts aligned.
         let mut start = vec![0usize; b.count + 1];
         for i in 0..b.count {
-            let len = self.tails[i].len() + count[i] * R::BYTES;
+            let bytes = count[i] * b.pack.rec_bytes::<R>(i);
+            self.bytes += bytes as u64;
+            let len = self.tails[i].len() + bytes;
             start[i + 1] = start[i] + len.next_multiple_of(ALIGN);
         }
         let enc = &mut self.enc.as_mut_slice()[..start[b.count]];
@@ -124,10 +185,12 @@ impl Spiller {
                 start[i] + t.len()
             })
             .collect();
+        let pack = &b.pack;
         for (r, &i) in recs.iter().zip(&self.ids) {
-            let p = pos[i as usize];
-            r.encode(&mut enc[p..p + R::BYTES]);
-            pos[i as usize] = p + R::BYTES;
+            let (i, p) = (i as usize, pos[i as usize]);
+            let len = pack.rec_bytes::<R>(i);
+            pack.encode(i, r, &mut enc[p..p + len]);
+            pos[i] = p + len;
         }
         for i in 0..b.count {
             let (lo, end) = (start[i], pos[i]);

@@ -2,6 +2,7 @@
 //! whole blocks (the last block's padding ignored) and sorted in memory,
 //! the next one loaded and sorted on a background thread meanwhile.
 
+use super::spill::Packing;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::{sort_records_with, ExternalSorter, Record, Sorted};
 use crate::io::AlignedBuf;
@@ -49,6 +50,7 @@ pub struct BucketStream<R: Record> {
     charge: Option<Charge>,
     records: Vec<u64>,
     files: BucketFiles,
+    pack: Packing,
     /// Records a bucket may have to be loaded whole.
     per: usize,
     /// The next bucket to start.
@@ -87,6 +89,7 @@ type Chunks = [AlignedBuf; 2];
 fn load<R: Record>(
     path: &Path,
     records: u64,
+    (pack, bucket): (&Packing, usize),
     direct: bool,
     mut out: Vec<R>,
     scratch: &mut Vec<R>,
@@ -96,7 +99,8 @@ fn load<R: Record>(
     out.reserve(records as usize);
     if records > 0 {
         let (f, _) = open_direct(path, Access::Read, !direct)?;
-        let total = records * R::BYTES as u64;
+        let rec = pack.rec_bytes::<R>(bucket);
+        let total = records * rec as u64;
         let [a, b] = chunks;
         std::thread::scope(|s| -> Result<()> {
             type Filled<'b> = (&'b mut AlignedBuf, usize, std::io::Result<()>);
@@ -121,16 +125,30 @@ fn load<R: Record>(
                 }
             });
             let mut done = 0u64;
+            // A record cut by a chunk's end: its first bytes.
+            let mut cut = Vec::with_capacity(rec);
             while done < total {
                 let (buf, valid, r) = full_rx
                     .recv()
                     .expect("the reader sends until the end or an error");
                 r.at(path)?;
+                let mut data = &buf.as_slice()[..valid];
+                if !cut.is_empty() {
+                    let take = (rec - cut.len()).min(data.len());
+                    cut.extend_from_slice(&data[..take]);
+                    data = &data[take..];
+                    if cut.len() == rec {
+                        out.push(pack.decode(bucket, &cut));
+                        cut.clear();
+                    }
+                }
+                let whole = data.len() / rec * rec;
                 out.extend(
-                    buf.as_slice()[..valid]
-                        .chunks_exact(R::BYTES)
-                        .map(R::decode),
+                    data[..whole]
+                        .chunks_exact(rec)
+                        .map(|b| pack.decode::<R>(bucket, b)),
                 );
+                cut.extend_from_slice(&data[whole..]);
                 done += valid as u64;
                 let _ = empty_tx.send(buf);
             }
@@ -150,12 +168,11 @@ impl<R: Record> BucketStream<R> {
         charge: Charge,
         records: Vec<u64>,
         files: BucketFiles,
+        pack: Packing,
         per: usize,
         direct: bool,
     ) -> Result<Self> {
-        // A chunk ends on a record and on a block: a multiple of both.
-        let lcm = R::BYTES / gcd(R::BYTES, ALIGN) * ALIGN;
-        let bytes = lcm * (CHUNK).div_ceil(lcm);
+        let bytes = CHUNK;
         let what = "bucket sort: read buffers";
         let chunk = [
             AlignedBuf::new(bytes, budget, what)?,
@@ -168,6 +185,7 @@ impl<R: Record> BucketStream<R> {
             charge: Some(charge),
             records,
             files,
+            pack,
             per,
             next: 0,
             cur: Current::Mem(Vec::new(), 0),
@@ -237,12 +255,13 @@ impl<R: Record> BucketStream<R> {
         if b < self.records.len() && self.fits(b) {
             let path = self.files.0[b].clone();
             let n = self.records[b];
+            let pack = self.pack.clone();
             let out = std::mem::take(&mut self.spare);
             let mut scratch = std::mem::take(&mut self.scratch);
             let mut chunk = self.chunk.take().expect("one loader at a time");
             let direct = self.direct;
             let h = std::thread::spawn(move || {
-                let r = load::<R>(&path, n, direct, out, &mut scratch, &mut chunk);
+                let r = load::<R>(&path, n, (&pack, b), direct, out, &mut scratch, &mut chunk);
                 (r, scratch, chunk)
             });
             self.prefetch = Some((b, h));
@@ -282,7 +301,8 @@ impl<R: Record> BucketStream<R> {
                     let out = std::mem::take(&mut self.spare);
                     let chunk = self.chunk.as_mut().expect("no loader running");
                     let (path, n) = (&self.files.0[b], self.records[b]);
-                    load::<R>(path, n, self.direct, out, &mut self.scratch, chunk)?
+                    let pb = (&self.pack, b);
+                    load::<R>(path, n, pb, self.direct, out, &mut self.scratch, chunk)?
                 }
             };
             self.cur = Current::Mem(v, 0);
@@ -295,13 +315,14 @@ impl<R: Record> BucketStream<R> {
             let mut s = ExternalSorter::<R>::new(self.name, &self.dir, &self.budget, bytes)?;
             let path = &self.files.0[b];
             let mut f = File::open(path).at(path)?;
-            let mut bytes = vec![0u8; FEED * R::BYTES];
+            let rec = self.pack.rec_bytes::<R>(b);
+            let mut bytes = vec![0u8; FEED * rec];
             let mut left = self.records[b] as usize;
             while left > 0 {
                 let n = left.min(FEED);
-                f.read_exact(&mut bytes[..n * R::BYTES]).at(path)?;
-                for c in bytes[..n * R::BYTES].chunks_exact(R::BYTES) {
-                    s.push(R::decode(c))?;
+                f.read_exact(&mut bytes[..n * rec]).at(path)?;
+                for c in bytes[..n * rec].chunks_exact(rec) {
+                    s.push(self.pack.decode(b, c))?;
                 }
                 left -= n;
             }
@@ -347,13 +368,5 @@ impl<R: Record> Drop for BucketStream<R> {
         if let Some((_, h)) = self.prefetch.take() {
             let _ = h.join();
         }
-    }
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }

@@ -154,6 +154,7 @@ pub(super) fn rank_names<W: Weight>(
     let read = t.elapsed().as_secs_f64();
     // Sorted now: in memory the buffer shrinks to the edges, spilled it
     // holds a bucket at a time.
+    edges.park()?;
     let mut spilled = edges.spilled_bytes();
     let mut by_source = edges.finish()?;
 

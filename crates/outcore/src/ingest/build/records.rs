@@ -61,6 +61,14 @@ impl<W: Weight> Record for Orig<W> {
         out[8..16].copy_from_slice(&self.dst.to_le_bytes());
         self.w.enc(&mut out[16..]);
     }
+    const KEY_BYTES: usize = 16;
+    fn from_key(key: u128, rest: &[u8]) -> Self {
+        Orig {
+            src: (key >> 64) as u64,
+            dst: key as u64,
+            w: W::dec(rest),
+        }
+    }
     fn decode(b: &[u8]) -> Self {
         Orig {
             src: u64::from_le_bytes(b[..8].try_into().unwrap()),
@@ -91,6 +99,13 @@ impl<W: Weight> Record for Keyed<W> {
     fn encode(&self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.key.to_le_bytes());
         self.w.enc(&mut out[8..]);
+    }
+    const KEY_BYTES: usize = 8;
+    fn from_key(key: u128, rest: &[u8]) -> Self {
+        Keyed {
+            key: key as u64,
+            w: W::dec(rest),
+        }
     }
     fn decode(b: &[u8]) -> Self {
         Keyed {
