@@ -174,7 +174,7 @@ use distinct::{Dedup, Distinct, RankSpill};
 use named::Ids;
 pub use order::SKEWED;
 use order::{degree_order, note_original_order, or_original_order};
-use records::{InputEdge, Keyed, Orig, Weight};
+use records::{DenseKey, InputEdge, Keyed, Orig, Weight};
 use tiles::{TileCounts, TilePlacer};
 
 #[derive(Default)]
@@ -413,6 +413,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
     let (mut edges, mut loops) = (0u64, 0u64);
     {
+        let dk = DenseKey::new(n);
         let mut emit = |(mut s, mut d): (u32, u32), w: W| -> Result<()> {
             if undirected && s > d {
                 // Canonical in original ids is not canonical in dense ids.
@@ -430,12 +431,12 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             }
             if undirected {
                 rev_sorter.push(Keyed {
-                    key: (s as u64) << 32 | d as u64,
+                    key: dk.key(s, d),
                     w,
                 })?;
                 if s != d {
                     rev_sorter.push(Keyed {
-                        key: (d as u64) << 32 | s as u64,
+                        key: dk.key(d, s),
                         w,
                     })?;
                 }
@@ -445,12 +446,12 @@ fn build<W: Weight, E: InputEdge<W = W>>(
                 out.push(s, d, w.get())?;
             } else if let Some(out) = out_sorter.as_mut() {
                 out.push(Keyed {
-                    key: (s as u64) << 32 | d as u64,
+                    key: dk.key(s, d),
                     w,
                 })?;
             }
             rev_sorter.push(Keyed {
-                key: (d as u64) << 32 | s as u64,
+                key: dk.key(d, s),
                 w,
             })
         };

@@ -115,6 +115,38 @@ impl<W: Weight> Record for Keyed<W> {
     }
 }
 
+/// Dense (src, dst) as one sort key for the CSR sorters: src shifted above
+/// the bits a dense id needs, not above 32, so the bucket files' packed
+/// keys ([`crate::ingest::bucket`]) take a byte less (kron-24: 24 bits).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DenseKey {
+    bits: u32,
+}
+
+impl DenseKey {
+    /// The key shape for dense ids below `n` (at most 2^32).
+    pub fn new(n: u64) -> Self {
+        DenseKey {
+            bits: (64 - n.saturating_sub(1).leading_zeros()).max(1),
+        }
+    }
+
+    #[inline]
+    pub fn key(self, src: u32, dst: u32) -> u64 {
+        (src as u64) << self.bits | dst as u64
+    }
+
+    #[inline]
+    pub fn src(self, key: u64) -> u32 {
+        (key >> self.bits) as u32
+    }
+
+    #[inline]
+    pub fn dst(self, key: u64) -> u32 {
+        (key & ((1u64 << self.bits) - 1)) as u32
+    }
+}
+
 /// An input edge as the first sorter carries it: in original ids, sorted
 /// by (src, dst).
 pub(super) trait InputEdge: Record {

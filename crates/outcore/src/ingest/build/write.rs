@@ -5,7 +5,7 @@
 //! caller's: the two streams (each loading and sorting its next bucket in
 //! the background) fit together in what the remap's sorters held.
 
-use super::records::{Keyed, Weight};
+use super::records::{DenseKey, Keyed, Weight};
 use super::tiles::TilePlacer;
 use super::{BuildOptions, STAGE_BATCH};
 use crate::cancel;
@@ -52,6 +52,7 @@ pub(super) fn layouts<W: Weight>(
     progress: &mut Progress,
 ) -> Result<Written> {
     let undirected = !opts.directed;
+    let dk = DenseKey::new(n);
     let mut csrs = Vec::new();
     if let Some(s) = sorters.out {
         csrs.push((
@@ -135,7 +136,7 @@ pub(super) fn layouts<W: Weight>(
                         rs.next_chunk(batch, STAGE_BATCH)?;
                         if let Some(p) = place.as_mut() {
                             for r in batch.iter() {
-                                let (s, d) = ((r.key >> 32) as u32, r.key as u32);
+                                let (s, d) = (dk.src(r.key), dk.dst(r.key));
                                 if !undirected || s <= d {
                                     p.push(s, d, r.w.get())?;
                                 }
@@ -147,14 +148,14 @@ pub(super) fn layouts<W: Weight>(
                     },
                     |batch| {
                         // Runs of one source go to the writer as slices.
-                        for run in batch.chunk_by(|a, b| a.key >> 32 == b.key >> 32) {
+                        for run in batch.chunk_by(|a, b| dk.src(a.key) == dk.src(b.key)) {
                             dsts.clear();
-                            dsts.extend(run.iter().map(|r| r.key as u32));
+                            dsts.extend(run.iter().map(|r| dk.dst(r.key)));
                             ws.clear();
                             if opts.weighted {
                                 ws.extend(run.iter().map(|r| r.w.get()));
                             }
-                            csr.push_run((run[0].key >> 32) as u32, &dsts, &ws)?;
+                            csr.push_run(dk.src(run[0].key), &dsts, &ws)?;
                         }
                         Ok(())
                     },
