@@ -93,6 +93,26 @@ fn a_damaged_csr_page_fails_every_run_that_reads_it() {
             "--engine",
             "external",
         ],
+        &[
+            "run",
+            "pagerank",
+            "--weighted",
+            "--engine",
+            "external",
+            "--iterations",
+            "2",
+        ],
+        // No superstep: only the pass that sums every vertex's out-weights
+        // reads the weights, so its own page checks must catch the damage.
+        &[
+            "run",
+            "pagerank",
+            "--weighted",
+            "--engine",
+            "external",
+            "--iterations",
+            "0",
+        ],
         &["export", "--out=e.txt", "--layout", "csr"],
     ];
     for (file, runs) in [

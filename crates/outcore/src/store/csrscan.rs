@@ -17,8 +17,9 @@ use std::sync::Arc;
 /// Pages read at once.
 const READ_PAGES: usize = 64;
 
-/// Reads a store file front to back in whole checked pages.
-struct CheckedReader {
+/// Reads a store file front to back in whole checked pages (also the
+/// weighted PageRank's out-weights, `algo::vertex::pagerank`).
+pub(crate) struct CheckedReader {
     path: PathBuf,
     file: File,
     sums: Option<Arc<PageSums>>,
@@ -30,10 +31,15 @@ struct CheckedReader {
 
 impl CheckedReader {
     fn open(store: &Store, rel: &str) -> Result<CheckedReader> {
+        Self::open_in(store, rel, &Budget::new(u64::MAX))
+    }
+
+    /// Opens `rel` with its page sums charged to `budget`.
+    pub(crate) fn open_in(store: &Store, rel: &str, budget: &Budget) -> Result<CheckedReader> {
         let path = store.file(rel);
         let file = File::open(&path).at(&path)?;
         Ok(CheckedReader {
-            sums: PageSums::load(store, rel, &Budget::new(u64::MAX))?,
+            sums: PageSums::load(store, rel, budget)?,
             path,
             file,
             buf: Vec::with_capacity(READ_PAGES * PAGE_BYTES as usize),
@@ -76,6 +82,16 @@ impl CheckedReader {
 
     fn req<const N: usize>(&mut self) -> Result<[u8; N]> {
         self.next::<N>()?.ok_or_else(|| self.early())
+    }
+
+    /// The next little-endian u64; the end of the file is an error.
+    pub(crate) fn req_u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.req::<8>()?))
+    }
+
+    /// The next little-endian f64; the end of the file is an error.
+    pub(crate) fn req_f64(&mut self) -> Result<f64> {
+        Ok(f64::from_le_bytes(self.req::<8>()?))
     }
 
     /// The next `n` bytes into `out`; the end of the file is an error.

@@ -16,26 +16,27 @@ use crate::engine::stats::RunStats;
 use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
-use crate::store::read::LeReader;
+use crate::store::csrscan::CheckedReader;
 use crate::store::Store;
 use std::sync::Mutex;
 
-/// Total out-weights in vertex order (the weighted variant's divisors).
+/// Total out-weights in vertex order (the weighted variant's divisors),
+/// every page of the offsets and weights checked against its page sum.
 struct OutWeights {
-    off: LeReader,
-    wts: LeReader,
+    off: CheckedReader,
+    wts: CheckedReader,
     at: u64,
     next: u32,
 }
 
 impl OutWeights {
-    fn open(store: &Store) -> Result<OutWeights> {
+    fn open(store: &Store, budget: &Budget) -> Result<OutWeights> {
         let (_, o, w) = crate::store::csr::files("out");
-        let mut off = LeReader::open(&store.file(&o))?;
+        let mut off = CheckedReader::open_in(store, &o, budget)?;
         off.req_u64()?;
         Ok(OutWeights {
             off,
-            wts: LeReader::open(&store.file(&w))?,
+            wts: CheckedReader::open_in(store, &w, budget)?,
             at: 0,
             next: 0,
         })
@@ -96,7 +97,7 @@ impl PageRankVp {
     }
 
     /// The weighted variant (NetworkX's `pagerank` with `weight="weight"`).
-    pub fn weighted(store: &Store, cfg: &PageRankConfig) -> Result<PageRankVp> {
+    pub fn weighted(store: &Store, cfg: &PageRankConfig, budget: &Budget) -> Result<PageRankVp> {
         if !store.manifest().weighted {
             return Err(Error::Invalid(format!(
                 "{} has no weights; import it with --weighted, or drop --weighted for LDBC's unweighted PageRank",
@@ -104,7 +105,7 @@ impl PageRankVp {
             )));
         }
         let mut p = PageRankVp::new(store.manifest().num_vertices, cfg);
-        p.weights = Some(Mutex::new(OutWeights::open(store)?));
+        p.weights = Some(Mutex::new(OutWeights::open(store, budget)?));
         Ok(p)
     }
 
@@ -239,7 +240,7 @@ pub fn run_on_disk(
 ) -> Result<OnDisk> {
     cfg.validate()?;
     let mut p = match weighted {
-        true => PageRankVp::weighted(store, cfg)?,
+        true => PageRankVp::weighted(store, cfg, budget)?,
         false => PageRankVp::new(store.manifest().num_vertices, cfg),
     };
     let (v, stats) = super::run_on_disk(store, &mut p, cfg.iterations, ext, budget, |s| {
