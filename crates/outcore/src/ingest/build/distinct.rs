@@ -227,6 +227,18 @@ fn unzigzag(z: u64) -> u64 {
 /// Appends `v` as a little-endian base-128 varint.
 #[inline]
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    if v >> 56 == 0 {
+        // Up to 8 bytes: groups spread and continuation bits set without a
+        // loop (its length varies from edge to edge).
+        let len = (64 - (v | 1).leading_zeros()).div_ceil(7) as usize;
+        let mut x = 0u64;
+        for k in 0..8 {
+            x |= (v << k) & (0x7F << (8 * k));
+        }
+        x |= 0x8080_8080_8080_8080 & ((1u64 << (8 * (len - 1))) - 1);
+        out.extend_from_slice(&x.to_le_bytes()[..len]);
+        return;
+    }
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -238,6 +250,37 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 /// `b`, and the bytes it took; `None` when `b` holds only part of one.
 #[inline]
 fn decode_edge<W: Weight>(b: &[u8], prev: &mut u64) -> Option<(RankEdge<W>, usize)> {
+    let (z, i) = match b.first_chunk::<8>().map(|c| u64::from_le_bytes(*c)) {
+        // A varint of at most 8 bytes with all of them here: its length
+        // from the first clear top bit, its 7-bit groups gathered without a
+        // branch (lengths vary from edge to edge: a loop mispredicts).
+        Some(x) if !x & 0x8080_8080_8080_8080 != 0 => {
+            let len = ((!x & 0x8080_8080_8080_8080).trailing_zeros() / 8 + 1) as usize;
+            let x = match len {
+                8 => x,
+                _ => x & ((1u64 << (8 * len)) - 1),
+            };
+            let mut z = 0;
+            for k in 0..8 {
+                z |= (x >> k) & (0x7F << (7 * k));
+            }
+            (z, len)
+        }
+        _ => varint_slow(b)?,
+    };
+    let w = W::dec(b.get(i..i + W::BYTES)?);
+    let key = prev.wrapping_add(unzigzag(z));
+    *prev = key;
+    let e = RankEdge {
+        s: (key >> 32) as u32,
+        d: key as u32,
+        w,
+    };
+    Some((e, i + W::BYTES))
+}
+
+/// A varint byte by byte (near a chunk's end, or longer than 8 bytes).
+fn varint_slow(b: &[u8]) -> Option<(u64, usize)> {
     let (mut z, mut i, mut shift) = (0u64, 0usize, 0u32);
     loop {
         let byte = *b.get(i)?;
@@ -251,15 +294,7 @@ fn decode_edge<W: Weight>(b: &[u8], prev: &mut u64) -> Option<(RankEdge<W>, usiz
             return None;
         }
     }
-    let w = W::dec(b.get(i..i + W::BYTES)?);
-    let key = prev.wrapping_add(unzigzag(z));
-    *prev = key;
-    let e = RankEdge {
-        s: (key >> 32) as u32,
-        d: key as u32,
-        w,
-    };
-    Some((e, i + W::BYTES))
+    Some((z, i))
 }
 
 impl Drop for RankReader {
