@@ -76,6 +76,10 @@ fn a_damaged_csr_page_fails_every_run_that_reads_it() {
         &["query", "khop", "--source", &hub, "--hops", "1"],
         &["export", "--out=e.txt", "--layout", "csr"],
     ];
+    let pagerank = |iterations| {
+        let engine = ["--engine", "external", "--iterations", iterations];
+        [["run", "pagerank", "--weighted"].as_slice(), &engine].concat()
+    };
     let weights: &[&[&str]] = &[
         &[
             "run",
@@ -93,26 +97,10 @@ fn a_damaged_csr_page_fails_every_run_that_reads_it() {
             "--engine",
             "external",
         ],
-        &[
-            "run",
-            "pagerank",
-            "--weighted",
-            "--engine",
-            "external",
-            "--iterations",
-            "2",
-        ],
+        &pagerank("2"),
         // No superstep: only the pass that sums every vertex's out-weights
         // reads the weights, so its own page checks must catch the damage.
-        &[
-            "run",
-            "pagerank",
-            "--weighted",
-            "--engine",
-            "external",
-            "--iterations",
-            "0",
-        ],
+        &pagerank("0"),
         &["export", "--out=e.txt", "--layout", "csr"],
     ];
     for (file, runs) in [

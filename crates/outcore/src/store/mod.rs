@@ -97,23 +97,23 @@ impl Store {
                 format!("the manifest says tile groups are {q} tiles a side, not a power of two up to 65536: the store is damaged"),
             ));
         }
-        if let Some(c) = manifest.tiles.compression.as_deref() {
-            if c != tilecode::GAP_SVB {
+        let codecs = [
+            (
+                "the tiles are",
+                &manifest.tiles.compression,
+                tilecode::GAP_SVB,
+            ),
+            (
+                "the adjacency is",
+                &manifest.csr.compression,
+                csrcode::CODEC,
+            ),
+        ];
+        for (what, coded, known) in codecs {
+            if let Some(c) = coded.as_deref().filter(|&c| c != known) {
                 return Err(Error::store(
                     path,
-                    format!(
-                        "the tiles are coded as `{c}`, which this build of outcore does not read"
-                    ),
-                ));
-            }
-        }
-        if let Some(c) = manifest.csr.compression.as_deref() {
-            if c != csrcode::CODEC {
-                return Err(Error::store(
-                    path,
-                    format!(
-                        "the adjacency is coded as `{c}`, which this build of outcore does not read"
-                    ),
+                    format!("{what} coded as `{c}`, which this build of outcore does not read"),
                 ));
             }
         }

@@ -306,6 +306,45 @@ fn verify_catches_a_damaged_vertex_order() {
 }
 
 #[test]
+fn unknown_codecs_and_odd_tile_groups_are_refused() {
+    // A manifest naming a codec this build does not read, or tile groups
+    // that are not a power of two: opening fails and says which.
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        memory: 128 << 20,
+        ..Default::default()
+    };
+    let path = build(dir.path(), &[(5, 7, 1.0), (7, 9, 1.0)], &[], &opts).path;
+    let text = std::fs::read_to_string(path.join("manifest.json")).unwrap();
+    for (section, field, value, says) in [
+        (
+            "tiles",
+            "compression",
+            serde_json::json!("zstd"),
+            "tiles are coded as `zstd`",
+        ),
+        (
+            "csr",
+            "compression",
+            serde_json::json!("lz4"),
+            "adjacency is coded as `lz4`",
+        ),
+        (
+            "tiles",
+            "group_tiles",
+            serde_json::json!(3),
+            "not a power of two",
+        ),
+    ] {
+        let mut j: serde_json::Value = serde_json::from_str(&text).unwrap();
+        j[section][field] = value;
+        std::fs::write(path.join("manifest.json"), j.to_string()).unwrap();
+        let e = Store::open(&path).err().expect("refused").to_string();
+        assert!(e.contains(says), "{section}.{field}: {e}");
+    }
+}
+
+#[test]
 fn stores_without_the_vertex_order_fields_still_open() {
     // A manifest written before `vertex_order` existed means the original order.
     let dir = tempfile::tempdir().unwrap();

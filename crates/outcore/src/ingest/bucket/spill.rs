@@ -65,24 +65,9 @@ impl Packing {
             return r.encode(out);
         }
         let w = self.width[i];
-        if R::KEY_BYTES <= 8 {
-            // One register; the width's bytes copied as a fixed-size copy.
-            let k = (r.radix_key() as u64).wrapping_sub(self.lo[i] as u64);
-            debug_assert!(w >= 8 || k >> (8 * w) == 0, "key outside its bucket");
-            let b = k.to_le_bytes();
-            match w {
-                8 => out[..8].copy_from_slice(&b),
-                7 => out[..7].copy_from_slice(&b[..7]),
-                6 => out[..6].copy_from_slice(&b[..6]),
-                5 => out[..5].copy_from_slice(&b[..5]),
-                4 => out[..4].copy_from_slice(&b[..4]),
-                _ => out[..w].copy_from_slice(&b[..w]),
-            }
-        } else {
-            let k = r.radix_key().wrapping_sub(self.lo[i]);
-            debug_assert!(w >= 16 || k >> (8 * w) == 0, "key outside its bucket");
-            out[..w].copy_from_slice(&k.to_le_bytes()[..w]);
-        }
+        let k = r.radix_key().wrapping_sub(self.lo[i]);
+        debug_assert!(w >= 16 || k >> (8 * w) == 0, "key outside its bucket");
+        out[..w].copy_from_slice(&k.to_le_bytes()[..w]);
         if R::BYTES > R::KEY_BYTES {
             let mut whole = [0u8; MAX_RECORD];
             r.encode(&mut whole[..R::BYTES]);
@@ -178,22 +163,8 @@ impl Spiller {
         let b = &mut self.buckets;
         let split = self.split;
         self.ids.clear();
-        match (split, R::KEY_BYTES) {
-            // Keys of 64 bits: the cell in 64-bit arithmetic (keys below
-            // 2^64 give a span below 2^64, so the shift is under 64).
-            (Split::Ordered, 1..=8) if b.base >> 64 == 0 => {
-                let (base, shift) = (b.base as u64, b.shift);
-                let table = &b.table;
-                self.ids.extend(recs.iter().map(|r| {
-                    let cell = ((r.radix_key() as u64).saturating_sub(base) >> shift)
-                        .min(super::CELLS as u64 - 1);
-                    table[cell as usize]
-                }));
-            }
-            _ => self
-                .ids
-                .extend(recs.iter().map(|r| b.of(split, r.radix_key()) as u16)),
-        }
+        self.ids
+            .extend(recs.iter().map(|r| b.of(split, r.radix_key()) as u16));
         let mut count = vec![0usize; b.count];
         for &i in &self.ids {
             count[i as usize] += 1;
