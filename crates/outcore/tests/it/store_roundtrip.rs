@@ -339,7 +339,10 @@ fn unknown_codecs_and_odd_tile_groups_are_refused() {
         let mut j: serde_json::Value = serde_json::from_str(&text).unwrap();
         j[section][field] = value;
         std::fs::write(path.join("manifest.json"), j.to_string()).unwrap();
-        let e = Store::open(&path).err().expect("refused").to_string();
+        let Err(e) = Store::open(&path) else {
+            panic!("{section}.{field} was not refused")
+        };
+        let e = e.to_string();
         assert!(e.contains(says), "{section}.{field}: {e}");
     }
 }
