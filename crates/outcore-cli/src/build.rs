@@ -125,6 +125,7 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         page_bytes: store.page_size,
         format,
         compress: store.compress,
+        sort_buffer_cap: store.sort_buffer,
         ..BuildOptions::default()
     };
     store.order.apply(&mut opts);

@@ -65,6 +65,10 @@ pub struct StoreArgs {
     /// Directory for sorted runs (default: beside the store).
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
+    /// Tests: caps every sort buffer at this many bytes, so a small input
+    /// spills as a large one would.
+    #[arg(long, hide = true, value_parser = parse_size)]
+    pub sort_buffer: Option<u64>,
     /// Tiles per physical group side (power of two).
     #[arg(long, default_value_t = outcore::store::tiles::DEFAULT_GROUP_TILES)]
     pub group_tiles: u32,

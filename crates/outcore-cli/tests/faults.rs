@@ -8,7 +8,7 @@
 mod common;
 
 use common::{bin, names, ok_in, walk};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Runs `args` writing `out.txt`; Ok(bytes of out.txt) or Err(stderr).
 fn run(dir: &Path, args: &[&str], fault: Option<&str>) -> Result<Vec<u8>, String> {
@@ -171,4 +171,130 @@ fn a_disk_that_fills_at_any_point_of_an_import_leaves_nothing() {
         );
         assert_eq!(names(p), ["k.txt"], "full after {at} left files");
     }
+}
+
+/// Every file of a store but its manifest (whose timings differ), by name.
+fn store_files(store: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = walk(store)
+        .into_iter()
+        .filter(|f| !f.ends_with("manifest.json"))
+        .map(|f| {
+            (
+                f.strip_prefix(store).unwrap().to_path_buf(),
+                std::fs::read(&f).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_request_of_an_import_can_fail_and_none_gives_a_wrong_result() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let args = [
+        "-q",
+        "import",
+        "k.txt",
+        "--weighted",
+        "--undirected",
+        "--out",
+        "g.oc",
+        // Small sort buffers: the import spills as a large one would.
+        "--sort-buffer",
+        "64KiB",
+    ];
+    ok_in(
+        p,
+        &[
+            "generate",
+            "kron",
+            "--scale",
+            "9",
+            "--weighted",
+            "--edges",
+            "k.txt",
+        ],
+    );
+    let import = |fault: Option<&str>| {
+        let mut c = bin();
+        c.current_dir(p).args(args);
+        if let Some(f) = fault {
+            c.env("OUTCORE_FAULT_IO", f);
+        }
+        let o = c.output().unwrap();
+        let got = match o.status.success() {
+            true => {
+                ok_in(p, &["verify", "g.oc"]);
+                let files = store_files(&p.join("g.oc"));
+                std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+                Ok(files)
+            }
+            false => Err(String::from_utf8_lossy(&o.stderr).into_owned()),
+        };
+        assert_eq!(names(p), ["k.txt"], "{fault:?} left files");
+        got
+    };
+    let want = import(None).unwrap();
+    assert!(want.len() > 4);
+    // Which files the failed requests were for: the input, the spill (the
+    // scratch directory beside the store) and the store being written.
+    let mut named = std::collections::BTreeSet::new();
+    let mut check = |fault: &str, e: &str| {
+        assert!(
+            e.starts_with("error: ") && (e.contains("g.oc") || e.contains("k.txt")),
+            "{fault}: the error does not name the file: {e}"
+        );
+        named.insert(match e {
+            _ if e.contains(".g.oc.scratch") => "spill",
+            _ if e.contains("g.oc") => "store",
+            _ => "input",
+        });
+    };
+    // EIO at every request until one lands past the import's end: that
+    // count of requests bounds the short reads.
+    let mut requests = 0;
+    for n in 0.. {
+        let fault = format!("eio@{n}");
+        match import(Some(&fault)) {
+            Ok(got) => {
+                assert!(got == want, "{fault}: another store");
+                requests = n;
+                break;
+            }
+            Err(e) => check(&fault, &e),
+        }
+        assert!(n < 5000, "the import never ran out of requests");
+    }
+    // A short read is read on from, or an error; never another store.
+    for n in 0..requests {
+        let fault = format!("short@{n}");
+        match import(Some(&fault)) {
+            Ok(got) => assert!(got == want, "{fault}: another store"),
+            Err(e) => check(&fault, &e),
+        }
+    }
+    // ENOSPC at every write: the spill's and the store's.
+    for n in 0.. {
+        let fault = format!("enospc@{n}");
+        match import(Some(&fault)) {
+            Ok(got) => {
+                assert!(got == want, "{fault}: another store");
+                break;
+            }
+            Err(e) => {
+                assert!(e.contains("disk full"), "{fault}: {e}");
+                check(&fault, &e);
+            }
+        }
+        assert!(n < 5000, "the import never ran out of writes");
+    }
+    // A slow device changes nothing but the time.
+    assert!(import(Some("slow@1")).unwrap() == want, "slow");
+    assert!(requests > 100, "{requests} requests");
+    assert_eq!(
+        named.into_iter().collect::<Vec<_>>(),
+        ["input", "spill", "store"]
+    );
 }

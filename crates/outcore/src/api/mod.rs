@@ -21,14 +21,15 @@ use crate::size::format_size;
 use std::path::{Path, PathBuf};
 
 /// Guesses the input format: Matrix Market by its banner, else from the
-/// first input's extension (`.gz` looked through), else snap.
-pub fn guess_format(p: &Path) -> InputFormat {
-    if parse::is_matrix_market(p).unwrap_or(false) {
-        return InputFormat::Mtx;
+/// first input's extension (`.gz` looked through), else snap. A file that
+/// cannot be read is an error, not a guess.
+pub fn guess_format(p: &Path) -> Result<InputFormat> {
+    if parse::is_matrix_market(p)? {
+        return Ok(InputFormat::Mtx);
     }
     let name = p.to_string_lossy().to_ascii_lowercase();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
-    match name.rsplit('.').next().unwrap_or("") {
+    Ok(match name.rsplit('.').next().unwrap_or("") {
         "csv" => InputFormat::Csv,
         "tsv" => InputFormat::Tsv,
         "mtx" => InputFormat::Mtx,
@@ -36,7 +37,7 @@ pub fn guess_format(p: &Path) -> InputFormat {
         "bin32" => InputFormat::Bin32,
         "bin64" => InputFormat::Bin64,
         _ => InputFormat::Snap,
-    }
+    })
 }
 
 /// Imports edge lists into a store at `out`: `format` (default: guessed
@@ -53,7 +54,10 @@ pub fn import(
     let Some(first) = inputs.first() else {
         return Err(Error::Invalid("no input files to import".into()));
     };
-    let format = format.unwrap_or_else(|| guess_format(first));
+    let format = match format {
+        Some(f) => f,
+        None => guess_format(first)?,
+    };
     let mut popts = parse.clone();
     // Binary and Matrix Market ids are integers by definition.
     if popts.ids == IdKind::Auto

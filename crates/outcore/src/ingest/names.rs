@@ -15,6 +15,7 @@
 //! refuses the input otherwise (for 2^32 names the chance is about 2^-65).
 
 use crate::error::{Error, IoContext, Result};
+use crate::io::fault::Faulty;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::cmp::Ordering;
@@ -223,7 +224,7 @@ impl NameStream {
 /// A run file: `u32` length then the bytes, per name, ascending.
 struct RunWriter {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<Faulty<File>>,
     bytes: u64,
 }
 
@@ -232,7 +233,7 @@ impl RunWriter {
         let f = File::create(path).at(path)?;
         Ok(RunWriter {
             path: path.to_path_buf(),
-            out: BufWriter::with_capacity(RUN_BUF, f),
+            out: BufWriter::with_capacity(RUN_BUF, Faulty(f)),
             bytes: 0,
         })
     }
@@ -257,7 +258,7 @@ impl RunWriter {
 
 struct RunReader {
     path: PathBuf,
-    input: BufReader<File>,
+    input: BufReader<Faulty<File>>,
 }
 
 impl RunReader {
@@ -319,7 +320,7 @@ impl Merge {
             let f = File::open(p).at(p)?;
             let mut r = RunReader {
                 path: p.clone(),
-                input: BufReader::with_capacity(RUN_BUF, f),
+                input: BufReader::with_capacity(RUN_BUF, Faulty(f)),
             };
             let mut name = Vec::new();
             if r.read(&mut name)? {

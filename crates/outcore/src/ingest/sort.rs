@@ -8,6 +8,7 @@
 
 pub use super::radix::{sort_records, sort_records_with};
 use crate::error::{Error, IoContext, Result};
+use crate::io::fault::Faulty;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::cmp::Reverse;
@@ -265,7 +266,7 @@ fn write_run<R: Record>(path: &Path, recs: &[R]) -> Result<()> {
 
 struct RunWriter {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<Faulty<File>>,
     scratch: [u8; 64],
 }
 
@@ -274,7 +275,7 @@ impl RunWriter {
         let f = File::create(path).at(path)?;
         Ok(RunWriter {
             path: path.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 20, f),
+            out: BufWriter::with_capacity(1 << 20, Faulty(f)),
             scratch: [0; 64],
         })
     }
@@ -387,7 +388,7 @@ impl<R: Record> Sorted<R> {
 
 struct RunReader<R: Record> {
     path: PathBuf,
-    input: BufReader<File>,
+    input: BufReader<Faulty<File>>,
     scratch: Vec<u8>,
     _r: std::marker::PhantomData<R>,
 }
@@ -397,7 +398,7 @@ impl<R: Record> RunReader<R> {
         let f = File::open(path).at(path)?;
         Ok(RunReader {
             path: path.to_path_buf(),
-            input: BufReader::with_capacity(buf.max(R::BYTES), f),
+            input: BufReader::with_capacity(buf.max(R::BYTES), Faulty(f)),
             scratch: vec![0; R::BYTES],
             _r: std::marker::PhantomData,
         })

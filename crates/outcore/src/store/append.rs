@@ -10,10 +10,9 @@
 //! through the page cache.
 
 use crate::error::{IoContext, Result};
-use crate::io::{open_direct, Access, AlignedBuf, ALIGN};
+use crate::io::{fault, open_direct, Access, AlignedBuf, ALIGN};
 use crate::mem::Budget;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -91,7 +90,7 @@ impl DirectAppender {
         let full = std::mem::replace(&mut self.buf, next);
         let (file, at) = (Arc::clone(&self.file), self.at);
         self.in_flight.push_back(std::thread::spawn(move || {
-            let r = file.write_all_at(full.as_slice(), at);
+            let r = fault::write_all_at(&file, full.as_slice(), at);
             (full, r)
         }));
         self.at += BUF as u64;
@@ -109,8 +108,7 @@ impl DirectAppender {
         if self.fill > 0 {
             let whole = self.fill.next_multiple_of(ALIGN);
             self.buf.as_mut_slice()[self.fill..whole].fill(0);
-            self.file
-                .write_all_at(&self.buf.as_slice()[..whole], self.at)
+            fault::write_all_at(&self.file, &self.buf.as_slice()[..whole], self.at)
                 .at(&self.path)?;
         }
         self.fill = 0;
@@ -194,7 +192,7 @@ impl DirectChunks {
 fn read_at_least(file: &File, buf: &mut [u8], need: usize, at: u64) -> std::io::Result<()> {
     let mut got = 0;
     while got < need {
-        match file.read_at(&mut buf[got..], at + got as u64) {
+        match fault::read_at(file, &mut buf[got..], at + got as u64) {
             Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
             Ok(n) => got += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

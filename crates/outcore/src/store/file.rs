@@ -2,6 +2,7 @@
 
 use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
 use crate::error::{Error, IoContext, Result};
+use crate::io::fault::{self, Faulty};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
@@ -110,9 +111,8 @@ impl PlacedFile {
 
     /// Writes `buf` at byte offset `at`.
     pub fn write_at(&self, buf: &[u8], at: u64) -> Result<()> {
-        use std::os::unix::fs::FileExt;
         fault_check(&self.path, buf.len())?;
-        self.file.write_all_at(buf, at).at(&self.path)
+        fault::write_all_at(&self.file, buf, at).at(&self.path)
     }
 }
 
@@ -408,7 +408,7 @@ fn dir_nonempty(p: &Path) -> bool {
 
 /// Streams a file in chunks of whole `unit`-byte records to `f`.
 pub fn read_chunks(path: &Path, unit: usize, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-    let mut file = File::open(path).at(path)?;
+    let mut file = Faulty(File::open(path).at(path)?);
     let chunk = (1 << 20) / unit * unit;
     let mut buf = vec![0u8; chunk];
     let mut have = 0;

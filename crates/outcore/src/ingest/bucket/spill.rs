@@ -14,10 +14,9 @@
 use super::Split;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::Record;
-use crate::io::AlignedBuf;
+use crate::io::{fault, AlignedBuf};
 use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::Budget;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
 /// The bucket map and files.
@@ -200,7 +199,7 @@ impl Spiller {
                 let (f, d) = open_direct(path, access(self.created[i]), self.buffered)?;
                 self.created[i] = true;
                 self.direct &= d;
-                f.write_all_at(&enc[lo..lo + whole], self.at[i]).at(path)?;
+                fault::write_all_at(&f, &enc[lo..lo + whole], self.at[i]).at(path)?;
                 self.at[i] += whole as u64;
             }
             self.tails[i].clear();
@@ -225,7 +224,7 @@ impl Spiller {
             let (f, d) = open_direct(path, access(self.created[i]), self.buffered)?;
             self.created[i] = true;
             self.direct &= d;
-            f.write_all_at(block, self.at[i]).at(path)?;
+            fault::write_all_at(&f, block, self.at[i]).at(path)?;
         }
         Ok((self.buckets, self.direct))
     }

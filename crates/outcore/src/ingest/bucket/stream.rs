@@ -5,13 +5,13 @@
 use super::spill::Packing;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::{sort_records_with, ExternalSorter, Record, Sorted};
+use crate::io::fault::{self, Faulty};
 use crate::io::AlignedBuf;
 use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
 use std::thread::JoinHandle;
@@ -116,7 +116,7 @@ fn load<R: Record>(
                     let want = (total - at)
                         .next_multiple_of(ALIGN as u64)
                         .min(buf.len() as u64);
-                    let r = f.read_exact_at(&mut buf.as_mut_slice()[..want as usize], at);
+                    let r = fault::read_exact_at(f, &mut buf.as_mut_slice()[..want as usize], at);
                     let (valid, failed) = (want.min(total - at) as usize, r.is_err());
                     if full_tx.send((buf, valid, r)).is_err() || failed {
                         return;
@@ -314,7 +314,7 @@ impl<R: Record> BucketStream<R> {
             let bytes = self.charge.take().map_or(0, |c| c.bytes());
             let mut s = ExternalSorter::<R>::new(self.name, &self.dir, &self.budget, bytes)?;
             let path = &self.files.0[b];
-            let mut f = File::open(path).at(path)?;
+            let mut f = Faulty(File::open(path).at(path)?);
             let rec = self.pack.rec_bytes::<R>(b);
             let mut bytes = vec![0u8; FEED * rec];
             let mut left = self.records[b] as usize;

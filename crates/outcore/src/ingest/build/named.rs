@@ -28,6 +28,7 @@ use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::names::{fingerprint, NameSorter};
 use crate::ingest::sort::Sorted;
 use crate::ingest::{EdgeSource, NamedBatch, RawEdge};
+use crate::io::fault::Faulty;
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::file::StoreDir;
@@ -210,7 +211,7 @@ pub(super) fn rank_names<W: Weight>(
             let path = dir.tmp_path().join(IDS_FILE);
             let f = File::open(&path).at(&path)?;
             RankSource::Ids {
-                input: BufReader::with_capacity(1 << 20, f),
+                input: BufReader::with_capacity(1 << 20, Faulty(f)),
                 path,
                 next: 0,
             }

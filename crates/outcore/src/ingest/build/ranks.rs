@@ -10,6 +10,7 @@ use crate::error::{Error, IoContext, Result};
 use crate::ingest::bucket::BucketSorter;
 use crate::ingest::names::{NameSorter, NameStream};
 use crate::ingest::sort::{Record, Sorted};
+use crate::io::fault::Faulty;
 use crate::store::file::{DataWriter, StoreDir, WriteLe};
 use crate::store::{IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE};
 use std::fs::File;
@@ -274,7 +275,7 @@ pub(super) enum RankSource {
     /// fingerprint), no sort needed.
     Ids {
         path: PathBuf,
-        input: BufReader<File>,
+        input: BufReader<Faulty<File>>,
         next: u32,
     },
     /// Integers that are `0..n` (no `ids.bin`).

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use flate2::bufread::MultiGzDecoder;
 
 use crate::error::{Error, IoContext, Result};
+use crate::io::fault::{self, Faulty};
 use crate::io::{open_direct, Access, AlignedBuf, ALIGN};
 use crate::mem::Budget;
-use std::os::unix::fs::FileExt;
 
 /// Read buffer under the gzip decoder (compressed bytes).
 const GZ_BUFFER: usize = 256 << 10;
@@ -90,20 +90,27 @@ pub(crate) fn open_stream(
 ) -> Result<Box<dyn Read + Send>> {
     if file.gz {
         let f = File::open(&file.path).at(&file.path)?;
-        let counted = Counting { inner: f, counter };
+        let counted = Counting {
+            inner: Faulty(f),
+            counter,
+        };
         let buffered = BufReader::with_capacity(GZ_BUFFER, counted);
         return Ok(Box::new(MultiGzDecoder::new(buffered)));
     }
     let regular = std::fs::metadata(&file.path).at(&file.path)?.is_file();
     let (f, direct) = open_direct(&file.path, Access::Read, !regular)?;
     if !direct {
-        return Ok(Box::new(Counting { inner: f, counter }));
+        return Ok(Box::new(Counting {
+            inner: Faulty(f),
+            counter,
+        }));
     }
     let buf = AlignedBuf::new(DIRECT_CHUNK, &Budget::new(u64::MAX), "input reader")?;
     let inner = DirectRead {
         file: f,
         buf,
         at: 0,
+        size: file.size,
         pos: 0,
         end: 0,
         eof: false,
@@ -123,6 +130,8 @@ struct DirectRead {
     buf: AlignedBuf,
     /// File offset of the next chunk.
     at: u64,
+    /// The file's length when opened: a short read before it is an error.
+    size: u64,
     /// The unread bytes of the current chunk: `buf[pos..end]`.
     pos: usize,
     end: usize,
@@ -137,10 +146,7 @@ impl Read for DirectRead {
             // A short read ends the file (an aligned read past the end
             // returns what is left).
             while got < want {
-                match self
-                    .file
-                    .read_at(&mut slice[got..want], self.at + got as u64)
-                {
+                match fault::read_at(&self.file, &mut slice[got..want], self.at + got as u64) {
                     Ok(0) => break,
                     Ok(n) => got += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -151,6 +157,12 @@ impl Read for DirectRead {
                 }
             }
             self.eof = got < want;
+            if self.eof && self.at + (got as u64) < self.size {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a read ended short of the end of the file",
+                ));
+            }
             self.at += got as u64;
             (self.pos, self.end) = (0, got);
         }
