@@ -174,8 +174,7 @@ impl Degrees {
 /// Degrees read one at a time in vertex order (a buffered scan of the
 /// compact file; the overflow table is small and read whole).
 pub struct DegreeStream {
-    compact: std::io::BufReader<std::fs::File>,
-    path: std::path::PathBuf,
+    compact: super::file::CheckedStream,
     overflow: Vec<u64>,
     k: usize,
     v: u64,
@@ -185,12 +184,9 @@ impl DegreeStream {
     /// Opens `degrees/{which}.*` of the store at `store`.
     pub fn open(store: &Path, which: &str) -> Result<DegreeStream> {
         let (c, o) = files(which);
-        let path = store.join(&c);
-        let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
         Ok(DegreeStream {
-            compact: std::io::BufReader::with_capacity(1 << 16, f),
+            compact: super::file::CheckedStream::open(&store.join(&c))?,
             overflow: super::file::read_u64s(&store.join(&o))?,
-            path,
             k: 0,
             v: 0,
         })
@@ -198,16 +194,13 @@ impl DegreeStream {
 
     /// The degree of the next vertex.
     pub fn next_degree(&mut self) -> Result<u64> {
-        use std::io::Read;
         let mut b = [0u8; 2];
-        self.compact
-            .read_exact(&mut b)
-            .map_err(|e| Error::io(&self.path, e))?;
+        self.compact.read_exact(&mut b)?;
         let mut d = u16::from_le_bytes(b) as u64;
         if d == OVERFLOW as u64 {
             if self.k + 1 >= self.overflow.len() || self.overflow[self.k] != self.v {
                 return Err(Error::store(
-                    &self.path,
+                    self.compact.path(),
                     format!("no overflow entry for vertex {}", self.v),
                 ));
             }

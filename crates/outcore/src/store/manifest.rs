@@ -190,6 +190,24 @@ pub struct Manifest {
     pub build: BuildInfo,
     /// Every data file, by path relative to the store, with size and checksum.
     pub files: BTreeMap<String, FileEntry>,
+    /// XXH3-64 of the manifest's own text with these 16 hex digits zeroed
+    /// (and without its last newline): a flipped byte anywhere in the
+    /// manifest, a timing included, is detected. Written by [`Self::to_json`],
+    /// checked and cleared by [`Self::read`]; absent from older stores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+}
+
+/// The checksum field as [`Manifest::to_json`] writes it before hashing.
+const ZEROED: &str = "\"checksum\": \"0000000000000000\"";
+
+/// The manifest text's hash, its checksum field zeroed.
+fn self_hash(text: &[u8], field: &str) -> Option<String> {
+    let s = std::str::from_utf8(text).ok()?;
+    let at = s.find(field)?;
+    let zeroed = [&s[..at], ZEROED, &s[at + field.len()..]].concat();
+    let h = xxhash_rust::xxh3::xxh3_64(zeroed.as_bytes());
+    Some(format!("{h:016x}"))
 }
 
 impl Manifest {
@@ -227,12 +245,27 @@ impl Manifest {
                 ),
             ));
         }
-        serde_json::from_value(value)
-            .map_err(|e| Error::store(dir, format!("manifest.json is damaged: {e}")))
+        let mut m: Manifest = serde_json::from_value(value)
+            .map_err(|e| Error::store(dir, format!("manifest.json is damaged: {e}")))?;
+        if let Some(c) = m.checksum.take() {
+            let body = text.strip_suffix(b"\n").unwrap_or(&text);
+            let field = format!("\"checksum\": \"{c}\"");
+            if self_hash(body, &field).as_deref() != Some(c.as_str()) {
+                return Err(Error::store(
+                    dir,
+                    "manifest.json does not match its checksum: the store is damaged",
+                ));
+            }
+        }
+        Ok(m)
     }
 
-    /// Serialises the manifest as pretty JSON.
+    /// Serialises the manifest as pretty JSON, with its own checksum.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("manifest serialises")
+        let mut m = self.clone();
+        m.checksum = Some("0".repeat(16));
+        let text = serde_json::to_string_pretty(&m).expect("manifest serialises");
+        let h = self_hash(text.as_bytes(), ZEROED).expect("the field was just written");
+        text.replacen(ZEROED, &format!("\"checksum\": \"{h}\""), 1)
     }
 }

@@ -69,6 +69,7 @@ impl Store {
     /// version and that every listed file exists with its recorded size.
     pub fn open(path: &Path) -> Result<Store> {
         let manifest = Manifest::read(path)?;
+        file::expect_files(path, &manifest);
         for (rel, entry) in &manifest.files {
             let p = path.join(rel);
             let meta = std::fs::metadata(&p)
@@ -208,9 +209,7 @@ impl Store {
     /// `order.bin`, or the dense ids themselves when dense id = rank).
     pub fn rank_reader(&self) -> Result<RankStream> {
         let file = if self.manifest.has_order_map {
-            let path = self.file(ORDER_FILE);
-            let f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
-            Some((std::io::BufReader::with_capacity(1 << 16, f), path))
+            Some(file::CheckedStream::open(&self.file(ORDER_FILE))?)
         } else {
             None
         };
@@ -244,7 +243,7 @@ impl Store {
 
 /// Ranks in dense-id order, from [`Store::rank_reader`].
 pub struct RankStream {
-    file: Option<(std::io::BufReader<std::fs::File>, PathBuf)>,
+    file: Option<file::CheckedStream>,
     next: u64,
     n: u64,
 }
@@ -252,18 +251,17 @@ pub struct RankStream {
 impl RankStream {
     /// The rank of the next dense id.
     pub fn next_rank(&mut self) -> Result<u32> {
-        use std::io::Read;
         let v = self.next;
         self.next += 1;
         match &mut self.file {
             None => Ok(v as u32),
-            Some((r, path)) => {
+            Some(r) => {
                 let mut b = [0u8; 4];
-                r.read_exact(&mut b).map_err(|e| Error::io(&*path, e))?;
+                r.read_exact(&mut b)?;
                 let x = u32::from_le_bytes(b);
                 if x as u64 >= self.n {
                     return Err(Error::store(
-                        &*path,
+                        r.path(),
                         format!("rank {x} of dense id {v} is beyond the {} vertices (run `outcore verify`)", self.n),
                     ));
                 }

@@ -3,42 +3,22 @@
 //! one line per vertex needs, in a few buffers whatever the vertex count
 //! (the id maps are merged with the results, not loaded).
 
+use super::file::CheckedStream;
 use super::{Id, IdLookup, Store, IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE, ORDER_INV_FILE};
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufReader, Read};
-use std::path::PathBuf;
 
-const BUF: usize = 1 << 20;
-
-struct Stream {
-    path: PathBuf,
-    input: BufReader<File>,
-}
+/// A map file read front to back, checked against the manifest at its end.
+struct Stream(CheckedStream);
 
 impl Stream {
     fn open(store: &Store, rel: &str) -> Result<Stream> {
-        let path = store.file(rel);
-        let f = File::open(&path).at(&path)?;
-        Ok(Stream {
-            path,
-            input: BufReader::with_capacity(BUF, f),
-        })
+        Ok(Stream(CheckedStream::open(&store.file(rel))?))
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.input.read_exact(buf).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                Error::store(
-                    &self.path,
-                    "shorter than the vertex count says (run `outcore verify`)",
-                )
-            } else {
-                Error::io(&self.path, e)
-            }
-        })
+        self.0.read_exact(buf)
     }
 
     fn u64(&mut self) -> Result<u64> {
@@ -100,7 +80,7 @@ impl RankWalk {
                 let v = u32::from_le_bytes(b) as u64;
                 if v >= self.n {
                     return Err(Error::store(
-                        &s.path,
+                        s.0.path(),
                         format!(
                             "dense id {v} is beyond the {} vertices (run `outcore verify`)",
                             self.n
@@ -117,7 +97,7 @@ impl RankWalk {
                 let end = off.u64()?;
                 if end < *start || end - *start > 1 << 30 {
                     return Err(Error::store(
-                        &off.path,
+                        off.0.path(),
                         format!(
                             "{IDS_OFF_FILE} does not index {IDS_STR_FILE} (run `outcore verify`)"
                         ),

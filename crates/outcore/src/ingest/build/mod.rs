@@ -619,6 +619,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
                 .map_or(0, |d| d.as_secs()),
         },
         files: Default::default(),
+        checksum: None,
     };
     let path = dir.commit(manifest.clone())?;
     let manifest = crate::store::Manifest::read(&path)?;

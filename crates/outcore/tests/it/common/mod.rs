@@ -240,7 +240,8 @@ pub fn walkdir(p: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 /// Every file of a store by its path inside the store, the manifest's
-/// timings (`build.seconds`, `build.created_unix`) zeroed.
+/// timings (`build.seconds`, `build.created_unix`) zeroed and its own
+/// checksum (which covers them) dropped.
 pub fn store_files(store: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     walkdir(store)
         .into_iter()
@@ -255,6 +256,7 @@ pub fn store_files(store: &Path) -> std::collections::BTreeMap<String, Vec<u8>> 
                 let mut m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
                 m["build"]["seconds"] = 0.into();
                 m["build"]["created_unix"] = 0.into();
+                m.as_object_mut().unwrap().remove("checksum");
                 bytes = m.to_string().into_bytes();
             }
             (rel, bytes)
