@@ -113,6 +113,8 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     let mut in_deg = vec![0u32; if m.directed { n as usize } else { 0 }];
     let mut last: Option<(u64, u64, u64)> = None;
     let (mut tiles, mut edges, mut loops) = (0u64, 0u64, 0u64);
+    // Edges in the current tile, and the most any tile holds.
+    let (mut in_tile, mut most) = (0u64, 0u64);
     scan_tiles(path, m.weighted, m.tiles.compressed(), |row, col, e| {
         let order = geom.tile_order(row as u64, col as u64);
         if row as u64 >= geom.blocks || col as u64 >= geom.blocks {
@@ -142,8 +144,13 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
                 ));
             }
             Some(l) if l.0 == order => {}
-            _ => tiles += 1,
+            _ => {
+                tiles += 1;
+                in_tile = 0;
+            }
         }
+        in_tile += 1;
+        most = most.max(in_tile);
         last = Some(key);
         edges += 1;
         loops += (e.src == e.dst) as u64;
@@ -161,12 +168,13 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         || tiles > m.tiles.index_entries()
         || m.tiles.compressed() != m.tiles.frames.is_some()
         || loops != m.num_self_loops
+        || most != m.tiles.max_tile_edges
     {
         return Err(bad(
             "tiles/edges.bin",
             format!(
-                "holds {edges} edges ({loops} self-loops) in {tiles} tiles; the manifest says {} ({}) in {}",
-                m.num_edges, m.num_self_loops, m.tiles.num_tiles
+                "holds {edges} edges ({loops} self-loops) in {tiles} tiles, at most {most} in one; the manifest says {} ({}) in {}, at most {}",
+                m.num_edges, m.num_self_loops, m.tiles.num_tiles, m.tiles.max_tile_edges
             ),
         ));
     }

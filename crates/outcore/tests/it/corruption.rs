@@ -126,3 +126,36 @@ fn a_damaged_manifest_flag_is_refused() {
     std::fs::write(&manifest, &text).unwrap();
     run(&Store::open(store.path()).unwrap(), Algorithm::Bfs).unwrap();
 }
+
+#[test]
+fn a_manifest_is_checked_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let edges: Vec<(u64, u64)> = (1..40).map(|v| (0, v)).collect();
+    let store = unweighted_store_in(tmp.path(), 40, &edges, false, VertexOrder::Degree);
+    let path = store.path().join("manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // A changed timing, which no structural check could see: the
+    // manifest's own checksum.
+    let at = text.find("\"seconds\": ").unwrap() + 11;
+    let mut bad = text.clone().into_bytes();
+    bad[at] = if bad[at] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&path, &bad).unwrap();
+    match Store::open(store.path()) {
+        Err(Error::Store { msg, .. }) => assert!(msg.contains("checksum"), "{msg}"),
+        other => panic!("{:?}", other.map(|s| s.manifest().num_edges)),
+    }
+    // Without the checksum (an older store's manifest), verify still finds
+    // a largest tile that is not the one the tiles hold.
+    let mut j: serde_json::Value = serde_json::from_str(&text).unwrap();
+    j.as_object_mut().unwrap().remove("checksum");
+    let most = j["tiles"]["max_tile_edges"].as_u64().unwrap();
+    j["tiles"]["max_tile_edges"] = (most + 1).into();
+    std::fs::write(&path, j.to_string()).unwrap();
+    let e = outcore::store::verify::verify(store.path()).unwrap_err();
+    assert!(
+        e.to_string().contains(&format!("at most {most} in one")),
+        "{e}"
+    );
+    std::fs::write(&path, &text).unwrap();
+    outcore::store::verify::verify(store.path()).unwrap();
+}
