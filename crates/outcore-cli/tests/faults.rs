@@ -27,22 +27,28 @@ fn run(dir: &Path, args: &[&str], fault: Option<&str>) -> Result<Vec<u8>, String
     }
 }
 
+/// The import of `k.txt` into `g.oc` the import tests fault.
+const IMPORT: [&str; 7] = [
+    "-q",
+    "import",
+    "k.txt",
+    "--weighted",
+    "--undirected",
+    "--out",
+    "g.oc",
+];
+
+/// A weighted Kronecker graph of `scale` written as `to` says.
+fn weighted_kron(dir: &Path, scale: &str, to: &[&str]) {
+    let args = ["generate", "kron", "--scale", scale, "--weighted"];
+    ok_in(dir, &[&args[..], to].concat());
+}
+
 #[test]
 fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    ok_in(
-        p,
-        &[
-            "generate",
-            "kron",
-            "--scale",
-            "10",
-            "--weighted",
-            "--out",
-            "g.oc",
-        ],
-    );
+    weighted_kron(p, "10", &["--out", "g.oc"]);
     let runs: [&[&str]; 6] = [
         &[
             "run",
@@ -115,29 +121,10 @@ fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
 fn a_disk_that_fills_at_any_point_of_an_import_leaves_nothing() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    ok_in(
-        p,
-        &[
-            "generate",
-            "kron",
-            "--scale",
-            "12",
-            "--weighted",
-            "--edges",
-            "k.txt",
-        ],
-    );
+    weighted_kron(p, "12", &["--edges", "k.txt"]);
     let import = |full_after: Option<u64>| {
         let mut c = bin();
-        c.current_dir(p).args([
-            "-q",
-            "import",
-            "k.txt",
-            "--weighted",
-            "--undirected",
-            "--out",
-            "g.oc",
-        ]);
+        c.current_dir(p).args(IMPORT);
         if let Some(b) = full_after {
             c.env("OUTCORE_FAULT_DISK_FULL_AFTER", b.to_string());
         }
@@ -194,34 +181,13 @@ fn store_files(store: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn every_request_of_an_import_can_fail_and_none_gives_a_wrong_result() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    let args = [
-        "-q",
-        "import",
-        "k.txt",
-        "--weighted",
-        "--undirected",
-        "--out",
-        "g.oc",
-        // Small sort buffers: the import spills as a large one would (at
-        // this scale, bucket writes of whole blocks as well as the last).
-        "--sort-buffer",
-        "64KiB",
-    ];
-    ok_in(
-        p,
-        &[
-            "generate",
-            "kron",
-            "--scale",
-            "10",
-            "--weighted",
-            "--edges",
-            "k.txt",
-        ],
-    );
+    // Small sort buffers: the import spills as a large one would (at this
+    // scale, bucket writes of whole blocks as well as the last).
+    let args = [&IMPORT[..], &["--sort-buffer", "64KiB"]].concat();
+    weighted_kron(p, "10", &["--edges", "k.txt"]);
     let import = |fault: Option<&str>| {
         let mut c = bin();
-        c.current_dir(p).args(args);
+        c.current_dir(p).args(&args);
         if let Some(f) = fault {
             c.env("OUTCORE_FAULT_IO", f);
         }
