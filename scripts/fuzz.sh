@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz targets (fuzz/, cargo-fuzz on nightly): every input parser, the gzip
-# wrapper, the store reader on corrupted stores and the compressed-tile
-# decoders. Each target starts from
+# wrapper, the store reader on corrupted stores and the decoders of
+# compressed tiles and CSR pages. Each target starts from
 # its seeds (fuzz/seeds/TARGET, kept in the repository) plus what earlier
 # runs found (fuzz/corpus/TARGET, not kept) and runs SECONDS (default 15);
 # a crash, hang, leak or over-limit allocation fails the script and leaves
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=15
-TARGETS=(parse_text parse_binary parse_gzip store tilecode)
+TARGETS=(parse_text parse_binary parse_gzip store tilecode csrcode)
 for a in "$@"; do
   case "$a" in
     [0-9]*) SECONDS_EACH=$a ;;
