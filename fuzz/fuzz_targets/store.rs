@@ -124,7 +124,10 @@ fn copy(from: &Path, to: &Path) {
         if p.is_dir() {
             copy(&p, &t);
         } else {
-            std::fs::copy(&p, &t).unwrap();
+            // copy_file_range can be interrupted by libFuzzer's timers.
+            while let Err(e) = std::fs::copy(&p, &t) {
+                assert_eq!(e.kind(), std::io::ErrorKind::Interrupted, "{e}");
+            }
         }
     }
 }
