@@ -62,7 +62,7 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
             first line is a header), `columns` ("SRC,DST[,W]" numbers or
             header names), `delimiter` (one character, or "tab"), `ids`
             ("auto", "int" or "string"), `tmp_dir`, `order` ("auto",
-            "degree", "original"), `drop_self_loops`, `page_size`,
+            "degree", "bfs", "original"), `drop_self_loops`, `page_size`,
             `group_tiles`, `compress` (code the tiles in frames of gaps:
             fewer bytes per edge, the same results).
 

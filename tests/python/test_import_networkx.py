@@ -51,7 +51,7 @@ def exported(store, tmp, both):
     return result
 
 
-@pytest.mark.parametrize("order", ["degree", "original"])
+@pytest.mark.parametrize("order", ["degree", "bfs", "original"])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("directed", [True, False])
 def test_weighted_edge_set_matches_networkx(tmp_path, seed, directed, order):
@@ -112,7 +112,7 @@ def read_values(path):
     return out
 
 
-@pytest.mark.parametrize("order", ["degree", "original"])
+@pytest.mark.parametrize("order", ["degree", "bfs", "original"])
 @pytest.mark.parametrize("directed", [True, False])
 def test_wcc_bfs_kcore_match_networkx(tmp_path, directed, order):
     """Results in original ids, whatever the store's vertex order."""

@@ -96,6 +96,9 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
                 "by degree, highest first (the same as by original id)".into()
             }
             (VertexOrder::Original, _) => "by original id".to_string(),
+            (VertexOrder::Bfs, _) => {
+                "by breadth-first levels, Cuthill-McKee (ranks of original ids in order.bin)".into()
+            }
         },
     );
     line(

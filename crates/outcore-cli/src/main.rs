@@ -81,10 +81,14 @@ pub struct StoreArgs {
     /// Order of the store's internal vertex ids: `degree` (highest degree
     /// first, so hubs share tile blocks and the stream engine's cached tiles
     /// are denser; costs one more pass over the sorted edges), `original`
-    /// (by original id), or `auto` (degree when the degrees are skewed,
-    /// largest >= 16 x mean, and the budget holds 8 bytes per vertex more;
-    /// else original). Every result is the same, in original ids.
-    #[arg(long, default_value = "auto", value_name = "auto|degree|original")]
+    /// (by original id), `bfs` (Cuthill-McKee: breadth-first levels, so
+    /// neighbours get nearby ids and `--compress` codes smaller gaps; costs a
+    /// first build and a traversal of it), or `auto` (degree when the degrees
+    /// are skewed, largest >= 16 x mean, and the budget holds 8 bytes per
+    /// vertex more, else original; with `--compress`, bfs instead when its
+    /// gaps cost under 90% of those bits). Every result is the same, in
+    /// original ids.
+    #[arg(long, default_value = "auto", value_name = "ORDER")]
     pub order: outcore::ingest::build::OrderChoice,
     /// Code the tiles in frames of gaps between sorted edges (1.6-1.8 bytes
     /// an edge on Kronecker graphs instead of 4): I/O-bound stream runs read

@@ -80,6 +80,11 @@ impl U32s {
     pub fn set(&self, i: usize, v: u32) {
         self.0[i].store(v, Relaxed)
     }
+    /// Lowers slot `i` to `v` when `v` is smaller; returns the old value.
+    #[inline(always)]
+    pub fn fetch_min(&self, i: usize, v: u32) -> u32 {
+        self.0[i].fetch_min(v, Relaxed)
+    }
     pub fn len(&self) -> usize {
         self.0.len()
     }

@@ -123,7 +123,8 @@ pub struct BuildInfo {
 /// Every vertex has a *rank*: the position of its original id among the
 /// sorted distinct original ids. `Original`: dense id = rank. `Degree`: dense
 /// ids go by degree, highest first, ties by rank; `order.bin` maps dense ids
-/// to ranks (absent when the order happens to be the identity).
+/// to ranks (absent when the order happens to be the identity). `Bfs`:
+/// Cuthill-McKee levels (`ingest::build::locality`), also with `order.bin`.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum VertexOrder {
@@ -133,6 +134,10 @@ pub enum VertexOrder {
     /// Dense ids by descending degree (distinct stored edges touching the
     /// vertex; directed: out + in), ties by ascending rank.
     Degree,
+    /// Dense ids by breadth-first levels, each level's vertices by the
+    /// smallest dense id of a neighbour in the level before (Cuthill-McKee),
+    /// edges taken as undirected: neighbours get nearby ids.
+    Bfs,
 }
 
 impl std::fmt::Display for VertexOrder {
@@ -140,6 +145,7 @@ impl std::fmt::Display for VertexOrder {
         f.write_str(match self {
             VertexOrder::Original => "original",
             VertexOrder::Degree => "degree",
+            VertexOrder::Bfs => "bfs",
         })
     }
 }
@@ -150,8 +156,9 @@ impl std::str::FromStr for VertexOrder {
         match s {
             "original" => Ok(VertexOrder::Original),
             "degree" => Ok(VertexOrder::Degree),
+            "bfs" => Ok(VertexOrder::Bfs),
             _ => Err(Error::Invalid(format!(
-                "unknown vertex order `{s}`: expected degree or original"
+                "unknown vertex order `{s}`: expected degree, bfs or original"
             ))),
         }
     }

@@ -2,6 +2,7 @@
 //! per file): each module is one area, against the in-memory references.
 
 mod betweenness;
+mod bfs_order;
 mod common;
 mod compressed;
 mod compressed_csr;

@@ -77,15 +77,30 @@ pub fn build_store(
     opts: &BuildOptions,
 ) -> Result<BuildReport> {
     opts.validate()?;
+    if opts.order == VertexOrder::Bfs || (opts.order_auto && opts.compress) {
+        return locality::build(source, dest, opts);
+    }
+    build_with(source, dest, opts, &Budget::new(opts.memory), &mut None)
+}
+
+/// [`build_store`] in the order `given` says, when set (its maps charged
+/// to `budget`).
+fn build_with(
+    source: &mut dyn EdgeSource,
+    dest: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+    given: &mut Option<OrderMaps>,
+) -> Result<BuildReport> {
     let dir = StoreDir::create(dest, opts.force)?;
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
-    let budget = Budget::new(opts.memory);
+    let budget = budget.clone();
     let s = &scratch.0;
     let narrow = source.ids_fit_u32();
     if source.string_ids() {
         return match opts.weighted {
-            true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
-            false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
+            true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings, given),
+            false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings, given),
         };
     }
     // Ids not known to fit 32 bits are first read as if they did (8-byte
@@ -93,14 +108,18 @@ pub fn build_store(
     // the build over with 16-byte edges.
     let mut built = match (opts.external_ids, opts.weighted) {
         (true, _) => Built::Outgrown,
-        (false, true) => build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None, !narrow)?,
-        (false, false) => build::<(), Keyed<()>>(source, dir, s, opts, &budget, None, !narrow)?,
+        (false, true) => {
+            build::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None, !narrow, given)?
+        }
+        (false, false) => {
+            build::<(), Keyed<()>>(source, dir, s, opts, &budget, None, !narrow, given)?
+        }
     };
     if let Built::Wide = built {
         let dir = StoreDir::create(dest, opts.force)?;
         built = match opts.weighted {
-            true => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None, false)?,
-            false => build::<(), Orig<()>>(source, dir, s, opts, &budget, None, false)?,
+            true => build::<f64, Orig<f64>>(source, dir, s, opts, &budget, None, false, given)?,
+            false => build::<(), Orig<()>>(source, dir, s, opts, &budget, None, false, given)?,
         };
     }
     if let Built::Done(report) = built {
@@ -113,8 +132,8 @@ pub fn build_store(
     }
     let dir = StoreDir::create(dest, opts.force)?;
     match opts.weighted {
-        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints),
-        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints),
+        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints, given),
+        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints, given),
     }
 }
 
@@ -126,12 +145,14 @@ fn ranked<W: Weight>(
     opts: &BuildOptions,
     budget: &Budget,
     ids: Ids,
+    given: &mut Option<OrderMaps>,
 ) -> Result<BuildReport> {
     let start = Instant::now();
     let (mut ranked, mut front) =
         named::rank_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
     front.start = Some(start);
-    match build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, Some(front), false)? {
+    let f = Some(front);
+    match build::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, f, false, given)? {
         Built::Done(report) => Ok(report),
         _ => unreachable!("ranks fit the id map and 32 bits"),
     }
@@ -158,6 +179,7 @@ impl Drop for Scratch {
 }
 
 mod distinct;
+mod locality;
 mod named;
 mod options;
 mod order;
@@ -173,7 +195,7 @@ pub use options::{BuildOptions, OrderChoice};
 use distinct::{Dedup, Distinct, RankSpill};
 use named::Ids;
 pub use order::SKEWED;
-use order::{degree_order, note_original_order, or_original_order};
+use order::{degree_order, note_original_order, or_original_order, OrderMaps};
 use records::{DenseKey, InputEdge, Keyed, Orig, Weight};
 use tiles::{TileCounts, TilePlacer};
 
@@ -198,7 +220,9 @@ enum Built {
 
 /// The build proper; `front` is set when ids were ranked on disk first (the
 /// source then holds ranks, and the store the ids). `speculative`: `E` is
-/// 8-byte edges though the source does not promise 32-bit ids.
+/// 8-byte edges though the source does not promise 32-bit ids. `given`: the
+/// order to build in (taken when the order is due), else as `opts` says.
+#[allow(clippy::too_many_arguments)]
 fn build<W: Weight, E: InputEdge<W = W>>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
@@ -207,6 +231,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     budget: &Budget,
     front: Option<named::Front>,
     speculative: bool,
+    given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
     let start = front
         .as_ref()
@@ -215,7 +240,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let budget = budget.clone();
     let _reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let undirected = !opts.directed;
-    let mut by_degree = opts.order == VertexOrder::Degree;
+    let mut by_degree = opts.order == VertexOrder::Degree && given.is_none();
     let dense_n = source.dense_vertex_count();
     let mut counts = Counts::default();
 
@@ -294,6 +319,18 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     } else {
         VertexOrder::Original
     };
+    let mut order = None;
+    if let Some(g) = given.take() {
+        if g.dense_of_rank.0.len() as u64 != n && !g.dense_of_rank.0.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{}: the input changed between the build's two passes ({} vertices, then {n}); import it again",
+                source.describe(),
+                g.dense_of_rank.0.len()
+            )));
+        }
+        vertex_order = opts.order;
+        order = Some(g);
+    }
     if by_degree {
         let t = Instant::now();
         // A spilled input is not sorted a second time: the degree pass
@@ -302,15 +339,14 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             true => Some(RankSpill::create(scratch)?),
             false => None,
         };
-        let order = degree_order(
+        order = match degree_order(
             &mut dedup,
             spill.as_mut(),
             n,
             undirected,
             &budget,
             opts.order_auto,
-        );
-        let order = match order {
+        ) {
             Ok(o) => {
                 if let Some(s) = spill {
                     spilled += s.bytes();
@@ -325,20 +361,19 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             }
             Err(e) => return Err(e),
         };
-        match order {
-            None => vertex_order = VertexOrder::Original,
-            Some(order) if !order.rank_of_dense.0.is_empty() => {
-                let mut w = dir.file(ORDER_FILE)?;
-                w.put_u32s(&order.rank_of_dense.0)?;
-                dir.close(w)?;
-                let mut w = dir.file(ORDER_INV_FILE)?;
-                w.put_u32s(&order.dense_of_rank.0)?;
-                dir.close(w)?;
-                perm = Some(order.dense_of_rank);
-            }
-            Some(_) => {}
+        if order.is_none() {
+            vertex_order = VertexOrder::Original;
         }
         phases.push(("order", t.elapsed().as_secs_f64()));
+    }
+    if let Some(order) = order.filter(|o| !o.rank_of_dense.0.is_empty()) {
+        let mut w = dir.file(ORDER_FILE)?;
+        w.put_u32s(&order.rank_of_dense.0)?;
+        dir.close(w)?;
+        let mut w = dir.file(ORDER_INV_FILE)?;
+        w.put_u32s(&order.dense_of_rank.0)?;
+        dir.close(w)?;
+        perm = Some(order.dense_of_rank);
     }
     let has_order_map = perm.is_some();
     let mut distinct = match from_spill {

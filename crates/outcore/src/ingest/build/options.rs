@@ -108,12 +108,14 @@ impl BuildOptions {
     }
 }
 
-/// `--order`: `degree`, `original`, or `auto` (degree when the degrees are
-/// skewed and the budget holds the order, else original).
+/// `--order`: `degree`, `bfs`, `original`, or `auto` (degree when the
+/// degrees are skewed and the budget holds the order, else original; with
+/// `compress`, bfs when it codes smaller: `locality.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OrderChoice {
     Auto,
     Degree,
+    Bfs,
     Original,
 }
 
@@ -123,6 +125,7 @@ impl OrderChoice {
         opts.order = match self {
             OrderChoice::Original => VertexOrder::Original,
             OrderChoice::Auto | OrderChoice::Degree => VertexOrder::Degree,
+            OrderChoice::Bfs => VertexOrder::Bfs,
         };
         opts.order_auto = self == OrderChoice::Auto;
     }
@@ -134,9 +137,10 @@ impl std::str::FromStr for OrderChoice {
         match s {
             "auto" => Ok(OrderChoice::Auto),
             "degree" => Ok(OrderChoice::Degree),
+            "bfs" => Ok(OrderChoice::Bfs),
             "original" => Ok(OrderChoice::Original),
             _ => Err(crate::error::Error::Invalid(format!(
-                "unknown vertex order `{s}`: expected auto, degree or original"
+                "unknown vertex order `{s}`: expected auto, degree, bfs or original"
             ))),
         }
     }

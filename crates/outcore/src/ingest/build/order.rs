@@ -25,7 +25,7 @@ pub(super) fn degree_order<E: InputEdge>(
     undirected: bool,
     budget: &Budget,
     auto: bool,
-) -> Result<Option<DegreeOrder>> {
+) -> Result<Option<OrderMaps>> {
     budget
         .require(
             &format!("--order degree on {n} vertices"),
@@ -89,7 +89,7 @@ pub(super) fn degree_order<E: InputEdge>(
         .enumerate()
         .all(|(v, &r)| v as u32 == r)
     {
-        return Ok(Some(DegreeOrder {
+        return Ok(Some(OrderMaps {
             rank_of_dense: (Vec::new(), rank_charge),
             dense_of_rank: (Vec::new(), dense_charge),
         }));
@@ -99,7 +99,7 @@ pub(super) fn degree_order<E: InputEdge>(
     for (v, &r) in rank_of_dense.iter().enumerate() {
         dense_of_rank[r as usize] = v as u32;
     }
-    Ok(Some(DegreeOrder {
+    Ok(Some(OrderMaps {
         rank_of_dense: (rank_of_dense, rank_charge),
         dense_of_rank: (dense_of_rank, dense_charge),
     }))
@@ -144,9 +144,9 @@ fn by_degree(deg: &[u32]) -> Vec<u32> {
 /// locality a sort by degree would scatter.
 pub const SKEWED: f64 = 16.0;
 
-/// The degree order's maps (`order.bin` and `order.inv`), each with the
-/// charge of its memory.
-pub(super) struct DegreeOrder {
+/// An order's maps (`order.bin` and `order.inv`), each with the charge of
+/// its memory; both empty when the order is the identity.
+pub(super) struct OrderMaps {
     pub rank_of_dense: (Vec<u32>, Charge),
     pub dense_of_rank: (Vec<u32>, Charge),
 }
