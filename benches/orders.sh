@@ -4,7 +4,8 @@
 # with and without locality:
 #   - a p2p-Gnutella31-sized stand-in (ER, 62,586 vertices, 147,892
 #     directed edges; the SNAP file is not on this machine);
-#   - a 1024 x 1024 grid, ids row-major (their own order is already local);
+#   - 1024 x 1024 and 4096 x 4096 grids, ids row-major (their own order is
+#     already local);
 #   - the same grid under shuffled ids (a road network's ids rarely follow
 #     its geometry);
 #   - a planted-partition graph (2,000 communities of 50 vertices, 12
@@ -29,13 +30,13 @@ row() {
 import json, re, sys
 j = json.load(sys.stdin)
 l = j["layouts"]
-err = open(sys.argv[3]).read()
-secs = re.findall(r"in ([0-9.]+)s \(", err)
-n = j["num_vertices"]
-print(f"  {sys.argv[1]:8} -> {j[\"vertex_order\"]:8} tiles {l[\"tiles\"][\"bits_per_edge\"]:6.2f}"
-      f"  csr_out {l[\"csr_out\"][\"bits_per_edge\"]:6.2f} (+{l[\"csr_out\"][\"index_bits_per_edge\"]:.2f} index)"
-      + (f"  csr_in {l[\"csr_in\"][\"bits_per_edge\"]:6.2f}" if "csr_in" in l else "")
-      + f"  built in {secs[-1] if secs else \"?\"} s")
+secs = re.findall(r"in ([0-9.]+)s \(", open(sys.argv[2]).read())
+line = "  %-8s -> %-8s tiles %6.2f  csr_out %6.2f (+%.2f index)" % (
+    sys.argv[1], j["vertex_order"], l["tiles"]["bits_per_edge"],
+    l["csr_out"]["bits_per_edge"], l["csr_out"]["index_bits_per_edge"])
+if "csr_in" in l:
+    line += "  csr_in %6.2f" % l["csr_in"]["bits_per_edge"]
+print(line + "  built in %s s" % (secs[-1] if secs else "?"))
 ' "$1" "$3"
 }
 
@@ -85,6 +86,8 @@ echo "== p2p-Gnutella31 stand-in: ER, 62586 vertices, 147892 directed edges (CEE
 orders gnutella generate er --vertices 62586 --num-edges 147892 --directed
 echo "== grid 1024 x 1024, row-major ids =="
 orders grid generate grid --rows 1024 --cols 1024
+echo "== grid 4096 x 4096, row-major ids (8,189 levels) =="
+orders grid4k generate grid --rows 4096 --cols 4096
 echo "== grid 1024 x 1024, shuffled ids (text import) =="
 shuffled grid "$DIR/grid-shuffled.txt"
 orders grid-shuffled import "$DIR/grid-shuffled.txt" --undirected

@@ -6,13 +6,8 @@
 //! smallest id of a neighbour in the level before, ties by their id in the
 //! first store. Edges count as undirected (CEESOR does the same).
 //!
-//! The levels are run by the stream engine over the tiles of a first store
-//! built in the usual order (selective fetching: a level reads only the tiles
-//! of blocks it holds), in vertex state of 20 bytes a vertex; then the input
-//! is built again in the new order. Components are entered from their
-//! lowest-numbered vertex in the first store (by degree, so the highest
-//! degree first), in batches that double from 1 to 4096 roots whenever a
-//! level reaches nobody (so many small components take few levels).
+//! The levels are numbered on a first store built in the usual order
+//! ([`super::cuthill_mckee`]); then the input is built again in the new order.
 //!
 //! `--order auto` with `--compress` builds the first store as auto says, then
 //! keeps it unless the new order's gaps cost under [`GAIN`] of its own: the
@@ -23,27 +18,21 @@
 //! of log2 |id(u) - id(v)| over the edges, tried first, ranked a row-major
 //! grid's own order above Cuthill-McKee's, which codes 13% smaller.)
 
+use super::cuthill_mckee::enumerate;
 use super::{build_with, BuildOptions, BuildReport, OrderMaps, VertexOrder};
-use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
-use crate::engine::state::{Flags, U32s};
-use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
+use crate::engine::state::U32s;
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::EdgeSource;
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::size::format_size;
-use crate::store::tiles::TILE_BITS;
 use crate::store::Store;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// `--order auto --compress` switches to the Cuthill-McKee order when its
 /// gaps cost below this fraction of the first order's.
 pub const GAIN: f64 = 0.9;
-/// Most roots entered at once when a component is finished.
-const MAX_ROOTS: usize = 4096;
-const NONE: u32 = u32::MAX;
 
 /// Builds `dest` in the Cuthill-McKee order (or, auto, in the better of it
 /// and auto's own choice).
@@ -209,35 +198,6 @@ pub(super) fn gap_bits(store: &Store, ids: &U32s) -> Result<GapCost> {
     Ok(cost)
 }
 
-/// Numbers the vertices of `store` in Cuthill-McKee order: the new id of
-/// every dense id of `store`, and what the gaps cost.
-pub(super) fn enumerate(store: &Store, budget: &Budget) -> Result<U32s> {
-    let n = store.manifest().num_vertices;
-    let state = 20 * n + 2 * n.div_ceil(1 << TILE_BITS);
-    let need = required_bytes(store, state);
-    if budget.available() < need {
-        return Err(Error::Budget(format!(
-            "--order bfs on {n} vertices needs {} of --memory, {} is left (raise --memory or pass --order degree)",
-            format_size(need),
-            format_size(budget.available())
-        )));
-    }
-    let _state = budget.charge(state, "bfs order: ids, keys and a level's sort")?;
-    let mut prog = CuthillMcKee::new(n as usize);
-    let cfg = StreamConfig {
-        label: "bfs order".into(),
-        ..Default::default()
-    };
-    StreamEngine::new(store, budget, cfg)?.run(&mut prog, usize::MAX)?;
-    if prog.numbered as u64 != n {
-        return Err(Error::Invalid(format!(
-            "bfs order numbered {} of {n} vertices",
-            prog.numbered
-        )));
-    }
-    Ok(prog.id)
-}
-
 /// The maps from ranks to new ids: `ids` gives the new id of each of the
 /// first store's dense ids, whose ranks its `order.bin` holds.
 fn compose(store: &Store, ids: U32s, budget: &Budget) -> Result<OrderMaps> {
@@ -274,140 +234,4 @@ fn compose(store: &Store, ids: U32s, budget: &Budget) -> Result<OrderMaps> {
         rank_of_dense: (rank_of_dense, c1),
         dense_of_rank: (dense_of_rank, c2),
     })
-}
-
-/// The levels as a tile program. The level being expanded holds new ids
-/// `lo..hi` (a level's ids are consecutive).
-struct CuthillMcKee {
-    /// New id of each vertex (`NONE` until numbered).
-    id: U32s,
-    /// Smallest new id of a neighbour in the level (`NONE`: not reached).
-    key: U32s,
-    lo: u32,
-    hi: u32,
-    numbered: u32,
-    /// Blocks holding the level, and the next one.
-    cur: Flags,
-    next: Flags,
-    /// Vertices reached by the level.
-    found: Mutex<Vec<u32>>,
-    /// Next vertex to try as a root, and how many to enter at once.
-    cursor: usize,
-    roots: usize,
-}
-
-impl CuthillMcKee {
-    fn new(n: usize) -> CuthillMcKee {
-        let blocks = n.div_ceil(1 << TILE_BITS).max(1);
-        CuthillMcKee {
-            id: U32s::new(n, NONE),
-            key: U32s::new(n, NONE),
-            lo: 0,
-            hi: 0,
-            numbered: 0,
-            cur: Flags::new(blocks, false),
-            next: Flags::new(blocks, false),
-            found: Mutex::new(Vec::new()),
-            cursor: 0,
-            roots: 1,
-        }
-    }
-
-    /// Numbers `vs` next, as the level to expand.
-    fn number(&mut self, vs: impl Iterator<Item = usize>) {
-        self.cur.fill(false);
-        self.lo = self.numbered;
-        for v in vs {
-            self.id.set(v, self.numbered);
-            self.numbered += 1;
-            self.cur.set(v >> TILE_BITS, true);
-        }
-        self.hi = self.numbered;
-    }
-}
-
-impl TileProgram for CuthillMcKee {
-    fn directions(&self) -> &'static [Dir] {
-        &[Dir::Forward, Dir::Reverse]
-    }
-
-    fn begin(&mut self, _iter: usize) -> bool {
-        if self.lo == self.hi {
-            // No level left: enter the next component(s).
-            let n = self.id.len();
-            let mut roots = Vec::new();
-            while roots.len() < self.roots && self.cursor < n {
-                if self.id.get(self.cursor) == NONE {
-                    roots.push(self.cursor);
-                }
-                self.cursor += 1;
-            }
-            if roots.is_empty() {
-                return false;
-            }
-            self.roots = (2 * self.roots).min(MAX_ROOTS);
-            self.number(roots.into_iter());
-        }
-        self.next.fill(false);
-        true
-    }
-
-    fn active_vertices(&self) -> u64 {
-        (self.hi - self.lo) as u64
-    }
-
-    fn active(&self, block: u64) -> bool {
-        self.cur.get(block as usize)
-    }
-
-    fn apply(&self, tile: &Tile, dir: Dir) {
-        let (mut sb, mut db) = (tile.src_base(), tile.dst_base());
-        let reverse = dir == Dir::Reverse;
-        if reverse {
-            std::mem::swap(&mut sb, &mut db);
-        }
-        let (lo, hi) = (self.lo, self.hi);
-        let mut reached = Vec::new();
-        for &e in tile.edges {
-            let (mut s, mut d) = unpack(e);
-            if reverse {
-                std::mem::swap(&mut s, &mut d);
-            }
-            let (a, b) = (sb + s, db + d);
-            let p = self.id.get(a);
-            if p < lo || p >= hi {
-                continue;
-            }
-            if self.id.get(b) == NONE && self.key.fetch_min(b, p) == NONE {
-                reached.push(b as u32);
-            }
-        }
-        if !reached.is_empty() {
-            for &v in &reached {
-                self.next.set(v as usize >> TILE_BITS, true);
-            }
-            self.found.lock().unwrap().extend_from_slice(&reached);
-        }
-    }
-
-    fn end(&mut self, _iter: usize) -> IterEnd {
-        let found = std::mem::take(&mut *self.found.lock().unwrap());
-        // By the smallest neighbour id in the level, then the first store's id.
-        let mut keyed: Vec<u64> = found
-            .iter()
-            .map(|&v| (self.key.get(v as usize) as u64) << 32 | v as u64)
-            .collect();
-        drop(found);
-        keyed.sort_unstable();
-        self.number(keyed.iter().map(|&k| k as u32 as usize));
-        let left = self.id.len() as u32 - self.numbered;
-        IterEnd {
-            active_vertices: (self.hi - self.lo) as u64,
-            done: left == 0,
-        }
-    }
-
-    fn may_need_next(&self, row: u32, col: u32) -> bool {
-        self.next.get(row as usize) || self.next.get(col as usize)
-    }
 }

@@ -178,6 +178,7 @@ impl Drop for Scratch {
     }
 }
 
+mod cuthill_mckee;
 mod distinct;
 mod locality;
 mod named;

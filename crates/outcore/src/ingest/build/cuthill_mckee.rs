@@ -1,0 +1,265 @@
+//! Cuthill-McKee levels over a store (`--order bfs`, see [`super::locality`]):
+//! a level of many vertices streams the tiles of the blocks it holds (the
+//! stream engine, G-Store's selective fetching), a level of few reads their
+//! adjacency lists (the select engine, TurboGraph's pin-and-slide): a grid
+//! or road network has thousands of thin levels, each spread over every
+//! block, which tiles would read whole. Vertex state is 20 bytes a vertex.
+//! Components are entered from their lowest-numbered vertex in the store
+//! (by degree, so the highest degree first), in batches that double from 1
+//! to 4096 roots whenever a level reaches nobody (so many small components
+//! take few levels).
+
+use crate::cancel;
+use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
+use crate::engine::select::{SelectConfig, SelectEngine};
+use crate::engine::state::{Flags, U32s};
+use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
+use crate::error::{Error, Result};
+use crate::mem::Budget;
+use crate::progress::Progress;
+use crate::size::format_size;
+use crate::store::tiles::TILE_BITS;
+use crate::store::Store;
+use std::sync::Mutex;
+
+/// Most roots entered at once when a component is finished.
+const MAX_ROOTS: usize = 4096;
+/// A level of fewer than n / SMALL vertices is read list by list.
+const SMALL: u64 = 64;
+/// Vertices handed to the select engine at once.
+const CHUNK: usize = 1 << 16;
+/// Budget kept for the select engines' pools at the least.
+const POOLS: u64 = 16 << 20;
+const NONE: u32 = u32::MAX;
+
+/// Numbers the vertices of `store` in Cuthill-McKee order: the new id of
+/// every dense id of `store`.
+pub(super) fn enumerate(store: &Store, budget: &Budget) -> Result<U32s> {
+    let m = store.manifest();
+    let n = m.num_vertices;
+    let state = 20 * n + 2 * n.div_ceil(1 << TILE_BITS);
+    let need = required_bytes(store, state) + POOLS;
+    if budget.available() < need {
+        return Err(Error::Budget(format!(
+            "--order bfs on {n} vertices needs {} of --memory, {} is left (raise --memory or pass --order degree)",
+            format_size(need),
+            format_size(budget.available())
+        )));
+    }
+    let _state = budget.charge(state, "bfs order: ids, keys and a level's sort")?;
+    let mut prog = CuthillMcKee::new(n as usize);
+    // The lists' pools take what the stream engine's ring leaves: at most
+    // SMALL levels hold n / SMALL vertices or more, so few levels stream and
+    // a tile cache would gain little, while thin levels (a 4096 x 4096 grid
+    // has 8,189) re-read the pages of the last ones (at --memory 512MiB: 66 s
+    // with half the room given to a tile cache, 3.8 s without).
+    let cfg = StreamConfig {
+        label: "bfs order".into(),
+        cache_bytes: Some(0),
+        ..Default::default()
+    };
+    let mut stream = StreamEngine::new(store, budget, cfg)?;
+    let dirs: &[&str] = if m.directed { &["out", "in"] } else { &["out"] };
+    let pool = budget.available().saturating_sub(4 << 20) / dirs.len() as u64;
+    let mut lists = dirs
+        .iter()
+        .map(|d| {
+            let cfg = SelectConfig {
+                pool_bytes: Some(pool),
+                ..Default::default()
+            };
+            SelectEngine::new(store, d, false, budget, &cfg)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut progress = Progress::new("bfs order");
+    let (mut level, mut streamed, mut listed) = (0usize, 0u64, 0u64);
+    let mut vs = Vec::new();
+    while prog.begin(level) {
+        cancel::check()?;
+        if (prog.level.len() as u64) * SMALL < n {
+            vs.clear();
+            vs.extend_from_slice(&prog.level);
+            vs.sort_unstable();
+            for eng in lists.iter_mut() {
+                for chunk in vs.chunks(CHUNK) {
+                    eng.for_each_list(chunk, |v, nbrs| {
+                        prog.reach(v as usize, nbrs);
+                        Ok(())
+                    })?;
+                }
+            }
+            listed += 1;
+        } else {
+            stream.iterate(&prog, level, &mut progress)?;
+            streamed += 1;
+        }
+        prog.end(level);
+        level += 1;
+        let numbered = prog.numbered;
+        progress.tick(|| format!("level {level}: {numbered} of {n} vertices numbered"));
+    }
+    progress.done(|| {
+        format!("{level} levels, {streamed} over tiles and {listed} list by list")
+    });
+    if prog.numbered as u64 != n {
+        return Err(Error::Invalid(format!(
+            "bfs order numbered {} of {n} vertices",
+            prog.numbered
+        )));
+    }
+    Ok(prog.id)
+}
+
+/// The levels as a tile program. The level being expanded holds new ids
+/// `lo..hi` (a level's ids are consecutive).
+struct CuthillMcKee {
+    /// New id of each vertex (`NONE` until numbered).
+    id: U32s,
+    /// Smallest new id of a neighbour in the level (`NONE`: not reached).
+    key: U32s,
+    lo: u32,
+    hi: u32,
+    numbered: u32,
+    /// Blocks holding the level, and the next one.
+    cur: Flags,
+    next: Flags,
+    /// The level's vertices, in new-id order.
+    level: Vec<u32>,
+    /// Vertices reached by the level.
+    found: Mutex<Vec<u32>>,
+    /// Next vertex to try as a root, and how many to enter at once.
+    cursor: usize,
+    roots: usize,
+}
+
+impl CuthillMcKee {
+    fn new(n: usize) -> CuthillMcKee {
+        let blocks = n.div_ceil(1 << TILE_BITS).max(1);
+        CuthillMcKee {
+            id: U32s::new(n, NONE),
+            key: U32s::new(n, NONE),
+            lo: 0,
+            hi: 0,
+            numbered: 0,
+            cur: Flags::new(blocks, false),
+            next: Flags::new(blocks, false),
+            level: Vec::new(),
+            found: Mutex::new(Vec::new()),
+            cursor: 0,
+            roots: 1,
+        }
+    }
+
+    /// Numbers `vs` next, as the level to expand.
+    fn number(&mut self, vs: impl Iterator<Item = usize>) {
+        self.cur.fill(false);
+        self.lo = self.numbered;
+        self.level.clear();
+        for v in vs {
+            self.id.set(v, self.numbered);
+            self.numbered += 1;
+            self.cur.set(v >> TILE_BITS, true);
+            self.level.push(v as u32);
+        }
+        self.hi = self.numbered;
+    }
+
+    /// Level vertex `v` with neighbours `nbrs` (read list by list).
+    fn reach(&self, v: usize, nbrs: &[u32]) {
+        let p = self.id.get(v);
+        let mut reached = Vec::new();
+        for &u in nbrs {
+            if self.id.get(u as usize) == NONE && self.key.fetch_min(u as usize, p) == NONE {
+                self.next.set(u as usize >> TILE_BITS, true);
+                reached.push(u);
+            }
+        }
+        self.found.lock().unwrap().extend_from_slice(&reached);
+    }
+}
+
+impl TileProgram for CuthillMcKee {
+    fn directions(&self) -> &'static [Dir] {
+        &[Dir::Forward, Dir::Reverse]
+    }
+
+    fn begin(&mut self, _iter: usize) -> bool {
+        if self.lo == self.hi {
+            // No level left: enter the next component(s).
+            let n = self.id.len();
+            let mut roots = Vec::new();
+            while roots.len() < self.roots && self.cursor < n {
+                if self.id.get(self.cursor) == NONE {
+                    roots.push(self.cursor);
+                }
+                self.cursor += 1;
+            }
+            if roots.is_empty() {
+                return false;
+            }
+            self.roots = (2 * self.roots).min(MAX_ROOTS);
+            self.number(roots.into_iter());
+        }
+        self.next.fill(false);
+        true
+    }
+
+    fn active_vertices(&self) -> u64 {
+        (self.hi - self.lo) as u64
+    }
+
+    fn active(&self, block: u64) -> bool {
+        self.cur.get(block as usize)
+    }
+
+    fn apply(&self, tile: &Tile, dir: Dir) {
+        let (mut sb, mut db) = (tile.src_base(), tile.dst_base());
+        let reverse = dir == Dir::Reverse;
+        if reverse {
+            std::mem::swap(&mut sb, &mut db);
+        }
+        let (lo, hi) = (self.lo, self.hi);
+        let mut reached = Vec::new();
+        for &e in tile.edges {
+            let (mut s, mut d) = unpack(e);
+            if reverse {
+                std::mem::swap(&mut s, &mut d);
+            }
+            let (a, b) = (sb + s, db + d);
+            let p = self.id.get(a);
+            if p < lo || p >= hi {
+                continue;
+            }
+            if self.id.get(b) == NONE && self.key.fetch_min(b, p) == NONE {
+                reached.push(b as u32);
+            }
+        }
+        if !reached.is_empty() {
+            for &v in &reached {
+                self.next.set(v as usize >> TILE_BITS, true);
+            }
+            self.found.lock().unwrap().extend_from_slice(&reached);
+        }
+    }
+
+    fn end(&mut self, _iter: usize) -> IterEnd {
+        let found = std::mem::take(&mut *self.found.lock().unwrap());
+        // By the smallest neighbour id in the level, then the first store's id.
+        let mut keyed: Vec<u64> = found
+            .iter()
+            .map(|&v| (self.key.get(v as usize) as u64) << 32 | v as u64)
+            .collect();
+        drop(found);
+        keyed.sort_unstable();
+        self.number(keyed.iter().map(|&k| k as u32 as usize));
+        let left = self.id.len() as u32 - self.numbered;
+        IterEnd {
+            active_vertices: (self.hi - self.lo) as u64,
+            done: left == 0,
+        }
+    }
+
+    fn may_need_next(&self, row: u32, col: u32) -> bool {
+        self.next.get(row as usize) || self.next.get(col as usize)
+    }
+}
