@@ -10,6 +10,7 @@ name that holds a blank or a quote (`"a b"`, `""` for a quote), so every
 """
 
 import csv
+import json
 import io
 import os
 import random
@@ -81,7 +82,8 @@ def utf8_min(xs):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("directed", [False, True])
-def test_wcc_and_bfs_on_names_match_networkx(tmp_path, seed, directed):
+@pytest.mark.parametrize("order", ["auto", "bfs"])
+def test_wcc_and_bfs_on_names_match_networkx(tmp_path, seed, directed, order):
     rng = random.Random(seed)
     pool = names(rng, rng.randrange(5, 200))
     edges = [(rng.choice(pool), rng.choice(pool)) for _ in range(rng.randrange(1, 3 * len(pool)))]
@@ -94,9 +96,11 @@ def test_wcc_and_bfs_on_names_match_networkx(tmp_path, seed, directed):
     (tmp_path / "g.csv").write_text(buf.getvalue(), encoding="utf-8")
     store = tmp_path / "g.oc"
     r = outcore("import", tmp_path / "g.csv", "--header", "--out", store,
-                "--directed" if directed else "--undirected")
+                "--directed" if directed else "--undirected", "--order", order)
     assert "--ids string" in r.stderr, "auto-detected"
     outcore("verify", store)
+    if order == "bfs":
+        assert json.loads(outcore("info", "--json", store).stdout)["vertex_order"] == "bfs"
     g = nx.DiGraph() if directed else nx.Graph()
     g.add_edges_from(edges)
 
