@@ -1,6 +1,7 @@
 """The Python API (`import outcore`) against NetworkX on random graphs, and
 the Graphalytics examples through Python."""
 
+import json
 import math
 import os
 import random
@@ -225,3 +226,20 @@ def test_memory_as_text_and_engines(tmp_path):
         r = s.pagerank(engine=engine, memory="64MiB", progress=False)
         assert r.stats["engine"].startswith(engine) or engine in r.stats["engine"]
         np.testing.assert_allclose(r.values, base, atol=1e-12)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_bfs_order_through_the_api(tmp_path, directed):
+    """order="bfs" (Cuthill-McKee) reaches the build; results stay NetworkX's."""
+    g = random_graph(11 + directed, directed)
+    g.remove_nodes_from(list(nx.isolates(g)))  # not in an edge list
+    s = store_of(g, tmp_path, weighted=False, order="bfs", compress=True)
+    manifest = json.loads((tmp_path / "g.oc" / "manifest.json").read_text())
+    assert manifest["vertex_order"] == "bfs"
+    comps = nx.weakly_connected_components(g) if directed else nx.connected_components(g)
+    assert s.wcc(progress=False).to_dict() == {v: min(c) for c in comps for v in c}
+    src = next(iter(g.edges))[0]
+    depth = nx.single_source_shortest_path_length(g, src)
+    assert s.bfs(src, progress=False).to_dict() == {v: depth.get(v, UNREACHED) for v in g}
+    pr = s.pagerank(iterations=100, tol=1e-12, progress=False)
+    assert pr.to_dict() == pytest.approx(nx.pagerank(g, weight=None, tol=1e-14, max_iter=1000), abs=1e-9)

@@ -97,6 +97,7 @@ fn store(
     directed: bool,
     order: VertexOrder,
     compress: bool,
+    on_disk: bool,
 ) -> Store {
     let opts = BuildOptions {
         directed,
@@ -106,6 +107,7 @@ fn store(
         order,
         order_auto: false,
         compress,
+        bfs_lists_on_disk: on_disk,
         ..Default::default()
     };
     let sub = dir.join(format!("{order}-{compress}"));
@@ -127,7 +129,15 @@ fn dense_of_rank(store: &Store) -> Vec<u32> {
     out
 }
 
-fn check(edges: &[(u64, u64, f64)], isolated: &[u64], directed: bool, compress: bool) {
+/// `on_disk`: the levels read lists and tiles through the engines, not the
+/// lists held in memory.
+fn check(
+    edges: &[(u64, u64, f64)],
+    isolated: &[u64],
+    directed: bool,
+    compress: bool,
+    on_disk: bool,
+) {
     let dir = tempfile::tempdir().unwrap();
     let s = store(
         dir.path(),
@@ -136,6 +146,7 @@ fn check(edges: &[(u64, u64, f64)], isolated: &[u64], directed: bool, compress: 
         directed,
         VertexOrder::Bfs,
         compress,
+        on_disk,
     );
     assert_eq!(s.manifest().vertex_order, VertexOrder::Bfs);
     assert_eq!(dense_of_rank(&s), reference(edges, isolated, directed));
@@ -162,9 +173,10 @@ proptest! {
         isolated in prop::collection::vec(id(), 0..40),
         directed in any::<bool>(),
         compress in any::<bool>(),
+        on_disk in any::<bool>(),
     ) {
         let edges: Vec<_> = edges.into_iter().map(|(s, d)| (s, d, 1.0)).collect();
-        check(&edges, &isolated, directed, compress);
+        check(&edges, &isolated, directed, compress, on_disk);
     }
 }
 
@@ -191,5 +203,7 @@ fn blocks_components_and_pairs() {
     for i in 0..3000u64 {
         edges.push(((1 << 50) + i, (1 << 50) + (i * 7 + 1) % 3000, 1.0));
     }
-    check(&edges, &[7 << 55], false, false);
+    for on_disk in [false, true] {
+        check(&edges, &[7 << 55], false, false, on_disk);
+    }
 }

@@ -71,10 +71,15 @@ pub(super) fn build(
             path
         }
     };
-    let r1 = build_with(source, &first_path, &first, &budget, &mut None)?;
+    let r1 = build_with(source, &first_path, &first, &budget, &mut None).map_err(|e| match e {
+        Error::Budget(m) if !auto => Error::Budget(format!(
+            "--order bfs numbers a first store built by degree: {m}"
+        )),
+        e => e,
+    })?;
     let t = Instant::now();
     let store = Store::open(&first_path)?;
-    let found = match enumerate(&store, &budget) {
+    let found = match enumerate(&store, &budget, opts.bfs_lists_on_disk, auto) {
         Err(Error::Budget(m)) if auto => {
             Progress::new("vertex order")
                 .done(|| format!("{m}; keeping the {} order", r1.manifest.vertex_order));

@@ -51,6 +51,10 @@ pub struct BuildOptions {
     /// from the out stream (tests: both write the same bytes).
     #[doc(hidden)]
     pub sort_tiles: bool,
+    /// `--order bfs` reads adjacency lists through the engines even when
+    /// they fit in memory (tests).
+    #[doc(hidden)]
+    pub bfs_lists_on_disk: bool,
 }
 
 impl Default for BuildOptions {
@@ -70,6 +74,7 @@ impl Default for BuildOptions {
             compress: false,
             sort_buffer_cap: None,
             sort_tiles: false,
+            bfs_lists_on_disk: false,
             external_ids: false,
         }
     }
