@@ -763,18 +763,16 @@ fn vertex_orders_give_identical_outputs() {
     let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
     for graph in ["--directed", "--undirected"] {
         let mut outs: Vec<Vec<(String, String)>> = Vec::new();
-        for order in ["degree", "original"] {
+        for order in ["degree", "bfs", "original"] {
             let s = p(&format!("{order}.oc"));
             outcore()
                 .args(["import", &p("g.txt"), "--weighted", graph, "--force"])
                 .args(["--order", order, "--out", &s])
                 .assert()
                 .success();
-            outcore().args(["verify", &s]).assert().success();
-            let info = outcore().args(["info", "--json", &s]).output().unwrap();
-            let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+            let j = verified_info(Path::new(&s));
             assert_eq!(j["vertex_order"], order);
-            assert_eq!(j["order_map"], order == "degree", "{graph}");
+            assert_eq!(j["order_map"], order != "original", "{graph}");
             let info = outcore().args(["info", &s]).output().unwrap();
             assert!(String::from_utf8_lossy(&info.stdout).contains("vertex order"));
             let mut got = Vec::new();
@@ -913,6 +911,19 @@ fn degree_order_refuses_a_budget_it_cannot_fit() {
     );
 }
 
+/// `verify`, then `info --json` of a store.
+fn verified_info(s: &Path) -> serde_json::Value {
+    outcore()
+        .args(["verify", s.to_str().unwrap()])
+        .assert()
+        .success();
+    let info = outcore()
+        .args(["info", "--json", s.to_str().unwrap()])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&info.stdout).unwrap()
+}
+
 #[test]
 fn auto_order_sorts_skewed_graphs_only() {
     let d = tempfile::tempdir().unwrap();
@@ -924,15 +935,7 @@ fn auto_order_sorts_skewed_graphs_only() {
             .args(["--out", s.to_str().unwrap(), "--force"])
             .assert()
             .success();
-        outcore()
-            .args(["verify", s.to_str().unwrap()])
-            .assert()
-            .success();
-        let info = outcore()
-            .args(["info", "--json", s.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let j = verified_info(&s);
         j["vertex_order"].as_str().unwrap().to_string()
     };
     // Kronecker: largest degree far above 16 x mean.
@@ -964,15 +967,7 @@ fn auto_order_with_compress_takes_bfs_where_it_codes_smaller() {
             .args(["--out", s.to_str().unwrap(), "--force"])
             .assert()
             .success();
-        outcore()
-            .args(["verify", s.to_str().unwrap()])
-            .assert()
-            .success();
-        let info = outcore()
-            .args(["info", "--json", s.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let j = verified_info(&s);
         let bits = ["tiles", "csr_out"]
             .iter()
             .map(|l| j["layouts"][l]["bits_per_edge"].as_f64().unwrap())
