@@ -207,3 +207,32 @@ fn blocks_components_and_pairs() {
         check(&edges, &[7 << 55], false, false, on_disk);
     }
 }
+
+/// A first store left by a killed build is removed by the next one on the
+/// same target; an existing target without `force` is refused before any
+/// work.
+#[test]
+fn leftovers_and_an_existing_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let stale = dir.path().join(".g.oc.outcore-first-4000000000");
+    std::fs::create_dir_all(stale.join("store")).unwrap();
+    std::fs::write(stale.join("store").join("x"), b"left").unwrap();
+    let edges = [(1, 2, 1.0), (2, 3, 1.0)];
+    let opts = BuildOptions {
+        order: VertexOrder::Bfs,
+        ..Default::default()
+    };
+    common::build(dir.path(), &edges, &[], &opts);
+    assert!(!stale.exists());
+    let mut src = outcore::ingest::VecSource::new(edges.iter().copied());
+    let err = outcore::ingest::build::build_store(&mut src, &dir.path().join("g.oc"), &opts)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("already exists"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("g.oc")]);
+}

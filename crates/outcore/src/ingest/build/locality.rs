@@ -62,7 +62,21 @@ pub(super) fn build(
                     .filter(|p| !p.as_os_str().is_empty())
                     .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
             };
-            let dir = FirstDir(base.join(format!(".outcore-first-{}", std::process::id())));
+            // Refused now, not after the first build.
+            if dest.exists() && !opts.force {
+                return Err(Error::Invalid(format!(
+                    "{} already exists; pass --force to replace it",
+                    dest.display()
+                )));
+            }
+            // `.NAME.outcore-first-PID`: a build killed outright leaves it,
+            // and the next one on the same target removes it.
+            let name = dest
+                .file_name()
+                .map_or_else(|| "store".into(), |n| n.to_string_lossy().into_owned());
+            crate::stale::clean(&base, &name, "outcore-first");
+            let pid = std::process::id();
+            let dir = FirstDir(base.join(format!(".{name}.outcore-first-{pid}")));
             std::fs::create_dir_all(&dir.0).at(&dir.0)?;
             first.compress = false;
             first.force = true;
