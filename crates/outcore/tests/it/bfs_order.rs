@@ -225,10 +225,10 @@ fn leftovers_and_an_existing_target() {
     common::build(dir.path(), &edges, &[], &opts);
     assert!(!stale.exists());
     let mut src = outcore::ingest::VecSource::new(edges.iter().copied());
-    let err = outcore::ingest::build::build_store(&mut src, &dir.path().join("g.oc"), &opts)
-        .err()
-        .expect("refused")
-        .to_string();
+    let err = match outcore::ingest::build::build_store(&mut src, &dir.path().join("g.oc"), &opts) {
+        Ok(_) => panic!("an existing store was replaced without force"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains("already exists"), "{err}");
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
