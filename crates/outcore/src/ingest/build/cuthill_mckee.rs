@@ -70,83 +70,80 @@ pub(super) fn enumerate(
             format_size(budget.available())
         )));
     }
-    if !on_disk && held + POOLS <= budget.available() {
-        let _held = budget.charge(held, "bfs order: adjacency held in memory")?;
-        let lists = dirs
-            .iter()
-            .map(|d| Held::load(store, d))
-            .collect::<Result<Vec<_>>>()?;
-        let mut progress = Progress::new("bfs order");
-        let mut level = 0usize;
-        while prog.begin(level) {
-            cancel::check()?;
-            for l in &lists {
-                for &v in &prog.level {
-                    prog.reach(v as usize, l.list(v));
-                }
-            }
-            prog.end(level);
-            level += 1;
-            let numbered = prog.numbered;
-            progress.tick(|| format!("level {level}: {numbered} of {n} vertices numbered"));
-        }
-        progress.done(|| format!("{level} levels, the lists held in memory"));
-        return finish(prog, n);
-    }
-    // The lists' pools take what the stream engine's ring leaves: at most
-    // SMALL levels hold n / SMALL vertices or more, so few levels stream and
-    // a tile cache would gain little, while thin levels (a 4096 x 4096 grid
+    // Held in memory when they fit, else read through the engines: the
+    // lists' pools take what the stream engine's ring leaves. At most SMALL
+    // levels hold n / SMALL vertices or more, so few levels stream and a
+    // tile cache would gain little, while thin levels (a 4096 x 4096 grid
     // has 8,189) re-read the pages of the last ones (at --memory 512MiB: 66 s
     // with half the room given to a tile cache, 3.8 s without).
-    let cfg = StreamConfig {
-        label: "bfs order".into(),
-        cache_bytes: Some(0),
-        ..Default::default()
+    let mut _held = None;
+    let mut lists = if !on_disk && held + POOLS <= budget.available() {
+        _held = Some(budget.charge(held, "bfs order: adjacency held in memory")?);
+        let held = dirs.iter().map(|d| Held::load(store, d));
+        Lists::Held(held.collect::<Result<Vec<_>>>()?)
+    } else {
+        let cfg = StreamConfig {
+            label: "bfs order".into(),
+            cache_bytes: Some(0),
+            ..Default::default()
+        };
+        let stream = StreamEngine::new(store, budget, cfg)?;
+        let pool = budget.available().saturating_sub(4 << 20) / dirs.len() as u64;
+        let cfg = SelectConfig {
+            pool_bytes: Some(pool),
+            ..Default::default()
+        };
+        let select = dirs
+            .iter()
+            .map(|d| SelectEngine::new(store, d, false, budget, &cfg));
+        Lists::Engines {
+            stream,
+            select: select.collect::<Result<Vec<_>>>()?,
+        }
     };
-    let mut stream = StreamEngine::new(store, budget, cfg)?;
-    let pool = budget.available().saturating_sub(4 << 20) / dirs.len() as u64;
-    let mut lists = dirs
-        .iter()
-        .map(|d| {
-            let cfg = SelectConfig {
-                pool_bytes: Some(pool),
-                ..Default::default()
-            };
-            SelectEngine::new(store, d, false, budget, &cfg)
-        })
-        .collect::<Result<Vec<_>>>()?;
     let mut progress = Progress::new("bfs order");
     let (mut level, mut streamed, mut listed) = (0usize, 0u64, 0u64);
     let mut vs = Vec::new();
     while prog.begin(level) {
         cancel::check()?;
-        if (prog.level.len() as u64) * SMALL < n {
-            vs.clear();
-            vs.extend_from_slice(&prog.level);
-            vs.sort_unstable();
-            for eng in lists.iter_mut() {
-                for chunk in vs.chunks(CHUNK) {
-                    eng.for_each_list(chunk, |v, nbrs| {
-                        prog.reach(v as usize, nbrs);
-                        Ok(())
-                    })?;
+        match &mut lists {
+            Lists::Held(held) => {
+                for l in held.iter() {
+                    for &v in &prog.level {
+                        prog.reach(v as usize, l.list(v));
+                    }
                 }
             }
-            listed += 1;
-        } else {
-            stream.iterate(&prog, level, &mut progress)?;
-            streamed += 1;
+            Lists::Engines { select, .. } if (prog.level.len() as u64) * SMALL < n => {
+                vs.clear();
+                vs.extend_from_slice(&prog.level);
+                vs.sort_unstable();
+                for eng in select.iter_mut() {
+                    for chunk in vs.chunks(CHUNK) {
+                        eng.for_each_list(chunk, |v, nbrs| {
+                            prog.reach(v as usize, nbrs);
+                            Ok(())
+                        })?;
+                    }
+                }
+                listed += 1;
+            }
+            Lists::Engines { stream, .. } => {
+                stream.iterate(&prog, level, &mut progress)?;
+                streamed += 1;
+            }
         }
         prog.end(level);
         level += 1;
         let numbered = prog.numbered;
         progress.tick(|| format!("level {level}: {numbered} of {n} vertices numbered"));
     }
-    progress.done(|| format!("{level} levels, {streamed} over tiles and {listed} list by list"));
-    finish(prog, n)
-}
-
-fn finish(prog: CuthillMcKee, n: u64) -> Result<U32s> {
+    progress.done(|| match lists {
+        Lists::Held(_) => format!("{level} levels, the lists held in memory"),
+        Lists::Engines { .. } => {
+            format!("{level} levels, {streamed} over tiles and {listed} list by list")
+        }
+    });
     if prog.numbered as u64 != n {
         return Err(Error::Invalid(format!(
             "bfs order numbered {} of {n} vertices",
@@ -154,6 +151,16 @@ fn finish(prog: CuthillMcKee, n: u64) -> Result<U32s> {
         )));
     }
     Ok(prog.id)
+}
+
+/// Where the levels read adjacency lists from (one per build).
+#[allow(clippy::large_enum_variant)]
+enum Lists {
+    Held(Vec<Held>),
+    Engines {
+        stream: StreamEngine,
+        select: Vec<SelectEngine>,
+    },
 }
 
 /// A CSR direction held in memory (when it fits the budget with the state).
@@ -241,17 +248,31 @@ impl CuthillMcKee {
         self.hi = self.numbered;
     }
 
+    /// Neighbour `u` of a level vertex numbered `p`: reached the first time
+    /// (into `reached`), keyed by the smallest such `p`.
+    #[inline]
+    fn visit(&self, p: u32, u: usize, reached: &mut Vec<u32>) {
+        if self.id.get(u) == NONE && self.key.fetch_min(u, p) == NONE {
+            self.next.set(u >> TILE_BITS, true);
+            reached.push(u as u32);
+        }
+    }
+
+    /// Hands vertices reached by one caller to the level's end.
+    fn publish(&self, reached: &[u32]) {
+        if !reached.is_empty() {
+            self.found.lock().unwrap().extend_from_slice(reached);
+        }
+    }
+
     /// Level vertex `v` with neighbours `nbrs` (read list by list).
     fn reach(&self, v: usize, nbrs: &[u32]) {
         let p = self.id.get(v);
         let mut reached = Vec::new();
         for &u in nbrs {
-            if self.id.get(u as usize) == NONE && self.key.fetch_min(u as usize, p) == NONE {
-                self.next.set(u as usize >> TILE_BITS, true);
-                reached.push(u);
-            }
+            self.visit(p, u as usize, &mut reached);
         }
-        self.found.lock().unwrap().extend_from_slice(&reached);
+        self.publish(&reached);
     }
 }
 
@@ -307,16 +328,9 @@ impl TileProgram for CuthillMcKee {
             if p < lo || p >= hi {
                 continue;
             }
-            if self.id.get(b) == NONE && self.key.fetch_min(b, p) == NONE {
-                reached.push(b as u32);
-            }
+            self.visit(p, b, &mut reached);
         }
-        if !reached.is_empty() {
-            for &v in &reached {
-                self.next.set(v as usize >> TILE_BITS, true);
-            }
-            self.found.lock().unwrap().extend_from_slice(&reached);
-        }
+        self.publish(&reached);
     }
 
     fn end(&mut self, _iter: usize) -> IterEnd {

@@ -238,22 +238,5 @@ fn compose(store: &Store, ids: U32s, budget: &Budget) -> Result<OrderMaps> {
     }
     drop(ids);
     let c2 = budget.charge(4 * n as u64, "bfs order: order.inv")?;
-    if rank_of_dense
-        .iter()
-        .enumerate()
-        .all(|(v, &r)| v as u32 == r)
-    {
-        return Ok(OrderMaps {
-            rank_of_dense: (Vec::new(), c1),
-            dense_of_rank: (Vec::new(), c2),
-        });
-    }
-    let mut dense_of_rank = vec![0u32; n];
-    for (v, &r) in rank_of_dense.iter().enumerate() {
-        dense_of_rank[r as usize] = v as u32;
-    }
-    Ok(OrderMaps {
-        rank_of_dense: (rank_of_dense, c1),
-        dense_of_rank: (dense_of_rank, c2),
-    })
+    Ok(OrderMaps::inverted((rank_of_dense, c1), (Vec::new(), c2)))
 }

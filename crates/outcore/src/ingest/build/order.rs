@@ -84,25 +84,11 @@ pub(super) fn degree_order<E: InputEdge>(
         .charge(4 * n, "degree order: permutation")
         .map_err(or_original_order)?;
     let rank_of_dense = by_degree(&deg);
-    if rank_of_dense
-        .iter()
-        .enumerate()
-        .all(|(v, &r)| v as u32 == r)
-    {
-        return Ok(Some(OrderMaps {
-            rank_of_dense: (Vec::new(), rank_charge),
-            dense_of_rank: (Vec::new(), dense_charge),
-        }));
-    }
     // The degrees are no longer needed: the array becomes rank -> dense id.
-    let mut dense_of_rank = deg;
-    for (v, &r) in rank_of_dense.iter().enumerate() {
-        dense_of_rank[r as usize] = v as u32;
-    }
-    Ok(Some(OrderMaps {
-        rank_of_dense: (rank_of_dense, rank_charge),
-        dense_of_rank: (dense_of_rank, dense_charge),
-    }))
+    Ok(Some(OrderMaps::inverted(
+        (rank_of_dense, rank_charge),
+        (deg, dense_charge),
+    )))
 }
 
 /// Degrees below this are placed by a counting sort; the few vertices at or
@@ -149,6 +135,29 @@ pub const SKEWED: f64 = 16.0;
 pub(super) struct OrderMaps {
     pub rank_of_dense: (Vec<u32>, Charge),
     pub dense_of_rank: (Vec<u32>, Charge),
+}
+
+impl OrderMaps {
+    /// The maps of the permutation `rank_of_dense`, its inverse written into
+    /// `into` (resized to fit; the charge covers it); both empty when the
+    /// permutation is the identity.
+    pub fn inverted(rank_of_dense: (Vec<u32>, Charge), into: (Vec<u32>, Charge)) -> OrderMaps {
+        let (ranks, mut dense) = (rank_of_dense.0, into.0);
+        if ranks.iter().enumerate().all(|(v, &r)| v as u32 == r) {
+            return OrderMaps {
+                rank_of_dense: (Vec::new(), rank_of_dense.1),
+                dense_of_rank: (Vec::new(), into.1),
+            };
+        }
+        dense.resize(ranks.len(), 0);
+        for (v, &r) in ranks.iter().enumerate() {
+            dense[r as usize] = v as u32;
+        }
+        OrderMaps {
+            rank_of_dense: (ranks, rank_of_dense.1),
+            dense_of_rank: (dense, into.1),
+        }
+    }
 }
 
 /// `--order auto` falling back from the degree order: says why.
