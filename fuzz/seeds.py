@@ -63,10 +63,14 @@ def main():
     # tilecode: compressed-tile frames (count, 2-bit lengths, gaps, padding).
     write("tilecode", "three-keys", struct.pack("<I", 3) + bytes([0x24, 0x01, 0x2A, 0x01, 0x43, 0x10, 0x01, 0]))
     write("tilecode", "long-gaps", struct.pack("<I", 5) + bytes([0xFF, 0x00]) + b"\xff" * 8 + bytes(18))
-    # csrcode: page size byte, then a coded page (count, 2-bit lengths,
-    # zigzag gaps) or, read as slots, a page's entries.
-    write("csrcode", "three-entries", bytes([4]) + struct.pack("<I", 3) + bytes([0, 2, 2, 2]))
-    write("csrcode", "wide-gaps", bytes([8]) + struct.pack("<I", 5) + bytes([0xFF, 0x03]) + b"\x7f" * 17)
+    # csrcode: page size byte, then a tagged page: 0 and stream-vbyte
+    # (count, 2-bit lengths, zigzag gaps), or 1 and Huffman-coded bit
+    # lengths (count, classes, code lengths, stream A's bytes, streams);
+    # or, read as slots, a page's entries.
+    write("csrcode", "three-entries", bytes([4, 0]) + struct.pack("<I", 3) + bytes([0, 2, 2, 2]))
+    write("csrcode", "wide-gaps", bytes([8, 0]) + struct.pack("<I", 5) + bytes([0xFF, 0x03]) + b"\x7f" * 17)
+    write("csrcode", "huffman", bytes([0, 1]) + struct.pack("<I", 3) + bytes([4, 0, 0x10, 0x10])
+          + struct.pack("<I", 1) + bytes([0x03, 0x00]))
     write("csrcode", "slots", bytes([2]) + struct.pack("<6I", 9, 4, 70000, 3, 1 << 30, 5))
 
 

@@ -1,6 +1,7 @@
-//! The compressed CSR page decoder (`store::csrcode`, page-svb) on arbitrary
-//! bytes: it never panics or writes past the page (its group path decodes
-//! with SSSE3 shuffles); a page it accepts has no padding among its entries
+//! The compressed CSR page decoder (`store::csrcode`, page-huff: a tag, then
+//! stream-vbyte or Huffman-coded bit lengths) on arbitrary bytes: it never
+//! panics or writes past the page (stream-vbyte's group path decodes with
+//! SSSE3 shuffles, Huffman's reads its streams 8 bytes at a time); a page it accepts has no padding among its entries
 //! and codes back to bytes that decode to the same page; and a page of
 //! slots taken from the input codes and decodes to itself.
 

@@ -124,7 +124,8 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         group_tiles: store.group_tiles,
         page_bytes: store.page_size,
         format,
-        compress: store.compress,
+        compress: store.compress.is_some(),
+        csr_code: store.compress.unwrap_or_default(),
         sort_buffer_cap: store.sort_buffer,
         ..BuildOptions::default()
     };

@@ -7,8 +7,16 @@ use outcore::api;
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport, OrderChoice};
 use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
+use outcore::store::csrcode::Code;
 use pyo3::prelude::*;
 use std::path::PathBuf;
+
+/// `compress=`: False, True (the same as "fast"), "fast" or "small".
+#[derive(FromPyObject)]
+pub enum Compress {
+    Flag(bool),
+    Code(String),
+}
 
 /// Store-building options shared by import, generate and from-arrays.
 #[allow(clippy::too_many_arguments)]
@@ -20,7 +28,7 @@ fn build_options(
     drop_self_loops: bool,
     page_size: Option<u64>,
     group_tiles: Option<u32>,
-    compress: bool,
+    compress: Compress,
 ) -> PyResult<BuildOptions> {
     let d = BuildOptions::default();
     let mut opts = BuildOptions {
@@ -30,8 +38,11 @@ fn build_options(
         drop_self_loops,
         page_bytes: page_size.unwrap_or(d.page_bytes),
         group_tiles: group_tiles.unwrap_or(d.group_tiles),
-        compress,
         ..d
+    };
+    (opts.compress, opts.csr_code) = match compress {
+        Compress::Flag(on) => (on, Code::Fast),
+        Compress::Code(code) => (true, parse::<Code>(&code)?),
     };
     parse::<OrderChoice>(order)?.apply(&mut opts);
     Ok(opts)
@@ -49,7 +60,7 @@ fn report(r: BuildReport, progress: bool) -> String {
 #[pyfunction]
 #[pyo3(signature = (paths, store, *, format=None, directed=true, weighted=false, memory=None,
     force=false, header=false, columns=None, delimiter=None, ids="auto", tmp_dir=None,
-    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, compress=false,
+    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(false),
     progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_edges(
@@ -70,7 +81,7 @@ pub fn import_edges(
     drop_self_loops: bool,
     page_size: Option<u64>,
     group_tiles: Option<u32>,
-    compress: bool,
+    compress: Compress,
     progress: bool,
 ) -> PyResult<String> {
     let format = format.map(parse).transpose()?;
@@ -112,7 +123,7 @@ pub fn import_edges(
 #[pyfunction]
 #[pyo3(signature = (kind, store, *, scale=16, edge_factor=16, a=None, b=None, c=None,
     vertices=65536, edges=None, rows=256, cols=256, max_weight=100, seed=1, directed=None,
-    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", compress=false,
+    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", compress=Compress::Flag(false),
     progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
@@ -136,7 +147,7 @@ pub fn generate(
     force: bool,
     tmp_dir: Option<PathBuf>,
     order: &str,
-    compress: bool,
+    compress: Compress,
     progress: bool,
 ) -> PyResult<String> {
     use outcore::ingest::gen::{self, GenConfig, GenKind};
@@ -168,7 +179,7 @@ pub fn generate(
 /// that must exist without edges); returns the build's report.
 #[pyfunction]
 #[pyo3(signature = (store, src, dst, weights=None, vertices=None, *, directed=true,
-    memory=None, force=false, tmp_dir=None, order="auto", compress=false, progress=true))]
+    memory=None, force=false, tmp_dir=None, order="auto", compress=Compress::Flag(false), progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn build_from_arrays(
     py: Python<'_>,
@@ -182,7 +193,7 @@ pub fn build_from_arrays(
     force: bool,
     tmp_dir: Option<PathBuf>,
     order: &str,
-    compress: bool,
+    compress: Compress,
     progress: bool,
 ) -> PyResult<String> {
     let (s, d) = (src.as_slice()?, dst.as_slice()?);

@@ -1,9 +1,13 @@
 //! Decode throughput of compressed tiles on one core (`benches/compress.sh`):
 //! reads a store's `tiles/edges.bin` into memory, then decodes every frame
-//! with the engines' decoder, against a pass over plain tile words.
+//! with the engines' decoder, against a pass over plain tile words; then,
+//! with a compressed CSR, decodes its out pages (Huffman or stream-vbyte
+//! each) against the same pages all in stream-vbyte.
 //!
 //!   cargo run --release --example decode -- STORE [MAX_BYTES]
 
+use outcore::mem::Budget;
+use outcore::store::csrcode::{self, PageDir};
 use outcore::store::tilecode;
 use outcore::store::tiles::{IndexEntry, EDGES_FILE, INDEX_FILE};
 use outcore::store::Store;
@@ -64,5 +68,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if m.tiles.compressed() { "decoded" } else { "plain words summed" },
     );
     eprintln!("(checksum {check:x})");
+    if m.csr.compression.is_some() {
+        csr_pages(&store)?;
+    }
+    Ok(())
+}
+
+/// Decodes every coded page of the CSR's out-adjacency in memory, as the
+/// select engine does page by page; then the same pages all in
+/// stream-vbyte, the faster and larger of the two codes.
+fn csr_pages(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
+    let dir = PageDir::load(store, "out", &Budget::new(u64::MAX))?.ok_or("no page directory")?;
+    let coded = std::fs::read(store.file(&csrcode::files("out").0))?;
+    let page_bytes = store.manifest().csr.page_bytes as usize;
+    let pages = dir.pages();
+    let mut plain = vec![0u8; pages as usize * page_bytes];
+    let t = Instant::now();
+    for _ in 0..REPS {
+        dir.decode(0, pages, &coded, 0, &mut plain)?;
+    }
+    let s = t.elapsed().as_secs_f64() / REPS as f64;
+    let huff = (0..pages)
+        .filter(|&p| coded[dir.span(p, p + 1).0 as usize] == 1)
+        .count();
+    let mut svb = Vec::new();
+    let mut starts = vec![0];
+    let mut entries = 0;
+    for page in plain.chunks_exact(page_bytes) {
+        let slots: Vec<u32> = page
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .take_while(|&x| x != u32::MAX)
+            .collect();
+        entries += slots.len();
+        csrcode::svb::encode(&slots, &mut svb);
+        starts.push(svb.len());
+    }
+    let mut again = vec![0u8; page_bytes];
+    let t = Instant::now();
+    for _ in 0..REPS {
+        for w in starts.windows(2) {
+            csrcode::svb::decode(&svb[w[0]..w[1]], &mut again)?;
+        }
+    }
+    let s2 = t.elapsed().as_secs_f64() / REPS as f64;
+    let bits = |b: usize| 8.0 * b as f64 / entries.max(1) as f64;
+    println!(
+        "csr out: {entries} entries in {pages} pages ({huff} Huffman, {} stream-vbyte), {:.2} bits an entry, decoded at {:.0} M entries/s ({:.0} MB/s coded) on one core; all stream-vbyte: {:.2} bits, {:.0} M entries/s",
+        pages as usize - huff,
+        bits(coded.len()),
+        entries as f64 / s / 1e6,
+        coded.len() as f64 / s / 1e6,
+        bits(svb.len()),
+        entries as f64 / s2 / 1e6,
+    );
     Ok(())
 }

@@ -132,7 +132,10 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
         + threads * 16 * (bound.min(n) + 1)
         + vertices * (112 + 32)
         + 4096;
-    let min_pool: u64 = dirs.iter().map(|d| min_pool_bytes(store, d, false)).sum();
+    let min_pool: u64 = dirs
+        .iter()
+        .map(|d| min_pool_bytes(store, d, false, budget))
+        .sum();
     budget.require(
         &format!("kcore on {n} vertices"),
         &[

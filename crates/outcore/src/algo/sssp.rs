@@ -162,7 +162,7 @@ pub fn sssp(
     let batch_bytes = VERTEX_CHUNK.min(n as usize) as u64 * 112
         + SLOT_CHUNK.max(max_deg).min(entries + 1) * 36
         + 4096;
-    let min_pool = min_pool_bytes(store, "out", true);
+    let min_pool = min_pool_bytes(store, "out", true, budget);
     budget.require(
         &format!("sssp on {n} vertices"),
         &[

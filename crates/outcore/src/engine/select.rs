@@ -123,9 +123,10 @@ impl SelectEngine {
             Some(d) => Some(CodedReads::new(d.clone(), depth, budget)?),
             None => None,
         };
-        let coded_bytes = dir.as_ref().map_or(0, |d| {
-            8 * (d.pages() + 1) + depth as u64 * CodedReads::staging_bytes(page_bytes)
-        });
+        let coded_bytes = match (&dir, &coded) {
+            (Some(d), Some(c)) => 8 * (d.pages() + 1) + c.staging(),
+            _ => 0,
+        };
         let sums_bytes: u64 = [&adj_sums, &off_sums, &w_sums]
             .iter()
             .map(|s| s.as_ref().map_or(0, |s| 8 * s.sums().len() as u64))

@@ -24,18 +24,19 @@ pub(crate) const POOL_SLACK: u64 = 8 << 20;
 pub(crate) const MAX_PHASE_STATS: usize = 10_000;
 /// The least buffer-pool memory the select engine takes for direction
 /// `which` (4 frames per file, page tables and frame metadata).
-pub(crate) fn min_pool_bytes(store: &Store, which: &str, weights: bool) -> u64 {
+pub(crate) fn min_pool_bytes(store: &Store, which: &str, weights: bool, budget: &Budget) -> u64 {
     let pb = store.manifest().csr.page_bytes;
     let per_file = 4 * pb + 4 * 30;
     let files = if weights { 3 } else { 2 };
-    files * per_file + page_table_bytes(store, which, weights)
+    files * per_file + page_table_bytes(store, which, weights, budget)
 }
 
 /// Frame bytes for the select engine(s) of `dirs` together: `requested`, or
 /// what the budget leaves less [`POOL_SLACK`], the page tables, frame
 /// metadata and `reserve(available)`; never more than caching every page of
 /// the files takes under the engine's split (offsets an eighth, weights a
-/// third, adjacency the rest).
+/// third, adjacency the rest), with the page tables and staging the engine
+/// takes from its share first.
 pub(crate) fn pool_bytes(
     store: &Store,
     dirs: &[&str],
@@ -62,12 +63,15 @@ pub(crate) fn pool_bytes(
         };
         let (o, w) = (pages(&o), if weights { pages(&w) } else { 0 });
         all += pb * ((3 * w).max(8 * o).max(2 * (a + o)) + 16);
+        // What the engine takes from its share before its frames (page
+        // tables, checksums, a coded adjacency's directory and staging).
+        all += page_table_bytes(store, d, weights, budget);
     }
     let want = requested.unwrap_or_else(|| {
         let avail = budget.available();
         let tables: u64 = dirs
             .iter()
-            .map(|d| page_table_bytes(store, d, weights))
+            .map(|d| page_table_bytes(store, d, weights, budget))
             .sum();
         let left = avail.saturating_sub(POOL_SLACK + tables);
         let left = left.saturating_sub(reserve(left));
@@ -79,7 +83,7 @@ pub(crate) fn pool_bytes(
 
 /// Bytes of the select engine's page tables for direction `which`, with
 /// the files' page checksums.
-pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool) -> u64 {
+pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool, budget: &Budget) -> u64 {
     let m = store.manifest();
     let pb = m.csr.page_bytes;
     let (a, o, w) = files(which);
@@ -108,7 +112,12 @@ pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool) -> u64
     tables
         + 4 * (slots / (pb / 4)).saturating_sub(file(&names[0]).div_ceil(pb))
         + file(&pgi)
-        + depth * crate::store::csrcode::CodedReads::staging_bytes(pb)
+        + depth
+            * crate::store::csrcode::CodedReads::staging_bytes(
+                pb,
+                depth as usize,
+                budget.available(),
+            )
 }
 
 /// Splits `vs` into ranges whose lists (summed over `engines`, whose longest

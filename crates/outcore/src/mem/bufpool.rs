@@ -68,6 +68,8 @@ pub struct BufferPool {
     in_flight: Vec<bool>,
     /// (page, frame) of the pages `for_each_page` found resident.
     hits_scratch: Vec<(u64, u32)>,
+    /// The pages of one completed coded read: (page, frame, decoded).
+    group_scratch: Vec<(u64, u32, bool)>,
     /// The CLOCK hand.
     hand: usize,
     /// Frames with a pin count above zero.
@@ -156,6 +158,7 @@ impl BufferPool {
             loading: filled(frames, false)?,
             in_flight: filled(frames, false)?,
             hits_scratch: Vec::with_capacity(frames),
+            group_scratch: Vec::new(),
             hand: 0,
             pinned: 0,
             stats: PoolStats::default(),
@@ -496,16 +499,29 @@ impl BufferPool {
                         break;
                     };
                     self.in_flight[fr as usize] = true;
-                    let req = match self.coded.as_mut() {
-                        Some(c) => {
-                            let (slot, offset, len, buf) =
-                                c.start(page).expect("a staging buffer per read in flight");
+                    let req = match self.coded.take() {
+                        Some(mut c) => {
+                            let slot = c
+                                .start(page, fr)
+                                .expect("a staging buffer per read in flight");
+                            // The wanted pages that follow share the read
+                            // while their coded bytes fit its buffer.
+                            while next + 1 < list.len() && c.can_extend(slot, list[next + 1]) {
+                                let Some(f2) = self.reserve(list[next + 1]) else {
+                                    break;
+                                };
+                                self.in_flight[f2 as usize] = true;
+                                c.extend(slot, list[next + 1], f2);
+                                next += 1;
+                            }
+                            let (offset, len, buf) = c.request(slot);
+                            self.coded = Some(c);
                             ReadReq {
                                 file,
                                 offset,
                                 len,
                                 buf,
-                                tag: fr as u64 | (slot as u64) << 32,
+                                tag: slot as u64,
                             }
                         }
                         None => ReadReq {
@@ -612,34 +628,44 @@ impl BufferPool {
         err: &mut Option<Error>,
     ) {
         for c in done.drain(..) {
-            let fr = c.tag as u32;
-            debug_assert!(self.in_flight[fr as usize]);
-            self.in_flight[fr as usize] = false;
             *in_flight -= 1;
-            let page = self.frame_page[fr as usize];
             if let Some(mut coded) = self.coded.take() {
-                let slot = (c.tag >> 32) as usize;
-                let pb = self.page_bytes;
-                // SAFETY: the frame is this pool's, pinned, its read (into
-                // the staging buffer) complete; it is only written here.
-                let frame = unsafe { std::slice::from_raw_parts_mut(self.frame_ptr(fr), pb) };
-                let res = coded.finish(slot, page, c.result, &self.sums, frame);
+                let mut pages = std::mem::take(&mut self.group_scratch);
+                let (base, pb) = (self.base, self.page_bytes);
+                // SAFETY: each frame of the read is one this pool reserved
+                // (inside the arena), pinned and loading, its read (into
+                // the staging buffer) complete.
+                let frame_of = move |fr: u32| unsafe { base.add(fr as usize * pb) };
+                let res = coded.finish(
+                    c.tag as usize,
+                    c.result,
+                    &self.sums,
+                    frame_of,
+                    |p, fr, ok| pages.push((p, fr, ok)),
+                );
                 self.coded = Some(coded);
-                self.loaded(fr, res.is_ok());
-                match res {
-                    Err(e) => {
-                        err.get_or_insert(e);
-                    }
-                    Ok(()) if err.is_none() => {
+                if let Err(e) = res {
+                    err.get_or_insert(e);
+                }
+                for &(page, fr, ok) in &pages {
+                    debug_assert!(self.in_flight[fr as usize]);
+                    self.in_flight[fr as usize] = false;
+                    self.loaded(fr, ok);
+                    if ok && err.is_none() {
                         if let Err(e) = f(page, self.frame(fr)) {
                             *err = Some(e);
                         }
                     }
-                    Ok(()) => {}
+                    self.unpin(fr);
                 }
-                self.unpin(fr);
+                pages.clear();
+                self.group_scratch = pages;
                 continue;
             }
+            let fr = c.tag as u32;
+            debug_assert!(self.in_flight[fr as usize]);
+            self.in_flight[fr as usize] = false;
+            let page = self.frame_page[fr as usize];
             match c.result {
                 Ok(n)
                     if n == self.page_bytes

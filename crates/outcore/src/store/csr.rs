@@ -65,6 +65,7 @@ pub struct CsrWriter {
 }
 
 struct Coded {
+    code: super::csrcode::Code,
     dir: DataWriter,
     at: u64,
     offsets: Vec<u64>,
@@ -79,23 +80,24 @@ impl CsrWriter {
         n: u64,
         page_bytes: u64,
         weighted: bool,
-        compress: bool,
+        compress: Option<super::csrcode::Code>,
     ) -> Result<CsrWriter> {
         let (a, o, w) = files(which);
         let (adz, pgi) = super::csrcode::files(which);
         let coded = match compress {
-            true => Some(Coded {
+            Some(code) => Some(Coded {
+                code,
                 dir: dir.paged_file(&pgi)?,
                 at: 0,
                 offsets: Vec::with_capacity(1 << 12),
                 bytes: Vec::with_capacity(1 << 20),
             }),
-            false => None,
+            None => None,
         };
         Ok(CsrWriter {
             n,
             page_slots: page_bytes / 4,
-            adj: dir.paged_file(if compress { &adz } else { &a })?,
+            adj: dir.paged_file(if compress.is_some() { &adz } else { &a })?,
             off: dir.paged_file(&o)?,
             weights: if weighted {
                 Some(dir.paged_file(&w)?)
@@ -259,7 +261,7 @@ impl CsrWriter {
             let whole = self.adj_buf.len() / self.page_slots as usize * self.page_slots as usize;
             for page in self.adj_buf[..whole].chunks_exact(self.page_slots as usize) {
                 c.offsets.push(c.at + c.bytes.len() as u64);
-                super::csrcode::encode_page(page, &mut c.bytes);
+                super::csrcode::encode(c.code, page, &mut c.bytes);
             }
             self.adj.write_all(&c.bytes)?;
             c.at += c.bytes.len() as u64;
@@ -320,7 +322,7 @@ mod tests {
     fn write(lists: &[(u32, Vec<u32>)], cuts: Option<&[usize]>, n: u64) -> Vec<Vec<u8>> {
         let d = tempfile::tempdir().unwrap();
         let mut dir = StoreDir::create(&d.path().join("g.oc"), false).unwrap();
-        let mut w = CsrWriter::new(&mut dir, "out", n, 64, true, false).unwrap();
+        let mut w = CsrWriter::new(&mut dir, "out", n, 64, true, None).unwrap();
         for (k, (v, ns)) in lists.iter().enumerate() {
             let ws: Vec<f64> = ns.iter().map(|&x| x as f64 + 0.5).collect();
             match cuts {

@@ -102,16 +102,16 @@ impl Store {
             (
                 "the tiles are",
                 &manifest.tiles.compression,
-                tilecode::GAP_SVB,
+                &[tilecode::GAP_SVB][..],
             ),
             (
                 "the adjacency is",
                 &manifest.csr.compression,
-                csrcode::CODEC,
+                &[csrcode::SVB, csrcode::HUFF][..],
             ),
         ];
         for (what, coded, known) in codecs {
-            if let Some(c) = coded.as_deref().filter(|&c| c != known) {
+            if let Some(c) = coded.as_deref().filter(|c| !known.contains(c)) {
                 return Err(Error::store(
                     path,
                     format!("{what} coded as `{c}`, which this build of outcore does not read"),

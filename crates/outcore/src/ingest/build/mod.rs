@@ -441,7 +441,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             n,
             opts.page_bytes,
             opts.weighted,
-            opts.compress,
+            opts.compress.then_some(opts.csr_code),
         )?)
     } else {
         None
@@ -630,9 +630,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             in_slots: in_stats.map_or(0, |s| s.slots),
             in_entries: in_stats.map_or(0, |s| s.entries),
             page_sums: true,
-            compression: opts
-                .compress
-                .then(|| crate::store::csrcode::CODEC.to_string()),
+            compression: opts.compress.then(|| opts.csr_code.codec().to_string()),
         },
         degrees: DegreeInfo {
             max_out: out_stats.max_degree,

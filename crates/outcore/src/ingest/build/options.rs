@@ -37,8 +37,11 @@ pub struct BuildOptions {
     /// hold the order's 8 bytes per vertex. Default false (the CLI's
     /// `--order auto` sets it).
     pub order_auto: bool,
-    /// Code the tiles in frames of gaps (`--compress`; `store::tilecode`).
+    /// Code the tiles in frames of gaps and the CSR's pages
+    /// (`--compress`; `store::tilecode`, `store::csrcode`).
     pub compress: bool,
+    /// With `compress`, the CSR's code (`--compress=fast|small`).
+    pub csr_code: crate::store::csrcode::Code,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
@@ -72,6 +75,7 @@ impl Default for BuildOptions {
             order: VertexOrder::Degree,
             order_auto: false,
             compress: false,
+            csr_code: Default::default(),
             sort_buffer_cap: None,
             sort_tiles: false,
             bfs_lists_on_disk: false,

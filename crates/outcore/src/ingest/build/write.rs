@@ -56,7 +56,14 @@ pub(super) fn layouts<W: Weight>(
     let mut csrs = Vec::new();
     if let Some(s) = sorters.out {
         csrs.push((
-            CsrWriter::new(dir, "out", n, opts.page_bytes, opts.weighted, opts.compress)?,
+            CsrWriter::new(
+                dir,
+                "out",
+                n,
+                opts.page_bytes,
+                opts.weighted,
+                opts.compress.then_some(opts.csr_code),
+            )?,
             s,
         ));
     }
@@ -68,7 +75,7 @@ pub(super) fn layouts<W: Weight>(
             n,
             opts.page_bytes,
             opts.weighted,
-            opts.compress,
+            opts.compress.then_some(opts.csr_code),
         )?,
         sorters.rev,
     ));

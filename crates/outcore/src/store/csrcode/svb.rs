@@ -1,59 +1,18 @@
-//! Compressed CSR pages (`import --compress`, manifest `csr.compression`
-//! [`CODEC`]): CEESOR's gap coding of sorted adjacency lists
-//! (../shared/papers/003), applied to each page of the page-packed CSR
-//! ([`super::csr`]), the codes in Lemire's stream-vbyte (the tiles' code,
-//! [`super::tilecode`]).
-//!
-//! The slot space stays the plain one: offsets, degrees and weights are
-//! those of the plain store, and a reader that decodes page `p` holds
-//! exactly the bytes the plain `csr/{dir}.adj` has there. Only how a page
-//! lies on disk changes:
+//! Stream-vbyte pages (Lemire; the tiles' code, [`super::super::tilecode`]):
+//! the first of a page's two codes, and the whole of the `page-svb` stores
+//! written before `page-huff`.
 //!
 //! ```text
-//! csr/{dir}.adz   coded pages back to back:
-//!                 u32 entries | entries 2-bit lengths, four a byte (length - 1) |
-//!                 zigzag(x_i - x_{i-1} mod 2^32) of each entry (x_{-1} = 0) in 1-4 bytes
-//! csr/{dir}.pgi   u64 byte offset of every coded page in .adz, plus the total
+//! u32 entries | entries 2-bit lengths, four a byte (length - 1) |
+//! zigzag(x_i - x_{i-1} mod 2^32) of each entry (x_{-1} = 0) in 1-4 bytes
 //! ```
 //!
-//! A page's entries are its lists one after another (padding only at its
-//! end), so inside a list the delta is the gap to the previous neighbour
-//! and at a list's start the signed jump from the previous list's last
-//! neighbour (CEESOR codes the first neighbour against the vertex id; a
-//! page does not know its vertices, and keeps no list lengths: the offsets
-//! have them). Padding is not stored: the decoder fills the page's tail.
-//!
-//! One read per list still holds: a list that fits a plain page lies in one
-//! coded page, which lies in one or two 4 KiB blocks of `.adz`; the
-//! directory (8 bytes a page, 0.2% of the plain file) is loaded whole.
-//! Page checksums ([`super::pagesums`]) cover the coded bytes, so a read is
-//! checked before it is decoded; the decoder is strict (counts, lengths,
-//! no id equal to [`PAD`]) so a damaged page without sums is an error too.
+//! Decoding takes four entries a step with one SSSE3 shuffle where the CPU
+//! has it: the fastest of the two codes, and never more than 4 bytes and 2
+//! bits an entry.
 
-use super::csr::PAD;
-use super::file::read_u64s;
-use super::pagesums::{self, PageSums};
-use super::tilecode::groups::{GROUPS, SHUFFLES};
-use super::Store;
-use crate::error::{Error, Result};
-use crate::io::{AlignedBuf, ALIGN};
-use crate::mem::budget::Charge;
-use crate::mem::Budget;
-use std::path::PathBuf;
-use std::sync::Arc;
-
-/// The manifest's name of this code.
-pub const CODEC: &str = "page-svb";
-
-/// The coded adjacency and the page directory of direction `which`.
-pub fn files(which: &str) -> (String, String) {
-    (format!("csr/{which}.adz"), format!("csr/{which}.pgi"))
-}
-
-/// The largest coded size of a page of `slots` slots.
-pub fn max_coded(slots: usize) -> usize {
-    4 + slots.div_ceil(4) + 4 * slots
-}
+use crate::store::csr::PAD;
+use crate::store::tilecode::groups::{GROUPS, SHUFFLES};
 
 /// The delta from `prev` to `x` modulo 2^32, as a signed 32-bit value
 /// zigzagged (small either way, ids anywhere in `0..2^32`).
@@ -68,26 +27,34 @@ fn unzigzag(z: u32, prev: u32) -> u32 {
     prev.wrapping_add((z >> 1) ^ (z & 1).wrapping_neg())
 }
 
-/// Bytes an aligned read of `pages` consecutive coded pages of
-/// `page_bytes` each may need: their longest coded form, from anywhere in
-/// a block.
-pub fn read_bytes(pages: usize, page_bytes: usize) -> usize {
-    (pages * max_coded(page_bytes / 4)).next_multiple_of(ALIGN) + ALIGN
+/// The largest coded size of a page of `slots` slots.
+pub fn max_coded(slots: usize) -> usize {
+    4 + slots.div_ceil(4) + 4 * slots
 }
 
-/// Appends the coded form of one plain page (its slots, entries then
+/// Bytes [`encode`] writes for `entries`.
+pub fn coded_len(entries: &[u32]) -> usize {
+    let mut prev = 0u32;
+    let codes: usize = entries
+        .iter()
+        .map(|&x| {
+            let z = zigzag(x, prev);
+            prev = x;
+            (32 - (z | 1).leading_zeros()).div_ceil(8) as usize
+        })
+        .sum();
+    4 + entries.len().div_ceil(4) + codes
+}
+
+/// Appends the coded form of a page's entries (its slots before the
 /// padding) to `out`.
-pub fn encode_page(slots: &[u32], out: &mut Vec<u8>) {
-    let k = slots.iter().position(|&x| x == PAD).unwrap_or(slots.len());
-    debug_assert!(
-        slots[k..].iter().all(|&x| x == PAD),
-        "padding inside a page"
-    );
+pub fn encode(entries: &[u32], out: &mut Vec<u8>) {
+    let k = entries.len();
     out.extend_from_slice(&(k as u32).to_le_bytes());
     let lens_at = out.len();
     out.resize(lens_at + k.div_ceil(4), 0);
     let mut prev = 0u32;
-    for (i, &x) in slots[..k].iter().enumerate() {
+    for (i, &x) in entries.iter().enumerate() {
         let z = zigzag(x, prev);
         prev = x;
         let len = match z {
@@ -104,7 +71,7 @@ pub fn encode_page(slots: &[u32], out: &mut Vec<u8>) {
 /// Decodes the coded page at the start of `coded` into `page` (the plain
 /// page's bytes: little-endian u32 slots, the tail padded); returns the
 /// coded bytes consumed, or what is wrong with them.
-pub fn decode_page(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
+pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
     let slots = page.len() / 4;
     let head: [u8; 4] = coded
         .get(..4)
@@ -227,200 +194,18 @@ unsafe fn groups_ssse3(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32)
     (if bad { usize::MAX } else { g }, q)
 }
 
-/// The page directory of one coded direction, in memory (charged).
-pub struct PageDir {
-    offsets: Vec<u64>,
-    path: PathBuf,
-    page_bytes: usize,
-    _charge: Charge,
-}
-
-impl PageDir {
-    /// Loads the directory of `which` (checked whole against the manifest
-    /// and against the coded file's size), or `None` for a plain store.
-    pub fn load(store: &Store, which: &str, budget: &Budget) -> Result<Option<PageDir>> {
-        let m = store.manifest();
-        if m.csr.compression.is_none() {
-            return Ok(None);
-        }
-        let (adz, pgi) = files(which);
-        let entry = m.files.get(&pgi).ok_or_else(|| {
-            Error::store(store.path(), format!("{pgi} is missing from the manifest"))
-        })?;
-        let charge = budget.charge(entry.bytes, "CSR page directory")?;
-        let path = store.file(&pgi);
-        if &super::file::checksum(&path)? != entry {
-            return Err(Error::store(
-                &path,
-                "checksum mismatch; the store is damaged (run `outcore verify`)",
-            ));
-        }
-        let offsets = read_u64s(&path)?;
-        let coded = m.files.get(&adz).map_or(0, |f| f.bytes);
-        let page_bytes = m.csr.page_bytes as usize;
-        let slots = if which == "in" {
-            m.csr.in_slots
-        } else {
-            m.csr.out_slots
-        };
-        let pages = slots / (page_bytes as u64 / 4);
-        let max = max_coded(page_bytes / 4) as u64;
-        let ok = offsets.len() as u64 == pages + 1
-            && offsets.first() == Some(&0)
-            && offsets.last() == Some(&coded)
-            && offsets
-                .windows(2)
-                .all(|w| w[0] < w[1] && w[1] - w[0] <= max);
-        if !ok {
-            return Err(Error::store(
-                &path,
-                format!(
-                    "does not describe {pages} coded pages in {coded} bytes; the store is damaged"
-                ),
-            ));
-        }
-        Ok(Some(PageDir {
-            offsets,
-            path: store.file(&adz),
-            page_bytes,
-            _charge: charge,
-        }))
-    }
-
-    /// Plain pages.
-    pub fn pages(&self) -> u64 {
-        self.offsets.len() as u64 - 1
-    }
-
-    /// Bytes of the coded file.
-    pub fn coded_bytes(&self) -> u64 {
-        *self.offsets.last().expect("a closing offset")
-    }
-
-    /// Bytes `[start, end)` of the coded file that pages `p0..p1` occupy.
-    pub fn span(&self, p0: u64, p1: u64) -> (u64, u64) {
-        (self.offsets[p0 as usize], self.offsets[p1 as usize])
-    }
-
-    /// The aligned read `[start, end)` (multiples of `align`, `end` at most
-    /// the file's end) that covers pages `p0..p1`.
-    pub fn aligned_span(&self, p0: u64, p1: u64, align: u64) -> (u64, u64) {
-        let (s, e) = self.span(p0, p1);
-        (
-            s / align * align,
-            e.next_multiple_of(align).min(self.coded_bytes()),
-        )
-    }
-
-    /// Decodes pages `p0..p1` from `buf` (coded bytes read from file offset
-    /// `at`, covering their span) into `out` (`(p1 - p0)` plain pages).
-    pub fn decode(&self, p0: u64, p1: u64, buf: &[u8], at: u64, out: &mut [u8]) -> Result<()> {
-        for (p, page) in (p0..p1).zip(out.chunks_exact_mut(self.page_bytes)) {
-            let (s, e) = self.span(p, p + 1);
-            let bytes = s
-                .checked_sub(at)
-                .and_then(|s| buf.get(s as usize..(e - at) as usize))
-                .ok_or_else(|| Error::Invalid(format!("coded page {p} lies outside the read")))?;
-            match decode_page(bytes, page) {
-                Ok(n) if n == bytes.len() => {}
-                Ok(n) => {
-                    return Err(Error::store(
-                        &self.path,
-                        format!("coded page {p} ends after {n} of its {} bytes; the store is damaged (run `outcore verify`)", bytes.len()),
-                    ))
-                }
-                Err(why) => {
-                    return Err(Error::store(
-                        &self.path,
-                        format!("coded page {p}: {why}; the store is damaged (run `outcore verify`)"),
-                    ))
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Reads of single coded pages into staging buffers, decoded into plain
-/// pages on completion (the select engine's buffer pool: its frames hold
-/// plain pages, its reads go through here).
-pub struct CodedReads {
-    dir: Arc<PageDir>,
-    bufs: Vec<AlignedBuf>,
-    free: Vec<usize>,
-}
-
-impl CodedReads {
-    /// Bytes of one staging buffer for pages of `page_bytes`: the longest
-    /// coded page, from anywhere in a block.
-    pub fn staging_bytes(page_bytes: u64) -> u64 {
-        read_bytes(1, page_bytes as usize) as u64
-    }
-
-    /// `slots` staging buffers (one per read in flight), charged to `budget`.
-    pub fn new(dir: Arc<PageDir>, slots: usize, budget: &Budget) -> Result<CodedReads> {
-        let len = Self::staging_bytes(dir.page_bytes as u64) as usize;
-        let bufs = (0..slots.max(1))
-            .map(|_| AlignedBuf::new(len, budget, "coded page staging"))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(CodedReads {
-            free: (0..bufs.len()).rev().collect(),
-            dir,
-            bufs,
-        })
-    }
-
-    /// Plain pages of the direction.
-    pub fn pages(&self) -> u64 {
-        self.dir.pages()
-    }
-
-    /// Takes a staging buffer for page `p`: (slot, file offset, length,
-    /// buffer), or `None` when every one is in use.
-    pub fn start(&mut self, p: u64) -> Option<(usize, u64, usize, *mut u8)> {
-        let slot = self.free.pop()?;
-        let (s, e) = self.dir.aligned_span(p, p + 1, ALIGN as u64);
-        let len = ((e - s) as usize).next_multiple_of(ALIGN);
-        Some((slot, s, len, self.bufs[slot].as_mut_ptr()))
-    }
-
-    /// Ends the read of page `p` into `slot` (`n` bytes arrived, or the
-    /// read's error): checks
-    /// them against `sums` and decodes the page into `page`; frees the slot
-    /// whatever happens.
-    pub fn finish(
-        &mut self,
-        slot: usize,
-        p: u64,
-        n: std::io::Result<usize>,
-        sums: &Option<Arc<PageSums>>,
-        page: &mut [u8],
-    ) -> Result<()> {
-        self.free.push(slot);
-        let n = n.map_err(|e| Error::io(&self.dir.path, e))?;
-        let (s, e) = self.dir.aligned_span(p, p + 1, ALIGN as u64);
-        if (n as u64) < e - s {
-            return Err(Error::io(
-                &self.dir.path,
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "short read of coded page {p}: {n} of {} bytes at offset {s}",
-                        e - s
-                    ),
-                ),
-            ));
-        }
-        let bytes = &self.bufs[slot].as_slice()[..(e - s) as usize];
-        pagesums::check(sums, s, bytes)?;
-        self.dir.decode(p, p + 1, bytes, s, page)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::decode as decode_page;
     use super::*;
     use proptest::prelude::*;
+
+    fn encode_page(slots: &[u32], out: &mut Vec<u8>) {
+        let k = slots.iter().position(|&x| x == PAD).unwrap_or(slots.len());
+        let at = out.len();
+        encode(&slots[..k], out);
+        assert_eq!(out.len() - at, coded_len(&slots[..k]));
+    }
 
     fn plain(lists: &[Vec<u32>], slots: usize) -> Vec<u32> {
         let mut page: Vec<u32> = lists.iter().flatten().copied().collect();

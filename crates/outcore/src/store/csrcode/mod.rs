@@ -1,0 +1,380 @@
+//! Compressed CSR pages (`import --compress[=fast|small]`, manifest
+//! `csr.compression` [`SVB`] or [`HUFF`]): CEESOR's gap coding of sorted adjacency lists
+//! (../shared/papers/003), applied to each page of the page-packed CSR
+//! ([`super::csr`]).
+//!
+//! The slot space stays the plain one: offsets, degrees and weights are
+//! those of the plain store, and a reader that decodes page `p` holds
+//! exactly the bytes the plain `csr/{dir}.adj` has there. Only how a page
+//! lies on disk changes:
+//!
+//! ```text
+//! csr/{dir}.adz   coded pages back to back: the deltas x_i - x_{i-1} of each
+//!                 page's entries (x_{-1} = 0), in stream-vbyte ([`svb`]) for
+//!                 `fast`, or for `small` a tag byte and then 0: stream-vbyte
+//!                 or 1: Huffman-coded bit lengths ([`huff`])
+//! csr/{dir}.pgi   u64 byte offset of every coded page in .adz, plus the total
+//! ```
+//!
+//! A page's entries are its lists one after another (padding only at its
+//! end), so inside a list the delta is the gap to the previous neighbour
+//! and at a list's start the signed jump from the previous list's last
+//! neighbour (CEESOR codes the first neighbour against the vertex id; a
+//! page does not know its vertices, and keeps no list lengths: the offsets
+//! have them). Padding is not stored: the decoder fills the page's tail.
+//!
+//! Two codes, because neither wins both ways (docs/BENCHMARKS.md, "CSR
+//! codes"): stream-vbyte decodes ten times faster, so a select run on a
+//! fast disk is quicker with it; Huffman-coded bit lengths store 25-35%
+//! fewer bytes (under CEESOR's bits on p2p-Gnutella31), for slow disks and
+//! small budgets. `small` takes, page by page, the smaller of the two
+//! (stream-vbyte on a tie), which also bounds a page at 4 bytes and 2 bits
+//! an entry.
+//!
+//! One read per list still holds: a list that fits a plain page lies in one
+//! coded page, which lies in one or two 4 KiB blocks of `.adz`; the
+//! directory (8 bytes a page, 0.2% of the plain file) is loaded whole.
+//! Page checksums ([`super::pagesums`]) cover the coded bytes, so a read is
+//! checked before it is decoded; the decoders are strict (counts, lengths,
+//! code tables, no id equal to [`PAD`]) so a damaged page without sums is
+//! an error too.
+
+pub mod huff;
+mod reads;
+pub mod svb;
+
+pub use reads::CodedReads;
+
+use super::csr::PAD;
+use super::file::read_u64s;
+
+use super::Store;
+use crate::error::{Error, Result};
+use crate::io::ALIGN;
+use crate::mem::budget::Charge;
+use crate::mem::Budget;
+use std::path::PathBuf;
+
+/// The manifest's name of [`Code::Small`]: tagged pages, each in the
+/// smaller of [`svb`] and [`huff`].
+pub const HUFF: &str = "page-huff";
+/// The manifest's name of [`Code::Fast`]: every page in [`svb`], untagged.
+pub const SVB: &str = "page-svb";
+
+/// How `--compress` codes the CSR's pages (the tiles' code is the same for
+/// both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Code {
+    /// Stream-vbyte ([`SVB`]): decodes at 2.5 G entries/s on one core.
+    #[default]
+    Fast,
+    /// The smaller of Huffman-coded bit lengths and stream-vbyte, page by
+    /// page ([`HUFF`]): 25-35% fewer bytes on the graphs measured, decodes
+    /// at about 0.27 G entries/s.
+    Small,
+}
+
+impl Code {
+    /// The manifest's name of the code.
+    pub fn codec(self) -> &'static str {
+        match self {
+            Code::Fast => SVB,
+            Code::Small => HUFF,
+        }
+    }
+}
+
+impl std::str::FromStr for Code {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Code> {
+        match s {
+            "fast" => Ok(Code::Fast),
+            "small" => Ok(Code::Small),
+            _ => Err(Error::Invalid(format!(
+                "unknown compression `{s}`: expected fast (stream-vbyte) or small (Huffman-coded bit lengths where smaller)"
+            ))),
+        }
+    }
+}
+
+/// A page's tag: stream-vbyte follows.
+const TAG_SVB: u8 = 0;
+/// A page's tag: Huffman-coded bit lengths follow.
+const TAG_HUFF: u8 = 1;
+
+/// The coded adjacency and the page directory of direction `which`.
+pub fn files(which: &str) -> (String, String) {
+    (format!("csr/{which}.adz"), format!("csr/{which}.pgi"))
+}
+
+/// The largest coded size of a page of `slots` slots (its tag and the
+/// largest stream-vbyte form).
+pub fn max_coded(slots: usize) -> usize {
+    1 + svb::max_coded(slots)
+}
+
+/// Appends the coded form of one plain page (its slots, entries then
+/// padding) to `out` in `code`.
+pub fn encode(code: Code, slots: &[u32], out: &mut Vec<u8>) {
+    let k = slots.iter().position(|&x| x == PAD).unwrap_or(slots.len());
+    debug_assert!(
+        slots[k..].iter().all(|&x| x == PAD),
+        "padding inside a page"
+    );
+    match code {
+        Code::Fast => svb::encode(&slots[..k], out),
+        Code::Small => encode_page(slots, out),
+    }
+}
+
+/// Appends the [`Code::Small`] form of one plain page (its slots, entries
+/// then padding) to `out`: a tag and the smaller code.
+pub fn encode_page(slots: &[u32], out: &mut Vec<u8>) {
+    let k = slots.iter().position(|&x| x == PAD).unwrap_or(slots.len());
+    let at = out.len();
+    out.push(TAG_HUFF);
+    huff::encode(&slots[..k], out);
+    if out.len() - at > svb::coded_len(&slots[..k]) {
+        out.truncate(at);
+        out.push(TAG_SVB);
+        svb::encode(&slots[..k], out);
+    }
+}
+
+/// Decodes the [`Code::Small`] page (tag first) at the start of `coded` into `page`
+/// (the plain page's bytes: little-endian u32 slots, the tail padded);
+/// returns the coded bytes consumed, or what is wrong with them.
+pub fn decode_page(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
+    let used = match coded.first() {
+        Some(&TAG_SVB) => svb::decode(&coded[1..], page)?,
+        Some(&TAG_HUFF) => huff::decode(&coded[1..], page)?,
+        Some(t) => return Err(format!("a page tagged {t}; the tags are 0 and 1")),
+        None => return Err("the page's tag is cut off".into()),
+    };
+    Ok(1 + used)
+}
+
+/// Bytes an aligned read of `pages` consecutive coded pages of
+/// `page_bytes` each may need: their longest coded form, from anywhere in
+/// a block.
+pub fn read_bytes(pages: usize, page_bytes: usize) -> usize {
+    (pages * max_coded(page_bytes / 4)).next_multiple_of(ALIGN) + ALIGN
+}
+
+/// The page directory of one coded direction, in memory (charged).
+pub struct PageDir {
+    offsets: Vec<u64>,
+    path: PathBuf,
+    page_bytes: usize,
+    /// Pages carry a tag ([`HUFF`]), or are all stream-vbyte ([`SVB`]).
+    tagged: bool,
+    _charge: Charge,
+}
+
+impl PageDir {
+    /// Loads the directory of `which` (checked whole against the manifest
+    /// and against the coded file's size), or `None` for a plain store.
+    pub fn load(store: &Store, which: &str, budget: &Budget) -> Result<Option<PageDir>> {
+        let m = store.manifest();
+        let Some(codec) = m.csr.compression.as_deref() else {
+            return Ok(None);
+        };
+        let (adz, pgi) = files(which);
+        let entry = m.files.get(&pgi).ok_or_else(|| {
+            Error::store(store.path(), format!("{pgi} is missing from the manifest"))
+        })?;
+        let charge = budget.charge(entry.bytes, "CSR page directory")?;
+        let path = store.file(&pgi);
+        if &super::file::checksum(&path)? != entry {
+            return Err(Error::store(
+                &path,
+                "checksum mismatch; the store is damaged (run `outcore verify`)",
+            ));
+        }
+        let offsets = read_u64s(&path)?;
+        let coded = m.files.get(&adz).map_or(0, |f| f.bytes);
+        let page_bytes = m.csr.page_bytes as usize;
+        let slots = if which == "in" {
+            m.csr.in_slots
+        } else {
+            m.csr.out_slots
+        };
+        let pages = slots / (page_bytes as u64 / 4);
+        let max = max_coded(page_bytes / 4) as u64;
+        let ok = offsets.len() as u64 == pages + 1
+            && offsets.first() == Some(&0)
+            && offsets.last() == Some(&coded)
+            && offsets
+                .windows(2)
+                .all(|w| w[0] < w[1] && w[1] - w[0] <= max);
+        if !ok {
+            return Err(Error::store(
+                &path,
+                format!(
+                    "does not describe {pages} coded pages in {coded} bytes; the store is damaged"
+                ),
+            ));
+        }
+        Ok(Some(PageDir {
+            offsets,
+            path: store.file(&adz),
+            page_bytes,
+            tagged: codec != SVB,
+            _charge: charge,
+        }))
+    }
+
+    /// Plain pages.
+    pub fn pages(&self) -> u64 {
+        self.offsets.len() as u64 - 1
+    }
+
+    /// Bytes of the coded file.
+    pub fn coded_bytes(&self) -> u64 {
+        *self.offsets.last().expect("a closing offset")
+    }
+
+    /// Bytes `[start, end)` of the coded file that pages `p0..p1` occupy.
+    pub fn span(&self, p0: u64, p1: u64) -> (u64, u64) {
+        (self.offsets[p0 as usize], self.offsets[p1 as usize])
+    }
+
+    /// The aligned read `[start, end)` (multiples of `align`, `end` at most
+    /// the file's end) that covers pages `p0..p1`.
+    pub fn aligned_span(&self, p0: u64, p1: u64, align: u64) -> (u64, u64) {
+        let (s, e) = self.span(p0, p1);
+        (
+            s / align * align,
+            e.next_multiple_of(align).min(self.coded_bytes()),
+        )
+    }
+
+    /// Decodes pages `p0..p1` from `buf` (coded bytes read from file offset
+    /// `at`, covering their span) into `out` (`(p1 - p0)` plain pages).
+    pub fn decode(&self, p0: u64, p1: u64, buf: &[u8], at: u64, out: &mut [u8]) -> Result<()> {
+        for (p, page) in (p0..p1).zip(out.chunks_exact_mut(self.page_bytes)) {
+            let (s, e) = self.span(p, p + 1);
+            let bytes = s
+                .checked_sub(at)
+                .and_then(|s| buf.get(s as usize..(e - at) as usize))
+                .ok_or_else(|| Error::Invalid(format!("coded page {p} lies outside the read")))?;
+            let decoded = match self.tagged {
+                true => decode_page(bytes, page),
+                false => svb::decode(bytes, page),
+            };
+            match decoded {
+                Ok(n) if n == bytes.len() => {}
+                Ok(n) => {
+                    return Err(Error::store(
+                        &self.path,
+                        format!("coded page {p} ends after {n} of its {} bytes; the store is damaged (run `outcore verify`)", bytes.len()),
+                    ))
+                }
+                Err(why) => {
+                    return Err(Error::store(
+                        &self.path,
+                        format!("coded page {p}: {why}; the store is damaged (run `outcore verify`)"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn bytes(page: &[u32]) -> Vec<u8> {
+        page.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// Sorted lists back to back: small gaps inside, jumps either way
+    /// between them.
+    fn lists() -> impl Strategy<Value = Vec<u32>> {
+        let list = prop::collection::btree_set(0u32..u32::MAX, 0..40);
+        (prop::collection::vec(list, 0..30), 0u32..4).prop_map(|(ls, scale)| {
+            ls.into_iter()
+                .flat_map(|s| {
+                    let m = [5_000, 70_000, 1 << 24, u32::MAX][scale as usize];
+                    let s: std::collections::BTreeSet<u32> = s.into_iter().map(|x| x % m).collect();
+                    s.into_iter()
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn pages_round_trip_in_both_codes(entries in lists(), slots in 1usize..1100) {
+            let mut page = entries;
+            page.truncate(slots);
+            page.resize(slots, PAD);
+            for code in [Code::Fast, Code::Small] {
+                let mut coded = vec![7u8];
+                encode(code, &page, &mut coded);
+                prop_assert!(coded.len() - 1 <= max_coded(slots));
+                let mut out = vec![0u8; 4 * slots];
+                let used = match code {
+                    Code::Fast => svb::decode(&coded[1..], &mut out),
+                    Code::Small => decode_page(&coded[1..], &mut out),
+                };
+                prop_assert_eq!(used, Ok(coded.len() - 1));
+                prop_assert_eq!(&out, &bytes(&page));
+                // `small` is never larger than stream-vbyte and its tag.
+                let k = page.iter().position(|&x| x == PAD).unwrap_or(slots);
+                if code == Code::Small {
+                    prop_assert!(coded.len() - 1 <= 1 + svb::coded_len(&page[..k]));
+                }
+            }
+        }
+    }
+
+    /// Small gaps take the Huffman code; a page of a few scattered ids
+    /// stays stream-vbyte; both decode. Damage is refused: an unknown tag,
+    /// cut codes, a table that is no prefix code, stray padding bits.
+    #[test]
+    fn the_smaller_code_is_taken_and_damage_refused() {
+        let near: Vec<u32> = (0..1024).map(|i| 1000 + 3 * i).collect();
+        let mut coded = Vec::new();
+        encode(Code::Small, &near, &mut coded);
+        assert_eq!(coded[0], TAG_HUFF);
+        assert!(coded.len() < svb::coded_len(&near) / 3, "{}", coded.len());
+        let mut out = vec![0u8; 4096];
+        assert_eq!(decode_page(&coded, &mut out), Ok(coded.len()));
+        assert_eq!(out, bytes(&near));
+        let mut few = vec![PAD; 8];
+        few[0] = 4_000_000_000;
+        let mut c2 = Vec::new();
+        encode(Code::Small, &few, &mut c2);
+        assert_eq!(c2[0], TAG_SVB);
+        let mut out8 = vec![0u8; 32];
+        assert_eq!(decode_page(&c2, &mut out8), Ok(c2.len()));
+        assert_eq!(out8, bytes(&few));
+
+        let refused = |bad: &[u8]| decode_page(bad, &mut vec![0u8; 4096]).is_err();
+        assert!(refused(&[]));
+        let mut bad = coded.clone();
+        bad[0] = 2;
+        assert!(refused(&bad));
+        assert!(refused(&coded[..coded.len() - 1]));
+        // The code table: classes 0..P, then N; P past 33.
+        let mut bad = coded.clone();
+        bad[5] = 40;
+        assert!(refused(&bad));
+        // A code length changed: the lengths no longer fill the code space.
+        let mut bad = coded.clone();
+        bad[7] ^= 0x11;
+        assert!(refused(&bad));
+        // A page of one entry whose last byte has bits past its codes.
+        let mut one = Vec::new();
+        huff::encode(&[5], &mut one);
+        let mut out4 = vec![0u8; 4];
+        assert_eq!(huff::decode(&one, &mut out4), Ok(one.len()));
+        let last = one.len() - 1;
+        one[last] |= 0x80;
+        assert!(huff::decode(&one, &mut out4).is_err());
+    }
+}
