@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Compressed tiles benchmark (issue 14): for a p2p-Gnutella31-sized
-# stand-in (62,586 vertices, 147,892 directed edges, Erdős–Rényi: the SNAP
-# file is not on this machine) and Kronecker graphs, the bits per edge of
-# every layout, plain and `--compress`, in degree and original order; the
-# decoder's throughput on one core next to the disk's direct read of the
-# tiles; and PageRank (10 iterations), WCC and BFS with the stream engine
-# at --memory 512MiB on the plain and the compressed store, per-iteration
-# medians and their ratio, all in the same run.
+# Compression benchmark (issue 14): for SNAP's p2p-Gnutella31 (tests/data),
+# an Erdős–Rényi stand-in of its size and Kronecker graphs, the bits per
+# edge of every layout, plain, `--compress` (fast), `--compress=small` and
+# compressed in original order; the decoders' throughput on one core (tiles,
+# CSR pages) next to the disk's direct read of the tiles; PageRank (10
+# iterations), WCC and BFS with the stream engine at --memory 512MiB on the
+# plain and the compressed store, per-iteration medians and their ratio;
+# and BFS on the select engine (CSR pages) on the plain, fast and small
+# stores at 512MiB and 128MiB (MEMORY, SMALL_MEMORY), all in the same run.
 #
 #   bash benches/compress.sh               # scales 22 and 24
 #   SCALES=20 bash benches/compress.sh     # quicker
@@ -14,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALES=${SCALES:-"22 24"}
 MEMORY=${MEMORY:-512MiB}
+SMALL_MEMORY=${SMALL_MEMORY:-128MiB}
 DIR=${BENCH_DIR:-bench-out}
 mkdir -p "$DIR"
 cargo build --release -p outcore-cli >/dev/null 2>&1
@@ -34,40 +36,61 @@ for k, v in j["layouts"].items():
 print("; ".join(parts))'
 }
 
-# build NAME GENERATE-ARGS...: the plain, compressed and compressed
-# original-order stores of one graph.
+# build NAME CMD ARGS...: the plain, compressed (`fast`), compressed
+# `small` and compressed original-order stores of one graph (CMD is
+# generate or import).
 build() {
   local name=$1; shift
-  for v in plain coded coded-original; do
+  for v in plain coded small coded-original; do
     local extra=()
     case $v in
       coded) extra=(--compress) ;;
+      small) extra=(--compress=small) ;;
       coded-original) extra=(--compress --order original) ;;
     esac
-    "$BIN" --quiet generate "$@" --out "$DIR/$name-$v.oc" --memory 4GiB --force "${extra[@]}" 2> "$DIR/build-$v.err"
+    "$BIN" --quiet "$@" --out "$DIR/$name-$v.oc" --memory 4GiB --force "${extra[@]}" 2> "$DIR/build-$v.err"
   done
-  for v in plain coded coded-original; do
-    echo "  $v: $(bits "$DIR/$name-$v.oc")"
-    echo "    built $(grep -o 'in [0-9.]*s (read[^)]*)' "$DIR/build-$v.err")"
+  for v in plain coded small coded-original; do
+    echo "  $v ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vertex_order"])' "$DIR/$name-$v.oc/manifest.json") order): $(bits "$DIR/$name-$v.oc")"
+    echo "    built $(grep -o 'in [0-9.]*s ([^)]*)' "$DIR/build-$v.err")"
   done
 }
 
-echo "== p2p-Gnutella31 stand-in: ER, 62586 vertices, 147892 directed edges (CEESOR: 11.73 bits/edge CSR) =="
-build gnutella er --vertices 62586 --num-edges 147892 --directed
+echo "== p2p-Gnutella31, the SNAP file (tests/data): 62586 vertices, 147892 directed edges (CEESOR: 11.73 bits/edge CSR) =="
+build gnutella import tests/data/p2p-Gnutella31.txt.gz
+echo "  decode: $("$DECODE" "$DIR/gnutella-small.oc" 2>/dev/null | tail -1)"
 rm -rf "$DIR"/gnutella-*.oc
+echo "== p2p-Gnutella31-sized stand-in: ER, 62586 vertices, 147892 directed edges =="
+build gnutella-er generate er --vertices 62586 --num-edges 147892 --directed
+rm -rf "$DIR"/gnutella-er-*.oc
 
 for scale in $SCALES; do
   name=kron$scale
   echo "== kron scale $scale, edge factor 16, undirected =="
-  build "$name" kron --scale "$scale"
+  build "$name" generate kron --scale "$scale"
   rm -rf "$DIR/$name-coded-original.oc"
   P=$DIR/$name-plain.oc
   C=$DIR/$name-coded.oc
+  S=$DIR/$name-small.oc
   drop_caches
   raw=$(dd if="$C/tiles/edges.bin" of=/dev/null bs=4M iflag=direct 2>&1 | awk '/copied/ {for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i-1); printf "%.1f", $1 / 1e6 / s}')
   echo "  disk: direct read of the compressed tiles: $raw MB/s"
-  echo "  decode (one core): $("$DECODE" "$C" 2>/dev/null)"
+  echo "  decode (one core): $("$DECODE" "$C" 2>/dev/null | head -1)"
+  echo "  CSR pages, --compress (one core): $("$DECODE" "$C" 2>/dev/null | tail -1)"
   echo "  plain words (one core): $("$DECODE" "$P" 2>/dev/null)"
+  echo "  CSR pages, --compress=small (one core): $("$DECODE" "$S" 2>/dev/null | tail -1)"
+  # The select engine (CSR pages) on the three stores: BFS from the
+  # highest-degree vertex, cold, at $MEMORY and $SMALL_MEMORY.
+  for mem in "$MEMORY" "$SMALL_MEMORY"; do
+    line="  select bfs --memory $mem:"
+    for v in plain coded small; do
+      drop_caches
+      "$BIN" --quiet run bfs "$DIR/$name-$v.oc" --engine select --memory "$mem" --source max-degree \
+        --stats "$DIR/$name-sel-$v.json" > /dev/null 2>&1
+      line+=" $v $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print("%.2f s / %d MiB" % (s["wall_seconds"], s["bytes_read"] >> 20))' "$DIR/$name-sel-$v.json");"
+    done
+    echo "$line"
+  done
   for alg in pagerank wcc bfs; do
     extra=()
     [ "$alg" = bfs ] && extra=(--source max-degree)

@@ -181,3 +181,33 @@ def test_compressed_tiles_answer_as_networkx(tmp_path, directed):
     a = plain.pagerank(engine="stream").to_dict()
     b = coded.pagerank(engine="stream").to_dict()
     assert a.keys() == b.keys() and all(abs(a[v] - b[v]) <= 1e-12 + 1e-9 * a[v] for v in a)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_small_csr_pages_answer_as_networkx(tmp_path, directed):
+    """`compress="small"` (CLI `--compress=small`): CSR pages in Huffman-coded
+    bit lengths; the select engine's WCC, BFS and k-core equal NetworkX's."""
+    rng = random.Random(23 + directed)
+    edges = random_edges(rng, 400, 3000, big_ids=False)
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_weighted_edges_from(edges)
+    g.remove_edges_from(nx.selfloop_edges(g))
+    src = tmp_path / "g.txt"
+    src.write_text("".join(f"{u} {v}\n" for u, v, _ in edges if u != v))
+    s = outcore_py.import_edges(src, tmp_path / "small.oc", directed=directed, compress="small",
+                                progress=False)
+    j = json.loads(outcore("info", "--json", tmp_path / "small.oc").stdout)
+    assert j["layouts"]["csr_out"]["compression"] == "page-huff"
+    with pytest.raises(Exception, match="unknown compression"):
+        outcore_py.import_edges(src, tmp_path / "bad.oc", compress="tiny", progress=False)
+    comps = nx.weakly_connected_components(g) if directed else nx.connected_components(g)
+    assert s.wcc(engine="select").to_dict() == {v: min(c) for c in comps for v in c}
+    source = edges[0][0]
+    depth = nx.single_source_shortest_path_length(g, source)
+    unreached = 9223372036854775807
+    assert s.bfs(source, engine="select").to_dict() == {v: depth.get(v, unreached) for v in g}
+    if not directed:
+        out = tmp_path / "kcore.txt"
+        outcore("run", "kcore", tmp_path / "small.oc", "--out", out)
+        core = nx.core_number(g)
+        assert {v: int(x) for v, x in read_values(out).items()} == core
