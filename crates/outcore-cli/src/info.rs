@@ -125,16 +125,29 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
     line(
         "csr",
         format!(
-            "{}{} in {} pages; {} = {:.2} bytes/edge",
+            "{} in {} pages; {} = {:.2} bytes/edge{}",
             if m.directed {
                 "out + in"
             } else {
                 "adjacency (both directions)"
             },
-            "",
             format_size(m.csr.page_bytes),
             format_size(c["out_bytes"].as_u64().unwrap_or(0) + c["in_bytes"].as_u64().unwrap_or(0)),
             c["bytes_per_edge"].as_f64().unwrap_or(0.0),
+            match &m.csr.compression {
+                Some(codec) => {
+                    let bits = |l: &str| j["layouts"][l]["bits_per_edge"].as_f64().unwrap_or(0.0);
+                    match m.directed {
+                        true => format!(
+                            " ({codec}-coded: out {:.2}, in {:.2} bits/entry)",
+                            bits("csr_out"),
+                            bits("csr_in")
+                        ),
+                        false => format!(" ({codec}-coded: {:.2} bits/entry)", bits("csr_out")),
+                    }
+                }
+                None => String::new(),
+            },
         ),
     );
     if m.weighted {

@@ -52,6 +52,9 @@ fn gnutella_codes_under_ceesors_bits_and_answers_alike() {
             let b = bits(&j, "csr_out");
             assert!(b < 11.73, "csr_out {b} bits an edge");
             assert!(bits(&j, "csr_in") < 14.0);
+            let text = outcore().args(["info", &s]).output().unwrap().stdout;
+            let text = String::from_utf8_lossy(&text);
+            assert!(text.contains("page-huff-coded: out 11.0"), "{text}");
         }
         if name == "fast" {
             assert_eq!(j["vertex_order"], "original");
