@@ -14,6 +14,7 @@ mod edgefile;
 mod er;
 mod grid;
 mod hyper;
+mod jump;
 mod kron;
 mod par;
 pub(crate) mod rng;

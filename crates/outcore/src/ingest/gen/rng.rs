@@ -80,6 +80,17 @@ impl Xoshiro256 {
     }
 
     /// The stream for block `index` of use `stream` under the user's `seed`.
+    /// A generator in state `s` (not all zero).
+    pub(crate) fn from_state(s: [u64; 4]) -> Xoshiro256 {
+        debug_assert!(s != [0; 4]);
+        Xoshiro256 { s }
+    }
+
+    /// The four state words.
+    pub(crate) fn state(&self) -> [u64; 4] {
+        self.s
+    }
+
     pub fn for_block(seed: u64, stream: u64, index: u64) -> Xoshiro256 {
         Xoshiro256::from_seed(hash3(seed, stream, index))
     }

@@ -14,6 +14,7 @@
 use super::par::{Blocks, BLOCK_EDGES};
 use super::rng::{hash3, stream, SplitMix64, Xoshiro256};
 use crate::ingest::RawEdge;
+use lanes::{Isa, LaneJumps};
 
 /// The Graph500 initiator.
 pub(crate) const GRAPH500_ABC: (f64, f64, f64) = (0.57, 0.19, 0.19);
@@ -97,7 +98,13 @@ pub(crate) struct KronBlocks {
     t_ab32: u32,
     t_abc32: u32,
     scramble: Scramble,
+    /// Where the lanes of a full block start ([`lanes`]).
+    lanes: LaneJumps,
+    /// `None`: full blocks too go one by one.
+    isa: Option<Isa>,
 }
+
+mod lanes;
 
 impl KronBlocks {
     /// `rmat` selects the R-MAT random streams (so kron and rmat with equal
@@ -129,6 +136,8 @@ impl KronBlocks {
             t_ab32: threshold32(a + b),
             t_abc32: threshold32(a + b + c),
             scramble: Scramble::new(seed, scale),
+            lanes: LaneJumps::new((scale / 2 + scale % 2) as u64, BLOCK_EDGES as usize),
+            isa: Isa::detect(),
         }
     }
 
@@ -185,21 +194,34 @@ impl Blocks for KronBlocks {
     fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
         let first = block * BLOCK_EDGES;
         let count = (self.samples - first).min(BLOCK_EDGES) as usize;
-        out.reserve(count);
         let mut rng = Xoshiro256::for_block(self.seed, self.edge_stream, block);
-        for _ in 0..count {
-            let (s, d) = self.sample(&mut rng);
-            out.push(RawEdge {
-                src: self.scramble.apply(s),
-                dst: self.scramble.apply(d),
-                weight: 1.0,
-            });
+        match self.isa {
+            Some(isa) if count == BLOCK_EDGES as usize => {
+                lanes::block(self, &self.lanes, &rng, out, isa)
+            }
+            _ => self.scalar(&mut rng, count, out),
         }
         if self.weighted {
             let mut wr = Xoshiro256::for_block(self.seed, self.weight_stream, block);
             for e in out.iter_mut() {
                 e.weight = wr.next_f64();
             }
+        }
+    }
+}
+
+impl KronBlocks {
+    /// `count` edges one after another from `rng` (a block's tail, or a
+    /// block too short to cut into lanes).
+    fn scalar(&self, rng: &mut Xoshiro256, count: usize, out: &mut Vec<RawEdge>) {
+        out.reserve(count);
+        for _ in 0..count {
+            let (s, d) = self.sample(rng);
+            out.push(RawEdge {
+                src: self.scramble.apply(s),
+                dst: self.scramble.apply(d),
+                weight: 1.0,
+            });
         }
     }
 }
@@ -216,6 +238,41 @@ mod tests {
             all.extend(v);
         }
         all
+    }
+
+    /// The lanes give every full block exactly the edges the one-by-one
+    /// loop gives, whatever the scale's parity, the initiator and the block.
+    #[test]
+    fn lanes_give_the_scalar_stream() {
+        for (rmat, scale, seed) in [
+            (false, 1, 1),
+            (false, 2, 7),
+            (true, 5, 3),
+            (false, 24, 1),
+            (true, 31, 9),
+        ] {
+            let (a, b, c) = if rmat {
+                (0.45, 0.25, 0.15)
+            } else {
+                GRAPH500_ABC
+            };
+            // Six full blocks at least.
+            let factor = ((6 * BLOCK_EDGES) >> scale).max(16);
+            let mut g = KronBlocks::new(rmat, scale, factor, a, b, c, seed, false);
+            for isa in Isa::available() {
+                g.isa = Some(isa);
+                for block in [0u64, 5] {
+                    let mut lanes = Vec::new();
+                    g.run(&block, &mut lanes);
+                    assert_eq!(lanes.len(), BLOCK_EDGES as usize);
+                    let mut scalar = Vec::new();
+                    let mut rng = Xoshiro256::for_block(seed, g.edge_stream, block);
+                    g.scalar(&mut rng, BLOCK_EDGES as usize, &mut scalar);
+                    let first_diff = lanes.iter().zip(&scalar).position(|(x, y)| x != y);
+                    assert_eq!(first_diff, None, "{isa:?} scale {scale} block {block}");
+                }
+            }
+        }
     }
 
     #[test]
