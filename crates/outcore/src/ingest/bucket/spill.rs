@@ -74,6 +74,58 @@ impl Packing {
         }
     }
 
+    /// Writes `r` (of bucket `i`) at `out[at..]`, `rec_bytes(i)` long; the
+    /// bytes after it up to 8 past `at` may be overwritten (with what a
+    /// later record of the section writes again) when `out` has them. A
+    /// record that is its key alone and at most 8 bytes is then one 8-byte
+    /// store instead of a copy of a length known only at run time.
+    #[inline]
+    pub fn encode_at<R: Record>(&self, i: usize, r: &R, out: &mut [u8], at: usize) {
+        if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 && R::BYTES == R::KEY_BYTES {
+            if let Some(dst) = out.get_mut(at..at + 8) {
+                let k = (r.radix_key() as u64).wrapping_sub(self.lo[i] as u64);
+                debug_assert!(self.width[i] >= 8 || k >> (8 * self.width[i]) == 0);
+                dst.copy_from_slice(&k.to_le_bytes());
+                return;
+            }
+        }
+        let len = self.rec_bytes::<R>(i);
+        self.encode(i, r, &mut out[at..at + len]);
+    }
+
+    /// Appends the records of bucket `i` that `b` holds whole (`b.len()` a
+    /// multiple of `rec_bytes(i)`), as [`Self::decode`] reads them; keys
+    /// of at most 8 bytes are read as one 8-byte load and masked while 8
+    /// bytes remain.
+    pub fn decode_into<R: Record>(&self, i: usize, b: &[u8], out: &mut Vec<R>) {
+        let rec = self.rec_bytes::<R>(i);
+        let n = b.len() / rec;
+        let mut done = 0;
+        if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 && R::BYTES == R::KEY_BYTES {
+            let w = self.width[i];
+            let mask = if w >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * w)) - 1
+            };
+            let lo = self.lo[i] as u64;
+            // Record j's key can be loaded as 8 bytes while j * rec + 8 <= len.
+            done = match b.len() {
+                l if l >= 8 => ((l - 8) / rec + 1).min(n),
+                _ => 0,
+            };
+            out.extend((0..done).map(|j| {
+                let x = u64::from_le_bytes(b[j * rec..j * rec + 8].try_into().unwrap());
+                R::from_key(lo.wrapping_add(x & mask) as u128, &[])
+            }));
+        }
+        out.extend(
+            b[done * rec..n * rec]
+                .chunks_exact(rec)
+                .map(|c| self.decode::<R>(i, c)),
+        );
+    }
+
     /// Reads a record of bucket `i` from `b`, `rec_bytes(i)` long.
     #[inline]
     pub fn decode<R: Record>(&self, i: usize, b: &[u8]) -> R {
@@ -185,11 +237,12 @@ impl Spiller {
             })
             .collect();
         let pack = &b.pack;
+        let rec: Vec<usize> = (0..b.count).map(|i| pack.rec_bytes::<R>(i)).collect();
         for (r, &i) in recs.iter().zip(&self.ids) {
             let (i, p) = (i as usize, pos[i as usize]);
-            let len = pack.rec_bytes::<R>(i);
-            pack.encode(i, r, &mut enc[p..p + len]);
-            pos[i] = p + len;
+            // Stores past the record stay inside its section.
+            pack.encode_at(i, r, &mut enc[..start[i + 1]], p);
+            pos[i] = p + rec[i];
         }
         for i in 0..b.count {
             let (lo, end) = (start[i], pos[i]);

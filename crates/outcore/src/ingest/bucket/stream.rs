@@ -143,11 +143,7 @@ fn load<R: Record>(
                     }
                 }
                 let whole = data.len() / rec * rec;
-                out.extend(
-                    data[..whole]
-                        .chunks_exact(rec)
-                        .map(|b| pack.decode::<R>(bucket, b)),
-                );
+                pack.decode_into(bucket, &data[..whole], &mut out);
                 cut.extend_from_slice(&data[whole..]);
                 done += valid as u64;
                 let _ = empty_tx.send(buf);

@@ -132,17 +132,22 @@ impl RankSpill {
     }
 
     pub fn push<W: Weight>(&mut self, batch: &[RankEdge<W>]) -> Result<()> {
-        self.buf.clear();
-        let mut w = [0u8; 8];
+        // Room for the longest codes, plus 8 bytes a store may run past
+        // the end; grown once, never cleared (every byte written is set).
+        let need = batch.len() * (10 + W::BYTES) + 8;
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+        let mut at = 0;
         for e in batch {
             let key = (e.s as u64) << 32 | e.d as u64;
-            put_varint(&mut self.buf, zigzag(key.wrapping_sub(self.prev)));
+            at += put_varint(&mut self.buf[at..], zigzag(key.wrapping_sub(self.prev)));
             self.prev = key;
-            e.w.enc(&mut w[..W::BYTES]);
-            self.buf.extend_from_slice(&w[..W::BYTES]);
+            e.w.enc(&mut self.buf[at..at + W::BYTES]);
+            at += W::BYTES;
         }
-        self.out.write_all(&self.buf)?;
-        self.bytes += self.buf.len() as u64;
+        self.out.write_all(&self.buf[..at])?;
+        self.bytes += at as u64;
         Ok(())
     }
 
@@ -224,26 +229,31 @@ fn unzigzag(z: u64) -> u64 {
     (z >> 1) ^ (z & 1).wrapping_neg()
 }
 
-/// Appends `v` as a little-endian base-128 varint.
+/// Writes `v` as a little-endian base-128 varint at the front of `out`
+/// (which has room for 8 bytes more than the code when it is short) and
+/// returns its length.
 #[inline]
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+fn put_varint(out: &mut [u8], mut v: u64) -> usize {
     if v >> 56 == 0 {
         // Up to 8 bytes: groups spread and continuation bits set without a
-        // loop (its length varies from edge to edge).
+        // loop (its length varies from edge to edge), stored as 8 bytes.
         let len = (64 - (v | 1).leading_zeros()).div_ceil(7) as usize;
         let mut x = 0u64;
         for k in 0..8 {
             x |= (v << k) & (0x7F << (8 * k));
         }
         x |= 0x8080_8080_8080_8080 & ((1u64 << (8 * (len - 1))) - 1);
-        out.extend_from_slice(&x.to_le_bytes()[..len]);
-        return;
+        out[..8].copy_from_slice(&x.to_le_bytes());
+        return len;
     }
+    let mut i = 0;
     while v >= 0x80 {
-        out.push(v as u8 | 0x80);
+        out[i] = v as u8 | 0x80;
         v >>= 7;
+        i += 1;
     }
-    out.push(v as u8);
+    out[i] = v as u8;
+    i + 1
 }
 
 /// One edge (varint key difference, then the weight) from the front of
