@@ -136,6 +136,24 @@ impl<R: Record> BucketSorter<R> {
         Ok(())
     }
 
+    /// Adds every record of `it`, as many [`Self::push`]es do, filling the
+    /// buffer a run at a time (no capacity check per record).
+    pub fn extend(&mut self, mut it: impl Iterator<Item = R>) -> Result<()> {
+        loop {
+            let before = self.buf.len();
+            let room = self.capacity - before;
+            self.buf.extend(it.by_ref().take(room));
+            self.pushed += (self.buf.len() - before) as u64;
+            if self.buf.len() < self.capacity {
+                return Ok(());
+            }
+            match it.next() {
+                Some(r) => self.push(r)?,
+                None => return Ok(()),
+            }
+        }
+    }
+
     /// Records pushed so far.
     pub fn len(&self) -> u64 {
         self.pushed

@@ -90,46 +90,38 @@ pub(super) fn edges<E: InputEdge>(
                         wide = true;
                         return Err(Error::Invalid("an edge id is wider than 32 bits".into()));
                     }
-                    let mut idb = match collect {
-                        true => Some(feed.batch().ok_or_else(stopped)?),
-                        false => None,
-                    };
-                    for e in batch {
-                        counts.input_edges += 1;
-                        let (mut s, mut d) = (e.src, e.dst);
-                        // A vertex seen only in a dropped self-loop still exists (as
-                        // after NetworkX's remove_edges_from(selfloop_edges(G))).
-                        if let Some(b) = idb.as_mut() {
-                            b.push(s);
-                            if d != s {
-                                b.push(d);
+                    counts.input_edges += batch.len() as u64;
+                    // A vertex seen only in a dropped self-loop still exists (as
+                    // after NetworkX's remove_edges_from(selfloop_edges(G))).
+                    if collect {
+                        for part in batch.chunks(ID_BATCH / 2) {
+                            let mut ids = feed.batch().ok_or_else(stopped)?;
+                            ids.extend(part.iter().flat_map(|e| [e.src, e.dst]));
+                            if !feed.send(ids) {
+                                return Err(stopped());
                             }
-                            if b.len() >= ID_BATCH {
-                                let full = idb.take().expect("a batch");
-                                if !feed.send(full) {
-                                    return Err(stopped());
-                                }
-                                idb = Some(feed.batch().ok_or_else(stopped)?);
-                            }
-                        } else if d.max(s) >= dense_n.unwrap_or(u64::MAX) {
+                        }
+                    } else if let Some(n) = dense_n {
+                        if let Some(e) = batch.iter().find(|e| e.src.max(e.dst) >= n) {
                             return Err(Error::Invalid(format!(
-                                "edge ({s}, {d}) lies outside the {} vertices of the source",
-                                dense_n.unwrap_or(0)
+                                "edge ({}, {}) lies outside the {n} vertices of the source",
+                                e.src, e.dst
                             )));
                         }
-                        if s == d && opts.drop_self_loops {
-                            counts.self_loops_dropped += 1;
-                            continue;
-                        }
-                        if undirected && s > d {
-                            std::mem::swap(&mut s, &mut d);
-                        }
-                        sorter.push(E::new(s, d, E::W::from_f64(e.weight)))?;
                     }
-                    if let Some(b) = idb {
-                        if !feed.send(b) {
-                            return Err(stopped());
-                        }
+                    let edge = |e: &crate::ingest::RawEdge| {
+                        let (s, d) = match undirected {
+                            true => (e.src.min(e.dst), e.src.max(e.dst)),
+                            false => (e.src, e.dst),
+                        };
+                        E::new(s, d, E::W::from_f64(e.weight))
+                    };
+                    if opts.drop_self_loops {
+                        let loops = batch.iter().filter(|e| e.src == e.dst).count();
+                        counts.self_loops_dropped += loops as u64;
+                        sorter.extend(batch.iter().filter(|e| e.src != e.dst).map(edge))?;
+                    } else {
+                        sorter.extend(batch.iter().map(edge))?;
                     }
                     cancel::check()?;
                     let n = counts.input_edges;
