@@ -450,46 +450,47 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let (mut edges, mut loops) = (0u64, 0u64);
     {
         let dk = DenseKey::new(n);
-        let mut emit = |(mut s, mut d): (u32, u32), w: W| -> Result<()> {
-            if undirected && s > d {
-                // Canonical in original ids is not canonical in dense ids.
-                std::mem::swap(&mut s, &mut d);
-            }
-            edges += 1;
-            loops += (s == d) as u64;
+        // A batch of distinct edges in dense ids goes to the tile counts
+        // (or sorter) and the sorters a layout at a time, each in bulk.
+        let mut emit = |batch: &[((u32, u32), W)]| -> Result<()> {
+            // Canonical in original ids is not canonical in dense ids.
+            let canon = |&((s, d), w): &((u32, u32), W)| match undirected {
+                true => (s.min(d), s.max(d), w),
+                false => (s, d, w),
+            };
+            edges += batch.len() as u64;
+            loops += batch.iter().filter(|((s, d), _)| s == d).count() as u64;
             match (&mut tile_counts, &mut tile_sorter) {
-                (Some(c), _) => c.add(s, d),
-                (None, Some(t)) => t.push(Keyed {
+                (Some(c), _) => batch.iter().map(canon).for_each(|(s, d, _)| c.add(s, d)),
+                (None, Some(t)) => t.extend(batch.iter().map(canon).map(|(s, d, w)| Keyed {
                     key: geom.edge_key(s, d),
                     w,
-                })?,
+                }))?,
                 (None, None) => unreachable!("tiles are counted or sorted"),
             }
             if undirected {
-                rev_sorter.push(Keyed {
-                    key: dk.key(s, d),
-                    w,
-                })?;
-                if s != d {
-                    rev_sorter.push(Keyed {
-                        key: dk.key(d, s),
-                        w,
-                    })?;
-                }
-                return Ok(());
+                // Both directions; a self-loop once.
+                return rev_sorter.extend(batch.iter().map(canon).flat_map(|(s, d, w)| {
+                    [dk.key(s, d), dk.key(d, s)]
+                        .into_iter()
+                        .take(1 + usize::from(s != d))
+                        .map(move |key| Keyed { key, w })
+                }));
             }
             if let Some(out) = out_csr.as_mut() {
-                out.push(s, d, w.get())?;
+                for &((s, d), w) in batch {
+                    out.push(s, d, w.get())?;
+                }
             } else if let Some(out) = out_sorter.as_mut() {
-                out.push(Keyed {
+                out.extend(batch.iter().map(|&((s, d), w)| Keyed {
                     key: dk.key(s, d),
                     w,
-                })?;
+                }))?;
             }
-            rev_sorter.push(Keyed {
+            rev_sorter.extend(batch.iter().map(|&((s, d), w)| Keyed {
                 key: dk.key(d, s),
                 w,
-            })
+            }))
         };
         // Distinct edges go in batches: their dense ids are looked up in a
         // tight loop first (independent random reads of the permutation
@@ -516,7 +517,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
                 progress.set(i + duplicates);
                 Ok(!ids.is_empty())
             },
-            |ids| ids.iter().try_for_each(|&(sd, w)| emit(sd, w)),
+            |ids| emit(ids),
         )?;
     }
     counts.edges = edges;
