@@ -308,9 +308,14 @@ impl<R: Record> BucketSorter<R> {
         self.enc_charge = None;
         let largest = b.records.iter().copied().max().unwrap_or(0);
         let per = self.load_capacity().min(largest.max(1)) as usize;
-        let charge = self
-            .budget
-            .charge(per as u64 * 3 * std::mem::size_of::<R>() as u64, self.name)?;
+        // The current bucket, the sort scratch and one or two loaded ahead:
+        // two when four of the largest fit what three loads were allotted.
+        let depth = match 4 * largest <= 3 * self.load_capacity() {
+            true => 2,
+            false => 1,
+        };
+        let bytes = per as u64 * (2 + depth as u64) * std::mem::size_of::<R>() as u64;
+        let charge = self.budget.charge(bytes, self.name)?;
         Ok(Sorted::buckets(BucketStream::new(
             self.name,
             &self.dir,
@@ -320,6 +325,7 @@ impl<R: Record> BucketSorter<R> {
             BucketFiles(b.files),
             b.pack,
             per,
+            depth,
             direct,
         )?))
     }
