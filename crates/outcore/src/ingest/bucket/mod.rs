@@ -67,7 +67,9 @@ pub struct BucketSorter<R: Record> {
     charge: Option<Charge>,
     /// Held for the spill encoding until the first spill allocates it.
     enc_charge: Option<Charge>,
-    charge_bytes: u64,
+    /// The charge's bytes for records: their buffers and encodings (free
+    /// again when the buckets are read back; the alignment slack aside).
+    share: u64,
     expected: u64,
     pushed: u64,
     /// Set at the first spill; away on the spill thread while a job runs.
@@ -91,14 +93,16 @@ impl<R: Record> BucketSorter<R> {
         expected: Option<u64>,
     ) -> Result<Self> {
         // Per record: itself and a sort scratch copy (spilling: a second
-        // buffer filled while the first is written), its bucket number, and
-        // its encoding (plus an eighth for block alignment).
+        // buffer filled while the first is encoded), its bucket number, and
+        // its encoding twice (one buffer written while the next spill
+        // encodes into the other; plus an eighth for block alignment).
         let size = std::mem::size_of::<R>() as u64;
         let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
-        let records = (bytes.saturating_sub(SLACK) / (2 * size + 2 + enc)).max(1024);
+        let records = (bytes.saturating_sub(2 * SLACK) / (2 * size + 2 + 2 * enc)).max(1024);
         let charge_bytes = records * (2 * size + 2);
         let charge = Some(budget.charge(charge_bytes, name)?);
-        let enc_charge = Some(budget.charge(records * enc + SLACK, name)?);
+        let enc_bytes = 2 * (records * enc + SLACK);
+        let enc_charge = Some(budget.charge(enc_bytes, name)?);
         Ok(BucketSorter {
             name,
             dir: dir.to_path_buf(),
@@ -108,7 +112,7 @@ impl<R: Record> BucketSorter<R> {
             capacity: records as usize,
             charge,
             enc_charge,
-            charge_bytes,
+            share: charge_bytes + 2 * records * enc,
             expected: expected.unwrap_or(0),
             pushed: 0,
             spiller: None,
@@ -173,7 +177,7 @@ impl<R: Record> BucketSorter<R> {
     /// Records one loaded bucket may hold: the bucket being handed out, the
     /// next one and its sort scratch share the charge.
     fn load_capacity(&self) -> u64 {
-        (self.charge_bytes / (3 * std::mem::size_of::<R>() as u64)).max(1024)
+        (self.share / (3 * std::mem::size_of::<R>() as u64)).max(1024)
     }
 
     fn choose_buckets(&self) -> Buckets {

@@ -9,7 +9,10 @@
 //! page cache.
 //!
 //! A spill runs on a background thread while the caller fills the other
-//! record buffer (double buffering).
+//! record buffer (double buffering), and its writes run on a thread of their
+//! own while the next spill encodes into a second buffer: encoding (6.5 ns
+//! a record) and writing (3 ns) had run one after the other, and at kron-24
+//! the remap waited on them: 16 spills of 0.2 s encoding and 0.1 s writing.
 
 use super::Split;
 use crate::error::{IoContext, Result};
@@ -18,8 +21,10 @@ use crate::io::{fault, AlignedBuf};
 use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::Budget;
 use std::path::PathBuf;
+use std::thread::JoinHandle;
 
 /// The bucket map and files.
+#[derive(Default)]
 pub(super) struct Buckets {
     /// Ordered: keys fall in `CELLS` cells of `1 << shift` keys from
     /// `base` (keys outside go to the first or last cell), and `table` maps a
@@ -175,8 +180,22 @@ pub(super) struct Spiller {
     /// Bytes written per file (whole blocks) and the bytes left over.
     at: Vec<u64>,
     tails: Vec<Vec<u8>>,
-    enc: AlignedBuf,
+    /// Encoding buffers not in use (two; one is away while its writes run).
+    free: Vec<AlignedBuf>,
+    /// The last spill's writes, on their thread: its buffer comes back with
+    /// the result (whether every file took `O_DIRECT`).
+    writing: Option<JoinHandle<(AlignedBuf, Result<bool>)>>,
     ids: Vec<u16>,
+}
+
+/// One write of a spill: `len` bytes at `from` in the encoding, to file
+/// `file` at `at`; `create` on the file's first.
+struct Write {
+    file: usize,
+    at: u64,
+    from: usize,
+    len: usize,
+    create: bool,
 }
 
 impl Spiller {
@@ -188,11 +207,12 @@ impl Spiller {
         budget: &Budget,
         buffered: bool,
     ) -> Result<Spiller> {
-        let enc = AlignedBuf::new(
-            records * R::BYTES + 2 * buckets.count * ALIGN,
-            budget,
-            "bucket sort: spill encoding",
-        )?;
+        let bytes = records * R::BYTES + 2 * buckets.count * ALIGN;
+        let what = "bucket sort: spill encoding";
+        let free = vec![
+            AlignedBuf::new(bytes, budget, what)?,
+            AlignedBuf::new(bytes, budget, what)?,
+        ];
         let count = buckets.count;
         Ok(Spiller {
             buckets,
@@ -203,14 +223,29 @@ impl Spiller {
             bytes: 0,
             at: vec![0; count],
             tails: vec![Vec::new(); count],
-            enc,
+            free,
+            writing: None,
             ids: Vec::new(),
         })
     }
 
-    /// Partitions `recs` stably by bucket and writes every bucket's whole
-    /// blocks.
+    /// Waits for the last spill's writes; their buffer becomes free again.
+    fn wait_writes(&mut self) -> Result<()> {
+        if let Some(h) = self.writing.take() {
+            let (buf, r) = h.join().expect("spill writer panicked");
+            self.free.push(buf);
+            self.direct &= r?;
+        }
+        Ok(())
+    }
+
+    /// Partitions `recs` stably by bucket, encodes them and starts writing
+    /// every bucket's whole blocks (on a thread of their own).
     pub fn spill<R: Record>(&mut self, recs: &[R]) -> Result<()> {
+        if self.free.is_empty() {
+            self.wait_writes()?;
+        }
+        let mut enc_buf = self.free.pop().expect("a free encoding buffer");
         let b = &mut self.buckets;
         let split = self.split;
         self.ids.clear();
@@ -228,7 +263,7 @@ impl Spiller {
             let len = self.tails[i].len() + bytes;
             start[i + 1] = start[i] + len.next_multiple_of(ALIGN);
         }
-        let enc = &mut self.enc.as_mut_slice()[..start[b.count]];
+        let enc = &mut enc_buf.as_mut_slice()[..start[b.count]];
         let mut pos: Vec<usize> = (0..b.count)
             .map(|i| {
                 let t = &self.tails[i];
@@ -244,28 +279,52 @@ impl Spiller {
             pack.encode_at(i, r, &mut enc[..start[i + 1]], p);
             pos[i] = p + rec[i];
         }
+        let mut writes = Vec::new();
         for i in 0..b.count {
             let (lo, end) = (start[i], pos[i]);
             let whole = (end - lo) / ALIGN * ALIGN;
             if whole > 0 {
-                let path = &b.files[i];
-                let (f, d) = open_direct(path, access(self.created[i]), self.buffered)?;
+                writes.push(Write {
+                    file: i,
+                    at: self.at[i],
+                    from: lo,
+                    len: whole,
+                    create: !self.created[i],
+                });
                 self.created[i] = true;
-                self.direct &= d;
-                fault::write_all_at(&f, &enc[lo..lo + whole], self.at[i]).at(path)?;
                 self.at[i] += whole as u64;
             }
             self.tails[i].clear();
             self.tails[i].extend_from_slice(&enc[lo + whole..end]);
             b.records[i] += count[i] as u64;
         }
+        let files = b.files.clone();
+        // In file order after the last spill's: wait for those first.
+        self.wait_writes()?;
+        let buffered = self.buffered;
+        self.writing = Some(std::thread::spawn(move || {
+            let r = (|| -> Result<bool> {
+                let mut direct = true;
+                for w in &writes {
+                    let path = &files[w.file];
+                    let (f, d) = open_direct(path, access(!w.create), buffered)?;
+                    direct &= d;
+                    let data = &enc_buf.as_slice()[w.from..w.from + w.len];
+                    fault::write_all_at(&f, data, w.at).at(path)?;
+                }
+                Ok(direct)
+            })();
+            (enc_buf, r)
+        }));
         crate::cancel::check()
     }
 
     /// Writes every bucket's leftover bytes as a last, zero-padded block and
     /// closes the files; the records counts say where the data ends.
     pub fn finish(mut self) -> Result<(Buckets, bool)> {
-        let block = &mut self.enc.as_mut_slice()[..ALIGN];
+        self.wait_writes()?;
+        let mut enc = self.free.pop().expect("a free encoding buffer");
+        let block = &mut enc.as_mut_slice()[..ALIGN];
         for i in 0..self.buckets.count {
             let t = &self.tails[i];
             if t.is_empty() {
@@ -279,7 +338,16 @@ impl Spiller {
             self.direct &= d;
             fault::write_all_at(&f, block, self.at[i]).at(path)?;
         }
-        Ok((self.buckets, self.direct))
+        Ok((std::mem::take(&mut self.buckets), self.direct))
+    }
+}
+
+impl Drop for Spiller {
+    fn drop(&mut self) {
+        // Writes in flight end before their files may be removed.
+        if let Some(h) = self.writing.take() {
+            let _ = h.join();
+        }
     }
 }
 

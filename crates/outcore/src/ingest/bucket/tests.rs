@@ -101,7 +101,7 @@ fn random(n: usize, modulo: u64, seed: u64) -> Vec<u64> {
 #[test]
 fn small_inputs_stay_in_memory() {
     for split in [Split::Ordered, Split::Hashed] {
-        assert!(check(&random(5000, 100, 1), 1 << 20, split, None)
+        assert!(check(&random(5000, 100, 1), 2 << 20, split, None)
             .records
             .is_empty());
     }
