@@ -213,6 +213,10 @@ impl TilePlacer {
                 self.flush(j)?;
             }
         }
+        // Every row's pages start for the disk now, not all at the close.
+        for f in [&self.edges, &self.weights].into_iter().flatten() {
+            f.start_writeback();
+        }
         Ok(())
     }
 
