@@ -7,7 +7,7 @@
 //! they do not depend on blocking; the two directions of a directed lattice
 //! edge get independent weights.
 
-use super::par::{Blocks, BLOCK_EDGES};
+use super::par::{plan_numbered, Blocks, BLOCK_EDGES};
 use super::rng::{hash3, hash_below, stream};
 use crate::ingest::RawEdge;
 
@@ -82,11 +82,7 @@ impl Blocks for GridBlocks {
     }
 
     fn plan(&self, cursor: &mut u64, max: usize, out: &mut Vec<u64>) {
-        let end = self.num_blocks();
-        while *cursor < end && out.len() < max {
-            out.push(*cursor);
-            *cursor += 1;
-        }
+        plan_numbered(cursor, self.num_blocks(), max, out)
     }
 
     fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
@@ -117,13 +113,7 @@ mod tests {
     use std::collections::HashSet;
 
     fn collect(g: &GridBlocks) -> Vec<RawEdge> {
-        let mut all = Vec::new();
-        for b in 0..g.num_blocks() {
-            let mut v = Vec::new();
-            g.run(&b, &mut v);
-            all.extend(v);
-        }
-        all
+        crate::ingest::gen::par::collect_all(g)
     }
 
     #[test]

@@ -35,6 +35,15 @@ pub(crate) trait Blocks: Sync {
     fn run(&self, task: &Self::Task, out: &mut Vec<RawEdge>);
 }
 
+/// [`Blocks::plan`] for generators whose tasks are the block numbers
+/// `0..end`.
+pub(crate) fn plan_numbered(cursor: &mut u64, end: u64, max: usize, out: &mut Vec<u64>) {
+    while *cursor < end && out.len() < max {
+        out.push(*cursor);
+        *cursor += 1;
+    }
+}
+
 /// Blocks per window: enough to keep every thread of the current pool busy,
 /// capped so the two live windows stay below about 100 MB.
 fn window_blocks() -> usize {
@@ -93,6 +102,25 @@ pub(crate) fn stream<B: Blocks>(
         std::mem::swap(&mut cur, &mut next);
     }
     Ok(())
+}
+
+/// Every block's edges in order, generated one block after another (for
+/// generators' tests).
+#[cfg(test)]
+pub(crate) fn collect_all<B: Blocks>(blocks: &B) -> Vec<RawEdge> {
+    let (mut cursor, mut tasks, mut all) = (blocks.start(), Vec::new(), Vec::new());
+    loop {
+        tasks.clear();
+        blocks.plan(&mut cursor, 64, &mut tasks);
+        if tasks.is_empty() {
+            return all;
+        }
+        for t in &tasks {
+            let mut v = Vec::new();
+            blocks.run(t, &mut v);
+            all.extend(v);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! (add, multiply by an odd constant and reverse the bits, two rounds, as
 //! Graph500's `scramble`), so ids are not ordered by degree.
 
-use super::par::{Blocks, BLOCK_EDGES};
+use super::par::{plan_numbered, Blocks, BLOCK_EDGES};
 use super::rng::{hash3, stream, SplitMix64, Xoshiro256};
 use crate::ingest::RawEdge;
 use lanes::{Isa, LaneJumps};
@@ -184,11 +184,7 @@ impl Blocks for KronBlocks {
     }
 
     fn plan(&self, cursor: &mut u64, max: usize, out: &mut Vec<u64>) {
-        let end = self.num_blocks();
-        while *cursor < end && out.len() < max {
-            out.push(*cursor);
-            *cursor += 1;
-        }
+        plan_numbered(cursor, self.num_blocks(), max, out)
     }
 
     fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
@@ -231,13 +227,7 @@ mod tests {
     use super::*;
 
     fn collect(g: &KronBlocks) -> Vec<RawEdge> {
-        let mut all = Vec::new();
-        for b in 0..g.num_blocks() {
-            let mut v = Vec::new();
-            g.run(&b, &mut v);
-            all.extend(v);
-        }
-        all
+        crate::ingest::gen::par::collect_all(g)
     }
 
     /// The lanes give every full block exactly the edges the one-by-one
