@@ -60,8 +60,13 @@ pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
     let shift = top.saturating_sub(MSD_BITS);
     let digits = 1usize << (top - shift);
     let digit = move |r: &R| ((r.radix_key() >> shift) as usize) & (digits - 1);
-    scratch.clear();
-    scratch.resize(n, buf[0]);
+    // Every slot is written by the scatter: a scratch already long enough
+    // is only cut to length, not filled (a 42 MB fill was a tenth of a
+    // 5 M-key sort).
+    if scratch.len() < n {
+        scratch.resize(n, buf[0]);
+    }
+    scratch.truncate(n);
     let parts = rayon::current_num_threads().clamp(1, 16);
     let chunk = n.div_ceil(parts);
     let counts: Vec<Vec<usize>> = buf
@@ -111,7 +116,10 @@ pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
         }
     }
     if top <= 64 && n < u32::MAX as usize {
-        ranges.into_par_iter().for_each(|(s, b)| radix_lsd64(s, b));
+        // One histogram buffer per worker, reused from range to range.
+        ranges
+            .into_par_iter()
+            .for_each_init(Vec::new, |hist, (s, b)| radix_lsd64(s, b, hist));
     } else {
         ranges.into_par_iter().for_each(|(s, b)| radix_lsd(s, b));
     }
@@ -125,7 +133,7 @@ const LSD64_BITS: u32 = 12;
 
 /// [`radix_lsd`] for keys below 2^64: the key in one register and digits as
 /// wide as [`LSD64_BITS`], spread evenly over the bits that vary.
-fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R]) {
+fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R], hist: &mut Vec<u32>) {
     if a.len() < 256 {
         a.sort_by_key(|r| r.radix_key());
         return;
@@ -147,7 +155,8 @@ fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R]) {
     let width = bits.div_ceil(passes);
     let mask = (1u64 << width) - 1;
     let size = 1usize << width;
-    let mut hist = vec![0u32; size * passes as usize];
+    hist.clear();
+    hist.resize(size * passes as usize, 0);
     for r in a.iter() {
         let k = key(r) >> lo;
         for p in 0..passes as usize {
@@ -162,10 +171,18 @@ fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R]) {
         for c in h.iter_mut() {
             (*c, sum) = (sum, sum + *c);
         }
+        debug_assert!(h.len() == size && dst.len() == src.len());
         for r in src.iter() {
             let b = ((key(r) >> shift) & mask) as usize;
-            dst[h[b] as usize] = *r;
-            h[b] += 1;
+            // SAFETY: `b <= mask < size = h.len()`; `h[b]` starts at the
+            // count of smaller digits and rises once per record of digit
+            // `b`, so it stays below `src.len() == dst.len()` (the counts
+            // are of these very records).
+            unsafe {
+                let at = h.get_unchecked_mut(b);
+                *dst.get_unchecked_mut(*at as usize) = *r;
+                *at += 1;
+            }
         }
         std::mem::swap(&mut src, &mut dst);
         in_tmp = !in_tmp;
