@@ -29,6 +29,7 @@ use std::thread::JoinHandle;
 use stream::BucketFiles;
 pub use stream::{BucketStats, BucketStream};
 
+mod loader;
 mod spill;
 mod stream;
 #[cfg(test)]

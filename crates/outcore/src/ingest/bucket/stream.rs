@@ -6,24 +6,20 @@
 //! waited on the previous sort: 1.3-1.4 s of the consumer's time in each
 //! of a kron-24 import's two bucket passes).
 
+use super::loader::{Chunks, Job, Loader, CHUNK};
 use super::spill::Packing;
 use crate::error::{IoContext, Result};
-use crate::ingest::sort::{sort_records_with, ExternalSorter, Record, Sorted};
-use crate::io::fault::{self, Faulty};
+use crate::ingest::sort::{ExternalSorter, Record, Sorted};
+use crate::io::fault::Faulty;
 use crate::io::AlignedBuf;
-use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
-/// Bytes per read of a bucket (rounded to whole records and blocks).
-const CHUNK: usize = 4 << 20;
 /// Records read per step when an oversized bucket is fed to the run sorter.
 const FEED: usize = 1 << 16;
 
@@ -42,19 +38,6 @@ enum Current<R: Record> {
     Mem(Vec<R>, usize),
     /// An oversized bucket, merged from runs.
     Ext(Box<Sorted<R>>),
-}
-
-/// The background loader: loads and sorts buckets `from..` in order into
-/// the buffers it is handed, and hands them back loaded.
-struct Loader<R: Record> {
-    ready: Receiver<(usize, Result<Vec<R>>)>,
-    /// Where buffers go back to it (the consumer's finished buckets).
-    free: SyncSender<Vec<R>>,
-    /// The bucket it was started for.
-    from: usize,
-    /// Returns the sort scratch, the read buffers and the buffers it was
-    /// handed but did not use.
-    handle: JoinHandle<(Vec<R>, Chunks, Vec<Vec<R>>)>,
 }
 
 /// The records of spilled buckets, one bucket at a time.
@@ -104,79 +87,6 @@ pub struct BucketStats {
     pub ahead: u64,
     /// Buckets too large to load, merged from runs instead.
     pub merged: u64,
-}
-
-/// The two aligned read buffers a loader alternates between.
-type Chunks = [AlignedBuf; 2];
-
-/// Reads one bucket file into `out` (unsorted). A reader thread fills one
-/// chunk while this one decodes the other, so the disk and the decoding
-/// overlap.
-fn read_bucket<R: Record>(
-    path: &Path,
-    records: u64,
-    (pack, bucket): (&Packing, usize),
-    direct: bool,
-    mut out: Vec<R>,
-    chunks: &mut Chunks,
-) -> Result<Vec<R>> {
-    out.clear();
-    out.reserve(records as usize);
-    if records > 0 {
-        let (f, _) = open_direct(path, Access::Read, !direct)?;
-        let rec = pack.rec_bytes::<R>(bucket);
-        let total = records * rec as u64;
-        let [a, b] = chunks;
-        std::thread::scope(|s| -> Result<()> {
-            type Filled<'b> = (&'b mut AlignedBuf, usize, std::io::Result<()>);
-            let (full_tx, full_rx) = sync_channel::<Filled<'_>>(2);
-            let (empty_tx, empty_rx) = sync_channel::<&mut AlignedBuf>(2);
-            empty_tx.send(a).expect("receiver alive");
-            empty_tx.send(b).expect("receiver alive");
-            let f = &f;
-            s.spawn(move || {
-                let mut at = 0u64;
-                while at < total {
-                    let Ok(buf) = empty_rx.recv() else { return };
-                    let want = (total - at)
-                        .next_multiple_of(ALIGN as u64)
-                        .min(buf.len() as u64);
-                    let r = fault::read_exact_at(f, &mut buf.as_mut_slice()[..want as usize], at);
-                    let (valid, failed) = (want.min(total - at) as usize, r.is_err());
-                    if full_tx.send((buf, valid, r)).is_err() || failed {
-                        return;
-                    }
-                    at += want;
-                }
-            });
-            let mut done = 0u64;
-            // A record cut by a chunk's end: its first bytes.
-            let mut cut = Vec::with_capacity(rec);
-            while done < total {
-                let (buf, valid, r) = full_rx
-                    .recv()
-                    .expect("the reader sends until the end or an error");
-                r.at(path)?;
-                let mut data = &buf.as_slice()[..valid];
-                if !cut.is_empty() {
-                    let take = (rec - cut.len()).min(data.len());
-                    cut.extend_from_slice(&data[..take]);
-                    data = &data[take..];
-                    if cut.len() == rec {
-                        out.push(pack.decode(bucket, &cut));
-                        cut.clear();
-                    }
-                }
-                let whole = data.len() / rec * rec;
-                pack.decode_into(bucket, &data[..whole], &mut out);
-                cut.extend_from_slice(&data[whole..]);
-                done += valid as u64;
-                let _ = empty_tx.send(buf);
-            }
-            Ok(())
-        })?;
-    }
-    Ok(out)
 }
 
 impl<R: Record> BucketStream<R> {
@@ -283,64 +193,29 @@ impl<R: Record> BucketStream<R> {
             .unwrap_or(self.records.len());
         // The consumer holds none now: one buffer becomes its current
         // bucket, `depth` more are loaded ahead of it.
-        let (free, free_rx) = sync_channel::<Vec<R>>(self.depth + 1);
-        for _ in 0..=self.depth {
-            let _ = free.send(self.spare.pop().unwrap_or_default());
-        }
-        let (ready_tx, ready) = sync_channel(self.depth);
-        let paths = self.files.0[from..end].to_vec();
-        let records = self.records[from..end].to_vec();
-        let pack = self.pack.clone();
-        let direct = self.direct;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let mut chunk = self.chunk.take().expect("one loader at a time");
-        let (taken, ahead) = (self.taken.clone(), self.ahead.clone());
-        // Two stages: this thread reads and decodes the next bucket while a
-        // second one sorts the one before (on the rayon pool).
-        let handle = std::thread::spawn(move || {
-            let (read_tx, read_rx) = sync_channel::<(usize, Result<Vec<R>>)>(0);
-            let sorter = std::thread::spawn(move || {
-                for (b, r) in read_rx {
-                    let r = r.map(|mut v| {
-                        sort_records_with(&mut v, &mut scratch);
-                        v
-                    });
-                    let failed = r.is_err();
-                    if ready_tx.send((b, r)).is_err() || failed {
-                        break;
-                    }
-                }
-                scratch
-            });
-            for (k, (path, &n)) in paths.iter().zip(&records).enumerate() {
-                let Ok(out) = free_rx.recv() else { break };
-                let b = from + k;
-                ahead.fetch_max(b.saturating_sub(taken.load(Relaxed)), Relaxed);
-                let r = read_bucket::<R>(path, n, (&pack, b), direct, out, &mut chunk);
-                let failed = r.is_err();
-                if read_tx.send((b, r)).is_err() || failed {
-                    break;
-                }
-            }
-            drop(read_tx);
-            let scratch = sorter.join().expect("bucket sorter panicked");
-            let rest = free_rx.try_iter().collect();
-            (scratch, chunk, rest)
-        });
-        self.loader = Some(Loader {
-            ready,
-            free,
-            from,
-            handle,
-        });
+        let buffers = (0..=self.depth)
+            .map(|_| self.spare.pop().unwrap_or_default())
+            .collect();
+        self.loader = Some(Loader::spawn(
+            Job {
+                from,
+                paths: self.files.0[from..end].to_vec(),
+                records: self.records[from..end].to_vec(),
+                pack: self.pack.clone(),
+                direct: self.direct,
+            },
+            buffers,
+            std::mem::take(&mut self.scratch),
+            self.chunk.take().expect("one loader at a time"),
+            (self.taken.clone(), self.ahead.clone()),
+        ));
     }
 
     /// Stops the loader (dropping what it loaded ahead) and takes its
     /// buffers back.
     fn stop_loader(&mut self) {
         if let Some(l) = self.loader.take() {
-            drop((l.ready, l.free));
-            let (scratch, chunk, rest) = l.handle.join().expect("bucket loader panicked");
+            let (scratch, chunk, rest) = l.stop();
             self.scratch = scratch;
             self.chunk = Some(chunk);
             self.spare.extend(rest);
@@ -356,8 +231,7 @@ impl<R: Record> BucketStream<R> {
         if let Current::Mem(v, _) = std::mem::replace(&mut self.cur, Current::Mem(Vec::new(), 0)) {
             match &self.loader {
                 Some(l) => {
-                    use std::sync::mpsc::TrySendError::{Disconnected, Full};
-                    if let Err(Full(v) | Disconnected(v)) = l.free.try_send(v) {
+                    if let Err(v) = l.give_back(v) {
                         self.spare.push(v);
                     }
                 }
@@ -378,14 +252,14 @@ impl<R: Record> BucketStream<R> {
             }
             let l = self.loader.as_ref().expect("a loader runs");
             let from = l.from;
-            let got = l.ready.recv();
+            let got = l.next();
             let v = match got {
-                Ok((p, r)) => {
+                Some((p, r)) => {
                     debug_assert_eq!(p, b, "buckets arrive in order");
                     r?
                 }
                 // It ended without a word: it panicked (join says so).
-                Err(_) => {
+                None => {
                     self.stop_loader();
                     unreachable!("the loader sends every bucket of its range");
                 }

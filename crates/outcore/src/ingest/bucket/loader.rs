@@ -1,0 +1,202 @@
+//! The bucket stream's background loader: buckets read from disk and
+//! decoded on one thread while the one before is sorted on a second (with
+//! the rayon pool), into buffers the consumer hands back as it finishes
+//! with them, so up to as many buckets as it holds buffers are ready or on
+//! their way ahead of the consumer.
+
+use super::spill::Packing;
+use crate::error::{IoContext, Result};
+use crate::ingest::sort::{sort_records_with, Record};
+use crate::io::fault;
+use crate::io::AlignedBuf;
+use crate::io::{open_direct, Access, ALIGN};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Bytes per read of a bucket (rounded to whole records and blocks).
+pub(super) const CHUNK: usize = 4 << 20;
+
+/// What a loader loads: buckets `from..` of these files and record counts.
+pub(super) struct Job {
+    pub from: usize,
+    pub paths: Vec<PathBuf>,
+    pub records: Vec<u64>,
+    pub pack: Packing,
+    pub direct: bool,
+}
+
+/// A running loader.
+pub(super) struct Loader<R: Record> {
+    ready: Receiver<(usize, Result<Vec<R>>)>,
+    /// Where buffers go back to it (the consumer's finished buckets).
+    free: SyncSender<Vec<R>>,
+    /// The bucket it was started for.
+    pub from: usize,
+    /// Returns the sort scratch, the read buffers and the buffers it was
+    /// handed but did not use.
+    handle: JoinHandle<(Vec<R>, Chunks, Vec<Vec<R>>)>,
+}
+
+impl<R: Record> Loader<R> {
+    /// Starts loading `job`'s buckets into `buffers` (then into those given
+    /// back). `(taken, ahead)`: the bucket the consumer holds, and the most
+    /// buckets this loader started ahead of it (kept up to date here).
+    pub fn spawn(
+        job: Job,
+        buffers: Vec<Vec<R>>,
+        mut scratch: Vec<R>,
+        mut chunk: Chunks,
+        (taken, ahead): (Arc<AtomicUsize>, Arc<AtomicUsize>),
+    ) -> Loader<R> {
+        let (free, free_rx) = sync_channel::<Vec<R>>(buffers.len());
+        let depth = buffers.len().saturating_sub(1).max(1);
+        for b in buffers {
+            let _ = free.send(b);
+        }
+        let (ready_tx, ready) = sync_channel(depth);
+        let from = job.from;
+        // Two stages: this thread reads and decodes the next bucket while a
+        // second one sorts the one before.
+        let handle = std::thread::spawn(move || {
+            let (read_tx, read_rx) = sync_channel::<(usize, Result<Vec<R>>)>(0);
+            let sorter = std::thread::spawn(move || {
+                for (b, r) in read_rx {
+                    let r = r.map(|mut v| {
+                        sort_records_with(&mut v, &mut scratch);
+                        v
+                    });
+                    let failed = r.is_err();
+                    if ready_tx.send((b, r)).is_err() || failed {
+                        break;
+                    }
+                }
+                scratch
+            });
+            let Job {
+                paths,
+                records,
+                pack,
+                direct,
+                ..
+            } = job;
+            for (k, (path, &n)) in paths.iter().zip(&records).enumerate() {
+                let Ok(out) = free_rx.recv() else { break };
+                let b = from + k;
+                ahead.fetch_max(b.saturating_sub(taken.load(Relaxed)), Relaxed);
+                let r = read_bucket::<R>(path, n, (&pack, b), direct, out, &mut chunk);
+                let failed = r.is_err();
+                if read_tx.send((b, r)).is_err() || failed {
+                    break;
+                }
+            }
+            drop(read_tx);
+            let scratch = sorter.join().expect("bucket sorter panicked");
+            let rest = free_rx.try_iter().collect();
+            (scratch, chunk, rest)
+        });
+        Loader {
+            ready,
+            free,
+            from,
+            handle,
+        }
+    }
+
+    /// The next bucket loaded and sorted (its number and records); `None`
+    /// when the loader ended without sending it (it panicked).
+    pub fn next(&self) -> Option<(usize, Result<Vec<R>>)> {
+        self.ready.recv().ok()
+    }
+
+    /// Hands a finished bucket's buffer back for another load; `Err` with
+    /// the buffer when the loader takes no more.
+    pub fn give_back(&self, v: Vec<R>) -> std::result::Result<(), Vec<R>> {
+        match self.free.try_send(v) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(v) | TrySendError::Disconnected(v)) => Err(v),
+        }
+    }
+
+    /// Stops it (what it loaded ahead is dropped); the sort scratch, the
+    /// read buffers and the spare buffers come back.
+    pub fn stop(self) -> (Vec<R>, Chunks, Vec<Vec<R>>) {
+        drop((self.ready, self.free));
+        self.handle.join().expect("bucket loader panicked")
+    }
+}
+
+/// The two aligned read buffers a loader alternates between.
+pub(super) type Chunks = [AlignedBuf; 2];
+
+/// Reads one bucket file into `out` (unsorted). A reader thread fills one
+/// chunk while this one decodes the other, so the disk and the decoding
+/// overlap.
+fn read_bucket<R: Record>(
+    path: &Path,
+    records: u64,
+    (pack, bucket): (&Packing, usize),
+    direct: bool,
+    mut out: Vec<R>,
+    chunks: &mut Chunks,
+) -> Result<Vec<R>> {
+    out.clear();
+    out.reserve(records as usize);
+    if records > 0 {
+        let (f, _) = open_direct(path, Access::Read, !direct)?;
+        let rec = pack.rec_bytes::<R>(bucket);
+        let total = records * rec as u64;
+        let [a, b] = chunks;
+        std::thread::scope(|s| -> Result<()> {
+            type Filled<'b> = (&'b mut AlignedBuf, usize, std::io::Result<()>);
+            let (full_tx, full_rx) = sync_channel::<Filled<'_>>(2);
+            let (empty_tx, empty_rx) = sync_channel::<&mut AlignedBuf>(2);
+            empty_tx.send(a).expect("receiver alive");
+            empty_tx.send(b).expect("receiver alive");
+            let f = &f;
+            s.spawn(move || {
+                let mut at = 0u64;
+                while at < total {
+                    let Ok(buf) = empty_rx.recv() else { return };
+                    let want = (total - at)
+                        .next_multiple_of(ALIGN as u64)
+                        .min(buf.len() as u64);
+                    let r = fault::read_exact_at(f, &mut buf.as_mut_slice()[..want as usize], at);
+                    let (valid, failed) = (want.min(total - at) as usize, r.is_err());
+                    if full_tx.send((buf, valid, r)).is_err() || failed {
+                        return;
+                    }
+                    at += want;
+                }
+            });
+            let mut done = 0u64;
+            // A record cut by a chunk's end: its first bytes.
+            let mut cut = Vec::with_capacity(rec);
+            while done < total {
+                let (buf, valid, r) = full_rx
+                    .recv()
+                    .expect("the reader sends until the end or an error");
+                r.at(path)?;
+                let mut data = &buf.as_slice()[..valid];
+                if !cut.is_empty() {
+                    let take = (rec - cut.len()).min(data.len());
+                    cut.extend_from_slice(&data[..take]);
+                    data = &data[take..];
+                    if cut.len() == rec {
+                        out.push(pack.decode(bucket, &cut));
+                        cut.clear();
+                    }
+                }
+                let whole = data.len() / rec * rec;
+                pack.decode_into(bucket, &data[..whole], &mut out);
+                cut.extend_from_slice(&data[whole..]);
+                done += valid as u64;
+                let _ = empty_tx.send(buf);
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
