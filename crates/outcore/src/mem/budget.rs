@@ -32,6 +32,7 @@ pub struct Charge {
 impl Budget {
     /// A budget of `limit` bytes.
     pub fn new(limit: u64) -> Budget {
+        cap_malloc_arenas();
         Budget {
             inner: Arc::new(Inner {
                 limit,
@@ -161,6 +162,27 @@ pub fn physical_memory_bytes() -> u64 {
     pages as u64 * page as u64
 }
 
+/// Most malloc arenas (glibc): see [`cap_malloc_arenas`].
+pub const MALLOC_ARENAS: i32 = 2;
+
+/// Caps glibc's malloc arenas at [`MALLOC_ARENAS`] (once per process; every
+/// [`Budget::new`] calls it). Left alone, each new thread that allocates
+/// gets an arena of its own (up to eight per core), and what is freed into
+/// one stays resident for that arena's threads alone: the budget's charges
+/// come back but the RSS does not. The bucket loaders start threads per
+/// stream and per bucket, and a kron-22 import at `--memory 128MiB` peaked
+/// at 138-183 MiB with them, 127-137 MiB with two arenas, no slower.
+pub fn cap_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: mallopt only sets an allocator parameter.
+        ONCE.call_once(|| unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, MALLOC_ARENAS);
+        });
+    }
+}
+
 /// Peak resident set size of this process (VmHWM), in bytes; 0 if unknown.
 pub fn peak_rss_bytes() -> u64 {
     proc_status_kib("VmHWM:") * 1024
@@ -227,5 +249,51 @@ mod tests {
         assert_eq!(b.used(), 600);
         assert_eq!(b.peak(), 600);
         assert!(peak_rss_bytes() > 0);
+    }
+
+    /// glibc's arenas, counted from `malloc_info`'s report.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn arenas() -> usize {
+        extern "C" {
+            fn malloc_info(options: libc::c_int, stream: *mut libc::FILE) -> libc::c_int;
+        }
+        let mut ptr: *mut libc::c_char = std::ptr::null_mut();
+        let mut len: libc::size_t = 0;
+        // SAFETY: the stream writes into a buffer it allocates; it is read
+        // after fclose and freed once.
+        let report = unsafe {
+            let f = libc::open_memstream(&mut ptr, &mut len);
+            assert!(!f.is_null());
+            malloc_info(0, f);
+            libc::fclose(f);
+            let s = std::slice::from_raw_parts(ptr as *const u8, len).to_vec();
+            libc::free(ptr as *mut libc::c_void);
+            String::from_utf8_lossy(&s).into_owned()
+        };
+        report.matches("<heap nr=").count()
+    }
+
+    /// Threads that allocate get no arenas of their own beyond the cap, so
+    /// what one frees is there for the others (red without the mallopt).
+    #[test]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn threads_share_the_capped_malloc_arenas() {
+        let _b = Budget::new(1 << 20);
+        let before = arenas();
+        let barrier = std::sync::Barrier::new(8);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    let v = vec![1u8; 100_000];
+                    barrier.wait();
+                    std::hint::black_box(v);
+                });
+            }
+        });
+        let after = arenas();
+        assert!(
+            after <= before.max(MALLOC_ARENAS as usize),
+            "{before} arenas before, {after} after eight allocating threads"
+        );
     }
 }
