@@ -64,6 +64,7 @@ pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
     // is only cut to length, not filled (a 42 MB fill was a tenth of a
     // 5 M-key sort).
     if scratch.len() < n {
+        scratch.reserve_exact(n - scratch.len());
         scratch.resize(n, buf[0]);
     }
     scratch.truncate(n);

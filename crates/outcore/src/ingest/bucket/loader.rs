@@ -143,7 +143,8 @@ fn read_bucket<R: Record>(
     chunks: &mut Chunks,
 ) -> Result<Vec<R>> {
     out.clear();
-    out.reserve(records as usize);
+    // Exactly: a buffer reused for a larger bucket must not double.
+    out.reserve_exact(records as usize);
     if records > 0 {
         let (f, _) = open_direct(path, Access::Read, !direct)?;
         let rec = pack.rec_bytes::<R>(bucket);

@@ -51,6 +51,9 @@ const CELLS: usize = 1 << 16;
 /// Budget for block alignment beyond an eighth of the encoding: two blocks
 /// for each of 64 buckets.
 const SLACK: u64 = 2 * 64 * crate::io::ALIGN as u64;
+/// Sorter shares from which spills encode into two buffers (one written
+/// while the next spill encodes into the other).
+const TWO_ENCODINGS: u64 = 256 << 20;
 /// The most buckets (files) one sorter makes.
 const MAX_BUCKETS: usize = 4096;
 
@@ -68,9 +71,12 @@ pub struct BucketSorter<R: Record> {
     charge: Option<Charge>,
     /// Held for the spill encoding until the first spill allocates it.
     enc_charge: Option<Charge>,
-    /// The charge's bytes for records: their buffers and encodings (free
-    /// again when the buckets are read back; the alignment slack aside).
+    /// What the buckets may take when read back (the charge is all free
+    /// again then).
     share: u64,
+    /// Encoding buffers for spills: 2 (writes beside the next encoding) or
+    /// 1; buckets read back run as many ahead.
+    encodings: usize,
     expected: u64,
     pushed: u64,
     /// Set at the first spill; away on the spill thread while a job runs.
@@ -95,14 +101,21 @@ impl<R: Record> BucketSorter<R> {
     ) -> Result<Self> {
         // Per record: itself and a sort scratch copy (spilling: a second
         // buffer filled while the first is encoded), its bucket number, and
-        // its encoding twice (one buffer written while the next spill
-        // encodes into the other; plus an eighth for block alignment).
+        // its encoding (plus an eighth for block alignment); twice when the
+        // share is large, one encoding written while the next spill
+        // encodes into the other (small shares keep their records: fewer
+        // would make buckets too large to load).
         let size = std::mem::size_of::<R>() as u64;
         let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
-        let records = (bytes.saturating_sub(2 * SLACK) / (2 * size + 2 + 2 * enc)).max(1024);
+        let encodings = match bytes >= TWO_ENCODINGS {
+            true => 2,
+            false => 1,
+        };
+        let per_record = 2 * size + 2 + encodings * enc;
+        let records = (bytes.saturating_sub(encodings * SLACK) / per_record).max(1024);
         let charge_bytes = records * (2 * size + 2);
         let charge = Some(budget.charge(charge_bytes, name)?);
-        let enc_bytes = 2 * (records * enc + SLACK);
+        let enc_bytes = encodings * (records * enc + SLACK);
         let enc_charge = Some(budget.charge(enc_bytes, name)?);
         Ok(BucketSorter {
             name,
@@ -113,7 +126,11 @@ impl<R: Record> BucketSorter<R> {
             capacity: records as usize,
             charge,
             enc_charge,
-            share: charge_bytes + 2 * records * enc,
+            encodings: encodings as usize,
+            // Read back, the records' buffers (and a second encoding's
+            // worth) hold the buckets; one encoding's worth is left for the
+            // read buffers.
+            share: charge_bytes + (encodings - 1) * records * enc,
             expected: expected.unwrap_or(0),
             pushed: 0,
             spiller: None,
@@ -266,7 +283,13 @@ impl<R: Record> BucketSorter<R> {
         if self.spiller.is_none() && self.job.is_none() {
             let b = self.choose_buckets();
             self.enc_charge = None;
-            let sp = Spiller::new::<R>(b, self.split, self.capacity, &self.budget, self.buffered)?;
+            let sp = Spiller::new::<R>(
+                b,
+                self.split,
+                (self.capacity, self.encodings),
+                &self.budget,
+                self.buffered,
+            )?;
             self.spiller = Some(sp);
         }
         let mut next = self.wait()?;
@@ -314,8 +337,11 @@ impl<R: Record> BucketSorter<R> {
         let largest = b.records.iter().copied().max().unwrap_or(0);
         let per = self.load_capacity().min(largest.max(1)) as usize;
         // The current bucket, the sort scratch and one or two loaded ahead:
-        // two when four of the largest fit what three loads were allotted.
-        let depth = match 4 * largest <= 3 * self.load_capacity() {
+        // two when the share is large (as for the encodings) and four of
+        // the largest fit what three loads were allotted. Small shares keep
+        // the memory for the phases after: at `--memory 128MiB` a fourth
+        // buffer for the edges left the write phase short.
+        let depth = match self.encodings == 2 && 4 * largest <= 3 * self.load_capacity() {
             true => 2,
             false => 1,
         };

@@ -180,7 +180,8 @@ pub(super) struct Spiller {
     /// Bytes written per file (whole blocks) and the bytes left over.
     at: Vec<u64>,
     tails: Vec<Vec<u8>>,
-    /// Encoding buffers not in use (two; one is away while its writes run).
+    /// Encoding buffers not in use (one or two; one is away while its
+    /// writes run).
     free: Vec<AlignedBuf>,
     /// The last spill's writes, on their thread: its buffer comes back with
     /// the result (whether every file took `O_DIRECT`).
@@ -203,16 +204,15 @@ impl Spiller {
     pub fn new<R: Record>(
         buckets: Buckets,
         split: Split,
-        records: usize,
+        (records, encodings): (usize, usize),
         budget: &Budget,
         buffered: bool,
     ) -> Result<Spiller> {
         let bytes = records * R::BYTES + 2 * buckets.count * ALIGN;
         let what = "bucket sort: spill encoding";
-        let free = vec![
-            AlignedBuf::new(bytes, budget, what)?,
-            AlignedBuf::new(bytes, budget, what)?,
-        ];
+        let free = (0..encodings)
+            .map(|_| AlignedBuf::new(bytes, budget, what))
+            .collect::<Result<Vec<_>>>()?;
         let count = buckets.count;
         Ok(Spiller {
             buckets,

@@ -134,8 +134,10 @@ fn the_loader_reads_the_next_but_one_bucket_while_the_next_sorts() {
     let budget = Budget::new(1 << 30);
     let n = keys.len() as u64;
     let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, 2 << 20, Split::Ordered, Some(n))
+        BucketSorter::<Pair>::new("t", dir.path(), &budget, 16 << 20, Split::Ordered, Some(n))
             .unwrap();
+    // What a share of 256 MiB or more gets (small here, so it spills).
+    s.encodings = 2;
     for (i, &k) in keys.iter().enumerate() {
         s.push(Pair(k, i as u32)).unwrap();
     }
@@ -155,6 +157,18 @@ fn the_loader_reads_the_next_but_one_bucket_while_the_next_sorts() {
     assert_eq!(b.ahead, 2, "{b:?}");
     drop(sorted);
     assert_eq!(budget.used(), 0, "charges left");
+}
+
+#[test]
+fn large_shares_encode_twice_and_load_two_ahead_small_ones_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    for (share, want) in [(16u64 << 20, 1), (255 << 20, 1), (256 << 20, 2)] {
+        let s = BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, None)
+            .unwrap();
+        assert_eq!(s.encodings, want, "share {share}");
+        assert!(budget.used() <= share, "share {share}: {}", budget.used());
+    }
 }
 
 #[test]
