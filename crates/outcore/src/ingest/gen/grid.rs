@@ -7,7 +7,7 @@
 //! they do not depend on blocking; the two directions of a directed lattice
 //! edge get independent weights.
 
-use super::par::{plan_numbered, Blocks, BLOCK_EDGES};
+use super::par::{NumberedBlocks, BLOCK_EDGES};
 use super::rng::{hash3, hash_below, stream};
 use crate::ingest::RawEdge;
 
@@ -43,10 +43,6 @@ impl GridBlocks {
         }
     }
 
-    fn num_blocks(&self) -> u64 {
-        (self.rows * self.cols).div_ceil(BLOCK_VERTICES)
-    }
-
     #[inline]
     fn weight(&self, key: u64) -> f64 {
         if self.weighted {
@@ -73,19 +69,12 @@ impl GridBlocks {
     }
 }
 
-impl Blocks for GridBlocks {
-    type Task = u64;
-    type Cursor = u64;
-
-    fn start(&self) -> u64 {
-        0
+impl NumberedBlocks for GridBlocks {
+    fn num_blocks(&self) -> u64 {
+        (self.rows * self.cols).div_ceil(BLOCK_VERTICES)
     }
 
-    fn plan(&self, cursor: &mut u64, max: usize, out: &mut Vec<u64>) {
-        plan_numbered(cursor, self.num_blocks(), max, out)
-    }
-
-    fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
+    fn run_block(&self, block: u64, out: &mut Vec<RawEdge>) {
         let n = self.rows * self.cols;
         let first = block * BLOCK_VERTICES;
         let last = (first + BLOCK_VERTICES).min(n);

@@ -35,12 +35,34 @@ pub(crate) trait Blocks: Sync {
     fn run(&self, task: &Self::Task, out: &mut Vec<RawEdge>);
 }
 
-/// [`Blocks::plan`] for generators whose tasks are the block numbers
-/// `0..end`.
-pub(crate) fn plan_numbered(cursor: &mut u64, end: u64, max: usize, out: &mut Vec<u64>) {
-    while *cursor < end && out.len() < max {
-        out.push(*cursor);
-        *cursor += 1;
+/// Generators whose blocks are simply numbered `0..num_blocks()`: they are
+/// [`Blocks`] with the block number as task and cursor.
+pub(crate) trait NumberedBlocks: Sync {
+    /// How many blocks there are.
+    fn num_blocks(&self) -> u64;
+
+    /// Generates block `block`'s edges into `out` (which is empty).
+    fn run_block(&self, block: u64, out: &mut Vec<RawEdge>);
+}
+
+impl<T: NumberedBlocks> Blocks for T {
+    type Task = u64;
+    type Cursor = u64;
+
+    fn start(&self) -> u64 {
+        0
+    }
+
+    fn plan(&self, cursor: &mut u64, max: usize, out: &mut Vec<u64>) {
+        let end = self.num_blocks();
+        while *cursor < end && out.len() < max {
+            out.push(*cursor);
+            *cursor += 1;
+        }
+    }
+
+    fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
+        self.run_block(block, out)
     }
 }
 
@@ -130,22 +152,14 @@ mod tests {
     /// Block i holds edges (i, j) for j < i % 5.
     struct Toy(u64);
 
-    impl Blocks for Toy {
-        type Task = u64;
-        type Cursor = u64;
-        fn start(&self) -> u64 {
-            0
+    impl NumberedBlocks for Toy {
+        fn num_blocks(&self) -> u64 {
+            self.0
         }
-        fn plan(&self, cursor: &mut u64, max: usize, out: &mut Vec<u64>) {
-            while *cursor < self.0 && out.len() < max {
-                out.push(*cursor);
-                *cursor += 1;
-            }
-        }
-        fn run(&self, task: &u64, out: &mut Vec<RawEdge>) {
+        fn run_block(&self, task: u64, out: &mut Vec<RawEdge>) {
             for j in 0..task % 5 {
                 out.push(RawEdge {
-                    src: *task,
+                    src: task,
                     dst: j,
                     weight: 1.0,
                 });

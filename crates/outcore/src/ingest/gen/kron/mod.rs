@@ -11,7 +11,7 @@
 //! (add, multiply by an odd constant and reverse the bits, two rounds, as
 //! Graph500's `scramble`), so ids are not ordered by degree.
 
-use super::par::{plan_numbered, Blocks, BLOCK_EDGES};
+use super::par::{NumberedBlocks, BLOCK_EDGES};
 use super::rng::{hash3, stream, SplitMix64, Xoshiro256};
 use crate::ingest::RawEdge;
 use lanes::{Isa, LaneJumps};
@@ -141,10 +141,6 @@ impl KronBlocks {
         }
     }
 
-    fn num_blocks(&self) -> u64 {
-        self.samples.div_ceil(BLOCK_EDGES)
-    }
-
     /// One sample's (unscrambled) endpoints: one 32-bit half of a random
     /// u64 per level, so probabilities are resolved to 2^-32 (Graph500's
     /// reference code resolves them to 10^-4).
@@ -175,19 +171,12 @@ impl KronBlocks {
     }
 }
 
-impl Blocks for KronBlocks {
-    type Task = u64;
-    type Cursor = u64;
-
-    fn start(&self) -> u64 {
-        0
+impl NumberedBlocks for KronBlocks {
+    fn num_blocks(&self) -> u64 {
+        self.samples.div_ceil(BLOCK_EDGES)
     }
 
-    fn plan(&self, cursor: &mut u64, max: usize, out: &mut Vec<u64>) {
-        plan_numbered(cursor, self.num_blocks(), max, out)
-    }
-
-    fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
+    fn run_block(&self, block: u64, out: &mut Vec<RawEdge>) {
         let first = block * BLOCK_EDGES;
         let count = (self.samples - first).min(BLOCK_EDGES) as usize;
         let mut rng = Xoshiro256::for_block(self.seed, self.edge_stream, block);
@@ -253,7 +242,7 @@ mod tests {
                 g.isa = Some(isa);
                 for block in [0u64, 5] {
                     let mut lanes = Vec::new();
-                    g.run(&block, &mut lanes);
+                    g.run_block(block, &mut lanes);
                     assert_eq!(lanes.len(), BLOCK_EDGES as usize);
                     let mut scalar = Vec::new();
                     let mut rng = Xoshiro256::for_block(seed, g.edge_stream, block);
