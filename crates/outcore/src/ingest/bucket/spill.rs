@@ -10,7 +10,8 @@
 //!
 //! A spill runs on a background thread while the caller fills the other
 //! record buffer (double buffering), and its writes run on a thread of their
-//! own while the next spill encodes into a second buffer: encoding (6.5 ns
+//! own while the next spill encodes into a second buffer (shares of 256 MiB
+//! and more; smaller ones have one and wait for its writes): encoding (6.5 ns
 //! a record) and writing (3 ns) had run one after the other, and at kron-24
 //! the remap waited on them: 16 spills of 0.2 s encoding and 0.1 s writing.
 
