@@ -582,7 +582,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let sorted_out_stats = stats.pop();
     if !idmap.is_identity() {
         let mut w = dir.file(IDS_FILE)?;
-        w.put_u64s(idmap.original_ids())?;
+        idmap.for_each_original_chunk(1 << 16, &mut |ids| w.put_u64s(ids))?;
         dir.close(w)?;
     }
     progress.done(|| format!("{} tiles", tile_stats.tiles));
