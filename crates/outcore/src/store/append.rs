@@ -136,6 +136,8 @@ pub struct DirectChunks {
     reader: Option<JoinHandle<()>>,
     /// The chunk handed out last, returned to the reader on the next call.
     held: Option<AlignedBuf>,
+    /// Bytes of `held` that hold data.
+    valid: usize,
 }
 
 impl DirectChunks {
@@ -172,6 +174,7 @@ impl DirectChunks {
             empty,
             reader: Some(reader),
             held: None,
+            valid: 0,
         })
     }
 
@@ -184,7 +187,16 @@ impl DirectChunks {
             return Ok(None);
         };
         r.at(&self.path)?;
+        self.valid = valid;
         Ok(Some(&self.held.insert(buf).as_slice()[..valid]))
+    }
+
+    /// The chunk [`Self::next_chunk`] handed out last (empty before the
+    /// first).
+    pub fn current(&self) -> &[u8] {
+        self.held
+            .as_ref()
+            .map_or(&[], |b| &b.as_slice()[..self.valid])
     }
 }
 

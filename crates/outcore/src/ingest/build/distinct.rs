@@ -164,6 +164,7 @@ impl RankSpill {
             path: self.path,
             left: Vec::new(),
             prev: 0,
+            at: 0,
         })
     }
 }
@@ -178,42 +179,60 @@ pub(super) struct RankReader {
     /// The bytes of an edge cut by the end of the last chunk.
     left: Vec<u8>,
     prev: u64,
+    /// Bytes of the current chunk decoded.
+    at: usize,
 }
 
 impl RankReader {
-    /// Replaces `out` with the next chunk's edges; false at the end.
+    /// Replaces `out` with the next edges, at most [`BATCH`] (a whole
+    /// chunk at once was millions of edges outside the budget); false at
+    /// the end.
     pub fn next_batch<W: Weight>(&mut self, out: &mut Vec<RankEdge<W>>) -> Result<bool> {
         out.clear();
-        let Some(chunk) = self.input.next_chunk()? else {
-            if !self.left.is_empty() {
-                return Err(crate::error::Error::io(
-                    &self.path,
-                    std::io::Error::other("scratch file cut inside an edge"),
-                ));
+        while out.len() < BATCH {
+            if self.at == self.input.current().len() && !self.next_chunk::<W>(out)? {
+                break;
             }
-            return Ok(false);
+            let chunk = &self.input.current()[self.at..];
+            let (mut prev, mut at) = (self.prev, 0);
+            while out.len() < BATCH {
+                let Some((e, used)) = decode_edge::<W>(&chunk[at..], &mut prev) else {
+                    // What is left is an edge cut by the chunk's end.
+                    self.left.extend_from_slice(&chunk[at..]);
+                    at = chunk.len();
+                    break;
+                };
+                out.push(e);
+                at += used;
+            }
+            self.prev = prev;
+            self.at += at;
+        }
+        Ok(!out.is_empty())
+    }
+
+    /// Moves to the next chunk, completing an edge the last one cut into
+    /// `out`; false at the end.
+    fn next_chunk<W: Weight>(&mut self, out: &mut Vec<RankEdge<W>>) -> Result<bool> {
+        let bad = |what: &str| crate::error::Error::io(&self.path, std::io::Error::other(what));
+        self.at = 0;
+        let Some(chunk) = self.input.next_chunk()? else {
+            return match self.left.is_empty() {
+                true => Ok(false),
+                false => Err(bad("scratch file cut inside an edge")),
+            };
         };
-        // An edge cut by the chunk's end is completed from this chunk's
-        // first bytes (at most a varint and a weight: 18 bytes).
-        let mut at = 0;
         if !self.left.is_empty() {
+            // At most a varint and a weight: 18 bytes.
             let take = (10 + W::BYTES).min(chunk.len());
             let had = self.left.len();
             self.left.extend_from_slice(&chunk[..take]);
-            let (e, used) = decode_edge::<W>(&self.left, &mut self.prev).ok_or_else(|| {
-                crate::error::Error::io(&self.path, std::io::Error::other("bad edge code"))
-            })?;
+            let (e, used) =
+                decode_edge::<W>(&self.left, &mut self.prev).ok_or_else(|| bad("bad edge code"))?;
             out.push(e);
-            at = used - had;
+            self.at = used - had;
             self.left.clear();
         }
-        let mut prev = self.prev;
-        while let Some((e, used)) = decode_edge::<W>(&chunk[at..], &mut prev) {
-            out.push(e);
-            at += used;
-        }
-        self.prev = prev;
-        self.left.extend_from_slice(&chunk[at..]);
         Ok(true)
     }
 }
@@ -336,7 +355,7 @@ mod tests {
     /// Edges written and read back through the coded scratch file: keys
     /// rising (sorted) and falling (hashed buckets), equal, at 0 and at
     /// u32::MAX, weighted, over many read chunks so edges are cut by
-    /// chunk ends.
+    /// chunk ends, handed out in batches of at most [`BATCH`].
     #[test]
     fn scratch_file_round_trips() {
         let dir = tempfile::tempdir().unwrap();
@@ -370,6 +389,8 @@ mod tests {
         let mut reader = spill.finish().unwrap();
         let (mut got, mut batch) = (Vec::new(), Vec::new());
         while reader.next_batch::<f64>(&mut batch).unwrap() {
+            // Batches stay small: a chunk's worth was outside the budget.
+            assert!(!batch.is_empty() && batch.len() <= BATCH);
             got.extend(batch.iter().map(|e| (e.s, e.d, e.w)));
         }
         let want: Vec<_> = edges.iter().map(|e| (e.s, e.d, e.w)).collect();

@@ -43,11 +43,15 @@ pub(super) fn feed<T: Send, R>(
     for _ in 0..=DEPTH {
         empty_tx.send(Vec::new()).expect("receiver alive");
     }
-    let mut feed = Feed {
-        full: Some(full_tx),
-        empty: empty_rx,
-    };
     std::thread::scope(|s| {
+        // Made inside the scope: a panicking producer drops it while
+        // unwinding, so the consumer sees the end and the scope's wait for
+        // it ends (made outside, the build hung on a panic instead of
+        // reporting it).
+        let mut feed = Feed {
+            full: Some(full_tx),
+            empty: empty_rx,
+        };
         let consumer = s.spawn(move || -> Result<()> {
             while let Ok(batch) = full_rx.recv() {
                 consume(&batch)?;
@@ -124,5 +128,29 @@ mod tests {
             |_| Ok(()),
         );
         assert!(matches!(r, Err(Error::Invalid(m)) if m == "bad input"));
+    }
+
+    #[test]
+    fn a_panicking_producer_panics_instead_of_hanging() {
+        // Run on a thread so a regression fails by timeout, not by hanging
+        // the test binary.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut batches = 0;
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pipeline(
+                    |b: &mut Vec<u32>| {
+                        batches += 1;
+                        assert!(batches < 3, "producer bug");
+                        b.push(1);
+                        Ok(true)
+                    },
+                    |_| Ok(()),
+                )
+            }));
+            let _ = tx.send(r.is_err());
+        });
+        let panicked = rx.recv_timeout(std::time::Duration::from_secs(30));
+        assert_eq!(panicked, Ok(true), "the pipeline hung on a panic");
     }
 }
