@@ -9,13 +9,13 @@
 //!    ranks sorted by (degree descending, rank ascending) give the dense ids
 //!    (`order.bin`: dense id -> rank, `order.inv`: rank -> dense id). Then
 //!    the stream is rewound. With `--order original` dense id = rank.
-//! 3. **Remap**: the sorted stream is merged, duplicates collapse to their last
+//! 3. **Remap** ([`remap`]): the sorted stream is merged, duplicates collapse to their last
 //!    occurrence, ids become dense ids and every edge is counted in its tile
 //!    ([`tiles`]), goes to a sorter in reverse order (directed in-CSR;
 //!    undirected: both directions make the adjacency) and, directed, to the
 //!    out-CSR: straight to its writer when dense ids are ranks (the stream
 //!    is in that order), else through a second sorter.
-//! 4. **Write**: the sorters feed the CSR writers; tiles are placed at their
+//! 4. **Write** ([`write`]; the manifest, [`manifest`]): the sorters feed the CSR writers; tiles are placed at their
 //!    counted offsets from the out stream (or, when not counted, sorted).
 //!
 //! Each pass runs as two stages on two threads ([`stages`]).
@@ -24,21 +24,13 @@
 //! than the budget spill sorted runs to a scratch directory. The store appears
 //! only when complete ([`StoreDir`]).
 
-use super::bucket::{BucketSorter, Split};
 use super::EdgeSource;
-use crate::cancel;
 use crate::error::{Error, IoContext, Result};
 use crate::mem::budget::Charge;
-use crate::mem::prefetch::{prefetch, AHEAD};
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::progress::{Progress, Unit};
-use crate::size::format_size;
-use crate::store::csr::CsrWriter;
 use crate::store::file::{StoreDir, WriteLe};
-use crate::store::manifest::{
-    BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION,
-};
-use crate::store::tiles::{TileGeometry, TILE_BITS};
+use crate::store::manifest::Manifest;
 pub use crate::store::VertexOrder;
 use crate::store::{IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
 use std::path::{Path, PathBuf};
@@ -181,12 +173,14 @@ impl Drop for Scratch {
 mod cuthill_mckee;
 mod distinct;
 mod locality;
+mod manifest;
 mod named;
 mod options;
 mod order;
 mod ranks;
 mod read;
 mod records;
+mod remap;
 mod stages;
 mod tiles;
 mod write;
@@ -197,8 +191,9 @@ use distinct::{Dedup, Distinct, RankSpill};
 use named::Ids;
 pub use order::SKEWED;
 use order::{degree_order, note_original_order, or_original_order, OrderMaps};
-use records::{DenseKey, InputEdge, Keyed, Orig, Weight};
-use tiles::{TileCounts, TilePlacer};
+use records::{InputEdge, Keyed, Orig, Weight};
+use remap::{remap, Remapped};
+use tiles::TilePlacer;
 
 #[derive(Default)]
 struct Counts {
@@ -289,7 +284,6 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         Ok(r) => r,
         Err(stop) => return Ok(stop),
     };
-    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let n = idmap.len();
     if n > u32::MAX as u64 {
         return Err(Error::Invalid(format!(
@@ -377,7 +371,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         perm = Some(order.dense_of_rank);
     }
     let has_order_map = perm.is_some();
-    let mut distinct = match from_spill {
+    let distinct = match from_spill {
         Some(r) => {
             counts.duplicates = dedup.duplicates;
             // The input's buckets are no longer needed: free the disk.
@@ -392,162 +386,25 @@ fn build<W: Weight, E: InputEdge<W = W>>(
 
     // Phase 3: merge, dedup (last wins), remap, fan out.
     let t2 = Instant::now();
-    let geom = TileGeometry::new(n, opts.group_tiles, undirected);
-    // Directed: the out-CSR is written straight from the stream when it is in
-    // dense order (dense id = rank, nothing spilled: a spilled stream is in
-    // hash buckets), else sorted like the other direction.
-    let in_order = matches!(&distinct, Distinct::Dedup(d) if !d.is_spilled());
-    let out_direct = !undirected && perm.is_none() && in_order;
-    let out_sorted = !undirected && !out_direct;
-    // Tiles are placed from the out stream in the write phase when their
-    // counts fit (`tiles.rs`); else sorted by a sorter of their own.
-    let mut tile_counts = match undirected || out_sorted {
-        true if !opts.sort_tiles => TileCounts::new(geom, opts.weighted, &budget),
-        _ => None,
-    };
-    let share = budget.available();
-    let (tile_share, rev_share, out_share) = match (undirected, out_sorted, &tile_counts) {
-        (true, _, Some(_)) => (0, share, 0),
-        (true, _, None) => (share / 3, share - share / 3, 0),
-        (false, true, Some(_)) => (0, share / 2, share - share / 2),
-        (false, true, None) => (share / 3, share / 3, share / 3),
-        (false, false, _) => (share / 2, share / 2, 0),
-    };
-    let m = counts.input_edges;
-    let keyed = |name, share, expected| {
-        BucketSorter::<Keyed<W>>::new(
-            name,
-            scratch,
-            &budget,
-            cap(share),
-            Split::Ordered,
-            Some(expected),
-        )
-    };
-    let mut tile_sorter = match tile_counts {
-        Some(_) => None,
-        None => Some(keyed("tiles", tile_share, m)?),
-    };
-    let mut rev_sorter = keyed("adjacency", rev_share, if undirected { 2 * m } else { m })?;
-    let mut out_sorter = if out_sorted {
-        Some(keyed("out-adjacency", out_share, m)?)
-    } else {
-        None
-    };
-    let mut out_csr = if out_direct {
-        Some(CsrWriter::new(
-            &mut dir,
-            "out",
-            n,
-            opts.page_bytes,
-            opts.weighted,
-            opts.compress.then_some(opts.csr_code),
-        )?)
-    } else {
-        None
-    };
-    let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
-    let (mut edges, mut loops) = (0u64, 0u64);
-    {
-        let dk = DenseKey::new(n);
-        // A batch of distinct edges in dense ids goes to the tile counts
-        // (or sorter) and the sorters a layout at a time, each in bulk.
-        let mut emit = |batch: &[((u32, u32), W)]| -> Result<()> {
-            // Canonical in original ids is not canonical in dense ids.
-            let canon = |&((s, d), w): &((u32, u32), W)| match undirected {
-                true => (s.min(d), s.max(d), w),
-                false => (s, d, w),
-            };
-            edges += batch.len() as u64;
-            loops += batch.iter().filter(|((s, d), _)| s == d).count() as u64;
-            match (&mut tile_counts, &mut tile_sorter) {
-                (Some(c), _) => batch.iter().map(canon).for_each(|(s, d, _)| c.add(s, d)),
-                (None, Some(t)) => t.extend(batch.iter().map(canon).map(|(s, d, w)| Keyed {
-                    key: geom.edge_key(s, d),
-                    w,
-                }))?,
-                (None, None) => unreachable!("tiles are counted or sorted"),
-            }
-            if undirected {
-                // Both directions; a self-loop once.
-                return rev_sorter.extend(batch.iter().map(canon).flat_map(|(s, d, w)| {
-                    [dk.key(s, d), dk.key(d, s)]
-                        .into_iter()
-                        .take(1 + usize::from(s != d))
-                        .map(move |key| Keyed { key, w })
-                }));
-            }
-            if let Some(out) = out_csr.as_mut() {
-                for &((s, d), w) in batch {
-                    out.push(s, d, w.get())?;
-                }
-            } else if let Some(out) = out_sorter.as_mut() {
-                out.extend(batch.iter().map(|&((s, d), w)| Keyed {
-                    key: dk.key(s, d),
-                    w,
-                }))?;
-            }
-            rev_sorter.extend(batch.iter().map(|&((s, d), w)| Keyed {
-                key: dk.key(d, s),
-                w,
-            }))
-        };
-        // Distinct edges go in batches: their dense ids are looked up in a
-        // tight loop first (independent random reads of the permutation
-        // overlap in the memory system), then they are emitted.
-        // This thread reads them and looks the dense ids up, a second one
-        // emits them to the sorters.
-        let mut batch = Vec::with_capacity(BATCH);
-        let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
-        let mut i = 0u64;
-        let duplicates = counts.duplicates;
-        stages::pipeline(
-            |ids| {
-                while ids.len() < STAGE_BATCH && distinct.next_batch(&mut batch)? {
-                    ids.extend(batch.iter().enumerate().map(|(i, e)| {
-                        if let (Some(p), Some(a)) = (&perm, batch.get(i + AHEAD)) {
-                            prefetch(&p.0, a.s as usize);
-                            prefetch(&p.0, a.d as usize);
-                        }
-                        ((dense(e.s), dense(e.d)), e.w)
-                    }));
-                }
-                i += ids.len() as u64;
-                cancel::check()?;
-                progress.set(i + duplicates);
-                Ok(!ids.is_empty())
-            },
-            |ids| emit(ids),
-        )?;
-    }
-    counts.edges = edges;
-    counts.self_loops = loops;
-    if let Distinct::Dedup(d) = &distinct {
-        counts.duplicates = d.duplicates;
-    }
-    drop(distinct);
-    drop(perm);
-    progress.done(|| {
-        format!(
-            "{} distinct edges, {} duplicates merged",
-            counts.edges, counts.duplicates
-        )
-    });
-    let direct_out_stats = match out_csr {
-        Some(w) => Some(w.finish(&mut dir)?),
-        None => None,
-    };
-    // Sorters that spilled give their buffers back for the reading.
-    if let Some(t) = tile_sorter.as_mut() {
-        t.park()?;
-    }
-    rev_sorter.park()?;
-    if let Some(s) = out_sorter.as_mut() {
-        s.park()?;
-    }
-    spilled += tile_sorter.as_ref().map_or(0, |t| t.spilled_bytes())
-        + rev_sorter.spilled_bytes()
-        + out_sorter.as_ref().map_or(0, |s| s.spilled_bytes());
+    let Remapped {
+        geom,
+        tile_counts,
+        tile_sorter,
+        rev_sorter,
+        out_sorter,
+        direct_out_stats,
+        spilled: remap_spilled,
+    } = remap::<W, E>(
+        distinct,
+        perm,
+        n,
+        &mut dir,
+        scratch,
+        opts,
+        &budget,
+        &mut counts,
+    )?;
+    spilled += remap_spilled;
     phases.push(("remap", t2.elapsed().as_secs_f64()));
 
     // Phase 4: write tiles and the CSR directions still in sorters.
@@ -593,15 +450,10 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         None => (rev_stats, None),
     };
     let seconds = start.elapsed().as_secs_f64();
-    let manifest = Manifest {
-        format: FORMAT_NAME.into(),
-        format_version: FORMAT_VERSION,
-        num_vertices: n,
-        num_edges: counts.edges,
-        num_self_loops: counts.self_loops,
-        directed: opts.directed,
-        weighted: opts.weighted,
-        weight_type: opts.weighted.then(|| "f64".to_string()),
+    let manifest = manifest::assemble(manifest::Facts {
+        n,
+        counts: &counts,
+        opts,
         has_id_map: match &front {
             Some(f) => f.ids == Ids::Ints && f.has_id_map,
             None => !idmap.is_identity(),
@@ -609,53 +461,13 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         string_ids: front.as_ref().is_some_and(|f| f.ids == Ids::Strings),
         vertex_order,
         has_order_map,
-        tiles: TileInfo {
-            tile_bits: TILE_BITS,
-            group_tiles: opts.group_tiles,
-            blocks: geom.blocks,
-            upper_triangle: undirected,
-            num_tiles: tile_stats.tiles,
-            num_groups: tile_stats.groups,
-            max_tile_edges: tile_stats.max_tile_edges,
-            edges: tile_stats.edges,
-            compression: opts
-                .compress
-                .then(|| crate::store::tilecode::GAP_SVB.to_string()),
-            frames: opts.compress.then_some(tile_stats.frames),
-        },
-        csr: CsrInfo {
-            page_bytes: opts.page_bytes,
-            id_bytes: 4,
-            out_slots: out_stats.slots,
-            out_entries: out_stats.entries,
-            in_slots: in_stats.map_or(0, |s| s.slots),
-            in_entries: in_stats.map_or(0, |s| s.entries),
-            page_sums: true,
-            compression: opts.compress.then(|| opts.csr_code.codec().to_string()),
-        },
-        degrees: DegreeInfo {
-            max_out: out_stats.max_degree,
-            max_in: in_stats.map_or(out_stats.max_degree, |s| s.max_degree),
-            out_overflow: out_stats.overflow,
-            in_overflow: in_stats.map_or(0, |s| s.overflow),
-        },
-        build: BuildInfo {
-            tool: format!("outcore {}", env!("CARGO_PKG_VERSION")),
-            source: source.describe(),
-            format: opts.format.clone(),
-            memory_budget: opts.memory,
-            drop_self_loops: opts.drop_self_loops,
-            input_edges: counts.input_edges,
-            duplicates_merged: counts.duplicates,
-            self_loops_dropped: counts.self_loops_dropped,
-            seconds,
-            created_unix: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-        },
-        files: Default::default(),
-        checksum: None,
-    };
+        geom,
+        tiles: &tile_stats,
+        out: &out_stats,
+        r#in: in_stats.as_ref(),
+        source: source.describe(),
+        seconds,
+    });
     let path = dir.commit(manifest.clone())?;
     let manifest = crate::store::Manifest::read(&path)?;
     Ok(Built::Done(BuildReport {
@@ -667,15 +479,4 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         spilled_bytes: spilled,
         peak_rss_bytes: peak_rss_bytes(),
     }))
-}
-
-fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
-    match total {
-        Some(t) if consumed > 0 => format!(
-            "{edges} edges from {} of {}",
-            format_size(consumed),
-            format_size(t)
-        ),
-        _ => format!("{edges} edges"),
-    }
 }

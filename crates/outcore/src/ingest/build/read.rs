@@ -3,7 +3,6 @@
 //! sorter (hash buckets of (src, dst) in original ids); distinct ids are
 //! collected on the way, on a second thread ([`super::stages::feed`]).
 
-use super::read_progress;
 use super::records::{InputEdge, Weight};
 use super::{stages, BuildOptions, Built, Counts, ID_BATCH};
 use crate::cancel;
@@ -13,6 +12,7 @@ use crate::ingest::idmap::{IdCollector, IdMap};
 use crate::ingest::EdgeSource;
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
+use crate::size::format_size;
 use std::path::Path;
 
 /// The budget as the read found it and what it holds back for later phases.
@@ -154,4 +154,16 @@ pub(super) fn edges<E: InputEdge>(
         None => IdMap::identity(dense_n.unwrap_or(0)),
     };
     Ok(Ok((sorter, idmap)))
+}
+
+/// What the read phase says when it ends.
+fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
+    match total {
+        Some(t) if consumed > 0 => format!(
+            "{edges} edges from {} of {}",
+            format_size(consumed),
+            format_size(t)
+        ),
+        _ => format!("{edges} edges"),
+    }
 }

@@ -1,0 +1,224 @@
+//! Phase 3 of the build: the distinct edges are merged (duplicates
+//! collapse to their last occurrence), their ids become dense ids and every
+//! edge is counted in its tile ([`super::tiles`]) and fanned out to the
+//! sorters the write phase drains: the reverse direction (directed in-CSR;
+//! undirected: both directions make the adjacency) and, directed, the
+//! out-CSR, written straight from the stream when dense ids are ranks (the
+//! stream is in that order), else sorted too. Two stages on two threads
+//! ([`super::stages`]): this one reads and looks dense ids up, a second
+//! one emits.
+
+use super::distinct::Distinct;
+use super::records::{DenseKey, InputEdge, Keyed, Weight};
+use super::tiles::TileCounts;
+use super::{stages, BuildOptions, Counts, BATCH, STAGE_BATCH};
+use crate::cancel;
+use crate::error::Result;
+use crate::ingest::bucket::{BucketSorter, Split};
+use crate::mem::budget::Charge;
+use crate::mem::prefetch::{prefetch, AHEAD};
+use crate::mem::Budget;
+use crate::progress::{Progress, Unit};
+use crate::store::csr::{CsrStats, CsrWriter};
+use crate::store::file::StoreDir;
+use crate::store::tiles::TileGeometry;
+use std::path::Path;
+
+/// What the remap leaves for the write phase.
+pub(super) struct Remapped<W: Weight> {
+    pub geom: TileGeometry,
+    /// Tile counts, when tiles are placed from the out stream.
+    pub tile_counts: Option<TileCounts>,
+    /// Else the tiles' own sorter.
+    pub tile_sorter: Option<BucketSorter<Keyed<W>>>,
+    /// The reverse direction (undirected: both).
+    pub rev_sorter: BucketSorter<Keyed<W>>,
+    /// Directed, when the out-CSR was not written straight.
+    pub out_sorter: Option<BucketSorter<Keyed<W>>>,
+    /// The out-CSR written straight from the stream.
+    pub direct_out_stats: Option<CsrStats>,
+    /// Bytes the sorters spilled.
+    pub spilled: u64,
+}
+
+/// Runs the remap over `distinct`; `perm[rank]` is the dense id (`None`:
+/// the rank itself) of the `n` vertices.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
+    mut distinct: Distinct<'_, E>,
+    perm: Option<(Vec<u32>, Charge)>,
+    n: u64,
+    dir: &mut StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+    counts: &mut Counts,
+) -> Result<Remapped<W>> {
+    let undirected = !opts.directed;
+    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
+    let geom = TileGeometry::new(n, opts.group_tiles, undirected);
+    // Directed: the out-CSR is written straight from the stream when it is in
+    // dense order (dense id = rank, nothing spilled: a spilled stream is in
+    // hash buckets), else sorted like the other direction.
+    let in_order = matches!(&distinct, Distinct::Dedup(d) if !d.is_spilled());
+    let out_direct = !undirected && perm.is_none() && in_order;
+    let out_sorted = !undirected && !out_direct;
+    // Tiles are placed from the out stream in the write phase when their
+    // counts fit (`tiles.rs`); else sorted by a sorter of their own.
+    let mut tile_counts = match undirected || out_sorted {
+        true if !opts.sort_tiles => TileCounts::new(geom, opts.weighted, budget),
+        _ => None,
+    };
+    let share = budget.available();
+    let (tile_share, rev_share, out_share) = match (undirected, out_sorted, &tile_counts) {
+        (true, _, Some(_)) => (0, share, 0),
+        (true, _, None) => (share / 3, share - share / 3, 0),
+        (false, true, Some(_)) => (0, share / 2, share - share / 2),
+        (false, true, None) => (share / 3, share / 3, share / 3),
+        (false, false, _) => (share / 2, share / 2, 0),
+    };
+    let m = counts.input_edges;
+    let keyed = |name, share, expected| {
+        BucketSorter::<Keyed<W>>::new(
+            name,
+            scratch,
+            budget,
+            cap(share),
+            Split::Ordered,
+            Some(expected),
+        )
+    };
+    let mut tile_sorter = match tile_counts {
+        Some(_) => None,
+        None => Some(keyed("tiles", tile_share, m)?),
+    };
+    let mut rev_sorter = keyed("adjacency", rev_share, if undirected { 2 * m } else { m })?;
+    let mut out_sorter = if out_sorted {
+        Some(keyed("out-adjacency", out_share, m)?)
+    } else {
+        None
+    };
+    let mut out_csr = if out_direct {
+        Some(CsrWriter::new(
+            dir,
+            "out",
+            n,
+            opts.page_bytes,
+            opts.weighted,
+            opts.compress.then_some(opts.csr_code),
+        )?)
+    } else {
+        None
+    };
+    let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
+    let (mut edges, mut loops) = (0u64, 0u64);
+    {
+        let dk = DenseKey::new(n);
+        // A batch of distinct edges in dense ids goes to the tile counts
+        // (or sorter) and the sorters a layout at a time, each in bulk.
+        let mut emit = |batch: &[((u32, u32), W)]| -> Result<()> {
+            // Canonical in original ids is not canonical in dense ids.
+            let canon = |&((s, d), w): &((u32, u32), W)| match undirected {
+                true => (s.min(d), s.max(d), w),
+                false => (s, d, w),
+            };
+            edges += batch.len() as u64;
+            loops += batch.iter().filter(|((s, d), _)| s == d).count() as u64;
+            match (&mut tile_counts, &mut tile_sorter) {
+                (Some(c), _) => batch.iter().map(canon).for_each(|(s, d, _)| c.add(s, d)),
+                (None, Some(t)) => t.extend(batch.iter().map(canon).map(|(s, d, w)| Keyed {
+                    key: geom.edge_key(s, d),
+                    w,
+                }))?,
+                (None, None) => unreachable!("tiles are counted or sorted"),
+            }
+            if undirected {
+                // Both directions; a self-loop once.
+                return rev_sorter.extend(batch.iter().map(canon).flat_map(|(s, d, w)| {
+                    [dk.key(s, d), dk.key(d, s)]
+                        .into_iter()
+                        .take(1 + usize::from(s != d))
+                        .map(move |key| Keyed { key, w })
+                }));
+            }
+            if let Some(out) = out_csr.as_mut() {
+                for &((s, d), w) in batch {
+                    out.push(s, d, w.get())?;
+                }
+            } else if let Some(out) = out_sorter.as_mut() {
+                out.extend(batch.iter().map(|&((s, d), w)| Keyed {
+                    key: dk.key(s, d),
+                    w,
+                }))?;
+            }
+            rev_sorter.extend(batch.iter().map(|&((s, d), w)| Keyed {
+                key: dk.key(d, s),
+                w,
+            }))
+        };
+        // Distinct edges go in batches: their dense ids are looked up in a
+        // tight loop first (independent random reads of the permutation
+        // overlap in the memory system), then they are emitted.
+        // This thread reads them and looks the dense ids up, a second one
+        // emits them to the sorters.
+        let mut batch = Vec::with_capacity(BATCH);
+        let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
+        let mut i = 0u64;
+        let duplicates = counts.duplicates;
+        stages::pipeline(
+            |ids| {
+                while ids.len() < STAGE_BATCH && distinct.next_batch(&mut batch)? {
+                    ids.extend(batch.iter().enumerate().map(|(i, e)| {
+                        if let (Some(p), Some(a)) = (&perm, batch.get(i + AHEAD)) {
+                            prefetch(&p.0, a.s as usize);
+                            prefetch(&p.0, a.d as usize);
+                        }
+                        ((dense(e.s), dense(e.d)), e.w)
+                    }));
+                }
+                i += ids.len() as u64;
+                cancel::check()?;
+                progress.set(i + duplicates);
+                Ok(!ids.is_empty())
+            },
+            |ids| emit(ids),
+        )?;
+    }
+    counts.edges = edges;
+    counts.self_loops = loops;
+    if let Distinct::Dedup(d) = &distinct {
+        counts.duplicates = d.duplicates;
+    }
+    drop(distinct);
+    drop(perm);
+    progress.done(|| {
+        format!(
+            "{} distinct edges, {} duplicates merged",
+            counts.edges, counts.duplicates
+        )
+    });
+    let direct_out_stats = match out_csr {
+        Some(w) => Some(w.finish(dir)?),
+        None => None,
+    };
+    // Sorters that spilled give their buffers back for the reading.
+    if let Some(t) = tile_sorter.as_mut() {
+        t.park()?;
+    }
+    rev_sorter.park()?;
+    if let Some(s) = out_sorter.as_mut() {
+        s.park()?;
+    }
+    let spilled = tile_sorter.as_ref().map_or(0, |t| t.spilled_bytes())
+        + rev_sorter.spilled_bytes()
+        + out_sorter.as_ref().map_or(0, |s| s.spilled_bytes());
+    Ok(Remapped {
+        geom,
+        tile_counts,
+        tile_sorter,
+        rev_sorter,
+        out_sorter,
+        direct_out_stats,
+        spilled,
+    })
+}
