@@ -104,6 +104,23 @@ proptest! {
     }
 }
 
+/// 20,000 edges between `vertices`.
+fn edges_among(vertices: &[u64]) -> Vec<(u64, u64, f64)> {
+    (0..20_000)
+        .map(|i| (vertices[i * 7], vertices[(i * 131) % vertices.len()], 1.0))
+        .collect()
+}
+
+/// An undirected build in the original order at 128 MiB.
+fn smallest_budget() -> BuildOptions {
+    BuildOptions {
+        directed: false,
+        memory: 128 << 20,
+        order: VertexOrder::Original,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn ids_outgrowing_the_map_are_ranked_on_disk() {
     // 2.5 million sparse ids: more than the id collector's quarter of a
@@ -111,16 +128,9 @@ fn ids_outgrowing_the_map_are_ranked_on_disk() {
     outcore::progress::set_quiet(true);
     let mut rng = Rng::new(99);
     let vertices: Vec<u64> = (0..2_500_000).map(|_| rng.next() | 1 << 63).collect();
-    let edges: Vec<(u64, u64, f64)> = (0..20_000)
-        .map(|i| (vertices[i * 7], vertices[(i * 131) % vertices.len()], 1.0))
-        .collect();
+    let edges = edges_among(&vertices);
     let dir = tempfile::tempdir().unwrap();
-    let opts = BuildOptions {
-        directed: false,
-        memory: 128 << 20,
-        order: VertexOrder::Original,
-        ..Default::default()
-    };
+    let opts = smallest_budget();
     let small = build_store(&mut source(&edges, &vertices), &dir.path().join("a"), &opts).unwrap();
     assert!(
         small.phases.iter().any(|p| p.0 == "names"),
@@ -148,16 +158,9 @@ fn ids_outgrowing_the_map_are_ranked_on_disk() {
 fn dense_ids_stay_in_memory_at_the_smallest_budget() {
     outcore::progress::set_quiet(true);
     let vertices: Vec<u64> = (0..4_000_000u64).filter(|i| i % 8 < 5).collect();
-    let edges: Vec<(u64, u64, f64)> = (0..20_000)
-        .map(|i| (vertices[i * 7], vertices[(i * 131) % vertices.len()], 1.0))
-        .collect();
+    let edges = edges_among(&vertices);
     let dir = tempfile::tempdir().unwrap();
-    let opts = BuildOptions {
-        directed: false,
-        memory: 128 << 20,
-        order: VertexOrder::Original,
-        ..Default::default()
-    };
+    let opts = smallest_budget();
     let r = build_store(&mut source(&edges, &vertices), &dir.path().join("a"), &opts).unwrap();
     assert!(!r.phases.iter().any(|p| p.0 == "names"), "{:?}", r.phases);
     assert_eq!(r.manifest.num_vertices, vertices.len() as u64);

@@ -192,7 +192,7 @@ use named::Ids;
 pub use order::SKEWED;
 use order::{degree_order, note_original_order, or_original_order, OrderMaps};
 use records::{InputEdge, Keyed, Orig, Weight};
-use remap::{remap, Remapped};
+use remap::remap;
 use tiles::TilePlacer;
 
 #[derive(Default)]
@@ -386,15 +386,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
 
     // Phase 3: merge, dedup (last wins), remap, fan out.
     let t2 = Instant::now();
-    let Remapped {
-        geom,
-        tile_counts,
-        tile_sorter,
-        rev_sorter,
-        out_sorter,
-        direct_out_stats,
-        spilled: remap_spilled,
-    } = remap::<W, E>(
+    let r = remap::<W, E>(
         distinct,
         perm,
         n,
@@ -404,19 +396,20 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         &budget,
         &mut counts,
     )?;
-    spilled += remap_spilled;
+    spilled += r.spilled;
+    let geom = r.geom;
     phases.push(("remap", t2.elapsed().as_secs_f64()));
 
     // Phase 4: write tiles and the CSR directions still in sorters.
     let t3 = Instant::now();
     let mut progress = Progress::bar(
         "write tiles and adjacency",
-        tile_sorter.as_ref().map_or(0, |t| t.len())
-            + rev_sorter.len()
-            + out_sorter.as_ref().map_or(0, |s| s.len()),
+        r.tile_sorter.as_ref().map_or(0, |t| t.len())
+            + r.rev_sorter.len()
+            + r.out_sorter.as_ref().map_or(0, |s| s.len()),
         Unit::Items,
     );
-    let tiles = match (tile_sorter, tile_counts) {
+    let tiles = match (r.tile_sorter, r.tile_counts) {
         (Some(t), _) => write::Tiles::Sorted(t),
         (None, Some(c)) => write::Tiles::Placed(TilePlacer::new(&mut dir, c, opts.compress)?),
         (None, None) => unreachable!("tiles are counted or sorted"),
@@ -425,8 +418,8 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         &mut dir,
         write::Sorters {
             tiles,
-            out: out_sorter,
-            rev: rev_sorter,
+            out: r.out_sorter,
+            rev: r.rev_sorter,
         },
         geom,
         n,
@@ -445,7 +438,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     progress.done(|| format!("{} tiles", tile_stats.tiles));
     phases.push(("write", t3.elapsed().as_secs_f64()));
 
-    let (out_stats, in_stats) = match direct_out_stats.or(sorted_out_stats) {
+    let (out_stats, in_stats) = match r.direct_out_stats.or(sorted_out_stats) {
         Some(o) => (o, Some(rev_stats)),
         None => (rev_stats, None),
     };
