@@ -247,40 +247,48 @@ impl IdMap {
         if span / 64 >= n / 2 {
             return Ok(None);
         }
-        let words = (span / 64 + 1) as usize;
-        let charge = budget.charge(words as u64 * 16, "vertex id map")?;
-        let mut rank_bits = vec![[0u64; 2]; words];
         // Word j of the rank bitmap holds ids min + 64j ..: bits of two
-        // source words, shifted by min's offset in its word.
+        // source words, shifted by min's offset in its word (no id lies
+        // past max, so the last word needs no mask).
         let (w0, sh) = ((min / 64) as usize, (min % 64) as u32);
         let word = |i: usize| bits.get(i).copied().unwrap_or(0);
-        let mut r = 0u64;
-        for (j, e) in rank_bits.iter_mut().enumerate() {
-            let lo = word(w0 + j) >> sh;
-            let hi = match sh {
-                0 => 0,
-                _ => word(w0 + j + 1) << (64 - sh),
-            };
-            *e = [lo | hi, r];
-            r += e[0].count_ones() as u64;
-        }
-        // Past the span: the shifted-in bits of later words are beyond max.
-        if let Some(e) = rank_bits.last_mut() {
-            let keep = span % 64 + 1;
-            if keep < 64 {
-                e[0] &= (1u64 << keep) - 1;
+        let words = (0..(span / 64 + 1) as usize).map(|j| {
+            let j = w0 + j;
+            match sh {
+                0 => word(j),
+                _ => word(j) >> sh | word(j + 1) << (64 - sh),
             }
-        }
-        Ok(Some(IdMap {
+        });
+        IdMap::ranked(min, n, words, budget).map(Some)
+    }
+
+    /// The rank-bitmap map of `n` ids from `min`, given the bitmap's words
+    /// (bit `i` of word `j`: id `min + 64j + i`).
+    fn ranked(
+        min: u64,
+        n: u64,
+        words: impl ExactSizeIterator<Item = u64>,
+        budget: &Budget,
+    ) -> Result<IdMap> {
+        let charge = budget.charge(words.len() as u64 * 16, "vertex id map")?;
+        let mut r = 0u64;
+        let bits = words
+            .map(|w| {
+                let e = [w, r];
+                r += w.count_ones() as u64;
+                e
+            })
+            .collect();
+        Ok(IdMap {
             ids: Vec::new(),
             n,
             identity: false,
             bucket: Vec::new(),
             min,
             shift: 0,
-            bits: rank_bits,
+            bits,
             _charge: Some(charge),
-        }))
+        })
     }
 
     /// A map from sorted distinct ids; the identity if they are exactly `0..n`.
@@ -293,28 +301,12 @@ impl IdMap {
         let min = ids[0];
         let span = ids[ids.len() - 1] - min;
         if span / 64 < n / 2 {
-            let words = (span / 64 + 1) as usize;
-            let charge = budget.charge((words * 16) as u64, "vertex id map")?;
-            let mut bits = vec![[0u64; 2]; words];
+            let mut words = vec![0u64; (span / 64 + 1) as usize];
             for &id in &ids {
                 let o = id - min;
-                bits[(o >> 6) as usize][0] |= 1 << (o & 63);
+                words[(o >> 6) as usize] |= 1 << (o & 63);
             }
-            let mut r = 0u64;
-            for w in &mut bits {
-                w[1] = r;
-                r += w[0].count_ones() as u64;
-            }
-            return Ok(IdMap {
-                ids: Vec::new(),
-                n,
-                identity: false,
-                bucket: Vec::new(),
-                min,
-                shift: 0,
-                bits,
-                _charge: Some(charge),
-            });
+            return IdMap::ranked(min, n, words.into_iter(), budget);
         }
         let bits = 64 - span.leading_zeros();
         let want_bits = 64 - (n.max(2) - 1).leading_zeros() + 1; // about 2 buckets per id

@@ -187,8 +187,8 @@ impl DirectChunks {
             return Ok(None);
         };
         r.at(&self.path)?;
-        self.valid = valid;
-        Ok(Some(&self.held.insert(buf).as_slice()[..valid]))
+        (self.held, self.valid) = (Some(buf), valid);
+        Ok(Some(self.current()))
     }
 
     /// The chunk [`Self::next_chunk`] handed out last (empty before the

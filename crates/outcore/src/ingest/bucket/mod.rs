@@ -107,10 +107,7 @@ impl<R: Record> BucketSorter<R> {
         // would make buckets too large to load).
         let size = std::mem::size_of::<R>() as u64;
         let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
-        let encodings = match bytes >= TWO_ENCODINGS {
-            true => 2,
-            false => 1,
-        };
+        let encodings = 1 + u64::from(bytes >= TWO_ENCODINGS);
         let per_record = 2 * size + 2 + encodings * enc;
         let records = (bytes.saturating_sub(encodings * SLACK) / per_record).max(1024);
         let charge_bytes = records * (2 * size + 2);

@@ -1,10 +1,10 @@
 //! Reading buckets back: one at a time, loaded with `O_DIRECT` reads of
 //! whole blocks (the last block's padding ignored) and sorted in memory,
 //! the next ones loaded and sorted on a background thread meanwhile: up to
-//! two ahead when the share is large and the charge holds four buckets, so the next-but-one is
-//! read from disk while the next one sorts (one ahead, every bucket's read
-//! waited on the previous sort: 1.3-1.4 s of the consumer's time in each
-//! of a kron-24 import's two bucket passes).
+//! two ahead when the share is large and the charge holds four buckets, so
+//! the next-but-one is read from disk while the next one sorts (one ahead,
+//! every bucket's read waited on the previous sort: 1.3-1.4 s of the
+//! consumer's time in each of a kron-24 import's two bucket passes).
 
 use super::loader::{Chunks, Job, Loader, CHUNK};
 use super::spill::Packing;
