@@ -1,8 +1,9 @@
 //! Store files: checksummed writers, atomic store directories, checked readers.
 
 use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
+pub use super::placed::PlacedFile;
 use crate::error::{Error, IoContext, Result};
-use crate::io::fault::{self, Faulty};
+use crate::io::fault::Faulty;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
@@ -27,7 +28,7 @@ static WRITTEN: AtomicU64 = AtomicU64::new(0);
 
 /// Counts `len` bytes about to be written to `path`; fails with ENOSPC past
 /// the injected limit.
-fn fault_check(path: &Path, len: usize) -> Result<()> {
+pub(super) fn fault_check(path: &Path, len: usize) -> Result<()> {
     if let Some(limit) = fault_limit() {
         let total = WRITTEN.fetch_add(len as u64, Ordering::Relaxed) + len as u64;
         if total > limit {
@@ -90,42 +91,6 @@ impl DataWriter {
                 xxh3: format!("{:016x}", self.hasher.digest()),
             },
         ))
-    }
-}
-
-/// A store file whose size is known up front, written in pieces at their
-/// offsets through the page cache (tiles placed from a stream in another
-/// order: [`crate::ingest`]'s tile placement). Closed by
-/// [`StoreDir::close_placed`].
-pub struct PlacedFile {
-    rel: String,
-    path: PathBuf,
-    file: File,
-}
-
-impl PlacedFile {
-    /// Where the file is (inside the store's temporary directory).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Writes `buf` at byte offset `at`.
-    pub fn write_at(&self, buf: &[u8], at: u64) -> Result<()> {
-        fault_check(&self.path, buf.len())?;
-        fault::write_all_at(&self.file, buf, at).at(&self.path)
-    }
-
-    /// Starts writing the file's dirty pages out without waiting
-    /// (`sync_file_range`), so the sync at close has little left: at
-    /// kron-24 the tiles' gigabyte was all flushed there, with the build's
-    /// other threads done.
-    pub fn start_writeback(&self) {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a plain syscall on an open descriptor; a failure only
-        // leaves the work to the sync at close.
-        unsafe {
-            libc::sync_file_range(self.file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-        }
     }
 }
 
@@ -263,37 +228,23 @@ impl StoreDir {
     }
 
     /// Starts a data file of `len` bytes written at known offsets
-    /// ([`PlacedFile`]).
-    pub fn placed(&mut self, rel: &str, len: u64) -> Result<PlacedFile> {
+    /// ([`PlacedFile`]); `chunk_sums`: its close also returns the sums of
+    /// its tile chunks.
+    pub fn placed(&mut self, rel: &str, len: u64, chunk_sums: bool) -> Result<PlacedFile> {
         let path = self.tmp.join(rel);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).at(dir)?;
         }
-        let file = File::create(&path).at(&path)?;
-        file.set_len(len).at(&path)?;
-        Ok(PlacedFile {
-            rel: rel.to_string(),
-            path,
-            file,
-        })
+        PlacedFile::create(path, rel, len, chunk_sums)
     }
 
-    /// Finishes a placed file: syncs it, then reads it back once (from the
-    /// page cache, just written) to hash it for the manifest, handing every
-    /// byte in order to `also`.
-    pub fn close_placed(&mut self, f: PlacedFile, mut also: impl FnMut(&[u8])) -> Result<()> {
-        f.file.sync_all().at(&f.path)?;
-        let mut h = Xxh3::new();
-        let mut bytes = 0u64;
-        read_chunks(&f.path, 1, |b| {
-            h.update(b);
-            also(b);
-            bytes += b.len() as u64;
-            Ok(())
-        })?;
-        let xxh3 = format!("{:016x}", h.digest());
-        self.files.insert(f.rel, FileEntry { bytes, xxh3 });
-        Ok(())
+    /// Finishes a placed file: syncs it and records it for the manifest
+    /// (hashed in order as it became final, the rest now); returns its
+    /// chunk sums when they were asked for.
+    pub fn close_placed(&mut self, f: PlacedFile) -> Result<Option<Vec<u64>>> {
+        let (rel, entry, sums) = f.finish()?;
+        self.files.insert(rel, entry);
+        Ok(sums)
     }
 
     /// Abandons a data file: it is removed and not recorded.

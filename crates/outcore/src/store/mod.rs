@@ -35,6 +35,7 @@ pub mod file;
 mod ids;
 pub mod manifest;
 pub mod pagesums;
+mod placed;
 pub mod read;
 pub mod tilecode;
 pub mod tiles;

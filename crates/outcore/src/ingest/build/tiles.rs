@@ -21,8 +21,8 @@ use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::file::{read_chunks, PlacedFile, StoreDir, WriteLe};
 use crate::store::tiles::{
-    ChunkHasher, TileGeometry, TileStats, TileWriter, CHUNKS_FILE, EDGES_FILE, GROUPS_FILE,
-    INDEX_FILE, TILE_BITS, WEIGHTS_FILE,
+    TileGeometry, TileStats, TileWriter, CHUNKS_FILE, EDGES_FILE, GROUPS_FILE, INDEX_FILE,
+    TILE_BITS, WEIGHTS_FILE,
 };
 
 /// Tiles (in physical order, padded to whole groups) past which the counts
@@ -91,6 +91,9 @@ pub(super) struct TilePlacer {
     /// Per tile: the slot past its last edge (checked at the end).
     end: Vec<u64>,
     row: u64,
+    /// Tiles (physical order) before this one are complete: their rows
+    /// have gone by.
+    front: usize,
     /// Per column block of the current row: local (src, dst) pairs, weights.
     bufs: Vec<Vec<u16>>,
     wbufs: Vec<Vec<f64>>,
@@ -167,14 +170,16 @@ impl TilePlacer {
                     EDGES_FILE
                 },
                 stats.edges * 4,
+                coded.is_none(),
             )?),
             weights: match weighted {
-                true => Some(dir.placed(WEIGHTS_FILE, stats.edges * 8)?),
+                true => Some(dir.placed(WEIGHTS_FILE, stats.edges * 8, false)?),
                 false => None,
             },
             cursor,
             end,
             row: 0,
+            front: 0,
             bufs: vec![Vec::new(); blocks],
             wbufs: vec![Vec::new(); if weighted { blocks } else { 0 }],
             cap: column_cap(&geom, weighted),
@@ -192,6 +197,7 @@ impl TilePlacer {
         if i != self.row {
             self.flush_row()?;
             self.row = i;
+            self.announce();
         }
         let j = (dst >> TILE_BITS) as usize;
         let b = &mut self.bufs[j];
@@ -218,6 +224,28 @@ impl TilePlacer {
             f.start_writeback();
         }
         Ok(())
+    }
+
+    /// Tells the files how far they are final: tiles of rows before the
+    /// current one are complete, and those leading the physical order
+    /// are hashed while the placement goes on ([`PlacedFile::final_upto`]).
+    fn announce(&mut self) {
+        if self.coded.is_some() {
+            return; // the plain scratch file is not hashed
+        }
+        while self.front < self.end.len()
+            && tile_of_order(&self.geom, self.front as u64).0 < self.row
+        {
+            self.front += 1;
+        }
+        // The first slot of tile `front`: the end of the one before it.
+        let slot = self.front.checked_sub(1).map_or(0, |t| self.end[t]);
+        if let Some(e) = &mut self.edges {
+            e.final_upto(slot * 4);
+        }
+        if let Some(w) = &mut self.weights {
+            w.final_upto(slot * 8);
+        }
     }
 
     /// Writes column `j`'s buffer at its tile's cursor.
@@ -260,15 +288,14 @@ impl TilePlacer {
         }
         let edges = self.edges.take().expect("open until finish");
         if let Some(w) = self.weights.take() {
-            dir.close_placed(w, |_| {})?;
+            dir.close_placed(w)?;
         }
         if let Some(tiles) = self.coded.take() {
             return code_placed(dir, edges, self.geom, &tiles);
         }
-        let mut chunks = ChunkHasher::default();
-        dir.close_placed(edges, |b| chunks.update(b))?;
+        let chunks = dir.close_placed(edges)?.expect("tile chunk sums asked for");
         let mut sums = dir.file(CHUNKS_FILE)?;
-        sums.put_u64s(&chunks.finish())?;
+        sums.put_u64s(&chunks)?;
         dir.close(sums)?;
         Ok(self.stats)
     }
