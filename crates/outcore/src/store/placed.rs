@@ -122,6 +122,12 @@ impl PlacedFile {
         let _ = tx.send(upto);
     }
 
+    /// Bytes announced final so far (hashed, or being hashed, ahead of
+    /// the close).
+    pub fn announced(&self) -> u64 {
+        self.announced
+    }
+
     /// Starts writing the file's dirty pages out without waiting
     /// (`sync_file_range`), so the sync at close has little left: at
     /// kron-24 the tiles' gigabyte was all flushed there, with the build's
