@@ -103,6 +103,84 @@ pub(crate) fn at_field_end(data: &[u8], p: usize) -> bool {
 /// advancing `*p` past the digits. What follows is not checked.
 #[inline(always)]
 pub(crate) fn parse_id(data: &[u8], p: &mut usize) -> Result<u64, Fault> {
+    // Digits 8 at a time while 8 bytes are readable.
+    let (mut i, mut v) = (*p, 0u64);
+    while let Some(b) = data.get(i..i + 8) {
+        let (x, len) = digits8(b.try_into().expect("8 bytes"));
+        if len == 0 {
+            break;
+        }
+        v = v
+            .checked_mul(POW10[len])
+            .and_then(|v| v.checked_add(x))
+            .ok_or(Fault::Overflow)?;
+        i += len;
+        if len < 8 {
+            *p = i;
+            return Ok(v);
+        }
+    }
+    if i == *p {
+        // A sign, no digit, or fewer than 8 bytes left.
+        return parse_id_bytes(data, p);
+    }
+    // The digits left near the end of the data.
+    while let Some(d) = data
+        .get(i)
+        .map(|c| c.wrapping_sub(b'0'))
+        .filter(|&d| d <= 9)
+    {
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(d as u64))
+            .ok_or(Fault::Overflow)?;
+        i += 1;
+    }
+    *p = i;
+    Ok(v)
+}
+
+/// Powers of ten up to 10^8.
+const POW10: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The value and length (0-8) of the run of ASCII digits that `b` starts
+/// with, found and combined in one register (SWAR) instead of a branch and
+/// a checked multiply per byte: at Kronecker scale 24 the byte loop was
+/// half of the text parse.
+#[inline(always)]
+fn digits8(b: [u8; 8]) -> (u64, usize) {
+    let x = u64::from_le_bytes(b);
+    let d = x.wrapping_sub(0x3030_3030_3030_3030);
+    // A byte outside '0'..='9' gets its top bit set here: below '0' it
+    // wrapped, above '9' adding 0x76 carries it past 0x7F. Bytes past the
+    // first such one may be disturbed by the wrap's borrow; they are not
+    // looked at.
+    let outside = (d | d.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let len = (outside.trailing_zeros() / 8) as usize;
+    if len == 0 {
+        return (0, 0);
+    }
+    // The digits moved to the top bytes, zeros (leading zeros) below;
+    // the first digit is the lowest byte of those.
+    let v = d << (8 * (8 - len));
+    let v = (v.wrapping_mul(10) + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let v = (v.wrapping_mul(100) + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    let v = (v.wrapping_mul(10000) + (v >> 32)) & 0xFFFF_FFFF;
+    (v, len)
+}
+
+/// [`parse_id`] a byte at a time.
+fn parse_id_bytes(data: &[u8], p: &mut usize) -> Result<u64, Fault> {
     let mut i = *p;
     if i < data.len() && data[i] == b'+' {
         i += 1;
@@ -216,6 +294,40 @@ mod tests {
         assert_eq!(id("1.5"), Err(Fault::Syntax));
         assert_eq!(id("0x10"), Err(Fault::Syntax));
         assert_eq!(id("abc"), Err(Fault::Syntax));
+    }
+
+    proptest::proptest! {
+        /// The 8-byte path reads what the byte loop reads: ids of every
+        /// length (overflowing ones too), with anything after them
+        /// (blanks, newlines, letters, bytes above 0x7F), at the end of
+        /// the data or not.
+        #[test]
+        fn short_ids_parse_as_the_byte_loop_does(
+            digits in "[+]?[0-9]{0,21}",
+            after in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..10),
+        ) {
+            let mut data = digits.into_bytes();
+            data.extend_from_slice(&after);
+            let (mut p, mut q) = (0, 0);
+            let got = parse_id(&data, &mut p);
+            let want = parse_id_bytes(&data, &mut q);
+            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(p, q);
+        }
+    }
+
+    #[test]
+    fn digits8_stops_at_the_first_non_digit() {
+        let at = |s: &[u8]| digits8(s.try_into().unwrap());
+        assert_eq!(at(b"1234567 "), (1234567, 7));
+        assert_eq!(at(b"0\n345678"), (0, 1));
+        assert_eq!(at(b"09/12345"), (9, 2));
+        assert_eq!(at(b"42:99999"), (42, 2));
+        assert_eq!(at(b"7\xff\x00\x00\x00\x00\x00\x00"), (7, 1));
+        assert_eq!(at(b"12345678"), (12345678, 8));
+        assert_eq!(at(b"99999999"), (99999999, 8));
+        assert_eq!(at(b" 1234567"), (0, 0));
+        assert_eq!(at(b"+1234567"), (0, 0));
     }
 
     #[test]
