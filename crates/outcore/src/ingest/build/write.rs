@@ -18,6 +18,7 @@ use crate::store::file::StoreDir;
 use crate::store::tiles::{TileGeometry, TileStats, TileWriter, TILE_BITS};
 
 /// How the tiles are written.
+#[allow(clippy::large_enum_variant)] // one per build
 pub(super) enum Tiles<W: Weight> {
     /// Edges in tile order.
     Sorted(BucketSorter<Keyed<W>>),
