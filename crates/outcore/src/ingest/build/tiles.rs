@@ -11,8 +11,8 @@
 //! the edges of the stream's current row of tiles gather in one buffer per
 //! column, written at their tile's cursor when full or when the row ends.
 //! The file is hashed in order as rows finish, by a follower thread
-//! ([`PlacedFile::final_upto`]). This replaced a third sorter (kron-24: 2 GiB spilled and read,
-//! 260 M records sorted); the bytes are identical
+//! ([`PlacedFile::final_upto`]). This replaced a third sorter (kron-24:
+//! 2 GiB spilled and read, 260 M records sorted); the bytes are identical
 //! (`placed_and_sorted_tiles_are_the_same_bytes`).
 
 use super::write::tile_of_order;

@@ -125,6 +125,15 @@ pub(crate) fn parse_id(data: &[u8], p: &mut usize) -> Result<u64, Fault> {
         return parse_id_bytes(data, p);
     }
     // The digits left near the end of the data.
+    let (v, i) = more_digits(data, i, v)?;
+    *p = i;
+    Ok(v)
+}
+
+/// Reads on from `data[i..]` while it holds digits, appending them to `v`
+/// (overflow checked); returns the value and where the digits end.
+#[inline]
+fn more_digits(data: &[u8], mut i: usize, mut v: u64) -> Result<(u64, usize), Fault> {
     while let Some(d) = data
         .get(i)
         .map(|c| c.wrapping_sub(b'0'))
@@ -136,8 +145,7 @@ pub(crate) fn parse_id(data: &[u8], p: &mut usize) -> Result<u64, Fault> {
             .ok_or(Fault::Overflow)?;
         i += 1;
     }
-    *p = i;
-    Ok(v)
+    Ok((v, i))
 }
 
 /// Powers of ten up to 10^8.
@@ -181,23 +189,11 @@ fn digits8(b: [u8; 8]) -> (u64, usize) {
 
 /// [`parse_id`] a byte at a time.
 fn parse_id_bytes(data: &[u8], p: &mut usize) -> Result<u64, Fault> {
-    let mut i = *p;
-    if i < data.len() && data[i] == b'+' {
-        i += 1;
-    }
-    let start = i;
-    let mut v: u64 = 0;
-    while i < data.len() {
-        let d = data[i].wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        v = match v.checked_mul(10).and_then(|v| v.checked_add(d as u64)) {
-            Some(v) => v,
-            None => return Err(Fault::Overflow),
-        };
-        i += 1;
-    }
+    let start = match data.get(*p) {
+        Some(b'+') => *p + 1,
+        _ => *p,
+    };
+    let (v, i) = more_digits(data, start, 0)?;
     if i == start {
         let neg =
             data.get(*p) == Some(&b'-') && data.get(*p + 1).is_some_and(|c| c.is_ascii_digit());
@@ -302,7 +298,7 @@ mod tests {
         /// (blanks, newlines, letters, bytes above 0x7F), at the end of
         /// the data or not.
         #[test]
-        fn short_ids_parse_as_the_byte_loop_does(
+        fn ids_parse_as_the_byte_loop_does(
             digits in "[+]?[0-9]{0,21}",
             after in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..10),
         ) {
