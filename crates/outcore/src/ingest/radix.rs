@@ -37,22 +37,74 @@ impl<R> Slots<R> {
     }
 }
 
+/// The bits set in any and in every key of a set of records: their xor is
+/// the bits that vary, which the sort's passes are planned from. Whoever
+/// produces the records (a bucket's decoder) can gather it on the way,
+/// sparing the sort a pass over memory of its own ([`sort_records_known`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyBits {
+    pub or: u128,
+    pub and: u128,
+}
+
+impl Default for KeyBits {
+    fn default() -> KeyBits {
+        KeyBits {
+            or: 0,
+            and: u128::MAX,
+        }
+    }
+}
+
+impl KeyBits {
+    /// Adds a key.
+    #[inline]
+    pub fn add(&mut self, k: u128) {
+        self.or |= k;
+        self.and &= k;
+    }
+
+    /// The bits of both.
+    pub fn merge(self, o: KeyBits) -> KeyBits {
+        KeyBits {
+            or: self.or | o.or,
+            and: self.and & o.and,
+        }
+    }
+
+    /// The bits of `recs`' keys, on all cores.
+    pub fn of<R: Record>(recs: &[R]) -> KeyBits {
+        recs.par_iter()
+            .fold(KeyBits::default, |mut b, r| {
+                b.add(r.radix_key());
+                b
+            })
+            .reduce(KeyBits::default, KeyBits::merge)
+    }
+}
+
 /// [`sort_records`] with a scratch buffer the caller keeps between sorts (a
 /// fresh one per sort costs a page fault per page).
 pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
+    if buf.len() < 1 << 14 {
+        buf.sort_by_key(|r| r.radix_key());
+        return;
+    }
+    let bits = KeyBits::of(buf);
+    sort_records_known(buf, scratch, bits)
+}
+
+/// [`sort_records_with`] given the [`KeyBits`] of `buf`'s keys (exactly
+/// theirs: a bit said to vary that does not costs time; one said not to
+/// vary that does leaves the records unsorted).
+pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bits: KeyBits) {
     let n = buf.len();
     if n < 1 << 14 {
         buf.sort_by_key(|r| r.radix_key());
         return;
     }
-    let (or, and) = buf
-        .par_iter()
-        .fold(
-            || (0u128, u128::MAX),
-            |(o, a), r| (o | r.radix_key(), a & r.radix_key()),
-        )
-        .reduce(|| (0u128, u128::MAX), |x, y| (x.0 | y.0, x.1 & y.1));
-    let varying = or ^ and;
+    debug_assert_eq!(bits, KeyBits::of(buf), "key bits not those of the records");
+    let varying = bits.or ^ bits.and;
     if varying == 0 {
         return;
     }

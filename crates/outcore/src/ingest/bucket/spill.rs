@@ -17,7 +17,7 @@
 
 use super::Split;
 use crate::error::{IoContext, Result};
-use crate::ingest::sort::Record;
+use crate::ingest::sort::{KeyBits, Record};
 use crate::io::{fault, AlignedBuf};
 use crate::io::{open_direct, Access, ALIGN};
 use crate::mem::Budget;
@@ -100,10 +100,12 @@ impl Packing {
     }
 
     /// Appends the records of bucket `i` that `b` holds whole (`b.len()` a
-    /// multiple of `rec_bytes(i)`), as [`Self::decode`] reads them; keys
-    /// of at most 8 bytes are read as one 8-byte load and masked while 8
-    /// bytes remain.
-    pub fn decode_into<R: Record>(&self, i: usize, b: &[u8], out: &mut Vec<R>) {
+    /// multiple of `rec_bytes(i)`), as [`Self::decode`] reads them, and
+    /// adds their keys to `bits` (gathered here, where the keys are in
+    /// registers, the sort that follows needs no pass of its own to plan);
+    /// keys of at most 8 bytes are read as one 8-byte load and masked while
+    /// 8 bytes remain.
+    pub fn decode_into<R: Record>(&self, i: usize, b: &[u8], out: &mut Vec<R>, bits: &mut KeyBits) {
         let rec = self.rec_bytes::<R>(i);
         let n = b.len() / rec;
         let mut done = 0;
@@ -120,16 +122,31 @@ impl Packing {
                 l if l >= 8 => ((l - 8) / rec + 1).min(n),
                 _ => 0,
             };
+            let (mut or, mut and) = (0u64, u64::MAX);
             out.extend((0..done).map(|j| {
                 let x = u64::from_le_bytes(b[j * rec..j * rec + 8].try_into().unwrap());
-                R::from_key(lo.wrapping_add(x & mask) as u128, &[])
+                let k = lo.wrapping_add(x & mask);
+                (or, and) = (or | k, and & k);
+                R::from_key(k as u128, &[])
             }));
+            if done > 0 {
+                *bits = bits.merge(KeyBits {
+                    or: or as u128,
+                    and: and as u128,
+                });
+            }
         }
+        let rest = out.len();
         out.extend(
             b[done * rec..n * rec]
                 .chunks_exact(rec)
                 .map(|c| self.decode::<R>(i, c)),
         );
+        // The rest (wider keys, payloads, the last records): a pass while
+        // they are still in cache.
+        for r in &out[rest..] {
+            bits.add(r.radix_key());
+        }
     }
 
     /// Reads a record of bucket `i` from `b`, `rec_bytes(i)` long.
