@@ -1,0 +1,451 @@
+use super::*;
+use crate::io::Backend;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// A directory under the target dir (a disk filesystem).
+fn disk_dir() -> tempfile::TempDir {
+    let exe = std::env::current_exe().unwrap();
+    let base = exe.parent().unwrap(); // target/<profile>/deps
+    tempfile::Builder::new()
+        .prefix("outcore-bufpool-test")
+        .tempdir_in(base)
+        .unwrap()
+}
+
+fn byte_at(i: u64) -> u8 {
+    (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8 ^ (i as u8)
+}
+
+fn make_file(dir: &Path, len: u64) -> (PathBuf, Vec<u8>) {
+    let path = dir.join("pages.bin");
+    let data: Vec<u8> = (0..len).map(byte_at).collect();
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.write_all(&data).unwrap();
+    f.sync_all().unwrap();
+    (path, data)
+}
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// Reserve, "read", mark loaded and unpin: a full miss.
+fn load(p: &mut BufferPool, page: u64) -> u32 {
+    let fr = p.reserve(page).expect("a free frame");
+    assert!(p.is_loading(fr));
+    assert_eq!(p.page_of(fr), Some(page));
+    // SAFETY: the frame is reserved; page_bytes bytes are writable.
+    unsafe { *p.frame_ptr(fr) = page as u8 };
+    p.loaded(fr, true);
+    p.unpin(fr);
+    fr
+}
+
+fn touch(p: &mut BufferPool, page: u64) -> bool {
+    match p.pin_if_resident(page) {
+        Some(fr) => {
+            assert_eq!(p.frame(fr)[0], page as u8);
+            p.unpin(fr);
+            true
+        }
+        None => {
+            load(p, page);
+            false
+        }
+    }
+}
+
+#[test]
+fn scripted_counts_and_clock() {
+    let b = Budget::new(1 << 30);
+    let mut p = BufferPool::new(3, 4096, 100, &b).unwrap();
+    // Cold: three misses fill the three frames.
+    for page in [0, 1, 2] {
+        assert!(!touch(&mut p, page));
+    }
+    assert_eq!(
+        p.stats(),
+        PoolStats {
+            hits: 0,
+            misses: 3,
+            evictions: 0,
+            reads: 3
+        }
+    );
+    // Hits.
+    assert!(touch(&mut p, 1));
+    assert!(touch(&mut p, 2));
+    // Every frame is referenced: the hand clears all bits and takes frame 0 (page 0).
+    assert!(!touch(&mut p, 3));
+    assert_eq!(p.lookup(0), None);
+    assert_eq!(p.lookup(3), Some(0));
+    // Page 2 is referenced again; page 1 is not: page 1 goes next.
+    assert!(touch(&mut p, 2));
+    assert!(!touch(&mut p, 4));
+    assert_eq!(p.lookup(1), None);
+    assert!(p.lookup(2).is_some() && p.lookup(3).is_some() && p.lookup(4).is_some());
+    assert!(touch(&mut p, 3));
+    assert!(touch(&mut p, 4));
+    assert_eq!(
+        p.stats(),
+        PoolStats {
+            hits: 5,
+            misses: 5,
+            evictions: 2,
+            reads: 5
+        }
+    );
+    // A failed load drops the page and leaves the frame empty.
+    let fr = p.reserve(7).unwrap();
+    p.loaded(fr, false);
+    p.unpin(fr);
+    assert_eq!(p.lookup(7), None);
+    assert_eq!(p.page_of(fr), None);
+    assert_eq!(p.pin_if_resident(7), None);
+    assert_eq!(p.stats().reads, 6);
+    assert_eq!(p.pinned(), 0);
+}
+
+#[test]
+fn clock_never_evicts_pinned_or_loading_frames() {
+    let b = Budget::new(1 << 30);
+    let mut p = BufferPool::new(4, 4096, 1000, &b).unwrap();
+    load(&mut p, 10);
+    load(&mut p, 11);
+    let a = p.pin_if_resident(10).unwrap();
+    let c = p.pin_if_resident(10).unwrap(); // two pins of one frame
+    assert_eq!(a, c);
+    let l = p.reserve(12).unwrap(); // loading, never marked loaded here
+    assert_eq!(p.pinned(), 2);
+    for page in 100..400 {
+        let fr = load(&mut p, page);
+        assert_ne!(fr, a);
+        assert_ne!(fr, l);
+        assert_eq!(p.lookup(10), Some(a));
+        assert_eq!(p.lookup(12), Some(l));
+        assert!(p.is_loading(l));
+    }
+    p.unpin(a);
+    assert_eq!(p.pinned(), 2, "one pin of page 10 is left");
+    p.unpin(a);
+    assert_eq!(p.pinned(), 1);
+    // Page 10 may go now.
+    for page in 400..410 {
+        load(&mut p, page);
+    }
+    assert_eq!(p.lookup(10), None);
+    assert_eq!(p.lookup(12), Some(l));
+    p.loaded(l, true);
+    p.unpin(l);
+    assert_eq!(p.pinned(), 0);
+}
+
+#[test]
+fn reserve_returns_none_when_all_are_pinned() {
+    let b = Budget::new(1 << 30);
+    let mut p = BufferPool::new(3, 8192, 10, &b).unwrap();
+    let f0 = p.reserve(0).unwrap();
+    let f1 = p.reserve(1).unwrap();
+    p.loaded(f1, true); // loaded but still pinned
+    let f2 = p.reserve(2).unwrap();
+    assert_eq!(p.pinned(), 3);
+    assert_eq!(p.reserve(3), None);
+    assert_eq!(p.stats().misses, 3);
+    p.unpin(f1);
+    let f3 = p.reserve(3).unwrap();
+    assert_eq!(f3, f1, "the only unpinned frame");
+    assert_eq!(p.lookup(1), None);
+    assert_eq!(p.reserve(4), None);
+    for f in [f0, f2, f3] {
+        p.loaded(f, true);
+        p.unpin(f);
+    }
+    assert_eq!(p.pinned(), 0);
+}
+
+#[test]
+#[should_panic(expected = "while its read is in flight")]
+fn unpin_of_a_loading_frame_panics() {
+    let b = Budget::new(1 << 30);
+    let mut p = BufferPool::new(2, 4096, 10, &b).unwrap();
+    let f = p.reserve(0).unwrap();
+    p.unpin(f);
+}
+
+#[test]
+fn new_checks_and_budget() {
+    let b = Budget::new(1 << 30);
+    assert!(BufferPool::new(4, 4096 + 512, 10, &b).is_err());
+    assert!(BufferPool::new(4, 2048, 10, &b).is_err());
+    assert!(BufferPool::new(0, 4096, 10, &b).is_err());
+    {
+        let p = BufferPool::new(16, 8192, 1_000_000, &b).unwrap();
+        assert_eq!(p.table.len(), 1_000_000);
+        assert_eq!(p.file_pages(), 1_000_000);
+        assert_eq!(p.frames(), 16);
+        assert_eq!(p.page_bytes(), 8192);
+        assert!(b.used() >= 16 * 8192 + 4_000_000, "{}", b.used());
+        assert!(b.used() <= 16 * 8192 + 4_000_000 + 16 * 64);
+    }
+    assert_eq!(b.used(), 0);
+    // The page table alone does not fit.
+    let small = Budget::new(1 << 20);
+    let err = BufferPool::new(1, 4096, 1 << 20, &small)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("page table"), "{err}");
+    let err = BufferPool::new(512, 4096, 10, &small)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("frames"), "{err}");
+    assert_eq!(small.used(), 0);
+}
+
+/// for_each_page of `pages` sees each distinct page once with the file's bytes.
+fn check_pass(pool: &mut BufferPool, reader: &mut Reader, fi: usize, pages: &[u64], data: &[u8]) {
+    let pb = pool.page_bytes();
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    pool.for_each_page(reader, fi, pages, |page, bytes| {
+        assert_eq!(bytes.len(), pb);
+        let at = page as usize * pb;
+        assert!(bytes == &data[at..at + pb], "page {page} differs");
+        *seen.entry(page).or_default() += 1;
+        Ok(())
+    })
+    .unwrap();
+    let mut want: Vec<u64> = pages.to_vec();
+    want.sort_unstable();
+    want.dedup();
+    assert_eq!(seen.len(), want.len());
+    assert!(seen.values().all(|&n| n == 1));
+    assert!(want.iter().all(|p| seen.contains_key(p)));
+    assert_eq!(pool.pinned(), 0);
+    assert!(pool.in_flight.iter().all(|&x| !x));
+    assert_eq!(reader.pending(), 0);
+}
+
+#[test]
+fn for_each_page_reads_the_file() {
+    let dir = disk_dir();
+    let pb = 4096usize;
+    let file_pages = 300u64;
+    let (path, data) = make_file(dir.path(), file_pages * pb as u64);
+    let mut rng = Rng(7);
+    for backend in [Backend::Uring, Backend::Sync] {
+        for frames in [1usize, 3, 1000] {
+            for depth in [1usize, 8, 64] {
+                let b = Budget::new(1 << 30);
+                let mut pool = BufferPool::new(frames, pb, file_pages, &b).unwrap();
+                let mut reader = Reader::new(Some(backend), depth).unwrap();
+                let fi = reader.open(&path).unwrap();
+                // Random order with duplicates, more pages than frames.
+                let pages: Vec<u64> = (0..1000).map(|_| rng.below(file_pages)).collect();
+                check_pass(&mut pool, &mut reader, fi, &pages, &data);
+                let distinct = {
+                    let mut v = pages.clone();
+                    v.sort_unstable();
+                    v.dedup();
+                    v.len() as u64
+                };
+                let s = pool.stats();
+                assert_eq!(s.misses, distinct);
+                assert_eq!(s.reads, distinct);
+                assert_eq!(s.hits, 0);
+                // Again, with part of it resident; then sorted input.
+                check_pass(&mut pool, &mut reader, fi, &pages, &data);
+                let s2 = pool.stats();
+                assert_eq!(s2.hits + s2.misses, 2 * distinct);
+                if frames >= file_pages as usize {
+                    assert_eq!(s2.hits, distinct, "everything was resident");
+                    assert_eq!(s2.evictions, 0);
+                } else {
+                    assert!(s2.evictions > 0);
+                }
+                let sorted: Vec<u64> = (0..file_pages).step_by(3).collect();
+                check_pass(&mut pool, &mut reader, fi, &sorted, &data);
+                check_pass(&mut pool, &mut reader, fi, &[], &data);
+                check_pass(&mut pool, &mut reader, fi, &[5, 5, 5], &data);
+                assert!(b.used() > 0);
+                drop(pool);
+                assert_eq!(b.used(), 0, "{backend} frames {frames}");
+            }
+        }
+    }
+}
+
+#[test]
+fn for_each_page_with_larger_pages_on_tmpfs() {
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::Builder::new()
+            .prefix("outcore-bufpool-test")
+            .tempdir_in(shm)
+            .unwrap()
+    } else {
+        disk_dir()
+    };
+    let pb = 16384usize;
+    let (path, data) = make_file(dir.path(), 64 * pb as u64);
+    let mut rng = Rng(99);
+    for backend in [Backend::Uring, Backend::Sync] {
+        let b = Budget::new(1 << 30);
+        let mut pool = BufferPool::new(5, pb, 64, &b).unwrap();
+        let mut reader = Reader::new(Some(backend), 16).unwrap();
+        let fi = reader.open(&path).unwrap();
+        let pages: Vec<u64> = (0..500).map(|_| rng.below(64)).collect();
+        check_pass(&mut pool, &mut reader, fi, &pages, &data);
+        check_pass(&mut pool, &mut reader, fi, &pages, &data);
+    }
+}
+
+#[test]
+fn for_each_page_errors() {
+    let dir = disk_dir();
+    let pb = 4096usize;
+    // 10 whole pages and a half page.
+    let (path, data) = make_file(dir.path(), 10 * pb as u64 + 2048);
+    for backend in [Backend::Uring, Backend::Sync] {
+        let b = Budget::new(1 << 30);
+        let mut pool = BufferPool::new(3, pb, 12, &b).unwrap();
+        let mut reader = Reader::new(Some(backend), 4).unwrap();
+        let fi = reader.open(&path).unwrap();
+        // Beyond the page table.
+        let e = pool
+            .for_each_page(&mut reader, fi, &[1, 12], |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("page 12"), "{e}");
+        // The half page at the end reads as far as the file goes, then zeros.
+        let mut tail = Vec::new();
+        pool.for_each_page(&mut reader, fi, &[10], |_, b| {
+            tail = b.to_vec();
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(tail.len(), pb);
+        assert!(tail[pb / 2..].iter().all(|&x| x == 0));
+        // Beyond the end of the file.
+        let e = pool
+            .for_each_page(&mut reader, fi, &[11], |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("pages.bin") && e.contains("end of the file"),
+            "{e}"
+        );
+        assert_eq!(pool.pinned(), 0);
+        // An error from the callback stops the calls and releases everything.
+        let mut calls = 0;
+        let mut stopped = false;
+        let e = pool
+            .for_each_page(&mut reader, fi, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], |p, _| {
+                assert!(!stopped, "called after an error");
+                calls += 1;
+                if p == 4 {
+                    stopped = true;
+                    Err(Error::Invalid("stop at 4".into()))
+                } else {
+                    Ok(())
+                }
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("stop at 4"), "{e}");
+        assert!(stopped && calls <= 10, "{calls}");
+        assert_eq!(pool.pinned(), 0);
+        assert_eq!(reader.pending(), 0);
+        assert!((0..3).all(|f| !pool.is_loading(f)));
+        // A listed page loading for someone else: an error, pins released.
+        check_pass(&mut pool, &mut reader, fi, &[0, 1], &data);
+        let other = pool.reserve(2).unwrap();
+        let e = pool
+            .for_each_page(&mut reader, fi, &[0, 1, 2], |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("page 2 is being loaded"), "{e}");
+        assert_eq!(pool.pinned(), 1);
+        pool.loaded(other, false);
+        pool.unpin(other);
+        // The pool still works afterwards.
+        check_pass(&mut pool, &mut reader, fi, &[9, 0, 3, 3, 8], &data);
+        // Every frame pinned by the caller: an error, not a hang.
+        let held: Vec<u32> = (0..3)
+            .map(|p| {
+                pool.pin_if_resident(p).unwrap_or_else(|| {
+                    let f = pool.reserve(p).unwrap();
+                    pool.loaded(f, true);
+                    f
+                })
+            })
+            .collect();
+        let e = pool
+            .for_each_page(&mut reader, fi, &[5], |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pinned"), "{e}");
+        // Resident pages still go through.
+        pool.for_each_page(&mut reader, fi, &[0, 1, 2], |_, _| Ok(()))
+            .unwrap();
+        for f in held {
+            pool.unpin(f);
+        }
+        assert_eq!(pool.pinned(), 0);
+    }
+}
+
+#[test]
+fn a_panicking_callback_leaves_no_read_in_flight() {
+    let dir = disk_dir();
+    let pb = 4096usize;
+    let (path, _) = make_file(dir.path(), 256 * pb as u64);
+    for backend in [Backend::Uring, Backend::Sync] {
+        let b = Budget::new(1 << 30);
+        let mut pool = BufferPool::new(64, pb, 256, &b).unwrap();
+        let mut reader = Reader::new(Some(backend), 32).unwrap();
+        let fi = reader.open(&path).unwrap();
+        let pages: Vec<u64> = (0..256).collect();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.for_each_page(&mut reader, fi, &pages, |_, _| -> Result<()> {
+                panic!("callback panics")
+            })
+        }));
+        assert!(r.is_err());
+        assert_eq!(reader.pending(), 0, "{backend}");
+    }
+}
+
+#[test]
+fn short_read_is_an_error() {
+    let dir = disk_dir();
+    let pb = 4096usize;
+    let (path, _) = make_file(dir.path(), 4 * pb as u64);
+    let b = Budget::new(1 << 30);
+    let mut pool = BufferPool::new(2, pb, 8, &b).unwrap();
+    for backend in [Backend::Uring, Backend::Sync] {
+        let mut reader = Reader::new(Some(backend), 4).unwrap();
+        let fi = reader.open(&path).unwrap();
+        // The file shrinks after it was opened.
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(2 * pb as u64 + 100).unwrap();
+        let e = pool
+            .for_each_page(&mut reader, fi, &[0, 3], |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("short read of page 3") && e.contains("pages.bin"),
+            "{e}"
+        );
+        assert_eq!(pool.pinned(), 0);
+        assert_eq!(pool.lookup(3), None);
+        f.set_len(4 * pb as u64).unwrap();
+    }
+}
