@@ -11,6 +11,7 @@ pub mod idmap;
 pub mod names;
 pub mod parse;
 mod radix;
+mod reap;
 pub mod sort;
 
 use crate::error::Result;

@@ -361,6 +361,14 @@ impl<R: Record> Sorted<R> {
         Ok(out.len() > before)
     }
 
+    /// Says the stream will not be rewound, so a distribution sort's bucket
+    /// files can go as soon as they are read ([`super::bucket::BucketStream::consume_once`]).
+    pub fn consume_once(&mut self) {
+        if let Inner::Buckets(b) = &mut self.inner {
+            b.consume_once();
+        }
+    }
+
     /// Starts the stream over: the next record is the first again. A merged
     /// stream reopens its runs (with the same read buffers, already charged).
     pub fn rewind(&mut self) -> Result<()> {

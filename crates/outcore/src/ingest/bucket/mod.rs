@@ -397,9 +397,7 @@ impl<R: Record> Drop for BucketSorter<R> {
             }
         }
         if let Some(sp) = &self.spiller {
-            for p in &sp.buckets.files {
-                let _ = std::fs::remove_file(p);
-            }
+            crate::ingest::reap::remove_later(sp.buckets.files.clone());
         }
     }
 }

@@ -28,9 +28,7 @@ pub(super) struct BucketFiles(pub Vec<PathBuf>);
 
 impl Drop for BucketFiles {
     fn drop(&mut self) {
-        for p in &self.0 {
-            let _ = std::fs::remove_file(p);
-        }
+        crate::ingest::reap::remove_later(std::mem::take(&mut self.0));
     }
 }
 
@@ -72,6 +70,8 @@ pub struct BucketStream<R: Record> {
     /// The most buckets the loader started ahead of the consumer's.
     ahead: Arc<AtomicUsize>,
     stats: BucketStats,
+    /// Not rewound: each bucket's file is deleted once it is read.
+    once: bool,
 }
 
 /// What a bucket stream did.
@@ -129,6 +129,7 @@ impl<R: Record> BucketStream<R> {
             taken: Arc::new(AtomicUsize::new(0)),
             ahead: Arc::new(AtomicUsize::new(0)),
             stats: BucketStats::default(),
+            once: false,
         })
     }
 
@@ -266,6 +267,7 @@ impl<R: Record> BucketStream<R> {
             };
             self.stats.prefetched += (b > from) as u64;
             self.cur = Current::Mem(v, 0);
+            self.read_whole(b);
         } else {
             // Too large to load: merge it from runs with the whole charge.
             self.stop_loader();
@@ -287,6 +289,7 @@ impl<R: Record> BucketStream<R> {
                 left -= n;
             }
             drop(bytes);
+            self.read_whole(b);
             let sorted = s.finish()?;
             self.cur = Current::Ext(Box::new(sorted));
             self.stats.merged += 1;
@@ -294,8 +297,23 @@ impl<R: Record> BucketStream<R> {
         Ok(true)
     }
 
+    /// Says the stream will not be rewound: each bucket's file is deleted
+    /// (in the background, [`crate::ingest::reap`]) once it has been read,
+    /// not all at the end.
+    pub fn consume_once(&mut self) {
+        self.once = true;
+    }
+
+    /// Bucket `b`'s file has been read whole.
+    fn read_whole(&self, b: usize) {
+        if self.once {
+            crate::ingest::reap::remove_later(vec![self.files.0[b].clone()]);
+        }
+    }
+
     /// Starts the stream over.
     pub fn rewind(&mut self) -> Result<()> {
+        assert!(!self.once, "a stream consumed once is rewound");
         self.stop_loader();
         self.cur = Current::Mem(Vec::new(), 0);
         self.recharge()?;

@@ -77,6 +77,8 @@ fn check_in(
     }
     let stats = sorted.bucket_stats().unwrap_or_default();
     drop(sorted);
+    // Bucket files are deleted on the reaper thread.
+    crate::ingest::reap::wait_removed();
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
@@ -221,4 +223,47 @@ fn hashed_buckets_are_balanced_for_skewed_keys() {
     let b = check(&keys, 0, Split::Hashed, Some(50_000)).records;
     let (max, mean) = (*b.iter().max().unwrap(), 50_000 / b.len() as u64);
     assert!(max < 3 * mean, "{b:?}");
+}
+
+/// A stream said to be consumed once deletes each bucket's file as soon as
+/// the bucket has been read (the rest stay until they are), and still hands
+/// every record out in order.
+#[test]
+fn a_stream_consumed_once_deletes_buckets_as_they_are_read() {
+    let keys = random(60_000, 1 << 40, 11);
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let n = keys.len() as u64;
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir.path(), &budget, 0, Split::Ordered, Some(n)).unwrap();
+    let pairs: Vec<Pair> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| Pair(k, i as u32))
+        .collect();
+    s.extend(pairs.iter().copied()).unwrap();
+    let mut sorted = s.finish().unwrap();
+    sorted.consume_once();
+    let files = || std::fs::read_dir(dir.path()).unwrap().count();
+    let buckets = files();
+    assert!(buckets > 4, "{buckets} buckets");
+    let mut got = Vec::new();
+    // The first bucket's records: its file goes; the loader reads at most
+    // two ahead, so most files are still there.
+    let first = sorted.bucket_stats().unwrap().records[0] as usize;
+    while got.len() < first {
+        got.push(sorted.next_record().unwrap().unwrap());
+    }
+    crate::ingest::reap::wait_removed();
+    let left = files();
+    assert!(left < buckets, "no file deleted after the first bucket");
+    assert!(left >= buckets - 3, "{left} of {buckets} files left");
+    while let Some(r) = sorted.next_record().unwrap() {
+        got.push(r);
+    }
+    crate::ingest::reap::wait_removed();
+    assert_eq!(files(), 0, "files left once every bucket was read");
+    let mut expect = pairs;
+    expect.sort_by_key(|p| p.0);
+    assert_eq!(got, expect);
 }

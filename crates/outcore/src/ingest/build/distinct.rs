@@ -328,7 +328,7 @@ fn varint_slow(b: &[u8]) -> Option<(u64, usize)> {
 
 impl Drop for RankReader {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        crate::ingest::reap::remove_later(vec![std::mem::take(&mut self.path)]);
     }
 }
 

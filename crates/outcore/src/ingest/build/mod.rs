@@ -166,6 +166,9 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // The sorters' files go on the reaper thread (`reap.rs`): gone
+        // before their directory.
+        super::reap::wait_removed();
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
@@ -436,6 +439,8 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         dir.close(w)?;
     }
     progress.done(|| format!("{} tiles", tile_stats.tiles));
+    // Scratch files still being deleted count in the build's time.
+    super::reap::wait_removed();
     phases.push(("write", t3.elapsed().as_secs_f64()));
 
     let (out_stats, in_stats) = match r.direct_out_stats.or(sorted_out_stats) {

@@ -109,6 +109,7 @@ pub(super) fn layouts<W: Weight>(
         let tile_thread = sorted_tiles.map(|(sorter, mut tiles)| {
             scope.spawn(move || -> Result<TileWriter> {
                 let mut ts = sorter.finish()?;
+                ts.consume_once();
                 let mut k = 0u64;
                 // Records come tile by tile: the tile's position is decoded once.
                 let mut tile = (u64::MAX, (0, 0));
@@ -134,6 +135,7 @@ pub(super) fn layouts<W: Weight>(
             let mut k = 0u64;
             for (c, (mut csr, sorter)) in csrs.into_iter().enumerate() {
                 let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
+                rs.consume_once();
                 // The out direction comes first: it feeds placed tiles.
                 let mut place = placer.as_mut().filter(|_| c == 0);
                 // This thread merges the stream (and places tiles), a
