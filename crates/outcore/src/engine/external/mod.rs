@@ -35,6 +35,8 @@ mod logstep;
 mod merge;
 mod pages;
 mod scatter;
+mod sizes;
+mod states;
 pub mod triangles;
 pub mod walk;
 mod words;
@@ -54,6 +56,9 @@ use disk::{align_up, read_exact, write_all, Appender};
 use log::MultiLog;
 use merge::{MergeConfig, MergeCounts};
 use scatter::{coded_bytes, ListFiles, ScatterBufs};
+use sizes::{shares, sizes, SLACK};
+pub use states::ExternalStates;
+use states::SpillDir;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -94,161 +99,6 @@ pub struct ExternalConfig {
     /// With `grid: Some(true)`: grid on even supersteps only, the log on
     /// odd ones (tests of the switches between them).
     pub grid_alternate: bool,
-}
-
-/// Memory plan of one run.
-#[derive(Clone, Copy, Debug)]
-struct Sizes {
-    interval: u64,
-    messages: usize,
-    chunk: usize,
-    staging: usize,
-    merge: MergeConfig,
-}
-
-/// Fixed bytes the engine keeps outside its shares (I/O queues, small tables).
-const SLACK: u64 = 4 << 20;
-
-fn sizes<P: VertexProgram>(
-    n: u64,
-    weighted: bool,
-    coded: bool,
-    budget: &Budget,
-    cfg: &ExternalConfig,
-) -> Result<Sizes> {
-    let avail = budget.available().saturating_sub(SLACK);
-    let chunk = ((avail / 24) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
-    // Per adjacency buffer: itself, its weights, a coded read's buffer.
-    let weighted = if weighted { 3 } else { 1 }
-        + if coded {
-            coded_bytes(chunk).div_ceil(chunk) as u64
-        } else {
-            0
-        };
-    let staging = cfg
-        .staging
-        .unwrap_or((avail / 32) as usize)
-        .clamp(ALIGN, 1 << 20)
-        / ALIGN
-        * ALIGN;
-    let fixed = 2 * chunk as u64 * weighted + 2 * staging as u64;
-    let share = avail.saturating_sub(fixed) / 3;
-    let per_vertex = P::State::BYTES as u64 + 8 + 1;
-    let interval = cfg
-        .interval_vertices
-        .unwrap_or(share / per_vertex)
-        .clamp(1, n.max(1));
-    let mem_rec = std::mem::size_of::<(u32, P::Msg)>() as u64;
-    let messages = (cfg.message_buffer.unwrap_or(share) / mem_rec).max(16) as usize;
-    let memory = cfg
-        .merge_memory
-        .unwrap_or(share)
-        .min(share.max(ALIGN as u64));
-    let run_buffer = ((share / 8) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
-    let need = fixed + 3 * (interval * per_vertex).max(ALIGN as u64) + SLACK;
-    if interval * per_vertex > share.max(per_vertex) && cfg.interval_vertices.is_none()
-        || budget.available() < need.min(budget.available().max(48 * ALIGN as u64 + SLACK))
-    {
-        return Err(Error::Budget(format!(
-            "the external engine needs at least {}; raise --memory",
-            crate::size::format_size(need)
-        )));
-    }
-    Ok(Sizes {
-        interval,
-        messages,
-        chunk,
-        staging,
-        merge: MergeConfig::new(memory, run_buffer, cfg.fan_in),
-    })
-}
-
-/// The share of the stored edges the active vertices send along (each
-/// block's actives taken at its mean degree) and the share of blocks with
-/// an active vertex.
-fn shares(active: &[u64], degree: &[u64], n: u64) -> (f64, f64) {
-    let total = degree.iter().sum::<u64>().max(1) as f64;
-    let mut edges = 0.0;
-    for (b, (&a, &d)) in active.iter().zip(degree).enumerate() {
-        let size = (n - (b * BLOCK) as u64).min(BLOCK as u64).max(1);
-        edges += a as f64 / size as f64 * d as f64;
-    }
-    let with = active.iter().filter(|&&a| a > 0).count();
-    (edges / total, with as f64 / active.len().max(1) as f64)
-}
-
-/// A directory of spill files, removed when dropped.
-struct SpillDir(PathBuf);
-
-impl SpillDir {
-    fn new(store: &Store, tmp: Option<&Path>) -> Result<SpillDir> {
-        let parent = match tmp {
-            Some(t) => t.to_path_buf(),
-            None => store
-                .path()
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from(".")),
-        };
-        let name = store
-            .path()
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "store".into());
-        crate::stale::clean(&parent, &name, "outcore-external");
-        let dir = parent.join(format!(".{name}.outcore-external-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        Ok(SpillDir(dir))
-    }
-}
-
-impl Drop for SpillDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The final states of an external run, on disk until dropped.
-pub struct ExternalStates<S: Value> {
-    // Declared first: dropped (waiting for its I/O) before the files go.
-    reader: Reader,
-    _dir: SpillDir,
-    state_file: usize,
-    bounds: Vec<u32>,
-    stride: u64,
-    budget_bytes: usize,
-    _s: std::marker::PhantomData<S>,
-}
-
-impl<S: Value> ExternalStates<S> {
-    /// Calls `f(dense id, state)` for every vertex in order, one interval in
-    /// memory at a time.
-    pub fn for_each(&mut self, budget: &Budget, mut f: impl FnMut(u32, &S)) -> Result<()> {
-        let mut buf = AlignedBuf::new(self.budget_bytes, budget, "external engine state")?;
-        for k in 0..self.bounds.len() - 1 {
-            let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
-            let bytes = (hi - lo) as usize * S::BYTES;
-            let room = align_up(bytes as u64) as usize;
-            let s = &mut buf.as_mut_slice()[..room];
-            read_exact(
-                &mut self.reader,
-                self.state_file,
-                k as u64 * self.stride,
-                s,
-                bytes,
-            )?;
-            for v in lo..hi {
-                let at = (v - lo) as usize * S::BYTES;
-                f(v, &S::get(&s[at..]));
-            }
-        }
-        Ok(())
-    }
-
-    /// The buffer [`Self::for_each`] takes from the budget.
-    pub fn buffer_bytes(&self) -> u64 {
-        self.budget_bytes as u64
-    }
 }
 
 /// Runs `prog` for at most `max_steps` supersteps on `store` inside `budget`.
@@ -656,23 +506,4 @@ pub fn run<P: VertexProgram>(
         },
         stats,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A frontier of hubs is priced by its edges: half of a block holding
-    /// 90 % of the degrees weighs 45 % of the edges, not its share of the
-    /// vertices.
-    #[test]
-    fn shares_weigh_blocks_by_their_degrees() {
-        let n = 4 * BLOCK as u64;
-        let degree = [900, 50, 30, 20];
-        let (e, b) = shares(&[BLOCK as u64 / 2, 0, 0, 0], &degree, n);
-        assert!((e - 0.45).abs() < 1e-12 && b == 0.25, "{e} {b}");
-        // The last block may be short: its actives count against its size.
-        let (e, _) = shares(&[0, 10], &[0, 100], BLOCK as u64 + 10);
-        assert!((e - 1.0).abs() < 1e-12, "{e}");
-    }
 }
