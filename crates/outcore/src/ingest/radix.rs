@@ -12,6 +12,8 @@ use rayon::prelude::*;
 
 /// Bits of the MSD pass.
 const MSD_BITS: u32 = 11;
+/// Fewer records than this are sorted by comparison.
+const SMALL: usize = 1 << 14;
 
 /// Sorts records stably by key.
 pub fn sort_records<R: Record>(buf: &mut Vec<R>) {
@@ -86,20 +88,21 @@ impl KeyBits {
 /// [`sort_records`] with a scratch buffer the caller keeps between sorts (a
 /// fresh one per sort costs a page fault per page).
 pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
-    if buf.len() < 1 << 14 {
-        buf.sort_by_key(|r| r.radix_key());
-        return;
-    }
-    let bits = KeyBits::of(buf);
+    // Small buffers are comparison-sorted: their bits are not needed.
+    let bits = match buf.len() < SMALL {
+        true => KeyBits::default(),
+        false => KeyBits::of(buf),
+    };
     sort_records_known(buf, scratch, bits)
 }
 
 /// [`sort_records_with`] given the [`KeyBits`] of `buf`'s keys (exactly
 /// theirs: a bit said to vary that does not costs time; one said not to
-/// vary that does leaves the records unsorted).
+/// vary that does leaves the records unsorted; unread below [`SMALL`]
+/// records).
 pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bits: KeyBits) {
     let n = buf.len();
-    if n < 1 << 14 {
+    if n < SMALL {
         buf.sort_by_key(|r| r.radix_key());
         return;
     }

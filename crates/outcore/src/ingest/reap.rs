@@ -16,10 +16,24 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Condvar, Mutex, OnceLock};
 
 struct Reaper {
-    queue: Mutex<Sender<Vec<PathBuf>>>,
+    queue: Sender<Vec<PathBuf>>,
     /// Files queued and not yet removed.
     pending: Mutex<u64>,
     idle: Condvar,
+}
+
+impl Reaper {
+    /// Removes queued `paths` and counts them done.
+    fn remove(&self, paths: &[PathBuf]) {
+        for p in paths {
+            let _ = std::fs::remove_file(p);
+        }
+        let mut n = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        *n -= paths.len() as u64;
+        if *n == 0 {
+            self.idle.notify_all();
+        }
+    }
 }
 
 fn reaper() -> &'static Reaper {
@@ -27,7 +41,7 @@ fn reaper() -> &'static Reaper {
     REAPER.get_or_init(|| {
         let (tx, rx) = channel::<Vec<PathBuf>>();
         let r: &'static Reaper = Box::leak(Box::new(Reaper {
-            queue: Mutex::new(tx),
+            queue: tx,
             pending: Mutex::new(0),
             idle: Condvar::new(),
         }));
@@ -37,14 +51,7 @@ fn reaper() -> &'static Reaper {
             .name("outcore-reaper".into())
             .spawn(move || {
                 for paths in rx {
-                    for p in &paths {
-                        let _ = std::fs::remove_file(p);
-                    }
-                    let mut n = r.pending.lock().unwrap_or_else(|e| e.into_inner());
-                    *n -= paths.len() as u64;
-                    if *n == 0 {
-                        r.idle.notify_all();
-                    }
+                    r.remove(&paths);
                 }
             });
         r
@@ -58,22 +65,9 @@ pub fn remove_later(paths: Vec<PathBuf>) {
         return;
     }
     let r = reaper();
-    let n = paths.len() as u64;
-    *r.pending.lock().unwrap_or_else(|e| e.into_inner()) += n;
-    let sent = r
-        .queue
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .send(paths);
-    if let Err(std::sync::mpsc::SendError(paths)) = sent {
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
-        let mut pending = r.pending.lock().unwrap_or_else(|e| e.into_inner());
-        *pending -= n;
-        if *pending == 0 {
-            r.idle.notify_all();
-        }
+    *r.pending.lock().unwrap_or_else(|e| e.into_inner()) += paths.len() as u64;
+    if let Err(std::sync::mpsc::SendError(paths)) = r.queue.send(paths) {
+        r.remove(&paths);
     }
 }
 
