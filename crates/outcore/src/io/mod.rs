@@ -350,6 +350,12 @@ impl Reader {
         Ok(self.add_file(path, file, direct, 0))
     }
 
+    /// Takes over a file opened elsewhere ([`open_direct`], writable or
+    /// not; `direct`: as it said); returns its index.
+    pub fn adopt(&mut self, path: &Path, file: File, direct: bool) -> usize {
+        self.add_file(path, file, direct, 0)
+    }
+
     fn add_file(&mut self, path: &Path, file: File, direct: bool, len: u64) -> usize {
         self.files.push(FileEntry {
             path: path.to_path_buf(),
