@@ -30,6 +30,7 @@ use stream::BucketFiles;
 pub use stream::{BucketStats, BucketStream};
 
 mod loader;
+mod nest;
 mod spill;
 mod stream;
 #[cfg(test)]
@@ -62,6 +63,13 @@ type SpillJob<R> = JoinHandle<(Spiller, Vec<R>, Result<()>)>;
 /// A distribution sorter; see the module docs.
 pub struct BucketSorter<R: Record> {
     name: &'static str,
+    /// What its bucket files are named after: the name, and for a sorter
+    /// nested in a bucket ([`BucketStream`]) the buckets it descends from.
+    tag: String,
+    /// How deep it is nested (0: a sorter of its own).
+    level: u32,
+    /// Keys to take splitters from, when given: else the first buffer's.
+    sample: Option<Vec<u128>>,
     dir: PathBuf,
     split: Split,
     budget: Budget,
@@ -116,6 +124,9 @@ impl<R: Record> BucketSorter<R> {
         let enc_charge = Some(budget.charge(enc_bytes, name)?);
         Ok(BucketSorter {
             name,
+            tag: name.to_string(),
+            level: 0,
+            sample: None,
             dir: dir.to_path_buf(),
             split,
             budget: budget.clone(),
@@ -142,6 +153,26 @@ impl<R: Record> BucketSorter<R> {
     pub(crate) fn buffered(mut self) -> Self {
         self.buffered = true;
         self
+    }
+
+    /// A sorter for the records of one oversized bucket of a stream (see
+    /// [`stream`]): ordered, splitters from `sample` (keys read from across
+    /// the bucket's file, where a first buffer holds only the front of a
+    /// stream that came in order), files named after `tag`.
+    pub(super) fn nested(
+        parent: (&'static str, &Path, &Budget),
+        bytes: u64,
+        expected: u64,
+        (tag, level, sample): (String, u32, Vec<u128>),
+        buffered: bool,
+    ) -> Result<Self> {
+        let (name, dir, budget) = parent;
+        let mut s = Self::new(name, dir, budget, bytes, Split::Ordered, Some(expected))?;
+        s.tag = tag;
+        s.level = level;
+        s.sample = Some(sample);
+        s.buffered = buffered;
+        Ok(s)
     }
 
     /// Adds one record.
@@ -195,7 +226,7 @@ impl<R: Record> BucketSorter<R> {
         (self.share / (3 * std::mem::size_of::<R>() as u64)).max(1024)
     }
 
-    fn choose_buckets(&self) -> Buckets {
+    fn choose_buckets(&mut self) -> Buckets {
         // Buckets a quarter of the load capacity: reading back holds a
         // quarter of this sorter's charge and leaves the rest to the sorters
         // filled meanwhile; sampling noise rarely overflows one.
@@ -216,12 +247,15 @@ impl<R: Record> BucketSorter<R> {
         };
         if self.split == Split::Ordered {
             let step = (self.buf.len() / SAMPLE).max(1);
-            let mut sample: Vec<u128> = self
-                .buf
-                .iter()
-                .step_by(step)
-                .map(|r| r.radix_key())
-                .collect();
+            let mut sample: Vec<u128> = match self.sample.take() {
+                Some(s) if !s.is_empty() => s,
+                _ => self
+                    .buf
+                    .iter()
+                    .step_by(step)
+                    .map(|r| r.radix_key())
+                    .collect(),
+            };
             sample.sort_unstable();
             b.base = sample[0];
             let span = sample[sample.len() - 1] - b.base;
@@ -251,7 +285,7 @@ impl<R: Record> BucketSorter<R> {
             };
         }
         b.files = (0..b.count)
-            .map(|i| self.dir.join(format!("{}-bucket{i:05}.tmp", self.name)))
+            .map(|i| self.dir.join(format!("{}-bucket{i:05}.tmp", self.tag)))
             .collect();
         b.records = vec![0; b.count];
         b
@@ -344,7 +378,7 @@ impl<R: Record> BucketSorter<R> {
         };
         let bytes = per as u64 * (2 + depth as u64) * std::mem::size_of::<R>() as u64;
         let charge = self.budget.charge(bytes, self.name)?;
-        Ok(Sorted::buckets(BucketStream::new(
+        let stream = BucketStream::new(
             self.name,
             &self.dir,
             &self.budget,
@@ -355,7 +389,10 @@ impl<R: Record> BucketSorter<R> {
             per,
             depth,
             direct,
-        )?))
+        )?;
+        Ok(Sorted::buckets(
+            stream.nesting(std::mem::take(&mut self.tag), self.level),
+        ))
     }
 }
 

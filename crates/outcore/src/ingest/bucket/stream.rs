@@ -7,21 +7,17 @@
 //! consumer's time in each of a kron-24 import's two bucket passes).
 
 use super::loader::{Chunks, Job, Loader, CHUNK};
+use super::nest;
 use super::spill::Packing;
-use crate::error::{IoContext, Result};
+use super::BucketSorter;
+use crate::error::Result;
 use crate::ingest::sort::{ExternalSorter, Record, Sorted};
-use crate::io::fault::Faulty;
 use crate::io::AlignedBuf;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
-
-/// Records read per step when an oversized bucket is fed to the run sorter.
-const FEED: usize = 1 << 16;
 
 /// Bucket files removed on drop.
 pub(super) struct BucketFiles(pub Vec<PathBuf>);
@@ -34,13 +30,17 @@ impl Drop for BucketFiles {
 
 enum Current<R: Record> {
     Mem(Vec<R>, usize),
-    /// An oversized bucket, merged from runs.
+    /// An oversized bucket, distributed again or merged from runs.
     Ext(Box<Sorted<R>>),
 }
 
 /// The records of spilled buckets, one bucket at a time.
 pub struct BucketStream<R: Record> {
     name: &'static str,
+    /// The bucket files' name ([`BucketSorter`]'s tag) and how deep the
+    /// sorter was nested.
+    tag: String,
+    level: u32,
     dir: PathBuf,
     budget: Budget,
     charge: Option<Charge>,
@@ -85,8 +85,14 @@ pub struct BucketStats {
     /// when it started one (2: the next-but-one was read while the next
     /// one sorted).
     pub ahead: u64,
-    /// Buckets too large to load, merged from runs instead.
+    /// Buckets too large to load, distributed again by a nested sorter
+    /// (counted at every level).
+    pub nested: u64,
+    /// Buckets too large to load that no split divides (one key, or nested
+    /// too deep), merged from runs instead.
     pub merged: u64,
+    /// Bytes the nested sorters spilled (their records, once more).
+    pub respilled: u64,
 }
 
 impl<R: Record> BucketStream<R> {
@@ -103,14 +109,11 @@ impl<R: Record> BucketStream<R> {
         depth: usize,
         direct: bool,
     ) -> Result<Self> {
-        let bytes = CHUNK;
-        let what = "bucket sort: read buffers";
-        let chunk = [
-            AlignedBuf::new(bytes, budget, what)?,
-            AlignedBuf::new(bytes, budget, what)?,
-        ];
+        let chunk = read_buffers(budget)?;
         Ok(BucketStream {
             name,
+            tag: name.to_string(),
+            level: 0,
             dir: dir.to_path_buf(),
             budget: budget.clone(),
             charge: Some(charge),
@@ -131,6 +134,14 @@ impl<R: Record> BucketStream<R> {
             stats: BucketStats::default(),
             once: false,
         })
+    }
+
+    /// The stream of a sorter whose files are named after `tag`, nested
+    /// `level` deep.
+    pub(super) fn nesting(mut self, tag: String, level: u32) -> Self {
+        self.tag = tag;
+        self.level = level;
+        self
     }
 
     /// The next record, or `None` at the end.
@@ -229,16 +240,26 @@ impl<R: Record> BucketStream<R> {
         self.taken.store(self.next, Relaxed);
         // The finished bucket's buffer goes back to the loader, or becomes
         // a spare (release an oversized one's charges first).
-        if let Current::Mem(v, _) = std::mem::replace(&mut self.cur, Current::Mem(Vec::new(), 0)) {
-            match &self.loader {
-                Some(l) => {
-                    if let Err(v) = l.give_back(v) {
-                        self.spare.push(v);
+        match std::mem::replace(&mut self.cur, Current::Mem(Vec::new(), 0)) {
+            Current::Mem(v, _) => {
+                match &self.loader {
+                    Some(l) => {
+                        if let Err(v) = l.give_back(v) {
+                            self.spare.push(v);
+                        }
                     }
+                    None => self.spare.push(v),
                 }
-                None => self.spare.push(v),
+                self.spare.truncate(self.depth + 1);
             }
-            self.spare.truncate(self.depth + 1);
+            // What a nested sorter's stream did counts here too.
+            Current::Ext(s) => {
+                if let Some(b) = s.bucket_stats() {
+                    self.stats.nested += b.nested;
+                    self.stats.merged += b.merged;
+                    self.stats.respilled += b.respilled;
+                }
+            }
         }
         self.recharge()?;
         let b = self.next;
@@ -269,30 +290,56 @@ impl<R: Record> BucketStream<R> {
             self.cur = Current::Mem(v, 0);
             self.read_whole(b);
         } else {
-            // Too large to load: merge it from runs with the whole charge.
+            // Too large to load: distributed again, or merged from runs,
+            // with the whole charge (the read buffers' too).
             self.stop_loader();
             self.spare = Vec::new();
             self.scratch = Vec::new();
+            self.chunk = None;
+            // The read buffers' worth is for the feed's, then the nested
+            // stream's own.
             let bytes = self.charge.take().map_or(0, |c| c.bytes());
-            let mut s = ExternalSorter::<R>::new(self.name, &self.dir, &self.budget, bytes)?;
             let path = &self.files.0[b];
-            let mut f = Faulty(File::open(path).at(path)?);
-            let rec = self.pack.rec_bytes::<R>(b);
-            let mut bytes = vec![0u8; FEED * rec];
-            let mut left = self.records[b] as usize;
-            while left > 0 {
-                let n = left.min(FEED);
-                f.read_exact(&mut bytes[..n * rec]).at(path)?;
-                for c in bytes[..n * rec].chunks_exact(rec) {
-                    s.push(self.pack.decode(b, c))?;
+            let (n, rec) = (self.records[b], self.pack.rec_bytes::<R>(b));
+            let decode = |c: &[u8]| self.pack.decode::<R>(b, c);
+            let file = (path.as_path(), n, rec);
+            let sample = match self.level < nest::MAX_LEVEL {
+                true => nest::sample(path, n, rec, &decode)?,
+                false => None,
+            };
+            let mut sorted = match sample {
+                Some(sample) => {
+                    let tag = format!("{}.{b}", self.tag);
+                    let mut s = BucketSorter::<R>::nested(
+                        (self.name, &self.dir, &self.budget),
+                        bytes,
+                        n,
+                        (tag, self.level + 1, sample),
+                        !self.direct,
+                    )?;
+                    nest::feed(file, (&self.budget, self.direct), &decode, &mut |r| {
+                        s.extend(r.iter().copied())
+                    })?;
+                    s.park()?;
+                    self.stats.nested += 1;
+                    self.stats.respilled += s.spilled_bytes();
+                    s.finish()?
                 }
-                left -= n;
-            }
-            drop(bytes);
+                None => {
+                    let mut s =
+                        ExternalSorter::<R>::new(self.name, &self.dir, &self.budget, bytes)?;
+                    nest::feed(file, (&self.budget, self.direct), &decode, &mut |r| {
+                        r.iter().try_for_each(|&r| s.push(r))
+                    })?;
+                    self.stats.merged += 1;
+                    s.finish()?
+                }
+            };
             self.read_whole(b);
-            let sorted = s.finish()?;
+            // Its files go as they are read: it is made again if this
+            // stream is rewound.
+            sorted.consume_once();
             self.cur = Current::Ext(Box::new(sorted));
-            self.stats.merged += 1;
         }
         Ok(true)
     }
@@ -321,8 +368,12 @@ impl<R: Record> BucketStream<R> {
         Ok(())
     }
 
-    /// Takes back the loading charge an oversized bucket borrowed.
+    /// Takes back the loading charge and read buffers an oversized bucket
+    /// borrowed.
     fn recharge(&mut self) -> Result<()> {
+        if self.chunk.is_none() && self.loader.is_none() {
+            self.chunk = Some(read_buffers(&self.budget)?);
+        }
         if self.charge.is_none() {
             let buffers = 2 + self.depth as u64;
             let bytes = self.per as u64 * buffers * std::mem::size_of::<R>() as u64;
@@ -339,6 +390,15 @@ impl<R: Record> BucketStream<R> {
             ..self.stats.clone()
         }
     }
+}
+
+/// The two aligned buffers buckets are read through.
+fn read_buffers(budget: &Budget) -> Result<Chunks> {
+    let what = "bucket sort: read buffers";
+    Ok([
+        AlignedBuf::new(CHUNK, budget, what)?,
+        AlignedBuf::new(CHUNK, budget, what)?,
+    ])
 }
 
 impl<R: Record> Drop for BucketStream<R> {

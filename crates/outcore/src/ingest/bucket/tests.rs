@@ -199,14 +199,27 @@ fn ordered_buckets_store_keys_in_the_bytes_their_range_needs() {
 }
 
 #[test]
-fn sorted_inputs_and_floods_of_one_key_fall_back_to_merging() {
+fn sorted_inputs_are_distributed_again_and_floods_of_one_key_merged() {
     // Sorted input: the first buffer's sample covers little of the
-    // range, so the last bucket overflows and is merged from runs.
-    let keys: Vec<u64> = (0..40_000u64).map(|i| i * 7).collect();
+    // range, so the last bucket overflows (199,037 of 200,000 records); a
+    // nested sorter splits it by a sample read across its file into 64
+    // even buckets, each split once more by a sorter of its own (with
+    // their first buffers' samples, the last bucket overflows level after
+    // level until it is merged from runs).
+    for n in [40_000u64, 200_000] {
+        let keys: Vec<u64> = (0..n).map(|i| i * 7).collect();
+        let b = check(&keys, 0, Split::Ordered, Some(1000));
+        assert!(b.records.iter().any(|&r| r > 1024), "{b:?}");
+        assert!(b.nested > 0 && b.merged == 0, "{b:?}");
+        assert!(b.respilled > 0, "{b:?}");
+    }
+    // Descending, and sorted runs repeated (a hashed bucket's records come
+    // sorted, bucket after bucket): equal keys stay in push order.
+    let keys: Vec<u64> = (0..30_000u64).rev().chain(0..30_000).collect();
     let b = check(&keys, 0, Split::Ordered, Some(1000));
-    assert!(b.records.iter().any(|&r| r > 1024), "{b:?}");
-    assert!(b.merged > 0, "{b:?}");
-    // One key 20,000 times: a bucket no split can divide.
+    assert!(b.nested > 0 && b.merged == 0, "{b:?}");
+    // One key 20,000 times: a bucket no split can divide (its nested
+    // sorter leaves a bucket all of one key).
     let mut keys = random(20_000, 1 << 30, 5);
     keys.extend(std::iter::repeat_n(77, 20_000));
     for split in [Split::Ordered, Split::Hashed] {
@@ -214,6 +227,40 @@ fn sorted_inputs_and_floods_of_one_key_fall_back_to_merging() {
         assert!(b.records.iter().any(|&r| r >= 20_000), "{split:?}: {b:?}");
         assert!(b.merged > 0, "{b:?}");
     }
+}
+
+/// Random inputs of random shapes (sorted stretches, hubs, floods of a
+/// key) through sorters of random small shares: nested or merged, the
+/// stream is the stable sort (checked in [`check`]).
+#[test]
+fn nested_distribution_property() {
+    let mut x = 0x5EED_u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut nested = 0;
+    for round in 0..12 {
+        let n = 20_000 + (next() % 60_000) as usize;
+        let shape = round % 4;
+        let keys: Vec<u64> = (0..n as u64)
+            .map(|i| match shape {
+                0 => i / 3,
+                1 => (i % 5_000) * 1_000 + next() % 1_000,
+                2 => match next() % 4 {
+                    0 => 42,
+                    _ => next() % (1 << 20),
+                },
+                _ => i * (1 << 40) / n as u64,
+            })
+            .collect();
+        let bytes = [0, 64 << 10, 160 << 10][round % 3];
+        let b = check(&keys, bytes, Split::Ordered, Some((n / 8) as u64));
+        nested += b.nested;
+    }
+    assert!(nested > 0, "no bucket was nested");
 }
 
 #[test]

@@ -41,6 +41,8 @@ pub(super) struct Sorters<W: Weight> {
 pub(super) struct Written {
     pub tiles: TileStats,
     pub csrs: Vec<CsrStats>,
+    /// Bytes spilled again where buckets were distributed again.
+    pub respilled: u64,
 }
 
 /// Writes the tiles and the CSR directions still in sorters.
@@ -107,7 +109,7 @@ pub(super) fn layouts<W: Weight>(
     };
     let (tiles, csrs) = std::thread::scope(|scope| {
         let tile_thread = sorted_tiles.map(|(sorter, mut tiles)| {
-            scope.spawn(move || -> Result<TileWriter> {
+            scope.spawn(move || -> Result<(TileWriter, u64)> {
                 let mut ts = sorter.finish()?;
                 ts.consume_once();
                 let mut k = 0u64;
@@ -127,11 +129,12 @@ pub(super) fn layouts<W: Weight>(
                     )?;
                     tick(&mut k, 1)?;
                 }
-                Ok(tiles)
+                Ok((tiles, ts.bucket_stats().map_or(0, |b| b.respilled)))
             })
         });
-        let csrs = (|| -> Result<Vec<CsrWriter>> {
+        let csrs = (|| -> Result<(Vec<CsrWriter>, u64)> {
             let mut out = Vec::new();
+            let mut respilled = 0;
             let mut k = 0u64;
             for (c, (mut csr, sorter)) in csrs.into_iter().enumerate() {
                 let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
@@ -170,15 +173,17 @@ pub(super) fn layouts<W: Weight>(
                         Ok(())
                     },
                 )?;
+                respilled += rs.bucket_stats().map_or(0, |b| b.respilled);
                 out.push(csr);
             }
-            Ok(out)
+            Ok((out, respilled))
         })();
         let tiles = tile_thread.map(|t| t.join().expect("tile writer panicked"));
         (tiles, csrs)
     });
-    let tiles = tiles.transpose()?;
-    let csrs = csrs?;
+    let (tiles, tile_respilled) = tiles.transpose()?.unzip();
+    let (csrs, mut respilled) = csrs?;
+    respilled += tile_respilled.unwrap_or(0);
     let tiles = match (tiles, placer) {
         (Some(t), _) => t.finish(dir)?,
         (None, Some(p)) => p.finish(dir)?,
@@ -188,7 +193,11 @@ pub(super) fn layouts<W: Weight>(
     for csr in csrs {
         stats.push(csr.finish(dir)?);
     }
-    Ok(Written { tiles, csrs: stats })
+    Ok(Written {
+        tiles,
+        csrs: stats,
+        respilled,
+    })
 }
 
 /// Inverse of [`TileGeometry::tile_order`].

@@ -1,0 +1,97 @@
+//! Nested distribution: a bucket too large to load is distributed again,
+//! by a sorter of its own, rather than sorted as runs and merged (the
+//! multi-level distribution sort; GraFBoost and external sample sort
+//! recurse the same way when the fan-out one pass allows is short of the
+//! data).
+//!
+//! A bucket overflows where its sorter's splitters missed: the first
+//! buffer of a stream that comes in key order (sorted inputs; the remap's
+//! stream, sorted inside each hash bucket) holds only the front of the key
+//! range, and with a small budget the fan-out itself is short (at
+//! `--memory 128MiB` kron-24's adjacency sorter gets 64 buckets of 8 M
+//! records against a load capacity of 224 K). The nested sorter takes its
+//! splitters from keys read at evenly spaced places across the bucket's
+//! file ([`sample`]), so it splits the range the bucket really holds, then
+//! is fed the whole file in order ([`feed`]), which keeps equal keys in
+//! push order. A bucket no split can divide (one key throughout) or one
+//! nested [`MAX_LEVEL`] deep is merged from runs instead.
+
+use crate::error::{IoContext, Result};
+use crate::io::fault;
+use crate::io::{open_direct, Access, AlignedBuf, ALIGN};
+use crate::mem::Budget;
+use std::fs::File;
+use std::path::Path;
+
+/// The deepest a sorter is nested; a bucket of one nested this deep that
+/// still overflows is merged from runs.
+pub(super) const MAX_LEVEL: u32 = 3;
+/// Places the sample is read from, and the records read at each.
+const PLACES: u64 = 64;
+const PER_PLACE: u64 = 1024;
+/// Bytes per read when feeding.
+const FEED: usize = 4 << 20;
+
+/// Keys of records read from [`PLACES`] evenly spaced places of a bucket
+/// file of `n` records of `rec` bytes, sorted; `None` when they are all one
+/// key (no split would divide the bucket).
+pub(super) fn sample<R: crate::ingest::sort::Record>(
+    path: &Path,
+    n: u64,
+    rec: usize,
+    decode: &impl Fn(&[u8]) -> R,
+) -> Result<Option<Vec<u128>>> {
+    let f = File::open(path).at(path)?;
+    let per = PER_PLACE.min(n);
+    let mut buf = vec![0u8; per as usize * rec];
+    let mut keys = Vec::with_capacity((PLACES * per) as usize);
+    for p in 0..PLACES {
+        let first = (p * n / PLACES).min(n - per);
+        fault::read_exact_at(&f, &mut buf, first * rec as u64).at(path)?;
+        keys.extend(buf.chunks_exact(rec).map(|c| decode(c).radix_key()));
+    }
+    keys.sort_unstable();
+    Ok(match keys.first() == keys.last() {
+        true => None,
+        false => Some(keys),
+    })
+}
+
+/// Reads the `n` records of `rec` bytes of a bucket file in order (with
+/// `O_DIRECT` when `direct`), handing them to `sink` 4 MiB at a time.
+pub(super) fn feed<R: crate::ingest::sort::Record>(
+    (path, n, rec): (&Path, u64, usize),
+    (budget, direct): (&Budget, bool),
+    decode: &impl Fn(&[u8]) -> R,
+    sink: &mut dyn FnMut(&[R]) -> Result<()>,
+) -> Result<()> {
+    let (f, _) = open_direct(path, Access::Read, !direct)?;
+    let mut buf = AlignedBuf::new(FEED, budget, "bucket sort: nested feed")?;
+    let total = n * rec as u64;
+    let mut at = 0u64;
+    // A record cut by a read's end: its first bytes.
+    let mut cut: Vec<u8> = Vec::with_capacity(rec);
+    let mut out: Vec<R> = Vec::with_capacity(FEED / rec + 1);
+    while at < total {
+        let want = (total - at).next_multiple_of(ALIGN as u64).min(FEED as u64) as usize;
+        fault::read_exact_at(&f, &mut buf.as_mut_slice()[..want], at).at(path)?;
+        let valid = want.min((total - at) as usize);
+        let mut data = &buf.as_slice()[..valid];
+        out.clear();
+        if !cut.is_empty() {
+            let take = (rec - cut.len()).min(data.len());
+            cut.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if cut.len() == rec {
+                out.push(decode(&cut));
+                cut.clear();
+            }
+        }
+        let whole = data.len() / rec * rec;
+        out.extend(data[..whole].chunks_exact(rec).map(decode));
+        cut.extend_from_slice(&data[whole..]);
+        sink(&out)?;
+        at += want as u64;
+    }
+    Ok(())
+}
