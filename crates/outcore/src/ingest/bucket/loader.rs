@@ -182,21 +182,8 @@ fn read_bucket<R: Record>(
                     .recv()
                     .expect("the reader sends until the end or an error");
                 r.at(path)?;
-                let mut data = &buf.as_slice()[..valid];
-                if !cut.is_empty() {
-                    let take = (rec - cut.len()).min(data.len());
-                    cut.extend_from_slice(&data[..take]);
-                    data = &data[take..];
-                    if cut.len() == rec {
-                        let r: R = pack.decode(bucket, &cut);
-                        bits.add(r.radix_key());
-                        out.push(r);
-                        cut.clear();
-                    }
-                }
-                let whole = data.len() / rec * rec;
-                pack.decode_into(bucket, &data[..whole], &mut out, &mut bits);
-                cut.extend_from_slice(&data[whole..]);
+                let data = &buf.as_slice()[..valid];
+                decode_stretch((pack, bucket), data, &mut cut, &mut out, &mut bits);
                 done += valid as u64;
                 let _ = empty_tx.send(buf);
             }
@@ -204,6 +191,34 @@ fn read_bucket<R: Record>(
         })?;
     }
     Ok((out, bits))
+}
+
+/// Decodes `data`, the next stretch of bucket `bucket`'s file, into `out`
+/// and adds the keys to `bits`: its first bytes complete the record the
+/// stretch before ended in the middle of (`cut`, that record's first
+/// bytes), and a record cut at its end is left in `cut`.
+pub(super) fn decode_stretch<R: Record>(
+    (pack, bucket): (&Packing, usize),
+    mut data: &[u8],
+    cut: &mut Vec<u8>,
+    out: &mut Vec<R>,
+    bits: &mut KeyBits,
+) {
+    let rec = pack.rec_bytes::<R>(bucket);
+    if !cut.is_empty() {
+        let take = (rec - cut.len()).min(data.len());
+        cut.extend_from_slice(&data[..take]);
+        data = &data[take..];
+        if cut.len() == rec {
+            let r: R = pack.decode(bucket, cut);
+            bits.add(r.radix_key());
+            out.push(r);
+            cut.clear();
+        }
+    }
+    let whole = data.len() / rec * rec;
+    pack.decode_into(bucket, &data[..whole], out, bits);
+    cut.extend_from_slice(&data[whole..]);
 }
 
 #[cfg(test)]

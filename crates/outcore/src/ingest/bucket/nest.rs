@@ -16,7 +16,10 @@
 //! push order. A bucket no split can divide (one key throughout) or one
 //! nested [`MAX_LEVEL`] deep is merged from runs instead.
 
+use super::loader::decode_stretch;
+use super::spill::Packing;
 use crate::error::{IoContext, Result};
+use crate::ingest::sort::{KeyBits, Record};
 use crate::io::fault;
 use crate::io::{open_direct, Access, AlignedBuf, ALIGN};
 use crate::mem::Budget;
@@ -32,15 +35,15 @@ const PER_PLACE: u64 = 1024;
 /// Bytes per read when feeding.
 const FEED: usize = 4 << 20;
 
-/// Keys of records read from [`PLACES`] evenly spaced places of a bucket
-/// file of `n` records of `rec` bytes, sorted; `None` when they are all one
-/// key (no split would divide the bucket).
-pub(super) fn sample<R: crate::ingest::sort::Record>(
+/// Keys of records read from [`PLACES`] evenly spaced places of bucket
+/// `bucket`'s file (`n` records), sorted; `None` when they are all one key
+/// (no split would divide the bucket).
+pub(super) fn sample<R: Record>(
     path: &Path,
     n: u64,
-    rec: usize,
-    decode: &impl Fn(&[u8]) -> R,
+    (pack, bucket): (&Packing, usize),
 ) -> Result<Option<Vec<u128>>> {
+    let rec = pack.rec_bytes::<R>(bucket);
     let f = File::open(path).at(path)?;
     let per = PER_PLACE.min(n);
     let mut buf = vec![0u8; per as usize * rec];
@@ -48,7 +51,10 @@ pub(super) fn sample<R: crate::ingest::sort::Record>(
     for p in 0..PLACES {
         let first = (p * n / PLACES).min(n - per);
         fault::read_exact_at(&f, &mut buf, first * rec as u64).at(path)?;
-        keys.extend(buf.chunks_exact(rec).map(|c| decode(c).radix_key()));
+        keys.extend(
+            buf.chunks_exact(rec)
+                .map(|c| pack.decode::<R>(bucket, c).radix_key()),
+        );
     }
     keys.sort_unstable();
     Ok(match keys.first() == keys.last() {
@@ -57,39 +63,35 @@ pub(super) fn sample<R: crate::ingest::sort::Record>(
     })
 }
 
-/// Reads the `n` records of `rec` bytes of a bucket file in order (with
+/// Reads the `n` records of bucket `bucket`'s file in order (with
 /// `O_DIRECT` when `direct`), handing them to `sink` 4 MiB at a time.
-pub(super) fn feed<R: crate::ingest::sort::Record>(
-    (path, n, rec): (&Path, u64, usize),
+pub(super) fn feed<R: Record>(
+    (path, n): (&Path, u64),
+    (pack, bucket): (&Packing, usize),
     (budget, direct): (&Budget, bool),
-    decode: &impl Fn(&[u8]) -> R,
     sink: &mut dyn FnMut(&[R]) -> Result<()>,
 ) -> Result<()> {
+    let rec = pack.rec_bytes::<R>(bucket);
     let (f, _) = open_direct(path, Access::Read, !direct)?;
     let mut buf = AlignedBuf::new(FEED, budget, "bucket sort: nested feed")?;
     let total = n * rec as u64;
     let mut at = 0u64;
-    // A record cut by a read's end: its first bytes.
     let mut cut: Vec<u8> = Vec::with_capacity(rec);
     let mut out: Vec<R> = Vec::with_capacity(FEED / rec + 1);
+    // The nested sorter plans its own sorts.
+    let mut bits = KeyBits::default();
     while at < total {
         let want = (total - at).next_multiple_of(ALIGN as u64).min(FEED as u64) as usize;
         fault::read_exact_at(&f, &mut buf.as_mut_slice()[..want], at).at(path)?;
         let valid = want.min((total - at) as usize);
-        let mut data = &buf.as_slice()[..valid];
         out.clear();
-        if !cut.is_empty() {
-            let take = (rec - cut.len()).min(data.len());
-            cut.extend_from_slice(&data[..take]);
-            data = &data[take..];
-            if cut.len() == rec {
-                out.push(decode(&cut));
-                cut.clear();
-            }
-        }
-        let whole = data.len() / rec * rec;
-        out.extend(data[..whole].chunks_exact(rec).map(decode));
-        cut.extend_from_slice(&data[whole..]);
+        decode_stretch(
+            (pack, bucket),
+            &buf.as_slice()[..valid],
+            &mut cut,
+            &mut out,
+            &mut bits,
+        );
         sink(&out)?;
         at += want as u64;
     }

@@ -300,11 +300,11 @@ impl<R: Record> BucketStream<R> {
             // stream's own.
             let bytes = self.charge.take().map_or(0, |c| c.bytes());
             let path = &self.files.0[b];
-            let (n, rec) = (self.records[b], self.pack.rec_bytes::<R>(b));
-            let decode = |c: &[u8]| self.pack.decode::<R>(b, c);
-            let file = (path.as_path(), n, rec);
+            let n = self.records[b];
+            let file = (path.as_path(), n);
+            let bucket = (&self.pack, b);
             let sample = match self.level < nest::MAX_LEVEL {
-                true => nest::sample(path, n, rec, &decode)?,
+                true => nest::sample::<R>(path, n, bucket)?,
                 false => None,
             };
             let mut sorted = match sample {
@@ -317,7 +317,7 @@ impl<R: Record> BucketStream<R> {
                         (tag, self.level + 1, sample),
                         !self.direct,
                     )?;
-                    nest::feed(file, (&self.budget, self.direct), &decode, &mut |r| {
+                    nest::feed(file, bucket, (&self.budget, self.direct), &mut |r| {
                         s.extend(r.iter().copied())
                     })?;
                     s.park()?;
@@ -328,7 +328,7 @@ impl<R: Record> BucketStream<R> {
                 None => {
                     let mut s =
                         ExternalSorter::<R>::new(self.name, &self.dir, &self.budget, bytes)?;
-                    nest::feed(file, (&self.budget, self.direct), &decode, &mut |r| {
+                    nest::feed(file, bucket, (&self.budget, self.direct), &mut |r| {
                         r.iter().try_for_each(|&r| s.push(r))
                     })?;
                     self.stats.merged += 1;
