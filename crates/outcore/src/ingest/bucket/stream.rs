@@ -91,7 +91,8 @@ pub struct BucketStats {
     /// Buckets too large to load that no split divides (one key, or nested
     /// too deep), merged from runs instead.
     pub merged: u64,
-    /// Bytes the nested sorters spilled (their records, once more).
+    /// Bytes oversized buckets spilled once more: the nested sorters'
+    /// buckets and the merge fallback's runs (summed over levels).
     pub respilled: u64,
 }
 
@@ -296,8 +297,9 @@ impl<R: Record> BucketStream<R> {
             self.spare = Vec::new();
             self.scratch = Vec::new();
             self.chunk = None;
-            // The read buffers' worth is for the feed's, then the nested
-            // stream's own.
+            // The loading charge goes to the nested sorter; the read
+            // buffers' memory (dropped above) to the feed's buffer, then
+            // the nested stream's own.
             let bytes = self.charge.take().map_or(0, |c| c.bytes());
             let path = &self.files.0[b];
             let n = self.records[b];
@@ -332,6 +334,7 @@ impl<R: Record> BucketStream<R> {
                         r.iter().try_for_each(|&r| s.push(r))
                     })?;
                     self.stats.merged += 1;
+                    self.stats.respilled += s.spilled_bytes();
                     s.finish()?
                 }
             };
