@@ -225,7 +225,7 @@ fn sorted_inputs_are_distributed_again_and_floods_of_one_key_merged() {
     for split in [Split::Ordered, Split::Hashed] {
         let b = check(&keys, 0, split, Some(40_000));
         assert!(b.records.iter().any(|&r| r >= 20_000), "{split:?}: {b:?}");
-        assert!(b.merged > 0, "{b:?}");
+        assert!(b.merged > 0 && b.respilled > 0, "{b:?}");
     }
 }
 
@@ -234,25 +234,18 @@ fn sorted_inputs_are_distributed_again_and_floods_of_one_key_merged() {
 /// stream is the stable sort (checked in [`check`]).
 #[test]
 fn nested_distribution_property() {
-    let mut x = 0x5EED_u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let sizes = random(12, 60_000, 0x5EED);
     let mut nested = 0;
     for round in 0..12 {
-        let n = 20_000 + (next() % 60_000) as usize;
-        let shape = round % 4;
+        let n = 20_000 + sizes[round] as usize;
+        let r = random(n, u64::MAX >> 20, round as u64);
         let keys: Vec<u64> = (0..n as u64)
-            .map(|i| match shape {
+            .zip(&r)
+            .map(|(i, &x)| match round % 4 {
                 0 => i / 3,
-                1 => (i % 5_000) * 1_000 + next() % 1_000,
-                2 => match next() % 4 {
-                    0 => 42,
-                    _ => next() % (1 << 20),
-                },
+                1 => (i % 5_000) * 1_000 + x % 1_000,
+                2 if x % 4 == 0 => 42,
+                2 => x % (1 << 20),
                 _ => i * (1 << 40) / n as u64,
             })
             .collect();
