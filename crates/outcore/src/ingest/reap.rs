@@ -25,6 +25,8 @@ struct Reaper {
 impl Reaper {
     /// Removes queued `paths` and counts them done.
     fn remove(&self, paths: &[PathBuf]) {
+        #[cfg(test)]
+        let _held = HOLD.lock().unwrap_or_else(|e| e.into_inner());
         for p in paths {
             let _ = std::fs::remove_file(p);
         }
@@ -35,6 +37,12 @@ impl Reaper {
         }
     }
 }
+
+/// Held by a test, keeps the reaper from removing anything until it is
+/// let go: a deletion arriving late, when a file of the same name may
+/// exist again, is what such a test provokes.
+#[cfg(test)]
+pub static HOLD: Mutex<()> = Mutex::new(());
 
 fn reaper() -> &'static Reaper {
     static REAPER: OnceLock<&'static Reaper> = OnceLock::new();

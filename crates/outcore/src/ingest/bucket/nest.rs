@@ -25,6 +25,7 @@ use crate::io::{open_direct, Access, AlignedBuf, ALIGN};
 use crate::mem::Budget;
 use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The deepest a sorter is nested; a bucket of one nested this deep that
 /// still overflows is merged from runs.
@@ -34,6 +35,15 @@ const PLACES: u64 = 64;
 const PER_PLACE: u64 = 1024;
 /// Bytes per read when feeding.
 const FEED: usize = 4 << 20;
+
+/// The tag of the sorter nested in bucket `bucket` of a sorter tagged
+/// `parent`, unique in the process: a stream rewound nests the bucket
+/// again while the first nesting's files are still queued for removal
+/// ([`crate::ingest::reap`]), so a reused name would lose the new files.
+pub(super) fn tag(parent: &str, bucket: usize) -> String {
+    static NESTINGS: AtomicU64 = AtomicU64::new(0);
+    format!("{parent}.{bucket}n{}", NESTINGS.fetch_add(1, Relaxed))
+}
 
 /// Keys of records read from [`PLACES`] evenly spaced places of bucket
 /// `bucket`'s file (`n` records), sorted; `None` when they are all one key

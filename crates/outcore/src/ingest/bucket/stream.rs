@@ -311,7 +311,7 @@ impl<R: Record> BucketStream<R> {
             };
             let mut sorted = match sample {
                 Some(sample) => {
-                    let tag = format!("{}.{b}", self.tag);
+                    let tag = nest::tag(&self.tag, b);
                     let mut s = BucketSorter::<R>::nested(
                         (self.name, &self.dir, &self.budget),
                         bytes,

@@ -307,3 +307,50 @@ fn a_stream_consumed_once_deletes_buckets_as_they_are_read() {
     expect.sort_by_key(|p| p.0);
     assert_eq!(got, expect);
 }
+
+/// A stream rewound nests its oversized buckets again while the first
+/// nesting's files still wait for the reaper (held here until the second
+/// nesting has written its files): the late deletions must not take the
+/// new files (they did when a nested sorter's files were named after the
+/// bucket alone, a "No such file" in the second pass).
+#[test]
+fn a_rewound_stream_nests_again_under_new_names() {
+    // Descending: the first buffer holds the top of the range, so the
+    // first bucket overflows and is nested as soon as the stream starts.
+    let n = 200_000u64;
+    let keys: Vec<u64> = (0..n).rev().map(|i| i * 7).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir.path(), &budget, 0, Split::Ordered, Some(1000)).unwrap();
+    let pairs: Vec<Pair> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| Pair(k, i as u32))
+        .collect();
+    s.extend(pairs.iter().copied()).unwrap();
+    let mut sorted = s.finish().unwrap();
+    let mut expect = pairs;
+    expect.sort_by_key(|p| p.0);
+    let held = crate::ingest::reap::HOLD.lock().unwrap();
+    let mut first = Vec::new();
+    while let Some(r) = sorted.next_record().unwrap() {
+        first.push(r);
+    }
+    assert_eq!(first, expect);
+    let b = sorted.bucket_stats().unwrap();
+    assert!(b.nested > 0 && b.records[0] > n / 2, "{b:?}");
+    sorted.rewind().unwrap();
+    // The first record: the first bucket is nested again, its files
+    // written; now the first pass's deletions run.
+    let mut again = vec![sorted.next_record().unwrap().unwrap()];
+    drop(held);
+    crate::ingest::reap::wait_removed();
+    while let Some(r) = sorted.next_record().unwrap() {
+        again.push(r);
+    }
+    assert_eq!(again, expect);
+    drop(sorted);
+    crate::ingest::reap::wait_removed();
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
