@@ -327,8 +327,8 @@ mod tests {
                     "depth {d}: λ·R = {n}"
                 );
             }
-            // Monotone-ish: more depth is not much slower.
-            assert!(c.points[2].1 > 0.7 * c.points[0].1, "{}", c.table());
+            // (Whether more depth is faster is the disk's and the hour's:
+            // a benchmark's question, not this test's.)
             assert!([1, 4, 16].contains(&c.best_depth));
             let max = c.points.iter().map(|p| p.1).fold(0.0, f64::max);
             assert!(c.best_iops >= 0.95 * max);

@@ -20,7 +20,10 @@
 
 mod buffer;
 pub mod calibrate;
+mod engine;
 pub(crate) mod fault;
+mod open;
+mod range;
 mod stats;
 mod sync;
 mod uring;
@@ -29,13 +32,14 @@ mod uring;
 mod tests;
 
 pub use buffer::AlignedBuf;
+use engine::Engine;
+pub use open::{open_direct, Access};
+pub use range::read_range;
 pub use stats::IoStats;
 
 use crate::error::{Error, Result};
-use crate::mem::Budget;
 use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -150,89 +154,6 @@ pub(crate) struct FileEntry {
 /// The largest single read handed to the kernel (Linux's MAX_RW_COUNT,
 /// ALIGN-aligned); longer requests are issued in pieces.
 pub(crate) const MAX_CHUNK: usize = 0x7fff_f000;
-
-/// The running backend.
-enum Engine {
-    Uring(Box<uring::UringEngine>),
-    Sync(sync::SyncEngine),
-}
-
-impl Engine {
-    fn in_flight(&self) -> usize {
-        match self {
-            Engine::Uring(e) => e.in_flight(),
-            Engine::Sync(e) => e.in_flight(),
-        }
-    }
-
-    /// Starts `req` (a slot is free). io_uring: only queues the SQE.
-    fn start(&mut self, f: &FileEntry, req: Req) -> Result<()> {
-        match self {
-            Engine::Uring(e) => {
-                e.start(f, req);
-                Ok(())
-            }
-            Engine::Sync(e) => e.start(f, req),
-        }
-    }
-
-    /// Hands started requests to the kernel without waiting.
-    fn flush(&mut self) -> Result<()> {
-        match self {
-            Engine::Uring(e) => e.flush(),
-            Engine::Sync(_) => Ok(()),
-        }
-    }
-
-    /// Moves finished requests to `out`; with `want` > 0, first blocks until
-    /// at least `want` (<= in flight) have finished.
-    fn poll(&mut self, want: usize, out: &mut Vec<Completion>) -> Result<()> {
-        match self {
-            Engine::Uring(e) => e.poll(want, out),
-            Engine::Sync(e) => e.poll(want, out),
-        }
-    }
-}
-
-/// How [`open_direct`] opens a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// Reading.
-    Read,
-    /// Reading and writing an existing file.
-    Write,
-    /// Reading and writing a file created (or truncated) now.
-    Create,
-}
-
-/// Opens `path` with `O_DIRECT`, falling back to buffered I/O where the
-/// filesystem refuses it (or when `buffered` asks for that); says which it
-/// got. Every direct file of outcore is opened here.
-pub fn open_direct(path: &Path, access: Access, buffered: bool) -> Result<(File, bool)> {
-    let open = |flags: i32| {
-        let mut o = OpenOptions::new();
-        o.read(true).custom_flags(flags);
-        match access {
-            Access::Read => {}
-            Access::Write => {
-                o.write(true);
-            }
-            Access::Create => {
-                o.write(true).create(true).truncate(true);
-            }
-        }
-        o.open(path)
-    };
-    if !buffered {
-        match open(libc::O_DIRECT) {
-            Ok(f) => return Ok((f, true)),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {}
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    }
-    Ok((open(0).map_err(|e| Error::io(path, e))?, false))
-}
-
 /// Opens files for direct reads and runs asynchronous reads on them.
 pub struct Reader {
     /// Declared first so that it is dropped first: dropping it waits for the
@@ -569,94 +490,4 @@ impl Reader {
     pub fn stats(&self) -> IoStats {
         self.stats
     }
-}
-
-/// Convenience: reads `len` bytes at `offset` (any alignment) synchronously
-/// through the reader's file into a Vec (used for small index files).
-///
-/// Reads with `pread` on the calling thread, in aligned pieces of at most
-/// 4 MiB through a bounce buffer charged to `budget` (the returned Vec is not
-/// charged: charge it yourself if it is large). Requests in flight on the
-/// reader are not disturbed. Counts in the reader's stats. Fails with an
-/// `UnexpectedEof` I/O error if the file ends before `offset + len`.
-pub fn read_range(
-    reader: &mut Reader,
-    file: usize,
-    offset: u64,
-    len: usize,
-    budget: &Budget,
-) -> Result<Vec<u8>> {
-    const PIECE: usize = 4 << 20;
-    let Some(f) = reader.files.get(file) else {
-        return Err(Error::Invalid(format!(
-            "read_range names file {file} but only {} are open",
-            reader.files.len()
-        )));
-    };
-    let end = offset
-        .checked_add(len as u64)
-        .filter(|&e| e <= i64::MAX as u64)
-        .ok_or_else(|| {
-            Error::Invalid(format!(
-                "{}: read of {len} bytes at offset {offset} is out of range",
-                f.path.display()
-            ))
-        })?;
-    let mut v = Vec::new();
-    if len == 0 {
-        return Ok(v);
-    }
-    v.try_reserve_exact(len).map_err(|_| {
-        Error::Budget(format!(
-            "{}: cannot allocate {} to read",
-            f.path.display(),
-            crate::size::format_size(len as u64)
-        ))
-    })?;
-    let start = offset - offset % ALIGN as u64;
-    let aligned_end = end.next_multiple_of(ALIGN as u64);
-    let piece = ((aligned_end - start) as usize).min(PIECE);
-    let mut buf = AlignedBuf::new(piece, budget, "read buffer")?;
-    let t = Instant::now();
-    let mut pos = start;
-    let mut result = Ok(());
-    while pos < end {
-        let want = ((aligned_end - pos) as usize).min(piece);
-        let got = match sync::read_full(
-            &f.file,
-            &mut buf.as_mut_slice()[..want],
-            pos,
-            f.len,
-            MAX_CHUNK,
-        ) {
-            Ok(n) => n,
-            Err(e) => {
-                result = Err(Error::io(&f.path, e));
-                break;
-            }
-        };
-        reader.stats.requests += 1;
-        reader.stats.bytes_read += got as u64;
-        let lo = offset.max(pos);
-        let hi = end.min(pos + got as u64);
-        if hi > lo {
-            v.extend_from_slice(&buf.as_slice()[(lo - pos) as usize..(hi - pos) as usize]);
-        }
-        if pos + (got as u64) < end && got < want {
-            result = Err(Error::io(
-                &f.path,
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "wanted {len} bytes at offset {offset} but the file ends at {}",
-                        pos + got as u64
-                    ),
-                ),
-            ));
-            break;
-        }
-        pos += got as u64;
-    }
-    reader.stats.wait_seconds += t.elapsed().as_secs_f64();
-    result.map(|()| v)
 }

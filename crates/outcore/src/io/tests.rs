@@ -2,7 +2,9 @@
 //! disk filesystem (direct reads) and tmpfs.
 
 use super::*;
+use crate::mem::Budget;
 use std::collections::HashMap;
+use std::fs::OpenOptions;
 use std::io::Write;
 use std::time::Duration;
 
