@@ -17,6 +17,11 @@ pub mod sort;
 use crate::error::Result;
 pub use parse::named::{NamedBatch, NamedEdge};
 
+/// Places an edge sample is read from ([`EdgeSource::sample_edges`]).
+pub const SAMPLE_PLACES: u64 = 64;
+/// Edges read at each place of a sample.
+pub const SAMPLE_PER_PLACE: u64 = 1024;
+
 /// One edge as read from the input, in the input's own (original) ids.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RawEdge {
@@ -92,6 +97,16 @@ pub trait EdgeSource: Send {
         )))
     }
 
+    /// About [`SAMPLE_PLACES`] x [`SAMPLE_PER_PLACE`] edges read at evenly
+    /// spaced places of the input, when the source can reach them without
+    /// reading it all (files on disk, numbered generator blocks); `None`
+    /// when it is read front to back only (pipes, gzip). The build takes its
+    /// input buckets' key ranges from them: a first buffer of an edge list
+    /// sorted by source holds only the front of the range.
+    fn sample_edges(&mut self) -> Result<Option<Vec<RawEdge>>> {
+        Ok(None)
+    }
+
     /// Streams all edges, in input order, in batches of any size.
     /// An error returned by `f` stops the stream and is returned.
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()>;
@@ -104,6 +119,9 @@ pub struct VecSource {
     pub edges: Vec<RawEdge>,
     /// `Some(n)`: the vertex set is exactly `0..n`.
     pub dense: Option<u64>,
+    /// Gives a sample ([`EdgeSource::sample_edges`]; the default): the
+    /// build buckets its input by key range, else by hash.
+    pub sampled: bool,
 }
 
 impl VecSource {
@@ -116,6 +134,7 @@ impl VecSource {
                 .map(|(src, dst, weight)| RawEdge { src, dst, weight })
                 .collect(),
             dense: None,
+            sampled: true,
         }
     }
 }
@@ -141,6 +160,23 @@ impl EdgeSource for VecSource {
 
     fn for_each_vertex_batch(&mut self, f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
         f(&self.vertices)
+    }
+
+    fn sample_edges(&mut self) -> Result<Option<Vec<RawEdge>>> {
+        let n = self.edges.len() as u64;
+        if !self.sampled || n == 0 {
+            return Ok(None);
+        }
+        let per = SAMPLE_PER_PLACE.min(n.div_ceil(SAMPLE_PLACES));
+        Ok(Some(
+            (0..SAMPLE_PLACES)
+                .flat_map(|p| {
+                    let at = p * n / SAMPLE_PLACES;
+                    at..(at + per).min(n)
+                })
+                .map(|i| self.edges[i as usize])
+                .collect(),
+        ))
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {

@@ -4,7 +4,8 @@
 use crate::common;
 
 use common::*;
-use outcore::ingest::build::BuildOptions;
+use outcore::ingest::build::{build_store, BuildOptions};
+use outcore::ingest::VecSource;
 use outcore::store::export::Layout;
 use outcore::store::verify::verify;
 use outcore::store::{Store, VertexOrder};
@@ -387,27 +388,83 @@ fn spilled_and_in_memory_builds_write_the_same_bytes() {
         edges.push((s, (x >> 44) % 70_000, (i % 9) as f64));
     }
     let wide: Vec<_> = edges.iter().map(|&(s, d, w)| (s << 33, d, w)).collect();
-    for (edges, directed) in [(&edges, false), (&edges, true), (&wide, false)] {
-        let files = |cap: Option<u64>| {
+    // Sorted too, as real lists often are. A spilled input is bucketed by
+    // key ranges from a sample (its stream in order: a directed build in
+    // original order writes the out-CSR straight from it) or, unsampled,
+    // by hash.
+    let mut sorted = edges.clone();
+    sorted.sort_by_key(|&(s, d, _)| (s, d));
+    let cases = [
+        (&edges, false, VertexOrder::Degree),
+        (&edges, true, VertexOrder::Degree),
+        (&edges, true, VertexOrder::Original),
+        (&sorted, false, VertexOrder::Degree),
+        (&sorted, true, VertexOrder::Original),
+        (&wide, false, VertexOrder::Degree),
+    ];
+    for (edges, directed, order) in cases {
+        let files = |cap: Option<u64>, sampled: bool| {
             let dir = tempfile::tempdir().unwrap();
             let opts = BuildOptions {
                 directed,
                 weighted: true,
                 memory: 128 << 20,
                 sort_buffer_cap: cap,
+                order,
                 ..Default::default()
             };
-            let path = build(dir.path(), edges, &[], &opts).path;
+            let mut src = VecSource::new(edges.iter().copied());
+            src.sampled = sampled;
+            let path = build_store(&mut src, &dir.path().join("g.oc"), &opts)
+                .unwrap()
+                .path;
             store_files(&path)
         };
-        let (spilled, in_memory) = (files(Some(0)), files(None));
-        assert_eq!(
-            spilled.keys().collect::<Vec<_>>(),
-            in_memory.keys().collect::<Vec<_>>()
-        );
-        for (k, v) in &spilled {
-            assert!(v == &in_memory[k], "{k} differs (directed {directed})");
+        let in_memory = files(None, true);
+        for sampled in [true, false] {
+            let spilled = files(Some(0), sampled);
+            assert_eq!(
+                spilled.keys().collect::<Vec<_>>(),
+                in_memory.keys().collect::<Vec<_>>()
+            );
+            for (k, v) in &spilled {
+                assert!(
+                    v == &in_memory[k],
+                    "{k} differs (directed {directed}, {order:?}, sampled {sampled})"
+                );
+            }
         }
+    }
+}
+
+/// A list sorted by source comes out of the degree pass in rank order; the
+/// remap's sorters then take their splitters from the input's sample in
+/// dense ids. From their first buffers (the front of the ranks only) their
+/// last buckets would overflow and be distributed again: more spilled than
+/// the hashed build, whose stream is in hash buckets, where the ranged one
+/// spills less (packed input keys).
+#[test]
+fn the_remap_sorters_split_a_sorted_list_by_the_input_sample() {
+    let edges: Vec<(u64, u64, f64)> = (0..400_000u64)
+        .map(|i| (i / 8, (i * 7919) % 50_000, 1.0))
+        .collect();
+    for order in [VertexOrder::Original, VertexOrder::Degree] {
+        let spilled = |sampled: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let opts = BuildOptions {
+                memory: 128 << 20,
+                sort_buffer_cap: Some(1 << 20),
+                order,
+                ..Default::default()
+            };
+            let mut src = VecSource::new(edges.iter().copied());
+            src.sampled = sampled;
+            build_store(&mut src, &dir.path().join("g.oc"), &opts)
+                .unwrap()
+                .spilled_bytes
+        };
+        let (ranged, hashed) = (spilled(true), spilled(false));
+        assert!(ranged < hashed, "{order:?}: {ranged} >= {hashed}");
     }
 }
 

@@ -175,6 +175,16 @@ impl<R: Record> BucketSorter<R> {
         Ok(s)
     }
 
+    /// Takes the splitters of an ordered sorter from `sample` (keys from
+    /// across the whole input), not from its first buffer; an empty sample
+    /// changes nothing.
+    pub fn with_sample(mut self, sample: Vec<u128>) -> Self {
+        if !sample.is_empty() {
+            self.sample = Some(sample);
+        }
+        self
+    }
+
     /// Adds one record.
     #[inline]
     pub fn push(&mut self, r: R) -> Result<()> {

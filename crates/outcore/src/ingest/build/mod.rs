@@ -280,7 +280,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         Some(_) => "join target names".to_string(),
         None => format!("read {}", source.describe()),
     };
-    let (mut sorter, idmap) = match read::edges::<E>(
+    let (mut sorter, idmap, shape) = match read::edges::<E>(
         source,
         scratch,
         opts,
@@ -301,6 +301,15 @@ fn build<W: Weight, E: InputEdge<W = W>>(
             u32::MAX
         )));
     }
+    // The input's sample in ranks, for the remap's sorters.
+    let sample = remap::Sample {
+        ranks: shape
+            .sample
+            .iter()
+            .filter_map(|&(s, d)| Some((idmap.dense(s)?, idmap.dense(d)?)))
+            .collect(),
+        ordered: shape.ordered,
+    };
     sorter.park()?;
     let mut spilled = sorter.spilled_bytes();
     let mut dedup = Dedup::new(sorter.finish()?, &idmap);
@@ -398,7 +407,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     let t2 = Instant::now();
     let r = remap::<W, E>(
         distinct,
-        perm,
+        (perm, sample),
         n,
         &mut dir,
         scratch,

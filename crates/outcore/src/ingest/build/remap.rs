@@ -41,12 +41,22 @@ pub(super) struct Remapped<W: Weight> {
     pub spilled: u64,
 }
 
+/// Edges from across the input ([`super::read::Shape`]), in ranks.
+pub(super) struct Sample {
+    pub ranks: Vec<(u32, u32)>,
+    /// The distinct edges come in rank order even when they spilled (the
+    /// input sorter bucketed by key range).
+    pub ordered: bool,
+}
+
 /// Runs the remap over `distinct`; `perm[rank]` is the dense id (`None`:
-/// the rank itself) of the `n` vertices.
+/// the rank itself) of the `n` vertices. The sorters take their splitters
+/// from `sample` mapped to dense ids: their first buffers hold the front of
+/// a stream in rank order only.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     mut distinct: Distinct<'_, E>,
-    perm: Option<(Vec<u32>, Charge)>,
+    (perm, sample): (Option<(Vec<u32>, Charge)>, Sample),
     n: u64,
     dir: &mut StoreDir,
     scratch: &Path,
@@ -58,9 +68,10 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let geom = TileGeometry::new(n, opts.group_tiles, undirected);
     // Directed: the out-CSR is written straight from the stream when it is in
-    // dense order (dense id = rank, nothing spilled: a spilled stream is in
-    // hash buckets), else sorted like the other direction.
-    let in_order = matches!(&distinct, Distinct::Dedup(d) if !d.is_spilled());
+    // dense order (dense id = rank, and nothing spilled or the input's
+    // buckets were key ranges: a hashed one is in hash buckets), else sorted
+    // like the other direction.
+    let in_order = matches!(&distinct, Distinct::Dedup(d) if !d.is_spilled() || sample.ordered);
     let out_direct = !undirected && perm.is_none() && in_order;
     let out_sorted = !undirected && !out_direct;
     // Tiles are placed from the out stream in the write phase when their
@@ -78,7 +89,22 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
         (false, false, _) => (share / 2, share / 2, 0),
     };
     let m = counts.input_edges;
-    let keyed = |name, share, expected| {
+    let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
+    let dk = DenseKey::new(n);
+    // The sample in dense ids, and the keys each sorter would give it.
+    let dense_sample: Vec<(u32, u32)> = sample
+        .ranks
+        .iter()
+        .map(|&(s, d)| (dense(s), dense(d)))
+        .collect();
+    let keys = |key: &dyn Fn(u32, u32) -> Vec<u64>| -> Vec<u128> {
+        dense_sample
+            .iter()
+            .flat_map(|&(s, d)| key(s, d))
+            .map(u128::from)
+            .collect()
+    };
+    let keyed = |name, share, expected, sample: Vec<u128>| {
         BucketSorter::<Keyed<W>>::new(
             name,
             scratch,
@@ -87,17 +113,34 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
             Split::Ordered,
             Some(expected),
         )
+        .map(|s| s.with_sample(sample))
     };
     let mut tile_sorter = match tile_counts {
         Some(_) => None,
-        None => Some(keyed("tiles", tile_share, m)?),
+        None => Some(keyed(
+            "tiles",
+            tile_share,
+            m,
+            keys(&|s, d| match undirected {
+                true => vec![geom.edge_key(s.min(d), s.max(d))],
+                false => vec![geom.edge_key(s, d)],
+            }),
+        )?),
     };
-    let mut rev_sorter = keyed("adjacency", rev_share, if undirected { 2 * m } else { m })?;
+    let rev_sample = keys(&|s, d| match undirected {
+        true if s != d => vec![dk.key(s, d), dk.key(d, s)],
+        true => vec![dk.key(s, d)],
+        false => vec![dk.key(d, s)],
+    });
+    let rev_expected = if undirected { 2 * m } else { m };
+    let mut rev_sorter = keyed("adjacency", rev_share, rev_expected, rev_sample)?;
     let mut out_sorter = if out_sorted {
-        Some(keyed("out-adjacency", out_share, m)?)
+        let out_sample = keys(&|s, d| vec![dk.key(s, d)]);
+        Some(keyed("out-adjacency", out_share, m, out_sample)?)
     } else {
         None
     };
+    drop(dense_sample);
     let mut out_csr = if out_direct {
         Some(CsrWriter::new(
             dir,
@@ -113,7 +156,6 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     let mut progress = Progress::bar("sort and remap", counts.input_edges, Unit::Items);
     let (mut edges, mut loops) = (0u64, 0u64);
     {
-        let dk = DenseKey::new(n);
         // A batch of distinct edges in dense ids goes to the tile counts
         // (or sorter) and the sorters a layout at a time, each in bulk.
         let mut emit = |batch: &[((u32, u32), W)]| -> Result<()> {
@@ -162,7 +204,6 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
         // This thread reads them and looks the dense ids up, a second one
         // emits them to the sorters.
         let mut batch = Vec::with_capacity(BATCH);
-        let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
         let mut i = 0u64;
         let duplicates = counts.duplicates;
         stages::pipeline(

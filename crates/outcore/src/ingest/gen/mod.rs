@@ -275,6 +275,28 @@ struct GenSource {
     delivered: AtomicU64,
 }
 
+impl GenSource {
+    fn kron(&self) -> kron::KronBlocks {
+        let c = &self.cfg;
+        let (a, b, ic) = c.initiator();
+        kron::KronBlocks::new(
+            c.kind == GenKind::Rmat,
+            c.scale,
+            c.edge_factor,
+            a,
+            b,
+            ic,
+            c.seed,
+            c.weighted,
+        )
+    }
+
+    fn grid(&self) -> grid::GridBlocks {
+        let c = &self.cfg;
+        grid::GridBlocks::new(c.rows, c.cols, c.directed, c.seed, c.weighted, c.max_weight)
+    }
+}
+
 impl EdgeSource for GenSource {
     fn describe(&self) -> String {
         self.cfg.describe()
@@ -305,39 +327,27 @@ impl EdgeSource for GenSource {
         Some(self.cfg.num_vertices())
     }
 
+    /// Kronecker and grid blocks are numbered: blocks spread over the
+    /// sequence are generated on their own. Erdős–Rényi edges come in pair
+    /// order from a planner: read whole.
+    fn sample_edges(&mut self) -> Result<Option<Vec<RawEdge>>> {
+        Ok(match self.cfg.kind {
+            GenKind::Kron | GenKind::Rmat => Some(par::sample(&self.kron())),
+            GenKind::Grid => Some(par::sample(&self.grid())),
+            GenKind::Er => None,
+        })
+    }
+
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
         self.delivered.store(0, Ordering::Relaxed);
         let c = &self.cfg;
         match c.kind {
-            GenKind::Kron | GenKind::Rmat => {
-                let (a, b, ic) = c.initiator();
-                let g = kron::KronBlocks::new(
-                    c.kind == GenKind::Rmat,
-                    c.scale,
-                    c.edge_factor,
-                    a,
-                    b,
-                    ic,
-                    c.seed,
-                    c.weighted,
-                );
-                par::stream(&g, f, &self.delivered)
-            }
+            GenKind::Kron | GenKind::Rmat => par::stream(&self.kron(), f, &self.delivered),
             GenKind::Er => {
                 let g = er::ErBlocks::new(c.vertices, c.edges, c.directed, c.seed, c.weighted);
                 par::stream(&g, f, &self.delivered)
             }
-            GenKind::Grid => {
-                let g = grid::GridBlocks::new(
-                    c.rows,
-                    c.cols,
-                    c.directed,
-                    c.seed,
-                    c.weighted,
-                    c.max_weight,
-                );
-                par::stream(&g, f, &self.delivered)
-            }
+            GenKind::Grid => par::stream(&self.grid(), f, &self.delivered),
         }
     }
 }

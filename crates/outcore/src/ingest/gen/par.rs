@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::ingest::RawEdge;
+use crate::ingest::{RawEdge, SAMPLE_PER_PLACE, SAMPLE_PLACES};
 
 /// Most blocks generate about this many edges.
 pub(crate) const BLOCK_EDGES: u64 = 1 << 16;
@@ -64,6 +64,26 @@ impl<T: NumberedBlocks> Blocks for T {
     fn run(&self, &block: &u64, out: &mut Vec<RawEdge>) {
         self.run_block(block, out)
     }
+}
+
+/// Up to [`SAMPLE_PER_PLACE`] edges of each of [`SAMPLE_PLACES`] blocks
+/// spread evenly over the sequence (`EdgeSource::sample_edges`), generated
+/// in parallel.
+pub(crate) fn sample<B: NumberedBlocks>(blocks: &B) -> Vec<RawEdge> {
+    let n = blocks.num_blocks();
+    let picks: Vec<u64> = (0..SAMPLE_PLACES.min(n))
+        .map(|p| p * n / SAMPLE_PLACES.min(n))
+        .collect();
+    picks
+        .par_iter()
+        .map(|&b| {
+            let mut out = Vec::new();
+            blocks.run_block(b, &mut out);
+            out.truncate(SAMPLE_PER_PLACE as usize);
+            out
+        })
+        .collect::<Vec<_>>()
+        .concat()
 }
 
 /// Blocks per window: enough to keep every thread of the current pool busy,

@@ -20,6 +20,7 @@ mod lex;
 mod mtx;
 pub mod named;
 mod pipeline;
+mod sample;
 mod sniff;
 mod text;
 
@@ -586,6 +587,19 @@ impl EdgeSource for FileSource {
         self.lines(true, Arc::clone(&named.vertices), &mut sink)?;
         self.consumed.store(self.vertex_bytes(), Ordering::Relaxed);
         self.lines(false, Arc::clone(&named.edges), &mut sink)
+    }
+
+    fn sample_edges(&mut self) -> Result<Option<Vec<RawEdge>>> {
+        use sample::{sample, Records};
+        let files = &self.edge_files;
+        match &self.kind {
+            _ if self.named.is_some() => Ok(None),
+            Kind::Snap(p) => sample(files, &**p, Records::Lines),
+            Kind::Delimited(p) => sample(files, &**p, Records::Lines),
+            Kind::Bin(p) => sample(files, &**p, Records::Bytes(p.record_size())),
+            // Symmetric matrices add mirrored entries: read whole.
+            Kind::Mtx(_) => Ok(None),
+        }
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
