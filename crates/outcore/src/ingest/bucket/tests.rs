@@ -265,6 +265,27 @@ fn hashed_buckets_are_balanced_for_skewed_keys() {
     assert!(max < 3 * mean, "{b:?}");
 }
 
+/// `keys` (tagged with their push order) through an ordered sorter of the
+/// smallest share, spilled in `dir`; the stream, and the stable sort.
+fn smallest_share(
+    keys: &[u64],
+    dir: &std::path::Path,
+    budget: &Budget,
+    expected: u64,
+) -> (Sorted<Pair>, Vec<Pair>) {
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir, budget, 0, Split::Ordered, Some(expected)).unwrap();
+    let pairs: Vec<Pair> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| Pair(k, i as u32))
+        .collect();
+    s.extend(pairs.iter().copied()).unwrap();
+    let mut expect = pairs;
+    expect.sort_by_key(|p| p.0);
+    (s.finish().unwrap(), expect)
+}
+
 /// A stream said to be consumed once deletes each bucket's file as soon as
 /// the bucket has been read (the rest stay until they are), and still hands
 /// every record out in order.
@@ -273,16 +294,7 @@ fn a_stream_consumed_once_deletes_buckets_as_they_are_read() {
     let keys = random(60_000, 1 << 40, 11);
     let dir = tempfile::tempdir().unwrap();
     let budget = Budget::new(1 << 30);
-    let n = keys.len() as u64;
-    let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, 0, Split::Ordered, Some(n)).unwrap();
-    let pairs: Vec<Pair> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| Pair(k, i as u32))
-        .collect();
-    s.extend(pairs.iter().copied()).unwrap();
-    let mut sorted = s.finish().unwrap();
+    let (mut sorted, expect) = smallest_share(&keys, dir.path(), &budget, keys.len() as u64);
     sorted.consume_once();
     let files = || std::fs::read_dir(dir.path()).unwrap().count();
     let buckets = files();
@@ -303,8 +315,6 @@ fn a_stream_consumed_once_deletes_buckets_as_they_are_read() {
     }
     crate::ingest::reap::wait_removed();
     assert_eq!(files(), 0, "files left once every bucket was read");
-    let mut expect = pairs;
-    expect.sort_by_key(|p| p.0);
     assert_eq!(got, expect);
 }
 
@@ -321,17 +331,7 @@ fn a_rewound_stream_nests_again_under_new_names() {
     let keys: Vec<u64> = (0..n).rev().map(|i| i * 7).collect();
     let dir = tempfile::tempdir().unwrap();
     let budget = Budget::new(1 << 30);
-    let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, 0, Split::Ordered, Some(1000)).unwrap();
-    let pairs: Vec<Pair> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| Pair(k, i as u32))
-        .collect();
-    s.extend(pairs.iter().copied()).unwrap();
-    let mut sorted = s.finish().unwrap();
-    let mut expect = pairs;
-    expect.sort_by_key(|p| p.0);
+    let (mut sorted, expect) = smallest_share(&keys, dir.path(), &budget, 1000);
     let held = crate::ingest::reap::HOLD.lock().unwrap();
     let mut first = Vec::new();
     while let Some(r) = sorted.next_record().unwrap() {
