@@ -468,6 +468,32 @@ fn the_remap_sorters_split_a_sorted_list_by_the_input_sample() {
     }
 }
 
+/// A flood of one edge overflows its input bucket, which is then merged
+/// from runs as it is read: those runs count in the build's spilled bytes,
+/// which then exceed a whole spill of the input.
+#[test]
+fn an_input_bucket_spilled_again_counts_in_the_report() {
+    let mut edges: Vec<(u64, u64, f64)> = vec![(1, 2, 1.0); 100_000];
+    edges.extend((0..1000u64).map(|i| (i, i * 7 % 1000, 1.0)));
+    for order in [VertexOrder::Original, VertexOrder::Degree] {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = BuildOptions {
+            memory: 128 << 20,
+            sort_buffer_cap: Some(256 << 10),
+            order,
+            ..Default::default()
+        };
+        let mut src = VecSource::new(edges.iter().copied());
+        let r = build_store(&mut src, &dir.path().join("g.oc"), &opts).unwrap();
+        let whole = 8 * edges.len() as u64;
+        assert!(
+            r.spilled_bytes > whole,
+            "{order:?}: {} <= {whole}",
+            r.spilled_bytes
+        );
+    }
+}
+
 #[test]
 fn placed_and_sorted_tiles_are_the_same_bytes() {
     // Tiles placed from the out stream at counted offsets (the default)

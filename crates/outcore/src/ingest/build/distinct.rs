@@ -59,6 +59,12 @@ impl<'a, E: InputEdge> Dedup<'a, E> {
         self.sorted.is_spilled()
     }
 
+    /// Bytes the input's oversized buckets spilled once more (distributed
+    /// again or merged) while they were read.
+    pub fn respilled(&self) -> u64 {
+        self.sorted.bucket_stats().map_or(0, |b| b.respilled)
+    }
+
     /// Starts over (the counters too).
     pub fn rewind(&mut self) -> Result<()> {
         self.sorted.rewind()?;

@@ -394,6 +394,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
         Some(r) => {
             counts.duplicates = dedup.duplicates;
             // The input's buckets are no longer needed: free the disk.
+            spilled += dedup.respilled();
             drop(dedup);
             Distinct::Spill(r)
         }

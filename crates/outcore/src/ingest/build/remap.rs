@@ -227,8 +227,10 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     }
     counts.edges = edges;
     counts.self_loops = loops;
+    let mut input_respilled = 0;
     if let Distinct::Dedup(d) = &distinct {
         counts.duplicates = d.duplicates;
+        input_respilled = d.respilled();
     }
     drop(distinct);
     drop(perm);
@@ -250,7 +252,8 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     if let Some(s) = out_sorter.as_mut() {
         s.park()?;
     }
-    let spilled = tile_sorter.as_ref().map_or(0, |t| t.spilled_bytes())
+    let spilled = input_respilled
+        + tile_sorter.as_ref().map_or(0, |t| t.spilled_bytes())
         + rev_sorter.spilled_bytes()
         + out_sorter.as_ref().map_or(0, |s| s.spilled_bytes());
     Ok(Remapped {
