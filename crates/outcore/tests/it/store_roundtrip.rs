@@ -437,6 +437,23 @@ fn spilled_and_in_memory_builds_write_the_same_bytes() {
     }
 }
 
+/// The bytes an undirected build of `edges` in `order` spills at 128 MiB
+/// with sort buffers of `cap`, from a source that gives a sample or not.
+fn spilled_bytes(edges: &[(u64, u64, f64)], order: VertexOrder, cap: u64, sampled: bool) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        memory: 128 << 20,
+        sort_buffer_cap: Some(cap),
+        order,
+        ..Default::default()
+    };
+    let mut src = VecSource::new(edges.iter().copied());
+    src.sampled = sampled;
+    build_store(&mut src, &dir.path().join("g.oc"), &opts)
+        .unwrap()
+        .spilled_bytes
+}
+
 /// A list sorted by source comes out of the degree pass in rank order; the
 /// remap's sorters then take their splitters from the input's sample in
 /// dense ids. From their first buffers (the front of the ranks only) their
@@ -449,20 +466,7 @@ fn the_remap_sorters_split_a_sorted_list_by_the_input_sample() {
         .map(|i| (i / 8, (i * 7919) % 50_000, 1.0))
         .collect();
     for order in [VertexOrder::Original, VertexOrder::Degree] {
-        let spilled = |sampled: bool| {
-            let dir = tempfile::tempdir().unwrap();
-            let opts = BuildOptions {
-                memory: 128 << 20,
-                sort_buffer_cap: Some(1 << 20),
-                order,
-                ..Default::default()
-            };
-            let mut src = VecSource::new(edges.iter().copied());
-            src.sampled = sampled;
-            build_store(&mut src, &dir.path().join("g.oc"), &opts)
-                .unwrap()
-                .spilled_bytes
-        };
+        let spilled = |sampled| spilled_bytes(&edges, order, 1 << 20, sampled);
         let (ranged, hashed) = (spilled(true), spilled(false));
         assert!(ranged < hashed, "{order:?}: {ranged} >= {hashed}");
     }
@@ -475,23 +479,11 @@ fn an_input_bucket_spilled_again_counts_in_the_report() {
     let mut edges: Vec<(u64, u64, f64)> = vec![(1, 2, 1.0); 100_000];
     edges.extend((0..1000u64).map(|i| (i, i * 7 % 1000, 1.0)));
     for order in [VertexOrder::Original, VertexOrder::Degree] {
-        let dir = tempfile::tempdir().unwrap();
-        let opts = BuildOptions {
-            memory: 128 << 20,
-            sort_buffer_cap: Some(256 << 10),
-            order,
-            ..Default::default()
-        };
-        let mut src = VecSource::new(edges.iter().copied());
-        let r = build_store(&mut src, &dir.path().join("g.oc"), &opts).unwrap();
+        let spilled = spilled_bytes(&edges, order, 256 << 10, true);
         // The input once (at most 8 bytes an edge and a block of padding
         // per bucket), and the flood's runs again: more than half of it.
         let whole = 8 * edges.len() as u64 + 8 * 50_000;
-        assert!(
-            r.spilled_bytes > whole,
-            "{order:?}: {} <= {whole}",
-            r.spilled_bytes
-        );
+        assert!(spilled > whole, "{order:?}: {spilled} <= {whole}");
     }
 }
 

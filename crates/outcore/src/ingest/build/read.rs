@@ -61,17 +61,19 @@ pub(super) fn edges<E: InputEdge>(
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let total_bytes = source.input_bytes();
     let undirected = !opts.directed;
+    // (src, dst) as the sorter keys it: undirected, (min, max).
+    let canon = |e: &crate::ingest::RawEdge| match undirected {
+        true => (e.src.min(e.dst), e.src.max(e.dst)),
+        false => (e.src, e.dst),
+    };
     let edge = |e: &crate::ingest::RawEdge| {
-        let (s, d) = match undirected {
-            true => (e.src.min(e.dst), e.src.max(e.dst)),
-            false => (e.src, e.dst),
-        };
+        let (s, d) = canon(e);
         E::new(s, d, E::W::from_f64(e.weight))
     };
     // Duplicates meet in one bucket either way. Edges are bucketed by
     // (src, dst) ranges taken from a sample of the whole input where the
     // source can give one: the keys are then stored in the bytes their
-    // bucket's range needs (kron-24: 8 -> 6 bytes an edge) and the degree
+    // bucket's range needs (kron-24: 8 -> 7 bytes an edge) and the degree
     // pass sees them in order. Else by a hash of (src, dst), which balances
     // the buckets of a sorted list whatever its first buffer holds.
     let sample: Vec<crate::ingest::RawEdge> = source
@@ -84,13 +86,7 @@ pub(super) fn edges<E: InputEdge>(
     let keys: Vec<u128> = sample.iter().map(|e| edge(e).radix_key()).collect();
     let shape = Shape {
         ordered: !sample.is_empty(),
-        sample: sample
-            .iter()
-            .map(|e| match undirected {
-                true => (e.src.min(e.dst), e.src.max(e.dst)),
-                false => (e.src, e.dst),
-            })
-            .collect(),
+        sample: sample.iter().map(canon).collect(),
     };
     let split = match shape.ordered {
         true => Split::Ordered,
