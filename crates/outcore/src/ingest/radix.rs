@@ -1,17 +1,25 @@
 //! Stable in-memory radix sort of records by key, on all cores.
 //!
-//! One MSD pass on the top 11 varying key bits scatters the records (in
-//! parallel: every thread counts and places its own slice, slices in order,
-//! so the pass is stable) into up to 2048 ranges; each range is then sorted
-//! on its own by an LSD radix sort over the bytes that still vary in it,
-//! ranges spread over the threads. Ranges are small enough to stay in
-//! cache, and no merge is needed.
+//! One MSD pass on the top varying key bits (up to 11: ranges of about
+//! [`RANGE`] records) scatters the records (in parallel: every thread counts
+//! and places its own slice, slices in order, so the pass is stable) into
+//! up to 2048 ranges; each range is then sorted on its own by an LSD radix
+//! sort over the bits that still vary in it, ranges spread over the
+//! threads. Ranges are small enough to stay in cache, and no merge is
+//! needed. An LSD sort of an odd number of passes leaves its range in the
+//! scratch, where it stays when most ranges do (no copy back).
+//!
+//! [`sort_cells`] is the same without the MSD pass, for a bucket whose
+//! reader placed its records range by range as it decoded them
+//! (`bucket::cells`).
 
 use super::sort::Record;
 use rayon::prelude::*;
 
-/// Bits of the MSD pass.
+/// Bits of the MSD pass, at most.
 const MSD_BITS: u32 = 11;
+/// Records per range the MSD pass aims at (fewer digits for fewer records).
+const RANGE: usize = 1 << 12;
 /// Fewer records than this are sorted by comparison.
 const SMALL: usize = 1 << 14;
 
@@ -107,25 +115,41 @@ pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bit
         return;
     }
     debug_assert_eq!(bits, KeyBits::of(buf), "key bits not those of the records");
-    let varying = bits.or ^ bits.and;
-    if varying == 0 {
-        return;
+    fit_scratch(scratch, n, buf[0]);
+    if msd_lsd(buf, scratch, bits) {
+        std::mem::swap(buf, scratch);
     }
-    let top = 128 - varying.leading_zeros();
-    let shift = top.saturating_sub(MSD_BITS);
-    let digits = 1usize << (top - shift);
-    let digit = move |r: &R| ((r.radix_key() >> shift) as usize) & (digits - 1);
-    // Every slot is written by the scatter: a scratch already long enough
-    // is only cut to length, not filled (a 42 MB fill was a tenth of a
-    // 5 M-key sort).
+}
+
+/// Makes `scratch` `n` long. Every slot is written by a scatter: a scratch
+/// already long enough is only cut to length, not filled (a 42 MB fill was
+/// a tenth of a 5 M-key sort).
+fn fit_scratch<R: Record>(scratch: &mut Vec<R>, n: usize, any: R) {
     if scratch.len() < n {
         scratch.reserve_exact(n - scratch.len());
-        scratch.resize(n, buf[0]);
+        scratch.resize(n, any);
     }
     scratch.truncate(n);
+}
+
+/// Sorts `a` (keys of `bits`) with `tmp` beside it, on all cores: the MSD
+/// pass into `tmp`, then each range on its own. True when the sorted
+/// records end in `tmp`, not `a`.
+fn msd_lsd<R: Record>(a: &mut [R], tmp: &mut [R], bits: KeyBits) -> bool {
+    let n = a.len();
+    let varying = bits.or ^ bits.and;
+    if varying == 0 {
+        return false;
+    }
+    let top = 128 - varying.leading_zeros();
+    // Ranges of about `RANGE` records: a smaller set needs fewer digits.
+    let msd = (n / RANGE).max(1).ilog2().clamp(4, MSD_BITS);
+    let shift = top.saturating_sub(msd);
+    let digits = 1usize << (top - shift);
+    let digit = move |r: &R| ((r.radix_key() >> shift) as usize) & (digits - 1);
     let parts = rayon::current_num_threads().clamp(1, 16);
     let chunk = n.div_ceil(parts);
-    let counts: Vec<Vec<usize>> = buf
+    let counts: Vec<Vec<usize>> = a
         .par_chunks(chunk)
         .map(|c| {
             let mut h = vec![0usize; digits];
@@ -147,8 +171,8 @@ pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bit
         }
     }
     bounds.push(sum);
-    let out = Slots(scratch.as_mut_ptr());
-    buf.par_chunks(chunk)
+    let out = Slots(tmp.as_mut_ptr());
+    a.par_chunks(chunk)
         .zip(starts.into_par_iter())
         .for_each(|(c, mut pos)| {
             for r in c {
@@ -159,27 +183,75 @@ pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bit
                 pos[d] += 1;
             }
         });
-    // Each digit's range, sorted on its own (buf is its scratch now).
-    let mut ranges = Vec::with_capacity(digits);
-    let (mut s_rest, mut b_rest) = (&mut scratch[..], &mut buf[..]);
+    // The ranges are in `tmp` now, `a` their scratch.
+    sort_ranges(tmp, a, &bounds, n < u32::MAX as usize)
+}
+
+/// Records of a bucket placed range by range as they were decoded (the
+/// ranges, `bounds`, in key order: the bucket's cells, [`Split::Ordered`]),
+/// sorted: each range on its own, on all cores. The MSD pass of
+/// [`sort_records_known`] (a count and a scatter over memory) is the
+/// decoder's placement.
+///
+/// [`Split::Ordered`]: crate::ingest::bucket::Split::Ordered
+pub fn sort_cells<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bounds: &[usize]) {
+    let n = buf.len();
+    debug_assert_eq!(bounds.last(), Some(&n));
+    if n == 0 {
+        return;
+    }
+    fit_scratch(scratch, n, buf[0]);
+    if !sort_ranges(buf, scratch, bounds, n < u32::MAX as usize) {
+        std::mem::swap(buf, scratch);
+    }
+}
+
+/// Ranges of more records than this are sorted with an MSD pass of their
+/// own (on all cores, nested): an LSD sort is quick only while a range
+/// stays in cache (a cell of hubs holds millions).
+const LARGE: usize = 1 << 16;
+
+/// Sorts each range `bounds[i]..bounds[i + 1]` of `a` on its own, with the
+/// same range of `b` as its scratch (`narrow`: fewer than 2^32 records, as
+/// the 64-bit LSD sort's counts need). An
+/// LSD sort of an odd number of passes ends in its scratch: it is left
+/// there, and the ranges that ended on the other side are copied over to
+/// where most of the records are (every range of an edge bucket takes the
+/// same passes, so usually none; a copy back was a fourth of the LSD
+/// sorts' time). True when the sorted records are in `a`, false in `b`.
+fn sort_ranges<R: Record>(a: &mut [R], b: &mut [R], bounds: &[usize], narrow: bool) -> bool {
+    let n = a.len();
+    let mut ranges = Vec::with_capacity(bounds.len());
+    let (mut a_rest, mut b_rest) = (a, b);
     for w in bounds.windows(2) {
         let len = w[1] - w[0];
-        let (s, sr) = s_rest.split_at_mut(len);
-        let (b, br) = b_rest.split_at_mut(len);
-        (s_rest, b_rest) = (sr, br);
-        if len > 1 {
-            ranges.push((s, b));
+        let (x, xr) = a_rest.split_at_mut(len);
+        let (y, yr) = b_rest.split_at_mut(len);
+        (a_rest, b_rest) = (xr, yr);
+        if len > 0 {
+            ranges.push((x, y, false));
         }
     }
-    if top <= 64 && n < u32::MAX as usize {
-        // One histogram buffer per worker, reused from range to range.
-        ranges
-            .into_par_iter()
-            .for_each_init(Vec::new, |hist, (s, b)| radix_lsd64(s, b, hist));
-    } else {
-        ranges.into_par_iter().for_each(|(s, b)| radix_lsd(s, b));
-    }
-    std::mem::swap(buf, scratch);
+    // One histogram buffer per worker, reused from range to range.
+    ranges
+        .par_iter_mut()
+        .for_each_init(Vec::new, |hist, (x, y, in_b)| {
+            *in_b = match x.len() {
+                l if l > LARGE => msd_lsd(x, y, KeyBits::of(x)),
+                _ if narrow => radix_lsd64(x, y, hist),
+                _ => radix_lsd(x, y),
+            }
+        });
+    let in_b: usize = ranges.iter().filter(|r| r.2).map(|r| r.0.len()).sum();
+    let to_b = 2 * in_b > n;
+    ranges
+        .into_par_iter()
+        .for_each(|(x, y, in_b)| match (in_b, to_b) {
+            (false, true) => y.copy_from_slice(x),
+            (true, false) => x.copy_from_slice(y),
+            _ => {}
+        });
+    !to_b
 }
 
 /// Widest LSD digit for keys that fit 64 bits: a 4096-entry histogram (16
@@ -187,23 +259,29 @@ pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bit
 /// edge keys in two or three passes where bytes take three or four.
 const LSD64_BITS: u32 = 12;
 
-/// [`radix_lsd`] for keys below 2^64: the key in one register and digits as
-/// wide as [`LSD64_BITS`], spread evenly over the bits that vary.
-fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R], hist: &mut Vec<u32>) {
+/// [`radix_lsd`] for keys that vary below bit 64 only: the key in one
+/// register and digits as wide as [`LSD64_BITS`], spread evenly over the
+/// bits that vary (others go to [`radix_lsd`]). True when the sorted records
+/// are in `tmp` (an odd number of passes), not `a`.
+fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R], hist: &mut Vec<u32>) -> bool {
     if a.len() < 256 {
         a.sort_by_key(|r| r.radix_key());
-        return;
+        return false;
     }
     let key = |r: &R| r.radix_key() as u64;
-    let (mut or, mut and) = (0u64, u64::MAX);
+    let (mut or, mut and) = (0u128, u128::MAX);
     for r in a.iter() {
-        let k = key(r);
+        let k = r.radix_key();
         or |= k;
         and &= k;
     }
-    let varying = or ^ and;
+    if (or ^ and) >> 64 != 0 {
+        // Keys that differ above bit 64 (a wide record's cell).
+        return radix_lsd(a, tmp);
+    }
+    let varying = (or ^ and) as u64;
     if varying == 0 {
-        return;
+        return false;
     }
     let lo = varying.trailing_zeros();
     let bits = 64 - varying.leading_zeros() - lo;
@@ -243,16 +321,15 @@ fn radix_lsd64<R: Record>(a: &mut [R], tmp: &mut [R], hist: &mut Vec<u32>) {
         std::mem::swap(&mut src, &mut dst);
         in_tmp = !in_tmp;
     }
-    if in_tmp {
-        dst.copy_from_slice(src);
-    }
+    in_tmp
 }
 
-/// Stable LSD radix sort of `a` by `radix_key`, using `tmp` (same length).
-fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) {
+/// Stable LSD radix sort of `a` by `radix_key`, using `tmp` (same length);
+/// true when the sorted records end in `tmp`, not `a`.
+fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) -> bool {
     if a.len() < 256 {
         a.sort_by_key(|r| r.radix_key());
-        return;
+        return false;
     }
     let (mut or, mut and) = (0u128, u128::MAX);
     for r in a.iter() {
@@ -265,7 +342,7 @@ fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) {
         .filter(|d| (varying >> (8 * d)) & 0xFF != 0)
         .collect();
     if digits.is_empty() {
-        return;
+        return false;
     }
     let mut hist = vec![[0usize; 256]; digits.len()];
     for r in a.iter() {
@@ -291,10 +368,7 @@ fn radix_lsd<R: Record>(a: &mut [R], tmp: &mut [R]) {
         std::mem::swap(&mut src, &mut dst);
         in_tmp = !in_tmp;
     }
-    if in_tmp {
-        // `src` is tmp holding the result; `dst` is the caller's slice.
-        dst.copy_from_slice(src);
-    }
+    in_tmp
 }
 
 #[cfg(test)]
@@ -364,6 +438,90 @@ mod tests {
             // The scratch is reused: a second sort of the sorted data.
             sort_records_with(&mut v, &mut scratch);
             assert_eq!(v, expect);
+        }
+    }
+
+    /// Records placed cell by cell (cells in key order, push order inside
+    /// each) come out as a stable sort: cells large and small, of keys
+    /// sorted in an odd or an even number of passes, of keys wider than 64
+    /// bits, empty ones.
+    #[test]
+    fn cells_sort_as_a_stable_sort() {
+        let mut x: u64 = 5;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // (records, key, cell of a key): cells of 2^k keys over a range.
+        type Key = fn(u64, u64) -> u128;
+        let shapes: [(usize, Key, u32); 6] = [
+            // ~3 K records a cell, 35 bits inside: three passes.
+            (400_000, |a, _| (a >> 22) as u128, 35),
+            // 64 cells of 2^32 keys, whose keys vary in 24 bits (two
+            // passes: sorted in place) in even cells and 12 (one pass:
+            // sorted into the scratch) in odd ones; most records in even
+            // cells, then most in odd ones (the others are copied over).
+            (
+                200_000,
+                |a, b| {
+                    let c = (a % 64) & !(((a >> 8) % 10 < 7) as u64);
+                    let inner = (b >> 40) >> (12 * (c & 1));
+                    (c << 32 | inner) as u128
+                },
+                32,
+            ),
+            (
+                200_000,
+                |a, b| {
+                    let c = (a % 64) | ((a >> 8) % 10 < 7) as u64;
+                    let inner = (b >> 40) >> (12 * (c & 1));
+                    (c << 32 | inner) as u128
+                },
+                32,
+            ),
+            // One cell of most records (sorted with an MSD pass of its own).
+            (
+                200_000,
+                |a, b| {
+                    if a % 8 > 0 {
+                        (b >> 34) as u128
+                    } else {
+                        (a >> 20) as u128
+                    }
+                },
+                30,
+            ),
+            // Wide keys, differing above bit 64 inside a cell.
+            (50_000, |a, b| (a as u128) << 64 | b as u128, 124),
+            // Equal keys.
+            (50_000, |_, _| 7, 2),
+        ];
+        for (n, key, cell_bits) in shapes {
+            let v: Vec<Wide> = (0..n as u32)
+                .map(|i| Wide(key(next(), next()), i))
+                .collect();
+            let cell = |k: u128| (k >> cell_bits) as usize;
+            let cells = v.iter().map(|w| cell(w.0)).max().unwrap() + 1;
+            let mut bounds = vec![0usize; cells + 1];
+            for w in &v {
+                bounds[cell(w.0) + 1] += 1;
+            }
+            for c in 0..cells {
+                bounds[c + 1] += bounds[c];
+            }
+            let mut pos = bounds.clone();
+            let mut placed = v.clone();
+            for w in &v {
+                placed[pos[cell(w.0)]] = *w;
+                pos[cell(w.0)] += 1;
+            }
+            let mut expect = v.clone();
+            expect.sort_by_key(|w| w.0);
+            let mut scratch = Vec::new();
+            sort_cells(&mut placed, &mut scratch, &bounds);
+            assert_eq!(placed, expect, "n = {n}");
         }
     }
 }

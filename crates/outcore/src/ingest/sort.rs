@@ -6,7 +6,7 @@
 //! disk. Ties between equal keys come out in push order, so a consumer that
 //! keeps the last of equal keys implements "last occurrence wins".
 
-pub use super::radix::{sort_records, sort_records_known, sort_records_with, KeyBits};
+pub use super::radix::{sort_cells, sort_records, sort_records_known, sort_records_with, KeyBits};
 use crate::error::{Error, IoContext, Result};
 use crate::io::fault::Faulty;
 use crate::mem::budget::Charge;
