@@ -12,7 +12,10 @@
 //! `O_DIRECT` writes on a background thread while the other buffer fills
 //! ([`spill`]). Reading back loads one bucket at a time, sorts it on both cores while the
 //! consumer still works on the previous one (a background thread), and hands
-//! the records out. One write and one read per record, no merge heap. A
+//! the records out. One write and one read per record, no merge heap.
+//! Ordered buckets are counted per cell of their own key range as they
+//! spill, and read back straight into their cells' places, so the sort
+//! only sorts each cell ([`cells`]). A
 //! bucket too large for memory (a flood of one key, a bad sample) is sorted by
 //! the run-merging [`ExternalSorter`] instead: slower, never wrong.
 //!
@@ -23,14 +26,17 @@ use super::sort::{sort_records, Record, Sorted};
 use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
+use cells::Cells;
 use spill::{Buckets, Packing, Spiller};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use stream::BucketFiles;
 pub use stream::{BucketStats, BucketStream};
 
+mod cells;
 mod loader;
 mod nest;
+mod read;
 mod spill;
 mod stream;
 #[cfg(test)]
@@ -254,6 +260,7 @@ impl<R: Record> BucketSorter<R> {
             files: Vec::new(),
             records: Vec::new(),
             pack: Packing::default(),
+            cells: None,
         };
         if self.split == Split::Ordered {
             let step = (self.buf.len() / SAMPLE).max(1);
@@ -288,10 +295,12 @@ impl<R: Record> BucketSorter<R> {
             }
             b.count = starts.len() + 1;
             b.pack = ordered_packing::<R>(&b, &starts);
+            b.cells = Some(Cells::of_buckets(&b, &starts, per));
         } else {
             b.pack = Packing {
                 lo: vec![0; b.count],
                 width: vec![R::KEY_BYTES; b.count],
+                cells: None,
             };
         }
         b.files = (0..b.count)

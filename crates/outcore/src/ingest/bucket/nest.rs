@@ -16,7 +16,7 @@
 //! push order. A bucket no split can divide (one key throughout) or one
 //! nested [`MAX_LEVEL`] deep is merged from runs instead.
 
-use super::loader::decode_stretch;
+use super::read::{decode_stretch, To};
 use super::spill::Packing;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::{KeyBits, Record};
@@ -89,7 +89,7 @@ pub(super) fn feed<R: Record>(
     let mut cut: Vec<u8> = Vec::with_capacity(rec);
     let mut out: Vec<R> = Vec::with_capacity(FEED / rec + 1);
     // The nested sorter plans its own sorts.
-    let mut bits = KeyBits::default();
+    let mut to = To::Append(KeyBits::default());
     while at < total {
         let want = (total - at).next_multiple_of(ALIGN as u64).min(FEED as u64) as usize;
         fault::read_exact_at(&f, &mut buf.as_mut_slice()[..want], at).at(path)?;
@@ -100,7 +100,7 @@ pub(super) fn feed<R: Record>(
             &buf.as_slice()[..valid],
             &mut cut,
             &mut out,
-            &mut bits,
+            &mut to,
         );
         sink(&out)?;
         at += want as u64;

@@ -6,8 +6,9 @@
 //! every bucket's read waited on the previous sort: 1.3-1.4 s of the
 //! consumer's time in each of a kron-24 import's two bucket passes).
 
-use super::loader::{Chunks, Job, Loader, CHUNK};
+use super::loader::{Job, Loader};
 use super::nest;
+use super::read::{Chunks, CHUNK};
 use super::spill::Packing;
 use super::BucketSorter;
 use crate::error::Result;
@@ -85,6 +86,10 @@ pub struct BucketStats {
     /// when it started one (2: the next-but-one was read while the next
     /// one sorted).
     pub ahead: u64,
+    /// Buckets read straight into their cells' places ([`Cells`]).
+    ///
+    /// [`Cells`]: super::cells::Cells
+    pub placed: u64,
     /// Buckets too large to load, distributed again by a nested sorter
     /// (counted at every level).
     pub nested: u64,
@@ -257,6 +262,7 @@ impl<R: Record> BucketStream<R> {
             Current::Ext(s) => {
                 if let Some(b) = s.bucket_stats() {
                     self.stats.nested += b.nested;
+                    self.stats.placed += b.placed;
                     self.stats.merged += b.merged;
                     self.stats.respilled += b.respilled;
                 }
@@ -279,7 +285,9 @@ impl<R: Record> BucketStream<R> {
             let v = match got {
                 Some((p, r)) => {
                     debug_assert_eq!(p, b, "buckets arrive in order");
-                    r?
+                    let (v, placed) = r?;
+                    self.stats.placed += placed as u64;
+                    v
                 }
                 // It ended without a word: it panicked (join says so).
                 None => {

@@ -123,6 +123,9 @@ fn spilled_buckets_come_back_in_order_and_stable() {
             assert!(b.records.len() > 2, "{split:?}: {b:?}");
             // Buckets that fit were loaded and sorted ahead of need.
             assert!(b.prefetched > 0, "{b:?}");
+            // Ordered buckets are read into their cells' places (hashed
+            // ones only where nested: the nested sorters are ordered).
+            assert!(b.placed > 0 || split == Split::Hashed, "{b:?}");
         }
     }
 }
