@@ -23,10 +23,13 @@ pub(super) struct Job {
     pub direct: bool,
 }
 
+/// A bucket loaded and sorted: its number, its records and whether they
+/// were placed by cell.
+pub(super) type Ready<R> = (usize, Result<(Vec<R>, bool)>);
+
 /// A running loader.
 pub(super) struct Loader<R: Record> {
-    /// Each bucket loaded and sorted, and whether it was placed by cell.
-    ready: Receiver<(usize, Result<(Vec<R>, bool)>)>,
+    ready: Receiver<Ready<R>>,
     /// Where buffers go back to it (the consumer's finished buckets).
     free: SyncSender<Vec<R>>,
     /// The bucket it was started for.
@@ -111,7 +114,7 @@ impl<R: Record> Loader<R> {
     /// The next bucket loaded and sorted (its number, its records and
     /// whether they were placed by cell); `None` when the loader ended
     /// without sending it (it panicked).
-    pub fn next(&self) -> Option<(usize, Result<(Vec<R>, bool)>)> {
+    pub fn next(&self) -> Option<Ready<R>> {
         self.ready.recv().ok()
     }
 
