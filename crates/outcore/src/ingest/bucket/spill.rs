@@ -121,28 +121,15 @@ impl Packing {
     /// 8 bytes remain.
     pub fn decode_into<R: Record>(&self, i: usize, b: &[u8], out: &mut Vec<R>, bits: &mut KeyBits) {
         let rec = self.rec_bytes::<R>(i);
-        let n = b.len() / rec;
         let mut done = 0;
-        if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 && R::BYTES == R::KEY_BYTES {
-            let w = self.width[i];
-            let mask = if w >= 8 {
-                u64::MAX
-            } else {
-                (1u64 << (8 * w)) - 1
-            };
-            let lo = self.lo[i] as u64;
-            // Record j's key can be loaded as 8 bytes while j * rec + 8 <= len.
-            done = match b.len() {
-                l if l >= 8 => ((l - 8) / rec + 1).min(n),
-                _ => 0,
-            };
+        if let Some(l) = self.key_loads::<R>(i, b.len()) {
             let (mut or, mut and) = (0u64, u64::MAX);
-            out.extend((0..done).map(|j| {
-                let x = u64::from_le_bytes(b[j * rec..j * rec + 8].try_into().unwrap());
-                let k = lo.wrapping_add(x & mask);
+            out.extend((0..l.count).map(|j| {
+                let k = l.key(b, j);
                 (or, and) = (or | k, and & k);
                 R::from_key(k as u128, &[])
             }));
+            done = l.count;
             if done > 0 {
                 *bits = bits.merge(KeyBits {
                     or: or as u128,
@@ -152,7 +139,7 @@ impl Packing {
         }
         let rest = out.len();
         out.extend(
-            b[done * rec..n * rec]
+            b[done * rec..b.len() / rec * rec]
                 .chunks_exact(rec)
                 .map(|c| self.decode::<R>(i, c)),
         );
@@ -168,28 +155,42 @@ impl Packing {
     #[inline]
     pub fn decode_each<R: Record>(&self, i: usize, b: &[u8], mut f: impl FnMut(R)) {
         let rec = self.rec_bytes::<R>(i);
-        let n = b.len() / rec;
         let mut done = 0;
-        if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 && R::BYTES == R::KEY_BYTES {
-            let w = self.width[i];
-            let mask = if w >= 8 {
+        if let Some(l) = self.key_loads::<R>(i, b.len()) {
+            for j in 0..l.count {
+                f(R::from_key(l.key(b, j) as u128, &[]));
+            }
+            done = l.count;
+        }
+        for c in b[done * rec..b.len() / rec * rec].chunks_exact(rec) {
+            f(self.decode::<R>(i, c));
+        }
+    }
+
+    /// For records of bucket `i` that are their key alone, of at most 8
+    /// bytes, stored in `len` bytes: how many from the first can be read as
+    /// one masked 8-byte load each (while 8 bytes remain).
+    #[inline]
+    fn key_loads<R: Record>(&self, i: usize, len: usize) -> Option<KeyLoads> {
+        if !(R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 && R::BYTES == R::KEY_BYTES) {
+            return None;
+        }
+        let rec = self.rec_bytes::<R>(i);
+        let w = self.width[i];
+        Some(KeyLoads {
+            rec,
+            // Record j's key can be loaded as 8 bytes while j * rec + 8 <= len.
+            count: match len {
+                l if l >= 8 => ((l - 8) / rec + 1).min(len / rec),
+                _ => 0,
+            },
+            mask: if w >= 8 {
                 u64::MAX
             } else {
                 (1u64 << (8 * w)) - 1
-            };
-            let lo = self.lo[i] as u64;
-            done = match b.len() {
-                l if l >= 8 => ((l - 8) / rec + 1).min(n),
-                _ => 0,
-            };
-            for j in 0..done {
-                let x = u64::from_le_bytes(b[j * rec..j * rec + 8].try_into().unwrap());
-                f(R::from_key(lo.wrapping_add(x & mask) as u128, &[]));
-            }
-        }
-        for c in b[done * rec..n * rec].chunks_exact(rec) {
-            f(self.decode::<R>(i, c));
-        }
+            },
+            lo: self.lo[i] as u64,
+        })
     }
 
     /// Reads a record of bucket `i` from `b`, `rec_bytes(i)` long.
@@ -202,6 +203,24 @@ impl Packing {
         let mut k = [0u8; 16];
         k[..w].copy_from_slice(&b[..w]);
         R::from_key(self.lo[i].wrapping_add(u128::from_le_bytes(k)), &b[w..])
+    }
+}
+
+/// Keys read as masked 8-byte loads ([`Packing::key_loads`]).
+struct KeyLoads {
+    rec: usize,
+    count: usize,
+    mask: u64,
+    lo: u64,
+}
+
+impl KeyLoads {
+    /// The key of record `j` of `b`.
+    #[inline(always)]
+    fn key(&self, b: &[u8], j: usize) -> u64 {
+        let at = j * self.rec;
+        let x = u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+        self.lo.wrapping_add(x & self.mask)
     }
 }
 
