@@ -78,8 +78,7 @@ impl Cells {
     /// The cell of `key` in bucket `i`.
     #[inline]
     pub fn of(&self, i: usize, key: u128) -> usize {
-        let c = key.saturating_sub(self.lo[i]) >> self.shift[i];
-        c.min((1u128 << self.bits) - 1) as usize
+        cell_in(self.lo[i], self.shift[i], (1 << self.bits) - 1, key)
     }
 
     /// Counts `key` (of bucket `i`). Counts of buckets too large to load
@@ -89,6 +88,13 @@ impl Cells {
         let at = (i << self.bits) | self.of(i, key);
         self.count[at] = self.count[at].wrapping_add(1);
     }
+}
+
+/// The cell of `key` among cells of `1 << shift` keys from `lo` (those
+/// below `lo` in the first), the last one `last` (and every key above it).
+#[inline]
+fn cell_in(lo: u128, shift: u32, last: usize, key: u128) -> usize {
+    (key.saturating_sub(lo) >> shift).min(last as u128) as usize
 }
 
 /// Pushes the bucket of each of `recs` (ordered, with cells) to `ids` and
@@ -179,10 +185,7 @@ impl Placer {
                 let k = (r.radix_key() as u64).saturating_sub(self.lo as u64);
                 ((k >> self.shift) as usize).min(self.last)
             }
-            _ => {
-                let k = r.radix_key().saturating_sub(self.lo) >> self.shift;
-                k.min(self.last as u128) as usize
-            }
+            _ => cell_in(self.lo, self.shift, self.last, r.radix_key()),
         };
         let p = &mut self.pos[c];
         match slots.get_mut(*p) {

@@ -330,7 +330,8 @@ impl Spiller {
         let split = self.split;
         self.ids.clear();
         match split {
-            Split::Ordered if b.cells.is_some() => super::cells::bucket_ids(b, recs, &mut self.ids),
+            // Ordered buckets have cells.
+            _ if b.cells.is_some() => super::cells::bucket_ids(b, recs, &mut self.ids),
             _ => self
                 .ids
                 .extend(recs.iter().map(|r| b.of(split, r.radix_key()) as u16)),
