@@ -9,9 +9,9 @@
 //!
 //! [`sort_cells`]: crate::ingest::sort::sort_cells
 
-use super::spill::{cell_of, Buckets};
+use super::code::Code;
+use super::spill::{put_varint, Buckets, Packing, PIECE};
 use crate::ingest::sort::Record;
-use std::mem::MaybeUninit;
 
 /// An ordered sorter's buckets, each cut into `1 << bits` cells of its own
 /// key range (bucket `i`'s cell `c` holds keys from `lo[i] + (c << shift[i])`,
@@ -30,6 +30,8 @@ pub(crate) struct Cells {
     pub shift: Vec<u32>,
     pub bits: u32,
     pub count: Vec<u32>,
+    /// Each bucket's lowest and highest key spilled (`(MAX, 0)` while none).
+    pub span: Vec<(u128, u128)>,
 }
 
 impl Cells {
@@ -53,6 +55,7 @@ impl Cells {
             shift,
             bits,
             count: vec![0; ranges.len() << bits],
+            span: vec![(u128::MAX, 0); ranges.len()],
         }
     }
 
@@ -76,18 +79,99 @@ impl Cells {
     }
 
     /// The cell of `key` in bucket `i`.
-    #[inline]
+    #[cfg(test)]
     pub fn of(&self, i: usize, key: u128) -> usize {
         cell_in(self.lo[i], self.shift[i], (1 << self.bits) - 1, key)
     }
 
-    /// Counts `key` (of bucket `i`). Counts of buckets too large to load
-    /// (never placed) may wrap.
+    /// How the records of cell `c` of bucket `i` are stored (`pack`: the
+    /// buckets'): keys above the cell's lowest, in the bytes its range
+    /// needs. The first and last cells also hold the keys below and above
+    /// the cells' range (the first and last buckets' are open): they take
+    /// the whole bucket's width, the first from the bucket's lowest key.
     #[inline]
-    pub fn add(&mut self, i: usize, key: u128) {
-        let at = (i << self.bits) | self.of(i, key);
-        self.count[at] = self.count[at].wrapping_add(1);
+    pub fn code(&self, pack: &Packing, i: usize, c: usize) -> Code {
+        cell_code((self.lo[i], self.shift[i]), 1 << self.bits, pack.code(i), c)
     }
+
+    /// Each bucket's cells and the bucket's own code, with its counts
+    /// and span to add to, one at a time and apart (the buckets of a spill
+    /// are regrouped on two threads).
+    pub fn buckets<'a>(&'a mut self, pack: &'a Packing) -> impl Iterator<Item = Of<'a>> {
+        let per = 1usize << self.bits;
+        let (lo, shift) = (&self.lo, &self.shift);
+        self.count
+            .chunks_mut(per)
+            .zip(self.span.iter_mut())
+            .enumerate()
+            .map(move |(i, (count, span))| Of {
+                cells: (lo[i], shift[i]),
+                code: pack.code(i),
+                count,
+                span,
+            })
+    }
+
+    /// Keys for the splitters of a sorter nested in bucket `b` (`n`
+    /// records), sorted: as many from each cell as its share of the
+    /// records, evenly spread over the cell's keys (within the keys the
+    /// bucket got); `None` when the bucket holds one key (no split would
+    /// divide it).
+    pub fn sample(&self, b: usize, n: u64, want: u64) -> Option<Vec<u128>> {
+        let (min, max) = self.span[b];
+        if min >= max {
+            return None;
+        }
+        let per = 1usize << self.bits;
+        let counts = &self.count[b * per..(b + 1) * per];
+        let sh = self.shift[b];
+        let mut keys = Vec::new();
+        for (c, &m) in counts.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            let lo = self.lo[b].saturating_add((c as u128) << sh);
+            let hi = match c + 1 == per {
+                true => max,
+                false => lo.saturating_add((1u128 << sh) - 1).min(max),
+            };
+            let lo = if c == 0 { min } else { lo.max(min) };
+            let k = (m as u64 * want / n.max(1)).clamp(1, want) as u128;
+            let range = hi.saturating_sub(lo);
+            let (step, rem) = (range / k, range % k);
+            keys.extend((0..k).map(|j| lo + j * step + j * rem / k));
+        }
+        Some(keys)
+    }
+}
+
+/// The code of cell `c` of `per` cells of a bucket from `lo` of
+/// `1 << shift` keys each, stored as `bucket` without cells
+/// ([`Cells::code`]).
+#[inline]
+fn cell_code((lo, sh): (u128, u32), per: usize, bucket: Code, c: usize) -> Code {
+    match c {
+        0 => bucket,
+        // A cell whose lowest key is past u128 gets no key.
+        _ if c + 1 == per => Code {
+            lo: lo.saturating_add((c as u128) << sh),
+            width: bucket.width,
+        },
+        _ => Code {
+            lo: lo.saturating_add((c as u128) << sh),
+            width: (sh as usize).div_ceil(8).clamp(1, bucket.width.max(1)),
+        },
+    }
+}
+
+/// One bucket's cells for [`Piece::regroup`]: their keys (the lowest, the
+/// bits of each), how the bucket is stored without cells, and the counts
+/// and span to add to.
+pub(super) struct Of<'a> {
+    pub cells: (u128, u32),
+    pub code: Code,
+    pub count: &'a mut [u32],
+    pub span: &'a mut (u128, u128),
 }
 
 /// The cell of `key` among cells of `1 << shift` keys from `lo` (those
@@ -97,35 +181,105 @@ fn cell_in(lo: u128, shift: u32, last: usize, key: u128) -> usize {
     (key.saturating_sub(lo) >> shift).min(last as u128) as usize
 }
 
-/// Pushes the bucket of each of `recs` (ordered, with cells) to `ids` and
-/// counts it in its cell.
-pub(super) fn bucket_ids<R: Record>(b: &mut Buckets, recs: &[R], ids: &mut Vec<u16>) {
-    let (base, shift, table) = (b.base, b.shift, &b.table);
-    let cells = b.cells.as_mut().expect("cells");
-    if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 {
-        // Keys of 64 bits: the same cells in 64-bit arithmetic (u128 shifts
-        // and compares cost a tenth of kron-24's read phase).
-        let (base, last) = (base as u64, super::CELLS as u64 - 1);
-        let lo: Vec<u64> = cells.lo.iter().map(|&l| l as u64).collect();
-        let (sh, bits) = (&cells.shift, cells.bits);
-        let top = (1u64 << bits) - 1;
-        let count = &mut cells.count;
-        ids.extend(recs.iter().map(|r| {
-            let k = r.radix_key() as u64;
-            let i = table[(k.saturating_sub(base) >> shift).min(last) as usize];
-            let j = i as usize;
-            let c = (k.saturating_sub(lo[j]) >> sh[j]).min(top) as usize;
-            let n = &mut count[j << bits | c];
-            *n = n.wrapping_add(1);
-            i
-        }));
-    } else {
-        ids.extend(recs.iter().map(|r| {
-            let k = r.radix_key();
-            let i = table[cell_of(base, shift, k)];
-            cells.add(i as usize, k);
-            i
-        }));
+/// A piece of a bucket's section being regrouped by cell
+/// ([`super::spill::Spiller::encode_cells`]), and its scratch.
+pub(super) struct Piece<R> {
+    recs: Vec<R>,
+    /// Each record's cell, and per cell: its records, its code and record
+    /// bytes, where its next record goes and its run ends.
+    ids: Vec<u16>,
+    local: Vec<u32>,
+    codes: Vec<(Code, usize)>,
+    pos: Vec<usize>,
+    ends: Vec<usize>,
+    /// The cells `codes` are of.
+    bucket: (u128, u32),
+    out: Vec<u8>,
+}
+
+impl<R: Record> Piece<R> {
+    /// For buckets of `1 << bits` cells, whose counts take `head` bytes.
+    pub fn new(bits: u32, head: usize) -> Self {
+        let per = 1 << bits;
+        Piece {
+            recs: Vec::with_capacity(PIECE),
+            ids: Vec::with_capacity(PIECE),
+            local: vec![0; per],
+            codes: Vec::new(),
+            pos: vec![0; per],
+            ends: vec![0; per],
+            bucket: (u128::MAX, u32::MAX),
+            out: vec![0; PIECE * R::BYTES + head],
+        }
+    }
+
+    /// The records `plain` holds (at most [`PIECE`] of the bucket `of`
+    /// is, stored as its code without cells) regrouped: the counts of the
+    /// bucket's cells as varints, then the records cell by cell, in order
+    /// within a cell, each as its cell's code says. Counts them in `of`.
+    pub fn regroup(&mut self, of: &mut Of<'_>, plain: &[u8]) -> &[u8] {
+        let per = self.local.len();
+        if self.bucket != of.cells {
+            self.codes = (0..per)
+                .map(|c| {
+                    let k = cell_code(of.cells, per, of.code, c);
+                    (k, k.rec_bytes::<R>())
+                })
+                .collect();
+            self.bucket = of.cells;
+        }
+        self.recs.clear();
+        of.code.decode_each(plain, |r| self.recs.push(r));
+        self.local.fill(0);
+        self.ids.clear();
+        let ((lo, sh), last) = (of.cells, per - 1);
+        let (mut min, mut max) = *of.span;
+        let local = &mut self.local;
+        if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 {
+            // Keys of 64 bits: 64-bit arithmetic.
+            let (lo, last) = (lo as u64, last as u64);
+            let (mut lo_k, mut hi_k) = (min.min(u64::MAX as u128) as u64, max as u64);
+            self.ids.extend(self.recs.iter().map(|r| {
+                let k = r.radix_key() as u64;
+                (lo_k, hi_k) = (lo_k.min(k), hi_k.max(k));
+                let c = (k.saturating_sub(lo) >> sh).min(last) as usize;
+                local[c] += 1;
+                c as u16
+            }));
+            (min, max) = (lo_k as u128, hi_k as u128);
+        } else {
+            self.ids.extend(self.recs.iter().map(|r| {
+                let k = r.radix_key();
+                (min, max) = (min.min(k), max.max(k));
+                let c = cell_in(lo, sh, last, k);
+                local[c] += 1;
+                c as u16
+            }));
+        }
+        *of.span = (min, max);
+        for (n, &l) in of.count.iter_mut().zip(local.iter()) {
+            // Counts of buckets too large to load (never placed) may wrap.
+            *n = n.wrapping_add(l);
+        }
+        let mut at = 0;
+        for &n in local.iter() {
+            at += put_varint(&mut self.out[at..], n);
+        }
+        let runs = local.iter().zip(&self.codes);
+        for ((&n, &(_, rec)), (p, e)) in runs.zip(self.pos.iter_mut().zip(&mut self.ends)) {
+            *p = at;
+            at += n as usize * rec;
+            *e = at;
+        }
+        let (pos, ends, out) = (&mut self.pos, &self.ends, &mut self.out);
+        for (r, &c) in self.recs.iter().zip(&self.ids) {
+            let (c, p) = (c as usize, pos[c as usize]);
+            let (code, rec) = self.codes[c];
+            // Stores past the record stay inside its cell's run.
+            code.encode_at(r, &mut out[..ends[c]], p);
+            pos[c] = p + rec;
+        }
+        &self.out[..at]
     }
 }
 
@@ -138,24 +292,16 @@ const MAX_CELLS: usize = 1 << 20;
 
 /// Places a bucket's records cell by cell as they are decoded.
 pub(super) struct Placer {
-    /// The bucket's cells: the lowest key of the first, the bits of a
-    /// cell's keys, the last cell.
-    lo: u128,
-    shift: u32,
-    last: usize,
     /// The next slot of each cell, and each cell's end.
     pos: Vec<usize>,
     ends: Vec<usize>,
-    /// A record went past the bucket's capacity.
+    /// A run went past its cell's count.
     stray: bool,
 }
 
 impl Placer {
     /// For bucket `b` when the buckets have cells.
-    pub fn new(cells: &Cells, b: usize) -> Option<Placer> {
-        if cells.bits == 0 {
-            return None;
-        }
+    pub fn new(cells: &Cells, b: usize) -> Placer {
         let counts = &cells.count[b << cells.bits..(b + 1) << cells.bits];
         let (mut pos, mut ends) = (Vec::with_capacity(counts.len()), Vec::new());
         let mut at = 0;
@@ -164,37 +310,33 @@ impl Placer {
             at += n as usize;
             ends.push(at);
         }
-        Some(Placer {
-            lo: cells.lo[b],
-            shift: cells.shift[b],
-            last: counts.len() - 1,
+        Placer {
             pos,
             ends,
             stray: false,
-        })
+        }
     }
 
-    /// Writes `r` to the next slot of its cell. A cell given more records
-    /// than it counted runs into the next one's slots (never outside the
-    /// bucket's capacity), which then ends short: [`Self::bounds`] says so.
+    /// The slots of the next `k` records of cell `c` (`None`, and the load
+    /// fails, when the cell counted fewer).
     #[inline]
-    pub fn put<R: Record>(&mut self, slots: &mut [MaybeUninit<R>], r: R) {
-        let c = match R::KEY_BYTES {
-            // A key of 8 bytes or less: 64-bit arithmetic.
-            1..=8 => {
-                let k = (r.radix_key() as u64).saturating_sub(self.lo as u64);
-                ((k >> self.shift) as usize).min(self.last)
+    pub fn run(&mut self, c: usize, k: usize) -> Option<std::ops::Range<usize>> {
+        let p = self.pos[c];
+        match p + k <= self.ends[c] {
+            true => {
+                self.pos[c] = p + k;
+                Some(p..p + k)
             }
-            _ => cell_in(self.lo, self.shift, self.last, r.radix_key()),
-        };
-        let p = &mut self.pos[c];
-        match slots.get_mut(*p) {
-            Some(s) => {
-                s.write(r);
-                *p += 1;
+            false => {
+                self.stray = true;
+                None
             }
-            None => self.stray = true,
         }
+    }
+
+    /// The slots of all cells.
+    pub fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
     }
 
     /// The cells' bounds when every cell got exactly the records it

@@ -34,6 +34,7 @@ use stream::BucketFiles;
 pub use stream::{BucketStats, BucketStream};
 
 mod cells;
+mod code;
 mod loader;
 mod nest;
 mod read;
@@ -122,9 +123,14 @@ impl<R: Record> BucketSorter<R> {
         let size = std::mem::size_of::<R>() as u64;
         let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
         let encodings = 1 + u64::from(bytes >= TWO_ENCODINGS);
-        let per_record = 2 * size + 2 + encodings * enc;
+        // Its bucket (2 bytes), or its cell among all buckets' (4).
+        let id = match split {
+            Split::Ordered => 4,
+            Split::Hashed => 2,
+        };
+        let per_record = 2 * size + id + encodings * enc;
         let records = (bytes.saturating_sub(encodings * SLACK) / per_record).max(1024);
-        let charge_bytes = records * (2 * size + 2);
+        let charge_bytes = records * (2 * size + id);
         let charge = Some(budget.charge(charge_bytes, name)?);
         let enc_bytes = encodings * (records * enc + SLACK);
         let enc_charge = Some(budget.charge(enc_bytes, name)?);
@@ -301,6 +307,7 @@ impl<R: Record> BucketSorter<R> {
                 lo: vec![0; b.count],
                 width: vec![R::KEY_BYTES; b.count],
                 cells: None,
+                len: Vec::new(),
             };
         }
         b.files = (0..b.count)
@@ -439,7 +446,7 @@ fn ordered_packing<R: Record>(b: &Buckets, starts: &[usize]) -> Packing {
         pack.width.push(
             ((128 - range.leading_zeros()) as usize)
                 .div_ceil(8)
-                .min(R::KEY_BYTES),
+                .clamp(1, R::KEY_BYTES.max(1)),
         );
     }
     pack

@@ -16,7 +16,7 @@
 //! push order. A bucket no split can divide (one key throughout) or one
 //! nested [`MAX_LEVEL`] deep is merged from runs instead.
 
-use super::read::{decode_stretch, To};
+use super::read::{Decoder, To};
 use super::spill::Packing;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::{KeyBits, Record};
@@ -46,14 +46,22 @@ pub(super) fn tag(parent: &str, bucket: usize) -> String {
 }
 
 /// Keys of records read from [`PLACES`] evenly spaced places of bucket
-/// `bucket`'s file (`n` records), sorted; `None` when they are all one key
-/// (no split would divide the bucket).
+/// `bucket`'s file (`n` records), sorted, or, when the buckets have cells
+/// (records of varying widths: no place to seek to), spread over its cells
+/// as their counts say ([`Cells::sample`]); `None` when they are all one
+/// key (no split would divide the bucket).
+///
+/// [`Cells::sample`]: super::cells::Cells::sample
 pub(super) fn sample<R: Record>(
     path: &Path,
     n: u64,
     (pack, bucket): (&Packing, usize),
 ) -> Result<Option<Vec<u128>>> {
-    let rec = pack.rec_bytes::<R>(bucket);
+    if let Some(cells) = &pack.cells {
+        return Ok(cells.sample(bucket, n, PLACES * PER_PLACE));
+    }
+    let code = pack.code(bucket);
+    let rec = code.rec_bytes::<R>();
     let f = File::open(path).at(path)?;
     let per = PER_PLACE.min(n);
     let mut buf = vec![0u8; per as usize * rec];
@@ -63,7 +71,7 @@ pub(super) fn sample<R: Record>(
         fault::read_exact_at(&f, &mut buf, first * rec as u64).at(path)?;
         keys.extend(
             buf.chunks_exact(rec)
-                .map(|c| pack.decode::<R>(bucket, c).radix_key()),
+                .map(|c| code.decode::<R>(c).radix_key()),
         );
     }
     keys.sort_unstable();
@@ -81,13 +89,12 @@ pub(super) fn feed<R: Record>(
     (budget, direct): (&Budget, bool),
     sink: &mut dyn FnMut(&[R]) -> Result<()>,
 ) -> Result<()> {
-    let rec = pack.rec_bytes::<R>(bucket);
     let (f, _) = open_direct(path, Access::Read, !direct)?;
     let mut buf = AlignedBuf::new(FEED, budget, "bucket sort: nested feed")?;
-    let total = n * rec as u64;
+    let total = pack.len[bucket];
     let mut at = 0u64;
-    let mut cut: Vec<u8> = Vec::with_capacity(rec);
-    let mut out: Vec<R> = Vec::with_capacity(FEED / rec + 1);
+    let mut dec = Decoder::new(pack, bucket);
+    let mut out: Vec<R> = Vec::with_capacity(FEED / R::BYTES.max(1) + 1);
     // The nested sorter plans its own sorts.
     let mut to = To::Append(KeyBits::default());
     while at < total {
@@ -95,15 +102,12 @@ pub(super) fn feed<R: Record>(
         fault::read_exact_at(&f, &mut buf.as_mut_slice()[..want], at).at(path)?;
         let valid = want.min((total - at) as usize);
         out.clear();
-        decode_stretch(
-            (pack, bucket),
-            &buf.as_slice()[..valid],
-            &mut cut,
-            &mut out,
-            &mut to,
-        );
+        dec.push(&buf.as_slice()[..valid], &mut out, &mut to);
         sink(&out)?;
         at += want as u64;
     }
-    Ok(())
+    match dec.ended(n) {
+        true => Ok(()),
+        false => Err(super::read::damaged(path)),
+    }
 }

@@ -1,10 +1,11 @@
 //! Reading one bucket file back: `O_DIRECT` chunks decoded into records,
 //! in file order with the bits of their keys (the sort plans its passes from
-//! them), or placed cell by cell when the buckets have [`Cells`].
-//!
-//! [`Cells`]: super::cells::Cells
+//! them), or placed cell by cell when the buckets have [`Cells`]: their
+//! files hold each spill's section of the bucket as its cells' counts, then
+//! the records cell by cell, so a whole run of records goes to its cell's
+//! next slots.
 
-use super::cells::Placer;
+use super::cells::{Cells, Placer};
 use super::spill::Packing;
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::sort::{KeyBits, Record};
@@ -32,21 +33,16 @@ pub(super) enum Loaded {
 pub(super) enum To {
     /// Appended in file order; the bits of their keys gathered.
     Append(KeyBits),
-    /// Each to the next free slot of its cell.
+    /// Each run to the next free slots of its cell.
     Place(Placer),
 }
 
-impl To {
-    #[inline]
-    fn put<R: Record>(&mut self, out: &mut Vec<R>, r: R) {
-        match self {
-            To::Append(bits) => {
-                bits.add(r.radix_key());
-                out.push(r);
-            }
-            To::Place(p) => p.put(out.spare_capacity_mut(), r),
-        }
-    }
+/// The error of a bucket file that does not hold what was written to it.
+pub(super) fn damaged(path: &Path) -> Error {
+    Error::Invalid(format!(
+        "{}: a scratch file of the build does not hold the records written to it (a disk or memory fault?); run the import again",
+        path.display()
+    ))
 }
 
 /// Reads one bucket file into `out` (unsorted, or placed by cell), with
@@ -60,16 +56,22 @@ pub(super) fn read_bucket<R: Record>(
     chunks: &mut Chunks,
 ) -> Result<(Vec<R>, Loaded)> {
     out.clear();
-    let mut to = match pack.cells.as_deref().and_then(|c| Placer::new(c, bucket)) {
-        Some(p) => To::Place(p),
+    let mut to = match pack.cells.as_deref() {
+        Some(c) => To::Place(Placer::new(c, bucket)),
         None => To::Append(KeyBits::default()),
     };
     // Exactly: a buffer reused for a larger bucket must not double.
     out.reserve_exact(records as usize);
+    let mut dec = Decoder::new(pack, bucket);
+    if let To::Place(p) = &to {
+        // The slots the cells' counts give are those reserved.
+        if p.len() != records as usize {
+            return Err(damaged(path));
+        }
+    }
     if records > 0 {
         let (f, _) = open_direct(path, Access::Read, !direct)?;
-        let rec = pack.rec_bytes::<R>(bucket);
-        let total = records * rec as u64;
+        let total = pack.len[bucket];
         let a = &mut chunks[0];
         // A file one chunk holds is read here: no thread to overlap with
         // (at small budgets nearly every bucket; a thread each was 10 Ks
@@ -78,21 +80,19 @@ pub(super) fn read_bucket<R: Record>(
             let want = total.next_multiple_of(ALIGN as u64) as usize;
             fault::read_exact_at(&f, &mut a.as_mut_slice()[..want], 0).at(path)?;
             let data = &a.as_slice()[..total as usize];
-            decode_stretch((pack, bucket), data, &mut Vec::new(), &mut out, &mut to);
+            dec.push(data, &mut out, &mut to);
         } else {
-            read_stretches(path, &f, total, (pack, bucket), chunks, &mut out, &mut to)?;
+            read_stretches(path, &f, total, &mut dec, chunks, &mut out, &mut to)?;
         }
+    }
+    if !dec.ended(records) {
+        return Err(damaged(path));
     }
     let loaded = match to {
         To::Append(bits) => Loaded::Bits(bits),
         To::Place(p) => {
             let n = records as usize;
-            let bounds = p.bounds(n).ok_or_else(|| {
-                Error::Invalid(format!(
-                    "{}: a scratch file of the build does not hold the records written to it (a disk or memory fault?); run the import again",
-                    path.display()
-                ))
-            })?;
+            let bounds = p.bounds(n).ok_or_else(|| damaged(path))?;
             // SAFETY: the cells' slots are 0..n (their bounds), each cell's
             // written one by one from its start to its end (`bounds` checked
             // every cell reached its end), within the capacity reserved above.
@@ -110,12 +110,11 @@ fn read_stretches<R: Record>(
     path: &Path,
     f: &std::fs::File,
     total: u64,
-    (pack, bucket): (&Packing, usize),
+    dec: &mut Decoder<'_>,
     [a, b]: &mut Chunks,
     out: &mut Vec<R>,
     to: &mut To,
 ) -> Result<()> {
-    let rec = pack.rec_bytes::<R>(bucket);
     std::thread::scope(|s| -> Result<()> {
         type Filled<'b> = (&'b mut AlignedBuf, usize, std::io::Result<()>);
         let (full_tx, full_rx) = sync_channel::<Filled<'_>>(2);
@@ -138,15 +137,12 @@ fn read_stretches<R: Record>(
             }
         });
         let mut done = 0u64;
-        // A record cut by a chunk's end: its first bytes.
-        let mut cut = Vec::with_capacity(rec);
         while done < total {
             let (buf, valid, r) = full_rx
                 .recv()
                 .expect("the reader sends until the end or an error");
             r.at(path)?;
-            let data = &buf.as_slice()[..valid];
-            decode_stretch((pack, bucket), data, &mut cut, out, to);
+            dec.push(&buf.as_slice()[..valid], out, to);
             done += valid as u64;
             let _ = empty_tx.send(buf);
         }
@@ -154,36 +150,202 @@ fn read_stretches<R: Record>(
     })
 }
 
-/// Decodes `data`, the next stretch of bucket `bucket`'s file, into `out`
-/// as `to` says: its first bytes complete the record the stretch before
-/// ended in the middle of (`cut`, that record's first bytes), and a record
-/// cut at its end is left in `cut`.
-pub(super) fn decode_stretch<R: Record>(
-    (pack, bucket): (&Packing, usize),
-    mut data: &[u8],
-    cut: &mut Vec<u8>,
-    out: &mut Vec<R>,
-    to: &mut To,
-) {
-    let rec = pack.rec_bytes::<R>(bucket);
-    if !cut.is_empty() {
-        let take = (rec - cut.len()).min(data.len());
-        cut.extend_from_slice(&data[..take]);
-        data = &data[take..];
-        if cut.len() == rec {
-            to.put(out, pack.decode::<R>(bucket, cut));
-            cut.clear();
+/// Decodes a bucket file stretch by stretch (the chunks it is read in).
+pub(super) struct Decoder<'a> {
+    pack: &'a Packing,
+    bucket: usize,
+    /// A record cut by the last stretch's end: its first bytes.
+    cut: Vec<u8>,
+    /// Buckets with cells: where in its sections the file is.
+    runs: Option<Runs<'a>>,
+    /// Records decoded.
+    records: u64,
+}
+
+/// A decoder's place in a file of sections ([`Packing`]).
+struct Runs<'a> {
+    cells: &'a Cells,
+    /// The section's counts, and how many of them are read.
+    counts: Vec<u32>,
+    parsed: usize,
+    /// A count's varint being read: its value so far and its next shift.
+    acc: u64,
+    shift: u32,
+    /// The cell whose run is being read, and its records left.
+    cell: usize,
+    left: u64,
+    /// A run went past its cell's count, or a count's varint is too long.
+    bad: bool,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(pack: &'a Packing, bucket: usize) -> Self {
+        let runs = pack.cells.as_deref().map(|cells| Runs {
+            cells,
+            counts: vec![0; 1 << cells.bits],
+            parsed: 0,
+            acc: 0,
+            shift: 0,
+            cell: 0,
+            left: 0,
+            bad: false,
+        });
+        Decoder {
+            pack,
+            bucket,
+            cut: Vec::new(),
+            runs,
+            records: 0,
         }
     }
-    let whole = data.len() / rec * rec;
+
+    /// True when the stretches decoded were `records` whole records, the
+    /// last section whole.
+    pub fn ended(&self, records: u64) -> bool {
+        let whole = self.runs.as_ref().is_none_or(|r| {
+            let rest = r.counts.get(r.cell + 1..).unwrap_or(&[]);
+            let run_out = r.left == 0 && rest.iter().all(|&n| n == 0);
+            !r.bad && r.shift == 0 && (r.parsed == 0 || (r.parsed == r.counts.len() && run_out))
+        });
+        whole && self.cut.is_empty() && self.records == records
+    }
+
+    /// Decodes `data`, the next stretch of the file, into `out` as `to`
+    /// says.
+    pub fn push<R: Record>(&mut self, data: &[u8], out: &mut Vec<R>, to: &mut To) {
+        match self.runs.is_some() {
+            true => self.push_runs(data, out, to),
+            false => self.push_plain(data, out, to),
+        }
+    }
+
+    /// Records of one width throughout (buckets without cells): its first
+    /// bytes complete the record cut by the last stretch's end.
+    fn push_plain<R: Record>(&mut self, mut data: &[u8], out: &mut Vec<R>, to: &mut To) {
+        let To::Append(bits) = to else {
+            unreachable!("buckets without cells are read in file order")
+        };
+        let code = self.pack.code(self.bucket);
+        let rec = code.rec_bytes::<R>();
+        let before = out.len();
+        if !self.cut.is_empty() {
+            let take = (rec - self.cut.len()).min(data.len());
+            self.cut.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.cut.len() == rec {
+                let r = code.decode::<R>(&self.cut);
+                bits.add(r.radix_key());
+                out.push(r);
+                self.cut.clear();
+            }
+        }
+        let whole = data.len() / rec * rec;
+        code.decode_into(&data[..whole], out, bits);
+        self.cut.extend_from_slice(&data[whole..]);
+        self.records += (out.len() - before) as u64;
+    }
+
+    /// Sections: each cell's count, then the runs of records cell by cell.
+    fn push_runs<R: Record>(&mut self, mut data: &[u8], out: &mut Vec<R>, to: &mut To) {
+        let (pack, bucket) = (self.pack, self.bucket);
+        let r = self.runs.as_mut().expect("cells");
+        let per = r.counts.len();
+        while !r.bad {
+            if r.parsed < per {
+                let Some((&byte, rest)) = data.split_first() else {
+                    return;
+                };
+                data = rest;
+                r.acc |= ((byte & 0x7f) as u64) << r.shift;
+                if byte & 0x80 != 0 {
+                    r.shift += 7;
+                    r.bad = r.shift > 28;
+                    continue;
+                }
+                r.bad = r.acc > u32::MAX as u64;
+                r.counts[r.parsed] = r.acc as u32;
+                (r.parsed, r.acc, r.shift) = (r.parsed + 1, 0, 0);
+                if r.parsed == per {
+                    (r.cell, r.left) = (0, r.counts[0] as u64);
+                }
+                continue;
+            }
+            while r.left == 0 && r.cell + 1 < per {
+                r.cell += 1;
+                r.left = r.counts[r.cell] as u64;
+            }
+            if r.left == 0 {
+                // The next section.
+                r.parsed = 0;
+                if data.is_empty() {
+                    return;
+                }
+                continue;
+            }
+            let code = r.cells.code(pack, bucket, r.cell);
+            let rec = code.rec_bytes::<R>();
+            if !self.cut.is_empty() || data.len() < rec {
+                let take = (rec - self.cut.len()).min(data.len());
+                self.cut.extend_from_slice(&data[..take]);
+                data = &data[take..];
+                if self.cut.len() < rec {
+                    return;
+                }
+                let one = [code.decode::<R>(&self.cut)];
+                self.cut.clear();
+                r.bad = !run(to, r.cell, &one, out);
+                r.left -= 1;
+                self.records += 1;
+                continue;
+            }
+            let k = (r.left as usize).min(data.len() / rec);
+            let (bytes, rest) = data.split_at(k * rec);
+            r.bad = !match to {
+                To::Append(bits) => {
+                    code.decode_into(bytes, out, bits);
+                    true
+                }
+                To::Place(p) => match p.run(r.cell, k) {
+                    Some(slots) => {
+                        let slots = &mut out.spare_capacity_mut()[slots];
+                        let mut j = 0;
+                        code.decode_each(bytes, |x| {
+                            slots[j].write(x);
+                            j += 1;
+                        });
+                        true
+                    }
+                    None => false,
+                },
+            };
+            data = rest;
+            r.left -= k as u64;
+            self.records += k as u64;
+        }
+    }
+}
+
+/// Hands `recs` (of cell `cell`) on as `to` says; false when the cell
+/// counted fewer.
+fn run<R: Record>(to: &mut To, cell: usize, recs: &[R], out: &mut Vec<R>) -> bool {
     match to {
-        To::Append(bits) => pack.decode_into(bucket, &data[..whole], out, bits),
-        To::Place(p) => {
-            let slots = out.spare_capacity_mut();
-            pack.decode_each(bucket, &data[..whole], |r| p.put(slots, r));
+        To::Append(bits) => {
+            for r in recs {
+                bits.add(r.radix_key());
+            }
+            out.extend_from_slice(recs);
+            true
         }
+        To::Place(p) => match p.run(cell, recs.len()) {
+            Some(slots) => {
+                for (s, r) in out.spare_capacity_mut()[slots].iter_mut().zip(recs) {
+                    s.write(*r);
+                }
+                true
+            }
+            None => false,
+        },
     }
-    cut.extend_from_slice(&data[whole..]);
 }
 
 #[cfg(test)]
@@ -219,21 +381,14 @@ mod tests {
         }
     }
 
-    /// Writes `recs` as bucket 0 packed `width` bytes above `lo` into a
-    /// file and reads it back as `pack` says (its `lo` and `width` set here).
-    fn load<R: Record>(
-        recs: &[R],
-        lo: u128,
-        width: usize,
-        mut pack: Packing,
+    /// Reads `bytes` back as bucket 0's file of `n` records, as `pack`
+    /// says.
+    fn load_file<R: Record>(
+        mut bytes: Vec<u8>,
+        n: u64,
+        pack: &mut Packing,
     ) -> Result<(Vec<R>, Loaded)> {
-        pack.lo = vec![lo];
-        pack.width = vec![width];
-        let rec = pack.rec_bytes::<R>(0);
-        let mut bytes = vec![0u8; recs.len() * rec];
-        for (r, c) in recs.iter().zip(bytes.chunks_exact_mut(rec)) {
-            pack.encode(0, r, c);
-        }
+        pack.len = vec![bytes.len() as u64];
         bytes.resize(bytes.len().next_multiple_of(ALIGN), 0);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bucket");
@@ -243,14 +398,56 @@ mod tests {
             AlignedBuf::new(CHUNK, &budget, "test").unwrap(),
             AlignedBuf::new(CHUNK, &budget, "test").unwrap(),
         ];
-        let n = recs.len() as u64;
-        read_bucket::<R>(&path, n, (&pack, 0), false, Vec::new(), &mut chunks)
+        read_bucket::<R>(&path, n, (pack, 0), false, Vec::new(), &mut chunks)
+    }
+
+    /// Writes `recs` as bucket 0 packed `width` bytes above `lo` into a
+    /// file and reads it back.
+    fn load<R: Record>(recs: &[R], lo: u128, width: usize) -> Result<(Vec<R>, Loaded)> {
+        let mut pack = Packing {
+            lo: vec![lo],
+            width: vec![width],
+            ..Packing::default()
+        };
+        let rec = pack.code(0).rec_bytes::<R>();
+        let mut bytes = vec![0u8; recs.len() * rec];
+        for (r, c) in recs.iter().zip(bytes.chunks_exact_mut(rec)) {
+            pack.code(0).encode(r, c);
+        }
+        load_file(bytes, recs.len() as u64, &mut pack)
+    }
+
+    /// `recs` in sections of bucket 0 with cells (`sections` of them, the
+    /// records cut evenly between them), as a spill writes them; the
+    /// cells' counts are set.
+    fn sections(recs: &[K], cells: &mut Cells, pack: &Packing, sections: usize) -> Vec<u8> {
+        let per = 1 << cells.bits;
+        let mut bytes = Vec::new();
+        for part in recs.chunks(recs.len().div_ceil(sections)) {
+            let mut runs = vec![Vec::new(); per];
+            for r in part {
+                let c = cells.of(0, r.0 as u128);
+                let code = cells.code(pack, 0, c);
+                let mut b = vec![0u8; code.rec_bytes::<K>()];
+                code.encode(r, &mut b);
+                runs[c].extend_from_slice(&b);
+                cells.count[c] += 1;
+            }
+            let mut head = [0u8; 5];
+            for (c, run) in runs.iter().enumerate() {
+                let n = (run.len() / cells.code(pack, 0, c).rec_bytes::<K>()) as u32;
+                let len = super::super::spill::put_varint(&mut head, n);
+                bytes.extend_from_slice(&head[..len]);
+            }
+            runs.iter().for_each(|r| bytes.extend_from_slice(r));
+        }
+        bytes
     }
 
     /// Reads `recs` back in file order: the records and the bits of their
     /// keys come back.
     fn read_back<R: Record + PartialEq + std::fmt::Debug>(recs: &[R], lo: u128, width: usize) {
-        let (out, loaded) = load(recs, lo, width, Packing::default()).unwrap();
+        let (out, loaded) = load(recs, lo, width).unwrap();
         assert!(out == recs, "records read back differ");
         let Loaded::Bits(bits) = loaded else {
             panic!("no cells: read in file order")
@@ -295,24 +492,31 @@ mod tests {
     }
 
     /// With cells, every record is placed in its cell's slots in file
-    /// order (records cut across chunks too), and the bounds are the cells'
-    /// counts; a file that does not match the counts is an error, never a
-    /// bucket with slots left unwritten.
+    /// order (records cut across chunks too, sections after sections), and
+    /// the bounds are the cells' counts; a file that does not match the
+    /// counts is an error, never a bucket with slots left unwritten.
     #[test]
     fn records_are_placed_in_their_cells() {
         let k: Vec<K> = keys(5).iter().map(|&k| K(k)).collect();
         // Bucket 0 spans keys 0..2^36 in 16 cells of 2^32 keys (the key
-        // with bit 38 goes to the last).
-        let mut cells = Cells::new(&[(0, (1 << 36) - 1)], 16 * 4096);
-        assert_eq!((cells.bits, cells.shift[0]), (4, 32));
-        for r in &k {
-            let c = cells.of(0, r.0 as u128);
-            cells.count[c] += 1;
-        }
-        let pack = |cells: Cells| Packing {
-            cells: Some(Arc::new(cells)),
+        // with bit 38 goes to the last): 4 bytes a key inside, 5 in the
+        // first and last cells.
+        let fresh = || Cells::new(&[(0, (1 << 36) - 1)], 16 * 4096);
+        let mut pack = Packing {
+            lo: vec![0],
+            width: vec![5],
             ..Packing::default()
         };
+        let mut cells = fresh();
+        assert_eq!((cells.bits, cells.shift[0]), (4, 32));
+        let widths: Vec<usize> = (0..16).map(|c| cells.code(&pack, 0, c).width).collect();
+        assert_eq!(widths[..3], [5, 4, 4]);
+        assert_eq!(widths[15], 5);
+        let bytes = sections(&k, &mut cells, &pack, 3);
+        assert!(
+            bytes.len() < k.len() * 5 - k.len() / 2,
+            "keys not stored above their cells"
+        );
         let mut expect = k.clone();
         expect.sort_by_key(|r| (r.0 >> 32).min(15));
         let mut bounds = vec![0];
@@ -320,19 +524,38 @@ mod tests {
             bounds.push(bounds.last().unwrap() + n as usize);
         }
         let counts = cells.count.clone();
-        let (out, loaded) = load(&k, 0, 5, pack(cells)).unwrap();
+        let n = k.len() as u64;
+        pack.cells = Some(Arc::new(cells));
+        let (out, loaded) = load_file::<K>(bytes.clone(), n, &mut pack).unwrap();
         assert!(out == expect, "records not in their cells in file order");
         match loaded {
             Loaded::Cells(b) => assert_eq!(b, bounds),
             Loaded::Bits(_) => panic!("cells not used"),
         }
-        // One record counted in the wrong cell: the load fails.
-        let mut cells = Cells::new(&[(0, (1 << 36) - 1)], 16 * 4096);
+        // Read in file order (a nested sorter's feed): the sections' runs.
+        let mut dec = Decoder::new(&pack, 0);
+        let (mut got, mut to) = (Vec::<K>::new(), To::Append(KeyBits::default()));
+        for part in bytes.chunks(1000) {
+            dec.push(part, &mut got, &mut to);
+        }
+        assert!(dec.ended(n));
+        let mut sorted = got.clone();
+        sorted.sort_by_key(|r| (r.0 >> 32).min(15));
+        assert!(sorted == expect && got != expect, "not the sections' order");
+        // One record counted in the wrong cell, or the file cut short: the
+        // load fails.
+        let mut cells = fresh();
         assert!(counts[3] > 0 && counts[4] > 0);
-        cells.count = counts;
+        cells.count = counts.clone();
         cells.count[3] += 1;
         cells.count[4] -= 1;
-        let r = load(&k, 0, 5, pack(cells));
+        pack.cells = Some(Arc::new(cells));
+        let r = load_file::<K>(bytes.clone(), n, &mut pack);
         assert!(r.is_err(), "a miscounted cell was read as a bucket");
+        let mut cells = fresh();
+        cells.count = counts;
+        pack.cells = Some(Arc::new(cells));
+        let r = load_file::<K>(bytes[..bytes.len() - 5].to_vec(), n, &mut pack);
+        assert!(r.is_err(), "a file cut short was read as a bucket");
     }
 }

@@ -201,6 +201,35 @@ fn ordered_buckets_store_keys_in_the_bytes_their_range_needs() {
     check(&keys, 0, Split::Ordered, Some(1000));
 }
 
+/// Each spill's section of an ordered bucket holds its records cell by
+/// cell, each key above its cell's lowest: keys below 2^40 take 5 bytes
+/// above their bucket's lowest, 4 or fewer above their cell's (a byte
+/// more for the first and last cells, the cells' counts per section).
+#[test]
+fn ordered_buckets_store_keys_above_their_cells() {
+    let keys = random(300_000, 1 << 40, 12);
+    let n = keys.len() as u64;
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let share = 4 << 20;
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(n))
+            .unwrap();
+    for (i, &k) in keys.iter().enumerate() {
+        s.push(Pair(k, i as u32)).unwrap();
+    }
+    s.park().unwrap();
+    let b = &s.spiller.as_ref().unwrap().buckets;
+    let plain: u64 = (0..b.count)
+        .map(|i| b.records[i] * (b.pack.width[i] + 4) as u64)
+        .sum();
+    let (got, buckets) = (s.spilled_bytes(), b.count);
+    assert!(b.pack.width.iter().all(|&w| w >= 5), "{:?}", b.pack.width);
+    assert!(got < plain - n * 3 / 4, "{got} bytes, {plain} without cells ({buckets} buckets)");
+    drop(s);
+    check(&keys, share, Split::Ordered, Some(n));
+}
+
 #[test]
 fn sorted_inputs_are_distributed_again_and_floods_of_one_key_merged() {
     // Sorted input: the first buffer's sample covers little of the
