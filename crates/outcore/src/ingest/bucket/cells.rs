@@ -10,7 +10,8 @@
 //! [`sort_cells`]: crate::ingest::sort::sort_cells
 
 use super::code::Code;
-use super::spill::{put_varint, Buckets, Packing, PIECE};
+use super::spill::{Buckets, Packing, PIECE};
+use crate::ingest::leb128;
 use crate::ingest::sort::Record;
 
 /// An ordered sorter's buckets, each cut into `1 << bits` cells of its own
@@ -263,7 +264,7 @@ impl<R: Record> Piece<R> {
         }
         let mut at = 0;
         for &n in local.iter() {
-            at += put_varint(&mut self.out[at..], n);
+            at += leb128::put(&mut self.out[at..], n as u64);
         }
         let runs = local.iter().zip(&self.codes);
         for ((&n, &(_, rec)), (p, e)) in runs.zip(self.pos.iter_mut().zip(&mut self.ends)) {

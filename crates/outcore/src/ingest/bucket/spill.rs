@@ -446,18 +446,6 @@ fn regroup<R: Record>(
     }
 }
 
-/// Writes `n` as a LEB128 varint; returns its bytes.
-pub(super) fn put_varint(out: &mut [u8], mut n: u32) -> usize {
-    let mut k = 0;
-    while n >= 0x80 {
-        out[k] = n as u8 | 0x80;
-        n >>= 7;
-        k += 1;
-    }
-    out[k] = n as u8;
-    k + 1
-}
-
 impl Drop for Spiller {
     fn drop(&mut self) {
         // Writes in flight end before their files may be removed.

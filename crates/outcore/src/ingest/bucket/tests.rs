@@ -212,9 +212,8 @@ fn ordered_buckets_store_keys_above_their_cells() {
     let dir = tempfile::tempdir().unwrap();
     let budget = Budget::new(1 << 30);
     let share = 4 << 20;
-    let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(n))
-            .unwrap();
+    let mut s = BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(n))
+        .unwrap();
     for (i, &k) in keys.iter().enumerate() {
         s.push(Pair(k, i as u32)).unwrap();
     }
@@ -225,7 +224,10 @@ fn ordered_buckets_store_keys_above_their_cells() {
         .sum();
     let (got, buckets) = (s.spilled_bytes(), b.count);
     assert!(b.pack.width.iter().all(|&w| w >= 5), "{:?}", b.pack.width);
-    assert!(got < plain - n * 3 / 4, "{got} bytes, {plain} without cells ({buckets} buckets)");
+    assert!(
+        got < plain - n * 3 / 4,
+        "{got} bytes, {plain} without cells ({buckets} buckets)"
+    );
     drop(s);
     check(&keys, share, Split::Ordered, Some(n));
 }

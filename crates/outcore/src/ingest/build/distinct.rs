@@ -277,7 +277,7 @@ fn gather7(x: u64) -> u64 {
 /// (which has room for 8 bytes more than the code when it is short) and
 /// returns its length.
 #[inline(always)]
-fn put_varint(out: &mut [u8], mut v: u64) -> usize {
+fn put_varint(out: &mut [u8], v: u64) -> usize {
     if v >> 56 == 0 {
         // Up to 8 bytes: groups spread and continuation bits set without a
         // loop (its length varies from edge to edge), stored as 8 bytes.
@@ -287,14 +287,7 @@ fn put_varint(out: &mut [u8], mut v: u64) -> usize {
         out[..8].copy_from_slice(&x.to_le_bytes());
         return len;
     }
-    let mut i = 0;
-    while v >= 0x80 {
-        out[i] = v as u8 | 0x80;
-        v >>= 7;
-        i += 1;
-    }
-    out[i] = v as u8;
-    i + 1
+    crate::ingest::leb128::put(out, v)
 }
 
 /// One edge (varint key difference, then the weight) from the front of
