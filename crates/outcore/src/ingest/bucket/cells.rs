@@ -10,7 +10,7 @@
 //! [`sort_cells`]: crate::ingest::sort::sort_cells
 
 use super::code::Code;
-use super::spill::{Buckets, Packing, PIECE};
+use super::spill::{Buckets, Packing};
 use crate::ingest::leb128;
 use crate::ingest::sort::Record;
 
@@ -199,22 +199,23 @@ pub(super) struct Piece<R> {
 }
 
 impl<R: Record> Piece<R> {
-    /// For buckets of `1 << bits` cells, whose counts take `head` bytes.
-    pub fn new(bits: u32, head: usize) -> Self {
+    /// Pieces of up to `records` records of buckets of `1 << bits` cells,
+    /// whose counts take `head` bytes.
+    pub fn new(bits: u32, records: usize, head: usize) -> Self {
         let per = 1 << bits;
         Piece {
-            recs: Vec::with_capacity(PIECE),
-            ids: Vec::with_capacity(PIECE),
+            recs: Vec::with_capacity(records),
+            ids: Vec::with_capacity(records),
             local: vec![0; per],
             codes: Vec::new(),
             pos: vec![0; per],
             ends: vec![0; per],
             bucket: (u128::MAX, u32::MAX),
-            out: vec![0; PIECE * R::BYTES + head],
+            out: vec![0; records * R::BYTES + head],
         }
     }
 
-    /// The records `plain` holds (at most [`PIECE`] of the bucket `of`
+    /// The records `plain` holds (at most a piece's of the bucket `of`
     /// is, stored as its code without cells) regrouped: the counts of the
     /// bucket's cells as varints, then the records cell by cell, in order
     /// within a cell, each as its cell's code says. Counts them in `of`.

@@ -123,16 +123,17 @@ impl<R: Record> BucketSorter<R> {
         let size = std::mem::size_of::<R>() as u64;
         let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
         let encodings = 1 + u64::from(bytes >= TWO_ENCODINGS);
-        // Its bucket (2 bytes), or its cell among all buckets' (4).
-        let id = match split {
-            Split::Ordered => 4,
-            Split::Hashed => 2,
+        // Ordered buckets' spills regroup their sections by cell in pieces.
+        let pieces = |records| match split {
+            Split::Ordered => spill::piece_bytes::<R>(records),
+            Split::Hashed => 0,
         };
-        let per_record = 2 * size + id + encodings * enc;
-        let records = (bytes.saturating_sub(encodings * SLACK) / per_record).max(1024);
-        let charge_bytes = records * (2 * size + id);
+        let per_record = 2 * size + 2 + encodings * enc;
+        let room = bytes.saturating_sub(encodings * SLACK + pieces(usize::MAX));
+        let records = (room / per_record).max(1024);
+        let charge_bytes = records * (2 * size + 2);
         let charge = Some(budget.charge(charge_bytes, name)?);
-        let enc_bytes = encodings * (records * enc + SLACK);
+        let enc_bytes = encodings * (records * enc + SLACK) + pieces(records as usize);
         let enc_charge = Some(budget.charge(enc_bytes, name)?);
         Ok(BucketSorter {
             name,

@@ -122,6 +122,9 @@ pub(super) struct Spiller {
     writing: Option<JoinHandle<(AlignedBuf, Result<bool>)>>,
     /// Each record's bucket.
     ids: Vec<u16>,
+    /// Records per piece regrouped by cell, and the regrouping's charge.
+    piece: usize,
+    _pieces: Option<crate::mem::budget::Charge>,
 }
 
 /// One write of a spill: `len` bytes at `from` in the encoding, to file
@@ -141,16 +144,32 @@ struct Sections {
     end: Vec<usize>,
 }
 
-/// Records per piece a bucket's section is regrouped by cell in
-/// ([`Spiller::encode_cells`]): 1 MiB of 8-byte records, in the core's L2
-/// cache.
-pub(super) const PIECE: usize = 1 << 17;
+/// Bytes of records per piece a bucket's section is regrouped by cell in
+/// ([`Spiller::encode_cells`]): 1 MiB, in the core's L2 cache.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// Records per piece for a sorter whose buffer holds `records`.
+pub(super) fn piece<R: Record>(records: usize) -> usize {
+    (PIECE_BYTES / R::BYTES.max(1)).clamp(1, records.max(1))
+}
+
+/// What the regrouping of a sorter whose buffer holds `records` takes
+/// beside its encodings: a piece's records, their cells and its encoding,
+/// on each of two threads.
+pub(super) fn piece_bytes<R: Record>(records: usize) -> u64 {
+    let p = piece::<R>(records);
+    let per = std::mem::size_of::<R>() + 2 + R::BYTES;
+    (2 * (p * per + 3 * MAX_CELLS_A_BUCKET)) as u64
+}
+
+/// The most cells a bucket has (its counts head each piece).
+const MAX_CELLS_A_BUCKET: usize = 2048;
 
 /// Bytes an encoding of `records` records may take with `buckets`
 /// (`cells` cells a bucket): the records, two blocks a bucket for
 /// alignment, and the cells' counts of each piece, 3 bytes each.
 pub(super) fn encoding_bytes<R: Record>(records: usize, buckets: usize, cells: usize) -> usize {
-    let pieces = records / PIECE + buckets;
+    let pieces = records / piece::<R>(records) + buckets;
     records * R::BYTES + 2 * buckets * ALIGN + pieces * 3 * cells
 }
 
@@ -165,6 +184,10 @@ impl Spiller {
     ) -> Result<Spiller> {
         let cells = buckets.cells.as_ref().map_or(0, |c| 1 << c.bits);
         let bytes = encoding_bytes::<R>(records, buckets.count, cells);
+        let pieces = match cells {
+            0 => None,
+            _ => Some(budget.charge(piece_bytes::<R>(records), "bucket sort: cell regrouping")?),
+        };
         let what = "bucket sort: spill encoding";
         let free = (0..encodings)
             .map(|_| {
@@ -189,6 +212,8 @@ impl Spiller {
             free,
             writing: None,
             ids: Vec::new(),
+            piece: piece::<R>(records),
+            _pieces: pieces,
         })
     }
 
@@ -272,7 +297,7 @@ impl Spiller {
     }
 
     /// Each section the bucket's records in push order, after `head`
-    /// bytes kept free per [`PIECE`] records (for [`Self::encode_cells`]);
+    /// bytes kept free per piece of records (for [`Self::encode_cells`]);
     /// also returns the records of each bucket.
     fn encode_buckets<R: Record>(
         &mut self,
@@ -307,7 +332,10 @@ impl Spiller {
             .map(|i| b.pack.code(i).rec_bytes::<R>())
             .collect();
         let bytes: Vec<usize> = (0..b.count).map(|i| count[i] * rec[i]).collect();
-        let front: Vec<usize> = count.iter().map(|&n| n.div_ceil(PIECE) * head).collect();
+        let front: Vec<usize> = count
+            .iter()
+            .map(|&n| n.div_ceil(self.piece) * head)
+            .collect();
         let (start, data) = self.lay_out(&bytes, &front, enc);
         // Each section's records: the first half's, then the second's.
         let (mut parts_a, mut parts_b) = (Vec::new(), Vec::new());
@@ -345,7 +373,7 @@ impl Spiller {
     }
 
     /// Buckets with cells: each section is cut in pieces of up to
-    /// [`PIECE`] records, each the counts of the bucket's cells (varints),
+    /// [`piece`] records, each the counts of the bucket's cells (varints),
     /// then its records cell by cell (in push order within a cell), each
     /// key above its cell's lowest ([`Cells::code`]). The records are first
     /// laid out by bucket as without cells, then each piece is regrouped
@@ -355,7 +383,8 @@ impl Spiller {
     /// phase three times slower.
     fn encode_cells<R: Record>(&mut self, recs: &[R], enc: &mut [u8]) -> Sections {
         let bits = self.buckets.cells.as_ref().expect("cells").bits;
-        // A count of at most PIECE records takes at most 3 bytes.
+        // A count of at most a piece's records (2^17 or fewer) takes at
+        // most 3 bytes.
         let head = 3 << bits;
         let (mut s, count) = self.encode_buckets(recs, enc, head);
         let b = &mut self.buckets;
@@ -381,9 +410,10 @@ impl Spiller {
             .collect();
         let (ends_lo, ends_hi) = s.end.split_at_mut(mid);
         let (at_lo, at_hi) = at.split_at(mid);
+        let piece = (self.piece, head);
         std::thread::scope(|t| {
-            t.spawn(|| regroup::<R>(hi, s.start[mid], (of_hi, at_hi), ends_hi, head));
-            regroup::<R>(lo, 0, (of_lo, at_lo), ends_lo, head);
+            t.spawn(|| regroup::<R>(hi, s.start[mid], (of_hi, at_hi), ends_hi, piece));
+            regroup::<R>(lo, 0, (of_lo, at_lo), ends_lo, piece);
         });
         s
     }
@@ -425,19 +455,19 @@ fn regroup<R: Record>(
     base: usize,
     (of, at): (&mut [Of<'_>], &[(usize, usize)]),
     end: &mut [usize],
-    head: usize,
+    (records, head): (usize, usize),
 ) {
     let Some(bits) = of.first().map(|o| o.count.len().ilog2()) else {
         return;
     };
-    let mut piece = Piece::<R>::new(bits, head);
+    let mut piece = Piece::<R>::new(bits, records, head);
     for ((of, &(from, to)), end) in of.iter_mut().zip(at).zip(end) {
         let rec = of.code.rec_bytes::<R>();
         // Each piece's regrouped bytes go back over its records (the free
         // front keeps them from the records not read yet).
         let (mut from, mut to) = (from - base, to - base);
         while from < *end - base {
-            let len = (*end - base - from).min(PIECE * rec);
+            let len = (*end - base - from).min(records * rec);
             let out = piece.regroup(of, &enc[from..from + len]);
             enc[to..to + out.len()].copy_from_slice(out);
             (from, to) = (from + len, to + out.len());

@@ -210,8 +210,9 @@ fn ordered_buckets_store_keys_above_their_cells() {
     let keys = random(300_000, 1 << 40, 12);
     let n = keys.len() as u64;
     let dir = tempfile::tempdir().unwrap();
-    let budget = Budget::new(1 << 30);
-    let share = 4 << 20;
+    // A budget of the share alone: the regrouping's memory is part of it.
+    let share = 16 << 20;
+    let budget = Budget::new(share);
     let mut s = BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(n))
         .unwrap();
     for (i, &k) in keys.iter().enumerate() {
@@ -223,6 +224,12 @@ fn ordered_buckets_store_keys_above_their_cells() {
         .map(|i| b.records[i] * (b.pack.width[i] + 4) as u64)
         .sum();
     let (got, buckets) = (s.spilled_bytes(), b.count);
+    // Parked, the sorter holds its encodings and the regrouping's pieces.
+    let cells = 1 << b.cells.as_ref().unwrap().bits;
+    let enc = super::spill::encoding_bytes::<Pair>(s.capacity, buckets, cells);
+    let held = enc.next_multiple_of(crate::io::ALIGN) as u64 * s.encodings as u64;
+    let pieces = super::spill::piece_bytes::<Pair>(s.capacity);
+    assert_eq!(budget.used(), held + pieces);
     assert!(b.pack.width.iter().all(|&w| w >= 5), "{:?}", b.pack.width);
     assert!(
         got < plain - n * 3 / 4,
