@@ -288,9 +288,9 @@ impl<R: Record> Piece<R> {
 /// Records a bucket's cell aims at, and the fewest and most cells a bucket
 /// and a sorter have.
 const CELL_RECORDS: u64 = 4096;
-const MIN_CELL_BITS: u32 = 4;
-const MAX_CELL_BITS: u32 = 11;
-const MAX_CELLS: usize = 1 << 20;
+pub(super) const MIN_CELL_BITS: u32 = 4;
+pub(super) const MAX_CELL_BITS: u32 = 11;
+pub(super) const MAX_CELLS: usize = 1 << 20;
 
 /// Places a bucket's records cell by cell as they are decoded.
 pub(super) struct Placer {

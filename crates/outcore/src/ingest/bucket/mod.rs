@@ -123,14 +123,20 @@ impl<R: Record> BucketSorter<R> {
         let size = std::mem::size_of::<R>() as u64;
         let enc = R::BYTES as u64 + (R::BYTES as u64).div_ceil(8);
         let encodings = 1 + u64::from(bytes >= TWO_ENCODINGS);
-        // Ordered buckets' spills regroup their sections by cell in pieces.
+        // Ordered buckets' spills regroup their sections by cell in pieces,
+        // each headed by the counts of its cells.
         let pieces = |records| match split {
-            Split::Ordered => spill::piece_bytes::<R>(records),
+            Split::Ordered => {
+                spill::piece_bytes::<R>(records) + encodings * spill::counts_bytes::<R>(records)
+            }
             Split::Hashed => 0,
         };
         let per_record = 2 * size + 2 + encodings * enc;
-        let room = bytes.saturating_sub(encodings * SLACK + pieces(usize::MAX));
-        let records = (room / per_record).max(1024);
+        // What the records leave, then what they leave beside the pieces
+        // for as many (at least as many as fit beside them).
+        let room = bytes.saturating_sub(encodings * SLACK);
+        let most = (room / per_record) as usize;
+        let records = (room.saturating_sub(pieces(most)) / per_record).max(1024);
         let charge_bytes = records * (2 * size + 2);
         let charge = Some(budget.charge(charge_bytes, name)?);
         let enc_bytes = encodings * (records * enc + SLACK) + pieces(records as usize);

@@ -148,22 +148,48 @@ struct Sections {
 /// ([`Spiller::encode_cells`]): 1 MiB, in the core's L2 cache.
 const PIECE_BYTES: usize = 1 << 20;
 
-/// Records per piece for a sorter whose buffer holds `records`.
+/// Records per piece for a sorter whose buffer holds `records`: a
+/// sixteenth of them, 4096 or more (small shares keep their memory for
+/// records; fewer would spend more on the cells' counts than the cells
+/// save).
 pub(super) fn piece<R: Record>(records: usize) -> usize {
-    (PIECE_BYTES / R::BYTES.max(1)).clamp(1, records.max(1))
+    let most = PIECE_BYTES / R::BYTES.max(1);
+    most.min((records / 16).max(4096)).min(records).max(1)
 }
 
 /// What the regrouping of a sorter whose buffer holds `records` takes
 /// beside its encodings: a piece's records, their cells and its encoding,
-/// on each of two threads.
+/// and each cell's code and places, on each of two threads.
 pub(super) fn piece_bytes<R: Record>(records: usize) -> u64 {
     let p = piece::<R>(records);
     let per = std::mem::size_of::<R>() + 2 + R::BYTES;
-    (2 * (p * per + 3 * MAX_CELLS_A_BUCKET)) as u64
+    let cell = 3 + std::mem::size_of::<(Code, usize)>() + 2 * 8 + 4;
+    (2 * (p * per + cell * cells_a_bucket(records))) as u64
 }
 
-/// The most cells a bucket has (its counts head each piece).
-const MAX_CELLS_A_BUCKET: usize = 2048;
+/// The most bytes the cells' counts take in one encoding of `records`
+/// records: 3 bytes a count, every piece's cells and one more piece a
+/// bucket (buckets as many as [`super::BucketSorter`] makes for that
+/// buffer, cells at most [`MAX_CELLS`] in all).
+///
+/// [`MAX_CELLS`]: super::cells::MAX_CELLS
+pub(super) fn counts_bytes<R: Record>(records: usize) -> u64 {
+    let pieces = records / piece::<R>(records);
+    let per = cells_a_bucket(records);
+    let buckets = (records * R::BYTES / (16 * ALIGN)).clamp(64, super::MAX_BUCKETS);
+    let cells = (buckets * per).min(super::cells::MAX_CELLS);
+    (3 * (cells + pieces * per)) as u64
+}
+
+/// The most cells a bucket of a sorter whose buffer holds `records` has:
+/// buckets are at most what a quarter of its load holds, cells about 4 K
+/// records ([`super::cells::Cells::new`]).
+fn cells_a_bucket(records: usize) -> usize {
+    use super::cells::{MAX_CELL_BITS, MIN_CELL_BITS};
+    (records / 4096)
+        .next_power_of_two()
+        .clamp(1 << MIN_CELL_BITS, 1 << MAX_CELL_BITS)
+}
 
 /// Bytes an encoding of `records` records may take with `buckets`
 /// (`cells` cells a bucket): the records, two blocks a bucket for
@@ -315,6 +341,19 @@ impl Spiller {
         let (recs_a, recs_b) = recs.split_at(half);
         let ids_of = |recs: &[R], ids: &mut [u16]| {
             let mut count = vec![0usize; b.count];
+            if split == Split::Ordered && R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 {
+                // Keys of 64 bits: the table's cells in 64-bit arithmetic
+                // (u128 shifts and compares cost a tenth of kron-24's read
+                // phase).
+                let (base, last) = (b.base as u64, super::CELLS as u64 - 1);
+                for (r, id) in recs.iter().zip(ids.iter_mut()) {
+                    let k = r.radix_key() as u64;
+                    let i = b.table[(k.saturating_sub(base) >> b.shift).min(last) as usize];
+                    *id = i;
+                    count[i as usize] += 1;
+                }
+                return count;
+            }
             for (r, id) in recs.iter().zip(ids.iter_mut()) {
                 let i = b.of(split, r.radix_key());
                 *id = i as u16;

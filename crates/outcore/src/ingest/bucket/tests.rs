@@ -211,7 +211,7 @@ fn ordered_buckets_store_keys_above_their_cells() {
     let n = keys.len() as u64;
     let dir = tempfile::tempdir().unwrap();
     // A budget of the share alone: the regrouping's memory is part of it.
-    let share = 16 << 20;
+    let share = 8 << 20;
     let budget = Budget::new(share);
     let mut s = BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(n))
         .unwrap();
