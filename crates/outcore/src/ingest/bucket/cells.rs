@@ -10,9 +10,8 @@
 //! [`sort_cells`]: crate::ingest::sort::sort_cells
 
 use super::code::Code;
+use super::group::Of;
 use super::spill::{Buckets, Packing};
-use crate::ingest::leb128;
-use crate::ingest::sort::Record;
 
 /// An ordered sorter's buckets, each cut into `1 << bits` cells of its own
 /// key range (bucket `i`'s cell `c` holds keys from `lo[i] + (c << shift[i])`,
@@ -150,7 +149,7 @@ impl Cells {
 /// `1 << shift` keys each, stored as `bucket` without cells
 /// ([`Cells::code`]).
 #[inline]
-fn cell_code((lo, sh): (u128, u32), per: usize, bucket: Code, c: usize) -> Code {
+pub(super) fn cell_code((lo, sh): (u128, u32), per: usize, bucket: Code, c: usize) -> Code {
     match c {
         0 => bucket,
         // A cell whose lowest key is past u128 gets no key.
@@ -165,124 +164,11 @@ fn cell_code((lo, sh): (u128, u32), per: usize, bucket: Code, c: usize) -> Code 
     }
 }
 
-/// One bucket's cells for [`Piece::regroup`]: their keys (the lowest, the
-/// bits of each), how the bucket is stored without cells, and the counts
-/// and span to add to.
-pub(super) struct Of<'a> {
-    pub cells: (u128, u32),
-    pub code: Code,
-    pub count: &'a mut [u32],
-    pub span: &'a mut (u128, u128),
-}
-
 /// The cell of `key` among cells of `1 << shift` keys from `lo` (those
 /// below `lo` in the first), the last one `last` (and every key above it).
 #[inline]
-fn cell_in(lo: u128, shift: u32, last: usize, key: u128) -> usize {
+pub(super) fn cell_in(lo: u128, shift: u32, last: usize, key: u128) -> usize {
     (key.saturating_sub(lo) >> shift).min(last as u128) as usize
-}
-
-/// A piece of a bucket's section being regrouped by cell
-/// ([`super::spill::Spiller::encode_cells`]), and its scratch.
-pub(super) struct Piece<R> {
-    recs: Vec<R>,
-    /// Each record's cell, and per cell: its records, its code and record
-    /// bytes, where its next record goes and its run ends.
-    ids: Vec<u16>,
-    local: Vec<u32>,
-    codes: Vec<(Code, usize)>,
-    pos: Vec<usize>,
-    ends: Vec<usize>,
-    /// The cells `codes` are of.
-    bucket: (u128, u32),
-    out: Vec<u8>,
-}
-
-impl<R: Record> Piece<R> {
-    /// Pieces of up to `records` records of buckets of `1 << bits` cells,
-    /// whose counts take `head` bytes.
-    pub fn new(bits: u32, records: usize, head: usize) -> Self {
-        let per = 1 << bits;
-        Piece {
-            recs: Vec::with_capacity(records),
-            ids: Vec::with_capacity(records),
-            local: vec![0; per],
-            codes: Vec::new(),
-            pos: vec![0; per],
-            ends: vec![0; per],
-            bucket: (u128::MAX, u32::MAX),
-            out: vec![0; records * R::BYTES + head],
-        }
-    }
-
-    /// The records `plain` holds (at most a piece's of the bucket `of`
-    /// is, stored as its code without cells) regrouped: the counts of the
-    /// bucket's cells as varints, then the records cell by cell, in order
-    /// within a cell, each as its cell's code says. Counts them in `of`.
-    pub fn regroup(&mut self, of: &mut Of<'_>, plain: &[u8]) -> &[u8] {
-        let per = self.local.len();
-        if self.bucket != of.cells {
-            self.codes = (0..per)
-                .map(|c| {
-                    let k = cell_code(of.cells, per, of.code, c);
-                    (k, k.rec_bytes::<R>())
-                })
-                .collect();
-            self.bucket = of.cells;
-        }
-        self.recs.clear();
-        of.code.decode_each(plain, |r| self.recs.push(r));
-        self.local.fill(0);
-        self.ids.clear();
-        let ((lo, sh), last) = (of.cells, per - 1);
-        let (mut min, mut max) = *of.span;
-        let local = &mut self.local;
-        if R::KEY_BYTES > 0 && R::KEY_BYTES <= 8 {
-            // Keys of 64 bits: 64-bit arithmetic.
-            let (lo, last) = (lo as u64, last as u64);
-            let (mut lo_k, mut hi_k) = (min.min(u64::MAX as u128) as u64, max as u64);
-            self.ids.extend(self.recs.iter().map(|r| {
-                let k = r.radix_key() as u64;
-                (lo_k, hi_k) = (lo_k.min(k), hi_k.max(k));
-                let c = (k.saturating_sub(lo) >> sh).min(last) as usize;
-                local[c] += 1;
-                c as u16
-            }));
-            (min, max) = (lo_k as u128, hi_k as u128);
-        } else {
-            self.ids.extend(self.recs.iter().map(|r| {
-                let k = r.radix_key();
-                (min, max) = (min.min(k), max.max(k));
-                let c = cell_in(lo, sh, last, k);
-                local[c] += 1;
-                c as u16
-            }));
-        }
-        *of.span = (min, max);
-        for (n, &l) in of.count.iter_mut().zip(local.iter()) {
-            // Counts of buckets too large to load (never placed) may wrap.
-            *n = n.wrapping_add(l);
-        }
-        let mut at = 0;
-        for &n in local.iter() {
-            at += leb128::put(&mut self.out[at..], n as u64);
-        }
-        let runs = local.iter().zip(&self.codes);
-        for ((&n, &(_, rec)), (p, e)) in runs.zip(self.pos.iter_mut().zip(&mut self.ends)) {
-            *p = at;
-            at += n as usize * rec;
-            *e = at;
-        }
-        let (pos, ends, out) = (&mut self.pos, &self.ends, &mut self.out);
-        for (r, &c) in self.recs.iter().zip(&self.ids) {
-            let (c, p) = (c as usize, pos[c as usize]);
-            let (code, rec) = self.codes[c];
-            // Stores past the record stay inside its cell's run.
-            code.encode_at(r, &mut out[..ends[c]], p);
-            pos[c] = p + rec;
-        }
-        &self.out[..at]
-    }
 }
 
 /// Records a bucket's cell aims at, and the fewest and most cells a bucket

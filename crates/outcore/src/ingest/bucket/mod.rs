@@ -35,6 +35,8 @@ pub use stream::{BucketStats, BucketStream};
 
 mod cells;
 mod code;
+mod decode;
+mod group;
 mod loader;
 mod nest;
 mod read;
@@ -127,7 +129,7 @@ impl<R: Record> BucketSorter<R> {
         // each headed by the counts of its cells.
         let pieces = |records| match split {
             Split::Ordered => {
-                spill::piece_bytes::<R>(records) + encodings * spill::counts_bytes::<R>(records)
+                group::piece_bytes::<R>(records) + encodings * group::counts_bytes::<R>(records)
             }
             Split::Hashed => 0,
         };

@@ -15,8 +15,9 @@
 //! a record) and writing (3 ns) had run one after the other, and at kron-24
 //! the remap waited on them: 16 spills of 0.2 s encoding and 0.1 s writing.
 
-use super::cells::{Cells, Of, Piece};
+use super::cells::Cells;
 use super::code::Code;
+use super::group::{piece, piece_bytes, regroup, Of};
 use super::Split;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::Record;
@@ -142,53 +143,6 @@ struct Write {
 struct Sections {
     start: Vec<usize>,
     end: Vec<usize>,
-}
-
-/// Bytes of records per piece a bucket's section is regrouped by cell in
-/// ([`Spiller::encode_cells`]): 1 MiB, in the core's L2 cache.
-const PIECE_BYTES: usize = 1 << 20;
-
-/// Records per piece for a sorter whose buffer holds `records`: a
-/// sixteenth of them, 4096 or more (small shares keep their memory for
-/// records; fewer would spend more on the cells' counts than the cells
-/// save).
-pub(super) fn piece<R: Record>(records: usize) -> usize {
-    let most = PIECE_BYTES / R::BYTES.max(1);
-    most.min((records / 16).max(4096)).min(records).max(1)
-}
-
-/// What the regrouping of a sorter whose buffer holds `records` takes
-/// beside its encodings: a piece's records, their cells and its encoding,
-/// and each cell's code and places, on each of two threads.
-pub(super) fn piece_bytes<R: Record>(records: usize) -> u64 {
-    let p = piece::<R>(records);
-    let per = std::mem::size_of::<R>() + 2 + R::BYTES;
-    let cell = 3 + std::mem::size_of::<(Code, usize)>() + 2 * 8 + 4;
-    (2 * (p * per + cell * cells_a_bucket(records))) as u64
-}
-
-/// The most bytes the cells' counts take in one encoding of `records`
-/// records: 3 bytes a count, every piece's cells and one more piece a
-/// bucket (buckets as many as [`super::BucketSorter`] makes for that
-/// buffer, cells at most [`MAX_CELLS`] in all).
-///
-/// [`MAX_CELLS`]: super::cells::MAX_CELLS
-pub(super) fn counts_bytes<R: Record>(records: usize) -> u64 {
-    let pieces = records / piece::<R>(records);
-    let per = cells_a_bucket(records);
-    let buckets = (records * R::BYTES / (16 * ALIGN)).clamp(64, super::MAX_BUCKETS);
-    let cells = (buckets * per).min(super::cells::MAX_CELLS);
-    (3 * (cells + pieces * per)) as u64
-}
-
-/// The most cells a bucket of a sorter whose buffer holds `records` has:
-/// buckets are at most what a quarter of its load holds, cells about 4 K
-/// records ([`super::cells::Cells::new`]).
-fn cells_a_bucket(records: usize) -> usize {
-    use super::cells::{MAX_CELL_BITS, MIN_CELL_BITS};
-    (records / 4096)
-        .next_power_of_two()
-        .clamp(1 << MIN_CELL_BITS, 1 << MAX_CELL_BITS)
 }
 
 /// Bytes an encoding of `records` records may take with `buckets`
@@ -482,36 +436,6 @@ impl Spiller {
             .collect();
         b.pack.cells = b.cells.take().map(Arc::new);
         Ok((b, self.direct))
-    }
-}
-
-/// Regroups the sections of buckets `of` by cell ([`Spiller::encode_cells`]):
-/// `enc` is the encoding from `base` on, `at` where each bucket's records
-/// begin and where its bytes go, `end` where they end (set to where the
-/// regrouped bytes end).
-fn regroup<R: Record>(
-    enc: &mut [u8],
-    base: usize,
-    (of, at): (&mut [Of<'_>], &[(usize, usize)]),
-    end: &mut [usize],
-    (records, head): (usize, usize),
-) {
-    let Some(bits) = of.first().map(|o| o.count.len().ilog2()) else {
-        return;
-    };
-    let mut piece = Piece::<R>::new(bits, records, head);
-    for ((of, &(from, to)), end) in of.iter_mut().zip(at).zip(end) {
-        let rec = of.code.rec_bytes::<R>();
-        // Each piece's regrouped bytes go back over its records (the free
-        // front keeps them from the records not read yet).
-        let (mut from, mut to) = (from - base, to - base);
-        while from < *end - base {
-            let len = (*end - base - from).min(records * rec);
-            let out = piece.regroup(of, &enc[from..from + len]);
-            enc[to..to + out.len()].copy_from_slice(out);
-            (from, to) = (from + len, to + out.len());
-        }
-        *end = to + base;
     }
 }
 

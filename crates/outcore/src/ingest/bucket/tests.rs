@@ -228,7 +228,7 @@ fn ordered_buckets_store_keys_above_their_cells() {
     let cells = 1 << b.cells.as_ref().unwrap().bits;
     let enc = super::spill::encoding_bytes::<Pair>(s.capacity, buckets, cells);
     let held = enc.next_multiple_of(crate::io::ALIGN) as u64 * s.encodings as u64;
-    let pieces = super::spill::piece_bytes::<Pair>(s.capacity);
+    let pieces = super::group::piece_bytes::<Pair>(s.capacity);
     assert_eq!(budget.used(), held + pieces);
     assert!(b.pack.width.iter().all(|&w| w >= 5), "{:?}", b.pack.width);
     assert!(
