@@ -34,7 +34,7 @@ pub(super) const MAX_LEVEL: u32 = 3;
 const PLACES: u64 = 64;
 const PER_PLACE: u64 = 1024;
 /// Bytes per read when feeding.
-const FEED: usize = 4 << 20;
+pub(super) const FEED: usize = 4 << 20;
 
 /// The tag of the sorter nested in bucket `bucket` of a sorter tagged
 /// `parent`, unique in the process: a stream rewound nests the bucket
@@ -82,7 +82,11 @@ pub(super) fn sample<R: Record>(
 }
 
 /// Reads the `n` records of bucket `bucket`'s file in order (with
-/// `O_DIRECT` when `direct`), handing them to `sink` 4 MiB at a time.
+/// `O_DIRECT` when `direct`), handing them to `sink` 4 MiB (of decoded
+/// records) at a time: each read is decoded a stretch at a time, so that
+/// records packed narrower than they are in memory (a byte or two in a
+/// cell) never outgrow the output's place, which the read buffers the
+/// caller dropped had held.
 pub(super) fn feed<R: Record>(
     (path, n): (&Path, u64),
     (pack, bucket): (&Packing, usize),
@@ -94,16 +98,22 @@ pub(super) fn feed<R: Record>(
     let total = pack.len[bucket];
     let mut at = 0u64;
     let mut dec = Decoder::new(pack, bucket);
-    let mut out: Vec<R> = Vec::with_capacity(FEED / R::BYTES.max(1) + 1);
+    let mut out: Vec<R> = Vec::with_capacity(FEED / std::mem::size_of::<R>().max(1));
+    // A stretch's records, each at least `min` bytes (one cut by the last
+    // stretch's end is completed by at least one byte of this one).
+    let stretch = out.capacity() * pack.min_rec_bytes::<R>(bucket);
     // The nested sorter plans its own sorts.
     let mut to = To::Append(KeyBits::default());
     while at < total {
         let want = (total - at).next_multiple_of(ALIGN as u64).min(FEED as u64) as usize;
         fault::read_exact_at(&f, &mut buf.as_mut_slice()[..want], at).at(path)?;
         let valid = want.min((total - at) as usize);
-        out.clear();
-        dec.push(&buf.as_slice()[..valid], &mut out, &mut to);
-        sink(&out)?;
+        for data in buf.as_slice()[..valid].chunks(stretch) {
+            out.clear();
+            dec.push(data, &mut out, &mut to);
+            debug_assert!(out.len() <= out.capacity());
+            sink(&out)?;
+        }
         at += want as u64;
     }
     match dec.ended(n) {

@@ -80,6 +80,20 @@ impl Packing {
             width: self.width[i],
         }
     }
+
+    /// The fewest bytes a record of bucket `i` takes (its narrowest cell's,
+    /// when it has cells): a stretch of the file decodes to at most its
+    /// length over this many records.
+    pub fn min_rec_bytes<R: Record>(&self, i: usize) -> usize {
+        let rec = |c: Code| c.rec_bytes::<R>();
+        let narrowest = self.cells.as_ref().map(|cells| {
+            (0..1usize << cells.bits)
+                .map(|c| rec(cells.code(self, i, c)))
+                .min()
+                .expect("a bucket has cells")
+        });
+        narrowest.unwrap_or_else(|| rec(self.code(i))).max(1)
+    }
 }
 
 impl Buckets {
