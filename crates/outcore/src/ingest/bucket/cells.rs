@@ -9,9 +9,9 @@
 //!
 //! [`sort_cells`]: crate::ingest::sort::sort_cells
 
+use super::buckets::{Buckets, Packing};
 use super::code::Code;
 use super::group::Of;
-use super::spill::{Buckets, Packing};
 
 /// An ordered sorter's buckets, each cut into `1 << bits` cells of its own
 /// key range (bucket `i`'s cell `c` holds keys from `lo[i] + (c << shift[i])`,

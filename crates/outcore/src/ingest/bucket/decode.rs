@@ -3,9 +3,9 @@
 //! each piece the counts of its bucket's cells, then the runs of records
 //! cell by cell), a varint or a record cut by a stretch's end carried over.
 
+use super::buckets::Packing;
 use super::cells::Cells;
 use super::read::To;
-use super::spill::Packing;
 use crate::ingest::sort::Record;
 
 /// Decodes a bucket file stretch by stretch (the chunks it is read in).

@@ -4,8 +4,8 @@
 //! with them, so up to as many buckets as it holds buffers are ready or on
 //! their way ahead of the consumer.
 
+use super::buckets::Packing;
 use super::read::{read_bucket, Chunks, Loaded};
-use super::spill::Packing;
 use crate::error::Result;
 use crate::ingest::sort::{sort_cells, sort_records_known, Record};
 use std::path::PathBuf;

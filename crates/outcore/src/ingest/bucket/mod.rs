@@ -26,13 +26,14 @@ use super::sort::{sort_records, Record, Sorted};
 use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use cells::Cells;
-use spill::{Buckets, Packing, Spiller};
+use buckets::Buckets;
+use spill::Spiller;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use stream::BucketFiles;
 pub use stream::{BucketStats, BucketStream};
 
+mod buckets;
 mod cells;
 mod code;
 mod decode;
@@ -44,6 +45,7 @@ mod spill;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod write;
 
 /// How keys are assigned to buckets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,58 +269,22 @@ impl<R: Record> BucketSorter<R> {
         // Alignment costs up to two blocks a bucket per spill: at most an
         // eighth of the encoding (or what the charge's slack covers).
         let count = count.min((self.capacity * R::BYTES / (16 * crate::io::ALIGN)).max(64));
-        let mut b = Buckets {
-            base: 0,
-            shift: 0,
-            table: Vec::new(),
-            count,
-            files: Vec::new(),
-            records: Vec::new(),
-            pack: Packing::default(),
-            cells: None,
-        };
-        if self.split == Split::Ordered {
-            let step = (self.buf.len() / SAMPLE).max(1);
-            let mut sample: Vec<u128> = match self.sample.take() {
-                Some(s) if !s.is_empty() => s,
-                _ => self
-                    .buf
-                    .iter()
-                    .step_by(step)
-                    .map(|r| r.radix_key())
-                    .collect(),
-            };
-            sample.sort_unstable();
-            b.base = sample[0];
-            let span = sample[sample.len() - 1] - b.base;
-            b.shift = (128 - span.leading_zeros()).saturating_sub(CELLS.trailing_zeros());
-            // Bucket i starts at the cell of the i-th quantile.
-            let mut starts: Vec<usize> = (1..count)
-                .map(|i| b.cell(sample[i * sample.len() / count]))
-                .filter(|&c| c > 0)
-                .collect();
-            starts.dedup();
-            b.table = vec![0u16; CELLS];
-            let mut bucket = 0u16;
-            let mut next = starts.iter().peekable();
-            for (c, slot) in b.table.iter_mut().enumerate() {
-                if next.peek() == Some(&&c) {
-                    next.next();
-                    bucket += 1;
-                }
-                *slot = bucket;
+        let mut b = match self.split {
+            Split::Ordered => {
+                let step = (self.buf.len() / SAMPLE).max(1);
+                let sample: Vec<u128> = match self.sample.take() {
+                    Some(s) if !s.is_empty() => s,
+                    _ => self
+                        .buf
+                        .iter()
+                        .step_by(step)
+                        .map(|r| r.radix_key())
+                        .collect(),
+                };
+                Buckets::ordered::<R>(sample, count, per)
             }
-            b.count = starts.len() + 1;
-            b.pack = ordered_packing::<R>(&b, &starts);
-            b.cells = Some(Cells::of_buckets(&b, &starts, per));
-        } else {
-            b.pack = Packing {
-                lo: vec![0; b.count],
-                width: vec![R::KEY_BYTES; b.count],
-                cells: None,
-                len: Vec::new(),
-            };
-        }
+            Split::Hashed => Buckets::hashed::<R>(count),
+        };
         b.files = (0..b.count)
             .map(|i| self.dir.join(format!("{}-bucket{i:05}.tmp", self.tag)))
             .collect();
@@ -429,36 +395,6 @@ impl<R: Record> BucketSorter<R> {
             stream.nesting(std::mem::take(&mut self.tag), self.level),
         ))
     }
-}
-
-/// Each ordered bucket's lowest possible key and the bytes its range needs:
-/// bucket `i` holds the cells from its start to the next bucket's (the
-/// first also every key below `base`, the last every key above the cells).
-fn ordered_packing<R: Record>(b: &Buckets, starts: &[usize]) -> Packing {
-    let kmax = match R::KEY_BYTES {
-        0 | 16.. => u128::MAX,
-        k => (1u128 << (8 * k)) - 1,
-    };
-    let at = |c: usize| b.base.checked_add((c as u128) << b.shift);
-    let mut pack = Packing::default();
-    for i in 0..b.count {
-        let lo = match i {
-            0 => 0,
-            _ => at(starts[i - 1]).unwrap_or(u128::MAX),
-        };
-        let hi = match starts.get(i).map(|&c| at(c)) {
-            Some(Some(end)) => (end - 1).min(kmax),
-            _ => kmax,
-        };
-        let range = hi.saturating_sub(lo);
-        pack.lo.push(lo);
-        pack.width.push(
-            ((128 - range.leading_zeros()) as usize)
-                .div_ceil(8)
-                .clamp(1, R::KEY_BYTES.max(1)),
-        );
-    }
-    pack
 }
 
 impl<R: Record> Drop for BucketSorter<R> {

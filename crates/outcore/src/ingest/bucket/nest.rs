@@ -16,8 +16,8 @@
 //! push order. A bucket no split can divide (one key throughout) or one
 //! nested [`MAX_LEVEL`] deep is merged from runs instead.
 
+use super::buckets::Packing;
 use super::read::{Decoder, To};
-use super::spill::Packing;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::{KeyBits, Record};
 use crate::io::fault;

@@ -5,9 +5,9 @@
 //! the records cell by cell, so a whole run of records goes to its cell's
 //! next slots.
 
+use super::buckets::Packing;
 use super::cells::Placer;
 pub(super) use super::decode::Decoder;
-use super::spill::Packing;
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::sort::{KeyBits, Record};
 use crate::io::fault;

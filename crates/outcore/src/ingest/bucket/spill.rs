@@ -15,104 +15,16 @@
 //! a record) and writing (3 ns) had run one after the other, and at kron-24
 //! the remap waited on them: 16 spills of 0.2 s encoding and 0.1 s writing.
 
-use super::cells::Cells;
-use super::code::Code;
+use super::buckets::Buckets;
 use super::group::{piece, piece_bytes, regroup, Of};
+use super::write::{access, write_sections, Write};
 use super::Split;
 use crate::error::{IoContext, Result};
 use crate::ingest::sort::Record;
-use crate::io::{fault, AlignedBuf};
-use crate::io::{open_direct, Access, Reader, WriteReq, ALIGN};
+use crate::io::{fault, open_direct, AlignedBuf, ALIGN};
 use crate::mem::Budget;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-
-/// The bucket map and files.
-#[derive(Default)]
-pub(super) struct Buckets {
-    /// Ordered: keys fall in `CELLS` cells of `1 << shift` keys from
-    /// `base` (keys outside go to the first or last cell), and `table` maps a
-    /// cell to its bucket: splitters sit on cell boundaries, so finding a
-    /// record's bucket is a shift and a lookup, not a search.
-    pub base: u128,
-    pub shift: u32,
-    pub table: Vec<u16>,
-    pub count: usize,
-    pub files: Vec<PathBuf>,
-    /// Records per bucket.
-    pub records: Vec<u64>,
-    /// How each bucket's records are stored.
-    pub pack: Packing,
-    /// Ordered: each bucket's cells and the records spilled into each (the
-    /// readers place a bucket's records cell by cell as they decode them).
-    pub cells: Option<Cells>,
-}
-
-/// How records are stored in the bucket files ([`Code`]): bucket `i`'s keys
-/// above `lo[i]` (the lowest key the bucket can hold) in `width[i]` bytes,
-/// or, when the buckets have cells, each spill's section of a bucket
-/// grouped by cell, keys above their cell's lowest ([`Cells::code`]).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Packing {
-    pub lo: Vec<u128>,
-    pub width: Vec<usize>,
-    /// Ordered buckets: their cells and the records in each.
-    pub cells: Option<Arc<Cells>>,
-    /// Bytes of each bucket's file that hold its records (the rest of its
-    /// last block is padding).
-    pub len: Vec<u64>,
-}
-
-/// The cell of `key` among `CELLS` cells of `1 << shift` keys from `base`
-/// (keys outside go to the first or last).
-#[inline]
-pub(super) fn cell_of(base: u128, shift: u32, key: u128) -> usize {
-    ((key.saturating_sub(base) >> shift).min(super::CELLS as u128 - 1)) as usize
-}
-
-impl Packing {
-    /// How bucket `i`'s records are stored (buckets without cells).
-    #[inline]
-    pub fn code(&self, i: usize) -> Code {
-        Code {
-            lo: self.lo[i],
-            width: self.width[i],
-        }
-    }
-
-    /// The fewest bytes a record of bucket `i` takes (its narrowest cell's,
-    /// when it has cells): a stretch of the file decodes to at most its
-    /// length over this many records.
-    pub fn min_rec_bytes<R: Record>(&self, i: usize) -> usize {
-        let rec = |c: Code| c.rec_bytes::<R>();
-        let narrowest = self.cells.as_ref().map(|cells| {
-            (0..1usize << cells.bits)
-                .map(|c| rec(cells.code(self, i, c)))
-                .min()
-                .expect("a bucket has cells")
-        });
-        narrowest.unwrap_or_else(|| rec(self.code(i))).max(1)
-    }
-}
-
-impl Buckets {
-    #[inline]
-    pub fn cell(&self, key: u128) -> usize {
-        cell_of(self.base, self.shift, key)
-    }
-
-    #[inline]
-    pub fn of(&self, split: Split, key: u128) -> usize {
-        match split {
-            Split::Ordered => self.table[self.cell(key)] as usize,
-            Split::Hashed => {
-                let h = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                (((h >> 32) * self.count as u64) >> 32) as usize
-            }
-        }
-    }
-}
 
 /// The writing side of a sorter's buckets; moves to the spill thread and back.
 pub(super) struct Spiller {
@@ -140,16 +52,6 @@ pub(super) struct Spiller {
     /// Records per piece regrouped by cell, and the regrouping's charge.
     piece: usize,
     _pieces: Option<crate::mem::budget::Charge>,
-}
-
-/// One write of a spill: `len` bytes at `from` in the encoding, to file
-/// `file` at `at`; `create` on the file's first.
-struct Write {
-    file: usize,
-    at: u64,
-    from: usize,
-    len: usize,
-    create: bool,
 }
 
 /// Where a spill put each bucket's section in the encoding: from
@@ -382,7 +284,7 @@ impl Spiller {
     /// Buckets with cells: each section is cut in pieces of up to
     /// [`piece`] records, each the counts of the bucket's cells (varints),
     /// then its records cell by cell (in push order within a cell), each
-    /// key above its cell's lowest ([`Cells::code`]). The records are first
+    /// key above its cell's lowest ([`super::cells::Cells::code`]). The records are first
     /// laid out by bucket as without cells, then each piece is regrouped
     /// in a scratch buffer the core's cache holds and copied back over the
     /// records read: storing every record straight into its cell's run
@@ -426,7 +328,7 @@ impl Spiller {
     }
 
     /// Writes every bucket's leftover bytes as a last, zero-padded block and
-    /// closes the files; [`Packing::len`] says where the data ends.
+    /// closes the files; [`super::buckets::Packing::len`] says where the data ends.
     pub fn finish(mut self) -> Result<(Buckets, bool)> {
         self.wait_writes()?;
         let mut enc = self.free.pop().expect("a free encoding buffer");
@@ -459,76 +361,5 @@ impl Drop for Spiller {
         if let Some(h) = self.writing.take() {
             let _ = h.join();
         }
-    }
-}
-
-/// Writes in flight at once when a spill writes its buckets' sections.
-const WRITE_DEPTH: usize = 64;
-/// Sections smaller than this on average are written [`WRITE_DEPTH`] at a
-/// time, larger ones one after another.
-const SMALL_SECTIONS: usize = 1 << 20;
-
-/// Writes a spill's sections of `enc`; small ones [`WRITE_DEPTH`] at once
-/// (io_uring, or the portable backend's threads): one after another, a
-/// spill of hundreds of buckets at `--memory 128MiB` (sections of 10-60
-/// KiB) wrote at 70-200 MB/s and held kron-24's read phase at 8.5 s (6.4-6.8
-/// s in flight) against 3.5 s at 1 GiB. Returns whether every file took
-/// `O_DIRECT`.
-fn write_sections(
-    writes: &[Write],
-    files: &[PathBuf],
-    enc: &AlignedBuf,
-    buffered: bool,
-) -> Result<bool> {
-    let mut direct = true;
-    let bytes: usize = writes.iter().map(|w| w.len).sum();
-    if bytes >= SMALL_SECTIONS * writes.len() {
-        // Large sections (a large share, few buckets): one at a time, each
-        // a long sequential write (at 1 GiB kron-24's read phase was 3.5 s
-        // this way, 4.0-4.6 s with 46 writes of 10 MB in flight).
-        for w in writes {
-            let path = &files[w.file];
-            let (f, d) = open_direct(path, access(!w.create), buffered)?;
-            direct &= d;
-            let data = &enc.as_slice()[w.from..w.from + w.len];
-            fault::write_all_at(&f, data, w.at).at(path)?;
-        }
-        return Ok(direct);
-    }
-    let mut io = Reader::new(None, WRITE_DEPTH.min(writes.len()))?;
-    let mut reqs = Vec::with_capacity(writes.len());
-    for (k, w) in writes.iter().enumerate() {
-        let path = &files[w.file];
-        let (f, d) = open_direct(path, access(!w.create), buffered)?;
-        direct &= d;
-        let file = io.adopt(path, f, d);
-        reqs.push(WriteReq {
-            file,
-            offset: w.at,
-            len: w.len,
-            buf: enc.as_slice()[w.from..w.from + w.len].as_ptr(),
-            tag: k as u64,
-        });
-    }
-    // SAFETY: `enc` outlives the writes: every one is waited for below
-    // (and dropping `io` on an error waits for those in flight).
-    unsafe { io.submit_writes(&reqs)? };
-    let mut done = Vec::with_capacity(writes.len());
-    while done.len() < writes.len() {
-        io.wait(1, &mut done)?;
-    }
-    for c in done {
-        let path = &files[writes[c.tag as usize].file];
-        c.result.at(path)?;
-    }
-    Ok(direct)
-}
-
-/// A bucket file is created by its first write and appended to after.
-fn access(created: bool) -> Access {
-    if created {
-        Access::Write
-    } else {
-        Access::Create
     }
 }

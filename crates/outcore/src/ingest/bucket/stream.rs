@@ -6,10 +6,10 @@
 //! every bucket's read waited on the previous sort: 1.3-1.4 s of the
 //! consumer's time in each of a kron-24 import's two bucket passes).
 
+use super::buckets::Packing;
 use super::loader::{Job, Loader};
 use super::nest;
 use super::read::{Chunks, CHUNK};
-use super::spill::Packing;
 use super::BucketSorter;
 use crate::error::Result;
 use crate::ingest::sort::{ExternalSorter, Record, Sorted};

@@ -292,18 +292,28 @@ fn the_nested_feed_decodes_within_its_output() {
     let big = (0..b.count).max_by_key(|&i| b.records[i]).unwrap();
     let place = nest::FEED / std::mem::size_of::<Pair>();
     let rec = b.pack.min_rec_bytes::<Pair>(big);
-    assert!(rec <= 7 && b.pack.len[big] > 2 * nest::FEED as u64, "{rec} {:?}", b.pack.len);
+    assert!(
+        rec <= 7 && b.pack.len[big] > 2 * nest::FEED as u64,
+        "{rec} {:?}",
+        b.pack.len
+    );
     let mut seen = Vec::new();
     let file = (b.files[big].as_path(), b.records[big]);
     nest::feed::<Pair>(file, (&b.pack, big), (&budget, true), &mut |r| {
-        assert!(r.len() <= place, "{} records at once, place for {place}", r.len());
+        assert!(
+            r.len() <= place,
+            "{} records at once, place for {place}",
+            r.len()
+        );
         seen.extend_from_slice(r);
         Ok(())
     })
     .unwrap();
     // Pushed in key order: cell by cell is push order.
     assert_eq!(seen.len() as u64, b.records[big]);
-    assert!(seen.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1));
+    assert!(seen
+        .windows(2)
+        .all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1));
 }
 
 /// Random inputs of random shapes (sorted stretches, hubs, floods of a
