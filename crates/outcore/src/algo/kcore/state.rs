@@ -1,0 +1,149 @@
+//! The h-index iteration's vertex state: core-number estimates and the
+//! active bitmap; taking a batch of active vertices in id order, lowering
+//! their estimates to the h-index of their neighbours' (in parallel) and
+//! activating the neighbours that may follow.
+
+use super::gather::{Gather, Scratch};
+use crate::engine::select_run::VERTEX_CHUNK;
+use rayon::prelude::*;
+
+/// Estimates, the active bitmap and the h-index scratch.
+pub(super) struct State {
+    pub(super) est: Vec<u32>,
+    pub(super) active: Vec<u64>,
+    pub(super) active_count: u64,
+}
+
+impl State {
+    /// Moves up to [`VERTEX_CHUNK`] active vertices at or after `cursor`
+    /// (ascending) into `batch`, clearing their bits; advances `cursor`.
+    pub(super) fn take_active(&mut self, cursor: &mut u64, n: u64, batch: &mut Vec<u32>) {
+        batch.clear();
+        while *cursor < n && batch.len() < VERTEX_CHUNK {
+            let wi = (*cursor / 64) as usize;
+            let mut word = self.active[wi] & (u64::MAX << (*cursor % 64));
+            if word == 0 {
+                *cursor = (wi as u64 + 1) * 64;
+                continue;
+            }
+            while word != 0 && batch.len() < VERTEX_CHUNK {
+                let b = word.trailing_zeros() as u64;
+                word &= word - 1;
+                batch.push((wi as u64 * 64 + b) as u32);
+                self.active[wi] &= !(1u64 << b);
+                self.active_count -= 1;
+                *cursor = wi as u64 * 64 + b + 1;
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn activate(&mut self, u: u32) {
+        let w = &mut self.active[(u >> 6) as usize];
+        let bit = 1u64 << (u & 63);
+        if *w & bit == 0 {
+            *w |= bit;
+            self.active_count += 1;
+        }
+    }
+
+    /// Lowers the estimate of every vertex of `vs` (ascending) to the h-index
+    /// of its neighbours (`g`: the batch's list pieces, sorted) and
+    /// activates the neighbours that may follow; returns how many estimates
+    /// dropped.
+    ///
+    /// The h-indices of a batch are computed in parallel from the estimates
+    /// before the batch (Jacobi inside a batch, Gauss-Seidel across
+    /// batches), then applied; the activation test then sees the new
+    /// estimates, so a neighbour in the same batch is activated if it
+    /// counted a vertex that dropped.
+    pub(super) fn update(&mut self, vs: &[u32], g: &Gather) -> u64 {
+        // The pieces of vs[i] are pieces[bounds[i]..bounds[i + 1]].
+        let mut bounds = Vec::with_capacity(vs.len() + 1);
+        let mut at = 0usize;
+        bounds.push(0);
+        for &v in vs {
+            while at < g.pieces.len() && g.pieces[at].v == v {
+                at += 1;
+            }
+            bounds.push(at);
+        }
+        debug_assert_eq!(at, g.pieces.len(), "pieces of vertices outside the batch");
+        let chunk = (vs.len() / (8 * rayon::current_num_threads())).max(64);
+        let est = &self.est;
+        let hs: Vec<u32> = vs
+            .par_chunks(chunk)
+            .enumerate()
+            .flat_map_iter(|(c, part)| {
+                let mut sc = Scratch::default();
+                let base = c * chunk;
+                part.iter()
+                    .enumerate()
+                    .map(|(k, &v)| {
+                        let i = base + k;
+                        g.neighbours(v, bounds[i]..bounds[i + 1], &mut sc);
+                        h_index(est, &sc.set, est[v as usize], &mut sc.counts)
+                    })
+                    .collect::<Vec<u32>>()
+            })
+            .collect();
+        // (index in vs, old estimate, new estimate)
+        let mut dropped: Vec<(usize, u32, u32)> = Vec::new();
+        for (i, (&v, &h)) in vs.iter().zip(&hs).enumerate() {
+            let old = self.est[v as usize];
+            if h < old {
+                self.est[v as usize] = h;
+                dropped.push((i, old, h));
+            }
+        }
+        // u counted v while est(v) >= est(u); it no longer does if est(u) > h.
+        let est = &self.est;
+        let wake: Vec<Vec<u32>> = dropped
+            .par_chunks((dropped.len() / (8 * rayon::current_num_threads())).max(64))
+            .map(|part| {
+                let mut sc = Scratch::default();
+                let mut out = Vec::new();
+                for &(i, old, h) in part {
+                    g.neighbours(vs[i], bounds[i]..bounds[i + 1], &mut sc);
+                    out.extend(sc.set.iter().copied().filter(|&u| {
+                        let eu = est[u as usize];
+                        eu > h && eu <= old
+                    }));
+                }
+                out
+            })
+            .collect();
+        for u in wake.into_iter().flatten() {
+            self.activate(u);
+        }
+        dropped.len() as u64
+    }
+}
+
+/// The largest h <= `cap` such that at least h of `nbrs` have an estimate
+/// >= h (`counts`: zeroed scratch, left zeroed).
+pub(super) fn h_index(est: &[u32], nbrs: &[u32], cap: u32, counts: &mut Vec<u32>) -> u32 {
+    let k = (nbrs.len() as u64).min(cap as u64) as usize;
+    if k == 0 {
+        return 0;
+    }
+    if counts.len() < k + 1 {
+        counts.resize(k + 1, 0);
+    }
+    let counts = &mut counts[..=k];
+    for &u in nbrs {
+        let e = est[u as usize] as usize;
+        counts[e.min(k)] += 1;
+    }
+    let mut h = 0;
+    let mut at_least = 0u32;
+    for c in (1..=k).rev() {
+        at_least += counts[c];
+        if at_least as usize >= c {
+            h = c as u32;
+            break;
+        }
+    }
+    counts.fill(0);
+    h
+}
