@@ -26,6 +26,7 @@
 //! ([`Store::open`]); [`verify`] also recomputes checksums and invariants.
 
 pub(crate) mod append;
+mod checked;
 pub mod csr;
 pub mod csrcode;
 pub mod csrscan;

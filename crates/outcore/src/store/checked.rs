@@ -1,0 +1,192 @@
+//! Checked reads of store files: every file of an open store is read
+//! against its manifest entry (length and xxh3), whole-file reads hash what
+//! they read and compare at the end, so a damaged degree, order, id or
+//! index file is an error wherever it is read, not only in `verify`.
+
+use super::manifest::{FileEntry, Manifest};
+use crate::error::{Error, IoContext, Result};
+use crate::io::fault::Faulty;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// The files of every store this process opened, by path: the length and
+/// hash each has by its manifest. Whole-file reads ([`read_chunks`],
+/// [`read_u64s`]) of a listed file hash what they read and compare at the
+/// end, so a damaged degree, order, id or index file is an error wherever
+/// it is read, not only in `verify` (issue 12).
+static EXPECTED: std::sync::Mutex<BTreeMap<PathBuf, FileEntry>> =
+    std::sync::Mutex::new(BTreeMap::new());
+
+/// Records the files of the store at `store` as its manifest lists them.
+/// A process that opens many stores in turn (a fuzzer, a long Python
+/// session) forgets the files of stores since removed once the table grows.
+pub(crate) fn expect_files(store: &Path, manifest: &Manifest) {
+    let mut e = EXPECTED.lock().unwrap_or_else(|p| p.into_inner());
+    if e.len() > 4096 {
+        e.retain(|p, _| p.exists());
+    }
+    for (rel, entry) in &manifest.files {
+        e.insert(store.join(rel), entry.clone());
+    }
+}
+
+/// What `path` must hold, when it is a file of an open store.
+pub(crate) fn expected(path: &Path) -> Option<FileEntry> {
+    let e = EXPECTED.lock().unwrap_or_else(|p| p.into_inner());
+    e.get(path).cloned()
+}
+
+/// Checks the length and hash of what was read of `path` against `want`.
+pub(crate) fn check_read(path: &Path, want: &FileEntry, bytes: u64, h: &Xxh3) -> Result<()> {
+    if bytes != want.bytes || format!("{:016x}", h.digest()) != want.xxh3 {
+        return Err(Error::store(
+            path,
+            "does not match its checksum in the manifest: the store is damaged (run `outcore verify`)",
+        ));
+    }
+    Ok(())
+}
+
+/// A store file read front to back in small pieces (a degree, a rank at a
+/// time), hashed as it goes and checked against its manifest entry when
+/// its last byte is read.
+pub(crate) struct CheckedStream {
+    input: std::io::BufReader<Faulty<File>>,
+    path: PathBuf,
+    want: Option<FileEntry>,
+    h: Xxh3,
+    bytes: u64,
+}
+
+impl CheckedStream {
+    pub fn open(path: &Path) -> Result<CheckedStream> {
+        let f = File::open(path).at(path)?;
+        Ok(CheckedStream {
+            input: std::io::BufReader::with_capacity(1 << 16, Faulty(f)),
+            path: path.to_path_buf(),
+            want: expected(path),
+            h: Xxh3::new(),
+            bytes: 0,
+        })
+    }
+
+    /// Fills `buf`; the read that ends the file checks it.
+    pub fn read_exact(&mut self, buf: &mut [u8]) -> Result<()> {
+        self.input.read_exact(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => Error::store(
+                &self.path,
+                "shorter than the vertex count says (run `outcore verify`)",
+            ),
+            _ => Error::io(&self.path, e),
+        })?;
+        if let Some(want) = &self.want {
+            self.h.update(buf);
+            self.bytes += buf.len() as u64;
+            if self.bytes >= want.bytes {
+                check_read(&self.path, want, self.bytes, &self.h)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Streams a file in chunks of whole `unit`-byte records to `f`; a file of
+/// an open store is checked against its manifest entry at the end.
+pub fn read_chunks(path: &Path, unit: usize, f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    match expected(path) {
+        Some(want) => {
+            let mut h = Xxh3::new();
+            let mut bytes = 0u64;
+            read_chunks_unchecked(
+                path,
+                unit,
+                |b| {
+                    h.update(b);
+                    bytes += b.len() as u64;
+                    Ok(())
+                },
+                f,
+            )?;
+            check_read(path, &want, bytes, &h)
+        }
+        None => read_chunks_unchecked(path, unit, |_| Ok(()), f),
+    }
+}
+
+/// [`read_chunks`] without the check; `seen` sees every chunk first.
+fn read_chunks_unchecked(
+    path: &Path,
+    unit: usize,
+    mut seen: impl FnMut(&[u8]) -> Result<()>,
+    mut f: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut file = Faulty(File::open(path).at(path)?);
+    let chunk = (1 << 20) / unit * unit;
+    let mut buf = vec![0u8; chunk];
+    let mut have = 0;
+    loop {
+        let n = file.read(&mut buf[have..]).at(path)?;
+        if n == 0 {
+            break;
+        }
+        have += n;
+        let whole = have / unit * unit;
+        if have == buf.len() {
+            seen(&buf[..whole])?;
+            f(&buf[..whole])?;
+            buf.copy_within(whole..have, 0);
+            have -= whole;
+        }
+    }
+    if have % unit != 0 {
+        return Err(Error::store(
+            path,
+            format!("size is not a multiple of {unit} bytes"),
+        ));
+    }
+    if have > 0 {
+        seen(&buf[..have])?;
+        f(&buf[..have])?;
+    }
+    Ok(())
+}
+
+/// Size and XXH3 of a file, read sequentially.
+pub fn checksum(path: &Path) -> Result<FileEntry> {
+    let mut h = Xxh3::new();
+    let mut bytes = 0u64;
+    read_chunks_unchecked(
+        path,
+        1,
+        |_| Ok(()),
+        |b| {
+            h.update(b);
+            bytes += b.len() as u64;
+            Ok(())
+        },
+    )?;
+    Ok(FileEntry {
+        bytes,
+        xxh3: format!("{:016x}", h.digest()),
+    })
+}
+
+/// Reads a whole little-endian u64 file (small index files only).
+pub fn read_u64s(path: &Path) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    read_chunks(path, 8, |b| {
+        out.extend(
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap())),
+        );
+        Ok(())
+    })?;
+    Ok(out)
+}
