@@ -8,6 +8,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 
 use super::*;
+use crate::ingest::RawEdge;
 
 /// Block sizes every reading test is run with: byte-sized blocks exercise
 /// carrying lines across blocks, the default the fast path.
