@@ -27,14 +27,21 @@
 //! Every buffer is charged to the budget; all I/O goes through the io layer
 //! (io_uring or the pread pool, O_DIRECT); the spill directory is removed
 //! when the run ends, by success, error or Ctrl-C.
+//!
+//! [`run`] drives the supersteps; its settings are in `config.rs`, its
+//! setup (lists, buffers, the init pass) in `setup.rs`, each superstep's
+//! stats in `report.rs`.
 
+mod config;
 mod disk;
 mod grid;
 mod log;
 mod logstep;
 mod merge;
 mod pages;
+mod report;
 mod scatter;
+mod setup;
 mod sizes;
 mod states;
 pub mod triangles;
@@ -43,63 +50,23 @@ mod words;
 
 use crate::engine::planner;
 use crate::engine::state::BLOCK;
-use crate::engine::stats::{IterStats, RunStats};
-use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
+use crate::engine::stats::RunStats;
+use crate::engine::vertex::{Aggregate, Edges, Value, VertexProgram};
 use crate::error::{Error, Result};
-use crate::io::{AlignedBuf, Backend, Reader, ALIGN};
+use crate::io::{AlignedBuf, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
-use crate::store::csrcode::PageDir;
-use crate::store::pagesums::PageSums;
 use crate::store::Store;
+pub use config::ExternalConfig;
 use disk::{align_up, read_exact, write_all, Appender};
 use log::MultiLog;
-use merge::{MergeConfig, MergeCounts};
-use scatter::{coded_bytes, ListFiles, ScatterBufs};
+use merge::MergeConfig;
+use scatter::coded_bytes;
 use sizes::{shares, sizes, SLACK};
 pub use states::ExternalStates;
 use states::SpillDir;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
-
-/// External engine settings (all sizes default to shares of the budget).
-#[derive(Clone, Debug, Default)]
-pub struct ExternalConfig {
-    /// I/O backend (`None`: io_uring when available).
-    pub io: Option<Backend>,
-    /// Where the spill directory goes (default: beside the store).
-    pub tmp_dir: Option<PathBuf>,
-    /// Vertices per interval.
-    pub interval_vertices: Option<u64>,
-    /// Bytes of the message buffer.
-    pub message_buffer: Option<u64>,
-    /// Runs merged at once.
-    pub fan_in: Option<usize>,
-    /// Bytes of each of the two log staging buffers.
-    pub staging: Option<usize>,
-    /// Bytes of log an interval may sort in memory (larger logs are merged
-    /// from disk).
-    pub merge_memory: Option<u64>,
-    /// Bytes of one block of oriented lists in triangle listing.
-    pub triangle_block: Option<u64>,
-    /// Walks per batch when random walks keep their paths.
-    pub walk_batch: Option<u64>,
-    /// Keeps per-vertex arrays on disk even when they would fit in memory
-    /// (tests of the spilling paths).
-    pub force_spill: bool,
-    /// Dense supersteps fold tiles into windows of accumulators instead of
-    /// logging messages (`grid/`): `None` when the planner prices it
-    /// lower, `Some(true)` whenever the program and store allow it,
-    /// `Some(false)` never.
-    pub grid: Option<bool>,
-    /// Most tile blocks of accumulators per grid window (tests of many
-    /// windows; default: what the budget holds).
-    pub grid_window_blocks: Option<u64>,
-    /// With `grid: Some(true)`: grid on even supersteps only, the log on
-    /// odd ones (tests of the switches between them).
-    pub grid_alternate: bool,
-}
 
 /// Runs `prog` for at most `max_steps` supersteps on `store` inside `budget`.
 pub fn run<P: VertexProgram>(
@@ -151,72 +118,14 @@ pub fn run<P: VertexProgram>(
             store.path().display()
         )));
     }
-    let mut lists = Vec::new();
     let dirs: &[&str] = match (prog.edges(), m.directed) {
         (Edges::Both, true) => &["out", "in"],
         _ => &["out"],
     };
-    for d in dirs {
-        let (a, o, w) = crate::store::csr::files(d);
-        let coded = PageDir::load(store, d, budget)?.map(Arc::new);
-        let a = match coded {
-            Some(_) => crate::store::csrcode::files(d).0,
-            None => a,
-        };
-        let sums = |rel: &str| PageSums::load(store, rel, budget);
-        lists.push(ListFiles {
-            coded,
-            adj: reader.open(&store.file(&a))?,
-            off: reader.open(&store.file(&o))?,
-            weights: if weighted {
-                Some(reader.open(&store.file(&w))?)
-            } else {
-                None
-            },
-            sums: [
-                sums(&a)?,
-                sums(&o)?,
-                if weighted { sums(&w)? } else { None },
-            ],
-        });
-    }
+    let lists = setup::open_lists(store, &mut reader, dirs, weighted, budget)?;
     let mut state_buf = AlignedBuf::new(stride as usize, budget, "external engine state")?;
     let mut bits_buf = AlignedBuf::new(bit_stride as usize, budget, "external engine active bits")?;
-    let sbufs = ScatterBufs {
-        off: AlignedBuf::new(
-            ((iv + 1) * 8) as usize + 2 * ALIGN,
-            budget,
-            "external engine offsets",
-        )?,
-        off_held: None,
-        adj: [
-            AlignedBuf::new(sz.chunk, budget, "external engine adjacency")?,
-            AlignedBuf::new(sz.chunk, budget, "external engine adjacency")?,
-        ],
-        wts: if weighted {
-            Some([
-                AlignedBuf::new(2 * sz.chunk, budget, "external engine weights")?,
-                AlignedBuf::new(2 * sz.chunk, budget, "external engine weights")?,
-            ])
-        } else {
-            None
-        },
-        coded: match m.csr.compression {
-            Some(_) => Some([
-                AlignedBuf::new(
-                    coded_bytes(sz.chunk),
-                    budget,
-                    "external engine coded adjacency",
-                )?,
-                AlignedBuf::new(
-                    coded_bytes(sz.chunk),
-                    budget,
-                    "external engine coded adjacency",
-                )?,
-            ]),
-            None => None,
-        },
-    };
+    let sbufs = setup::scatter_bufs(iv, sz.chunk, weighted, m.csr.compression.is_some(), budget)?;
     let stage = Appender::new(logs[0], 0, sz.staging, budget)?;
     let mut mlog = Some(MultiLog::new::<P>(
         sz.messages,
@@ -253,36 +162,29 @@ pub fn run<P: VertexProgram>(
     let mut agg = Aggregate::default();
     // Tile bytes the last grid superstep read per byte its estimate named.
     let mut tile_factor = 1.0f64;
-    {
-        let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
-        let mut ranks = store.rank_reader()?;
-        for i in 0..k {
-            let (lo, hi) = (bounds[i], bounds[i + 1]);
-            let s = state_buf.as_mut_slice();
-            let b = bits_buf.as_mut_slice();
-            b.fill(0);
-            for v in lo..hi {
-                let info = VertexInfo {
-                    v,
-                    rank: ranks.next_rank()?,
-                    out_degree: degs.next_degree()?,
-                };
-                blk_degree[v as usize / BLOCK] += info.out_degree;
-                let (st, act) = prog.init(&info, &mut agg);
-                let x = (v - lo) as usize;
-                st.put(&mut s[x * sbytes..]);
-                if act {
-                    b[x / 8] |= 1 << (x % 8);
-                    active_count[i] += 1;
-                    blk_active[v as usize / BLOCK] += 1;
-                }
-            }
-            let len = align_up(((hi - lo) as usize * sbytes) as u64) as usize;
-            write_all(&mut reader, state_file, i as u64 * stride, &s[..len])?;
-            let blen = align_up((hi - lo).div_ceil(8) as u64) as usize;
-            write_all(&mut reader, bits_file, i as u64 * bit_stride, &b[..blen])?;
-        }
-    }
+    let spill = logstep::Spill {
+        store,
+        bounds: &bounds,
+        state_file,
+        bits_file,
+        stride,
+        bit_stride,
+        lists: &lists,
+        scratch,
+        merge: &sz.merge,
+        resident,
+    };
+    setup::init_states(
+        prog,
+        &mut reader,
+        &spill,
+        &mut state_buf,
+        &mut bits_buf,
+        &mut active_count,
+        &mut blk_active,
+        &mut blk_degree,
+        &mut agg,
+    )?;
 
     let mut stats = RunStats {
         algorithm: prog.name().to_string(),
@@ -313,18 +215,6 @@ pub fn run<P: VertexProgram>(
         stage,
         pages: Vec::new(),
         msgs: Vec::new(),
-    };
-    let spill = logstep::Spill {
-        store,
-        bounds: &bounds,
-        state_file,
-        bits_file,
-        stride,
-        bit_stride,
-        lists: &lists,
-        scratch,
-        merge: &sz.merge,
-        resident,
     };
     while step < max_steps {
         crate::cancel::check()?;
@@ -367,10 +257,7 @@ pub fn run<P: VertexProgram>(
         if use_grid {
             plan.chosen = "external-grid";
         }
-        let mut adj_bytes = 0u64;
-        let mut sparse_intervals = 0u64;
-        let mut scatter_secs = 0.0;
-        let mut mcounts = MergeCounts::default();
+        let mut ls = logstep::LogStep::default();
         let mut next_agg = Aggregate::default();
         let mut gcounts = None;
         if use_grid {
@@ -419,7 +306,7 @@ pub fn run<P: VertexProgram>(
                 )?);
             }
             let mlog = mlog.as_mut().expect("created above");
-            let ls = logstep::superstep(
+            ls = logstep::superstep(
                 &mut reader,
                 prog,
                 &spill,
@@ -432,8 +319,6 @@ pub fn run<P: VertexProgram>(
                 &mut progress,
                 step,
             )?;
-            (adj_bytes, sparse_intervals) = (ls.adj_bytes, ls.sparse_intervals);
-            (scatter_secs, mcounts) = (ls.scatter_secs, ls.merge);
         }
         agg = next_agg;
         let lc = mlog.as_ref().map_or(Default::default(), |l| l.counts);
@@ -442,40 +327,9 @@ pub fn run<P: VertexProgram>(
         let io = reader.stats() - io0;
         let secs = it0.elapsed().as_secs_f64();
         let rec = log::record_bytes::<P::Msg>() as u64;
-        stats.iterations.push(IterStats {
-            iteration: step,
-            seconds: secs,
-            bytes_read: io.bytes_read,
-            bytes_written: io.bytes_written,
-            read_requests: io.requests,
-            edges_processed: gcounts.map_or(lc.messages, |g| g.edges),
-            active_vertices: active_now,
-            io_wait_seconds: io.wait_seconds,
-            compute_seconds: (secs - io.wait_seconds).max(0.0),
-            engine: "external",
-            planner: Some(plan),
-            external: Some(crate::engine::stats::ExternalIter {
-                intervals: k as u64,
-                adjacency_bytes: adj_bytes,
-                log_bytes_raw: lc.messages * rec,
-                log_bytes_reduced: lc.records_written * rec,
-                log_bytes_written: lc.bytes_written,
-                flushes: lc.flushes,
-                merge_levels: mcounts.levels,
-                merge_bytes_written: mcounts.bytes_written,
-                logs_sorted_in_memory: mcounts.in_memory,
-                logs_merged_external: mcounts.external,
-                sparse_intervals,
-                grid_windows: gcounts.map_or(0, |g| g.windows),
-                grid_tile_bytes: gcounts.map_or(0, |g| g.tile_bytes),
-                grid_band: gcounts.is_some_and(|g| g.band),
-                scatter_seconds: gcounts
-                    .map_or(scatter_secs, |g| g.values_seconds + g.fold_seconds),
-                apply_seconds: secs
-                    - gcounts.map_or(scatter_secs, |g| g.values_seconds + g.fold_seconds),
-            }),
-            ..Default::default()
-        });
+        stats.iterations.push(report::iter_stats(
+            step, secs, io, active_now, plan, k, &ls, lc, rec, gcounts,
+        ));
         step += 1;
         progress.tick(|| format!("superstep {step}: {active_next} active"));
         progress.set(step as u64);
