@@ -1,8 +1,8 @@
 //! Store files: checksummed writers, atomic store directories, checked readers.
 
-use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
 pub use super::checked::{checksum, read_chunks, read_u64s};
 pub(crate) use super::checked::{expect_files, CheckedStream};
+use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
 pub use super::placed::PlacedFile;
 use crate::error::{Error, IoContext, Result};
 use std::collections::BTreeMap;
