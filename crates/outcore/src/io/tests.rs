@@ -6,6 +6,7 @@ use crate::mem::Budget;
 use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 const BACKENDS: [Backend; 2] = [Backend::Uring, Backend::Sync];
