@@ -1,4 +1,4 @@
-//! `outcore run`: algorithms on a store (a shell over [`outcore::api::run`]).
+//! `outcore run`: algorithms on a store (a shell over [`outcore::api::run`](mod@outcore::api::run)).
 
 use anyhow::{bail, Result};
 use clap::Args;

@@ -7,7 +7,7 @@
 //! δ(v) = Σ σ(v)/σ(w) (1 + δ(w)) over the successors w of v on shortest
 //! paths; a vertex's centrality is the sum of its dependencies over the
 //! sources, rescaled. Unweighted (hop counts); parallel edges count as
-//! distinct paths and self-loops are ignored. Reference: [`reference`].
+//! distinct paths and self-loops are ignored. Reference: [`reference()`].
 //!
 //! One vertex program over all sources (GraFBoost ran betweenness with
 //! sort-reduce the same way): messages are sums (σ forward along out-edges,

@@ -5,7 +5,7 @@
 //! shortest path when `dist(u) + x == dist(w)` in f64, as NetworkX compares.
 //! Parallel edges on shortest paths are distinct paths; self-loops are
 //! ignored; weights must be non-negative, and a cycle of zero-weight edges
-//! (infinitely many shortest paths) is refused. Reference: [`reference`].
+//! (infinitely many shortest paths) is refused. Reference: [`reference()`].
 //!
 //! Dijkstra's order without a priority queue, in supersteps, per source:
 //! 1. Bellman-Ford: the distances;

@@ -4,7 +4,7 @@
 //! greedy colouring in priority order (largest-log-degree-first, random
 //! within a class, deterministic for a `--seed`; [`crate::algo::priority`]).
 //! A vertex takes the smallest colour no higher-priority neighbour has, so
-//! colours ≤ max degree + 1. Reference: [`reference`] below.
+//! colours ≤ max degree + 1. Reference: [`reference()`] below.
 //!
 //! A vertex program whose messages do not combine (a receiver keeps only
 //! the messages of higher-priority senders; PartitionedVC's grouped

@@ -5,7 +5,7 @@
 //! every higher-priority neighbour has left it; it leaves as soon as one
 //! higher-priority neighbour joins. The result equals the sequential greedy
 //! MIS in priority order ([`crate::algo::priority`]). Reference:
-//! [`reference`] below.
+//! [`reference()`] below.
 //!
 //! A vertex program whose messages do not combine (a receiver keeps only
 //! the messages of higher-priority senders): superstep 0 exchanges keys,

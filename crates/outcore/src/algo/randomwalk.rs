@@ -10,7 +10,7 @@
 //! walks. Deterministic for a seed on any budget and thread count.
 //!
 //! Run by the external engine's walker logs
-//! ([`crate::engine::external::walk`]). Reference: [`reference`] below.
+//! ([`crate::engine::external::walk`]). Reference: [`reference()`] below.
 
 use crate::algo::reference::MemGraph;
 pub use crate::engine::external::walk::{next_move, random_walks, Move, WalkConfig, Walks};

@@ -5,7 +5,7 @@
 //! Out of core by the triangle listing LCC uses
 //! (`engine::external::triangles`: degree-ordered orientation, blocks of
 //! oriented lists that fit the budget, sorted-list intersection), with a
-//! credit of one per corner. Reference: [`reference`] below.
+//! credit of one per corner. Reference: [`reference()`] below.
 
 use crate::engine::external::triangles::{triangle_credits, Credit};
 use crate::engine::external::ExternalConfig;

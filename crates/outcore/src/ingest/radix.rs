@@ -106,7 +106,7 @@ pub fn sort_records_with<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>) {
 
 /// [`sort_records_with`] given the [`KeyBits`] of `buf`'s keys (exactly
 /// theirs: a bit said to vary that does not costs time; one said not to
-/// vary that does leaves the records unsorted; unread below [`SMALL`]
+/// vary that does leaves the records unsorted; unread below `SMALL`
 /// records).
 pub fn sort_records_known<R: Record>(buf: &mut Vec<R>, scratch: &mut Vec<R>, bits: KeyBits) {
     let n = buf.len();

@@ -44,7 +44,7 @@ impl std::fmt::Display for Backend {
 /// reports the short count).
 #[derive(Clone, Copy, Debug)]
 pub struct ReadReq {
-    /// Index from [`Reader::open`].
+    /// Index from [`Reader::open`](super::Reader::open).
     pub file: usize,
     /// Byte offset in the file.
     pub offset: u64,
@@ -64,7 +64,7 @@ unsafe impl Send for ReadReq {}
 /// must be ALIGN-aligned.
 #[derive(Clone, Copy, Debug)]
 pub struct WriteReq {
-    /// Index from [`Reader::create`] (or [`Reader::open`] of a writable file).
+    /// Index from [`Reader::create`](super::Reader::create) (or [`Reader::open`](super::Reader::open) of a writable file).
     pub file: usize,
     /// Byte offset in the file.
     pub offset: u64,
@@ -93,7 +93,7 @@ pub struct Completion {
     /// The request's tag.
     pub tag: u64,
     /// Bytes read (short only at end of file) or written (always all), or the
-    /// error (without the path: see [`Reader::path`]).
+    /// error (without the path: see [`Reader::path`](super::Reader::path)).
     pub result: std::io::Result<usize>,
     /// True for a [`WriteReq`].
     pub write: bool,

@@ -45,9 +45,9 @@
 //! more than it takes to cache every page of the files (so an explicit
 //! `pool_bytes` of 1 GiB on a small store allocates only what it can use).
 //!
-//! Statistics: one [`IterStats`] per phase (bucket); past 10,000 entries,
+//! Statistics: one [`IterStats`](crate::engine::stats::IterStats) per phase (bucket); past 10,000 entries,
 //! neighbouring entries are merged pairwise and later entries cover twice as
-//! many phases, so the list stays bounded ([`IterStats::iteration`] is the
+//! many phases, so the list stays bounded ([`IterStats::iteration`](crate::engine::stats::IterStats::iteration) is the
 //! first phase an entry covers).
 //!
 //! Files: this one holds the settings, the result and the phase loop

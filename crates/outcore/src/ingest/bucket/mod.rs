@@ -10,14 +10,14 @@
 //! keys in one bucket, key order only inside a bucket); every full buffer is
 //! then partitioned stably and appended to the bucket files in large
 //! `O_DIRECT` writes on a background thread while the other buffer fills
-//! ([`spill`]). Reading back loads one bucket at a time, sorts it on both cores while the
+//! (`spill.rs`). Reading back loads one bucket at a time, sorts it on both cores while the
 //! consumer still works on the previous one (a background thread), and hands
 //! the records out. One write and one read per record, no merge heap.
 //! Ordered buckets are counted per cell of their own key range as they
 //! spill, and read back straight into their cells' places, so the sort
-//! only sorts each cell ([`cells`]). A
+//! only sorts each cell (`cells.rs`). A
 //! bucket too large for memory (a flood of one key, a bad sample) is sorted by
-//! the run-merging [`ExternalSorter`] instead: slower, never wrong.
+//! the run-merging [`ExternalSorter`](crate::ingest::sort::ExternalSorter) instead: slower, never wrong.
 //!
 //! Ties keep push order (partitioning and appends are stable, the in-memory
 //! sort is stable), so "last occurrence wins" holds as with the run sorter.

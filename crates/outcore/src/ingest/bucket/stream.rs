@@ -86,9 +86,7 @@ pub struct BucketStats {
     /// when it started one (2: the next-but-one was read while the next
     /// one sorted).
     pub ahead: u64,
-    /// Buckets read straight into their cells' places ([`Cells`]).
-    ///
-    /// [`Cells`]: super::cells::Cells
+    /// Buckets read straight into their cells' places (`cells.rs`).
     pub placed: u64,
     /// Buckets too large to load, distributed again by a nested sorter
     /// (counted at every level).
@@ -356,7 +354,7 @@ impl<R: Record> BucketStream<R> {
     }
 
     /// Says the stream will not be rewound: each bucket's file is deleted
-    /// (in the background, [`crate::ingest::reap`]) once it has been read,
+    /// (in the background, `ingest::reap`) once it has been read,
     /// not all at the end.
     pub fn consume_once(&mut self) {
         self.once = true;

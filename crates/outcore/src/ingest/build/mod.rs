@@ -9,16 +9,16 @@
 //!    ranks sorted by (degree descending, rank ascending) give the dense ids
 //!    (`order.bin`: dense id -> rank, `order.inv`: rank -> dense id). Then
 //!    the stream is rewound. With `--order original` dense id = rank.
-//! 3. **Remap** ([`remap`]): the sorted stream is merged, duplicates collapse to their last
+//! 3. **Remap** (`remap.rs`): the sorted stream is merged, duplicates collapse to their last
 //!    occurrence, ids become dense ids and every edge is counted in its tile
-//!    ([`tiles`]), goes to a sorter in reverse order (directed in-CSR;
+//!    (`tiles.rs`), goes to a sorter in reverse order (directed in-CSR;
 //!    undirected: both directions make the adjacency) and, directed, to the
 //!    out-CSR: straight to its writer when dense ids are ranks (the stream
 //!    is in that order), else through a second sorter.
-//! 4. **Write** ([`write`]; the manifest, [`manifest`]): the sorters feed the CSR writers; tiles are placed at their
+//! 4. **Write** ([`write`]; the manifest, `manifest.rs`): the sorters feed the CSR writers; tiles are placed at their
 //!    counted offsets from the out stream (or, when not counted, sorted).
 //!
-//! Each pass runs as two stages on two threads ([`stages`]).
+//! Each pass runs as two stages on two threads (`stages.rs`).
 //!
 //! Memory: every buffer is charged to one [`Budget`]; inputs many times larger
 //! than the budget spill sorted runs to a scratch directory. The store appears

@@ -32,7 +32,7 @@ pub struct BuildOptions {
     /// The order of dense ids (default: by degree; DESIGN.md, "Dense ids").
     pub order: VertexOrder,
     /// With `order` = degree: fall back to the original order when the
-    /// degrees are not skewed (largest < [`SKEWED`] x mean: no hubs to
+    /// degrees are not skewed (largest < [`SKEWED`](super::SKEWED) x mean: no hubs to
     /// gather, and the ids' own locality is kept) or when the budget cannot
     /// hold the order's 8 bytes per vertex. Default false (the CLI's
     /// `--order auto` sets it).

@@ -34,7 +34,7 @@ pub struct CodedReads {
 
 impl CodedReads {
     /// Bytes of each of `slots` staging buffers for pages of `page_bytes`
-    /// when the budget has `available` bytes left: the longest [`GROUP`]
+    /// when the budget has `available` bytes left: the longest `GROUP`
     /// coded pages, from anywhere in a block, while all of them stay under
     /// a thirty-second of that (a small budget's frames matter more); at
     /// least the longest page.
