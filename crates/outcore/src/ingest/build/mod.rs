@@ -28,11 +28,11 @@ use super::EdgeSource;
 use crate::error::{Error, IoContext, Result};
 use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
-use crate::progress::{Progress, Unit};
+use crate::progress::Progress;
 use crate::store::file::{StoreDir, WriteLe};
 use crate::store::manifest::Manifest;
 pub use crate::store::VertexOrder;
-use crate::store::{IDS_FILE, ORDER_FILE, ORDER_INV_FILE};
+use crate::store::{ORDER_FILE, ORDER_INV_FILE};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -198,10 +198,9 @@ pub use options::{BuildOptions, OrderChoice};
 use distinct::{Dedup, Distinct, RankSpill};
 use named::Ids;
 pub use order::SKEWED;
-use order::{degree_order, note_original_order, or_original_order, OrderMaps};
+use order::{degree_order, note_original_order, OrderMaps};
 use records::{InputEdge, Keyed, Orig, Weight};
 use remap::remap;
-use tiles::TilePlacer;
 
 #[derive(Default)]
 struct Counts {
@@ -255,21 +254,7 @@ fn build<W: Weight, E: InputEdge<W = W>>(
     // A quarter of the budget is held back for the id map; a dense source
     // needs none, but the degree order needs 8 bytes a vertex after the sort.
     if let (Some(n), true) = (dense_n, by_degree) {
-        if n <= u32::MAX as u64 {
-            let fits = budget
-                .require(
-                    &format!("--order degree on {n} vertices"),
-                    &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
-                )
-                .map_err(or_original_order);
-            match fits {
-                Err(Error::Budget(m)) if opts.order_auto => {
-                    note_original_order(&m);
-                    by_degree = false;
-                }
-                r => r?,
-            }
-        }
+        by_degree = order::degree_fits(n, &budget, opts.order_auto)?;
     }
     let held = match dense_n {
         Some(n) if by_degree => (free / 4).max(8 * n),
@@ -422,49 +407,11 @@ fn build<W: Weight, E: InputEdge<W = W>>(
 
     // Phase 4: write tiles and the CSR directions still in sorters.
     let t3 = Instant::now();
-    let mut progress = Progress::bar(
-        "write tiles and adjacency",
-        r.tile_sorter.as_ref().map_or(0, |t| t.len())
-            + r.rev_sorter.len()
-            + r.out_sorter.as_ref().map_or(0, |s| s.len()),
-        Unit::Items,
-    );
-    let tiles = match (r.tile_sorter, r.tile_counts) {
-        (Some(t), _) => write::Tiles::Sorted(t),
-        (None, Some(c)) => write::Tiles::Placed(TilePlacer::new(&mut dir, c, opts.compress)?),
-        (None, None) => unreachable!("tiles are counted or sorted"),
-    };
-    let stats = write::layouts(
-        &mut dir,
-        write::Sorters {
-            tiles,
-            out: r.out_sorter,
-            rev: r.rev_sorter,
-        },
-        geom,
-        n,
-        opts,
-        &mut progress,
-    )?;
-    let tile_stats = stats.tiles;
-    spilled += stats.respilled;
-    let mut stats = stats.csrs;
-    let rev_stats = stats.pop().expect("the reverse direction");
-    let sorted_out_stats = stats.pop();
-    if !idmap.is_identity() {
-        let mut w = dir.file(IDS_FILE)?;
-        idmap.for_each_original_chunk(1 << 16, &mut |ids| w.put_u64s(ids))?;
-        dir.close(w)?;
-    }
-    progress.done(|| format!("{} tiles", tile_stats.tiles));
-    // Scratch files still being deleted count in the build's time.
-    super::reap::wait_removed();
+    let w = write::phase(&mut dir, r, n, opts, &idmap)?;
+    spilled += w.respilled;
     phases.push(("write", t3.elapsed().as_secs_f64()));
+    let (tile_stats, out_stats, in_stats) = (w.tiles, w.out, w.r#in);
 
-    let (out_stats, in_stats) = match r.direct_out_stats.or(sorted_out_stats) {
-        Some(o) => (o, Some(rev_stats)),
-        None => (rev_stats, None),
-    };
     let seconds = start.elapsed().as_secs_f64();
     let manifest = manifest::assemble(manifest::Facts {
         n,

@@ -160,6 +160,29 @@ impl OrderMaps {
     }
 }
 
+/// Whether the degree order of `n` vertices (a dense source: known before
+/// the read) fits the budget: 8 bytes a vertex for the degrees and the
+/// permutation. A refusal is an error, or with `--order auto` a note and
+/// false (the build falls back to the original order).
+pub(super) fn degree_fits(n: u64, budget: &Budget, auto: bool) -> Result<bool> {
+    if n > u32::MAX as u64 {
+        return Ok(true);
+    }
+    let fits = budget
+        .require(
+            &format!("--order degree on {n} vertices"),
+            &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
+        )
+        .map_err(or_original_order);
+    match fits {
+        Err(Error::Budget(m)) if auto => {
+            note_original_order(&m);
+            Ok(false)
+        }
+        r => r.map(|_| true),
+    }
+}
+
 /// `--order auto` falling back from the degree order: says why.
 pub(super) fn note_original_order(why: &str) {
     let note = format!("{why}; building in the original order");

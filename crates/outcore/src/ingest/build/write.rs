@@ -6,16 +6,19 @@
 //! the background) fit together in what the remap's sorters held.
 
 use super::records::{DenseKey, Keyed, Weight};
+use super::remap::Remapped;
 use super::tiles::TilePlacer;
 use super::{BuildOptions, STAGE_BATCH};
 use crate::cancel;
 use crate::error::Result;
 use crate::ingest::bucket::BucketSorter;
+use crate::ingest::idmap::IdMap;
 use crate::ingest::sort::Sorted;
-use crate::progress::Progress;
+use crate::progress::{Progress, Unit};
 use crate::store::csr::{CsrStats, CsrWriter};
-use crate::store::file::StoreDir;
+use crate::store::file::{StoreDir, WriteLe};
 use crate::store::tiles::{TileGeometry, TileStats, TileWriter, TILE_BITS};
+use crate::store::IDS_FILE;
 
 /// How the tiles are written.
 #[allow(clippy::large_enum_variant)] // one per build
@@ -43,6 +46,66 @@ pub(super) struct Written {
     pub csrs: Vec<CsrStats>,
     /// Bytes spilled again where buckets were distributed again.
     pub respilled: u64,
+}
+
+/// What phase 4 wrote: the tiles, the out direction (undirected: the one
+/// adjacency), directed the in direction, and the bytes spilled again.
+pub(super) struct Phase {
+    pub tiles: TileStats,
+    pub out: CsrStats,
+    pub r#in: Option<CsrStats>,
+    pub respilled: u64,
+}
+
+/// Phase 4 of the build: the remap's sorters become the tiles and the CSR
+/// directions not written during the remap; then `ids.bin`, the original
+/// id of every rank, where ids are not already dense.
+pub(super) fn phase<W: Weight>(
+    dir: &mut StoreDir,
+    r: Remapped<W>,
+    n: u64,
+    opts: &BuildOptions,
+    idmap: &IdMap,
+) -> Result<Phase> {
+    let mut progress = Progress::bar(
+        "write tiles and adjacency",
+        r.tile_sorter.as_ref().map_or(0, |t| t.len())
+            + r.rev_sorter.len()
+            + r.out_sorter.as_ref().map_or(0, |s| s.len()),
+        Unit::Items,
+    );
+    let tiles = match (r.tile_sorter, r.tile_counts) {
+        (Some(t), _) => Tiles::Sorted(t),
+        (None, Some(c)) => Tiles::Placed(TilePlacer::new(dir, c, opts.compress)?),
+        (None, None) => unreachable!("tiles are counted or sorted"),
+    };
+    let sorters = Sorters {
+        tiles,
+        out: r.out_sorter,
+        rev: r.rev_sorter,
+    };
+    let stats = layouts(dir, sorters, r.geom, n, opts, &mut progress)?;
+    let mut csrs = stats.csrs;
+    let rev = csrs.pop().expect("the reverse direction");
+    let sorted_out = csrs.pop();
+    if !idmap.is_identity() {
+        let mut w = dir.file(IDS_FILE)?;
+        idmap.for_each_original_chunk(1 << 16, &mut |ids| w.put_u64s(ids))?;
+        dir.close(w)?;
+    }
+    progress.done(|| format!("{} tiles", stats.tiles.tiles));
+    // Scratch files still being deleted count in the build's time.
+    crate::ingest::reap::wait_removed();
+    let (out, r#in) = match r.direct_out_stats.or(sorted_out) {
+        Some(o) => (o, Some(rev)),
+        None => (rev, None),
+    };
+    Ok(Phase {
+        tiles: stats.tiles,
+        out,
+        r#in,
+        respilled: stats.respilled,
+    })
 }
 
 /// Writes the tiles and the CSR directions still in sorters.
