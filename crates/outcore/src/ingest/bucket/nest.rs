@@ -99,8 +99,9 @@ pub(super) fn feed<R: Record>(
     let mut at = 0u64;
     let mut dec = Decoder::new(pack, bucket);
     let mut out: Vec<R> = Vec::with_capacity(FEED / std::mem::size_of::<R>().max(1));
-    // A stretch's records, each at least `min` bytes (one cut by the last
-    // stretch's end is completed by at least one byte of this one).
+    // A stretch decodes to at most `out`'s capacity: every record takes at
+    // least `min_rec_bytes` of it (one cut by the last stretch's end takes
+    // at least one byte of this one and completes with what was carried).
     let stretch = out.capacity() * pack.min_rec_bytes::<R>(bucket);
     // The nested sorter plans its own sorts.
     let mut to = To::Append(KeyBits::default());
@@ -111,7 +112,6 @@ pub(super) fn feed<R: Record>(
         for data in buf.as_slice()[..valid].chunks(stretch) {
             out.clear();
             dec.push(data, &mut out, &mut to);
-            debug_assert!(out.len() <= out.capacity());
             sink(&out)?;
         }
         at += want as u64;
