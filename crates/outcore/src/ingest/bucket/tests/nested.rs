@@ -1,0 +1,197 @@
+//! Nested and distributed-again buckets: sorted inputs, floods of one key, the nested feed, rewinds, buckets deleted as they are read.
+
+use super::*;
+
+#[test]
+fn sorted_inputs_are_distributed_again_and_floods_of_one_key_merged() {
+    // Sorted input: the first buffer's sample covers little of the
+    // range, so the last bucket overflows (199,037 of 200,000 records); a
+    // nested sorter splits it by a sample read across its file into 64
+    // even buckets, each split once more by a sorter of its own (with
+    // their first buffers' samples, the last bucket overflows level after
+    // level until it is merged from runs).
+    for n in [40_000u64, 200_000] {
+        let keys: Vec<u64> = (0..n).map(|i| i * 7).collect();
+        let b = check(&keys, 0, Split::Ordered, Some(1000));
+        assert!(b.records.iter().any(|&r| r > 1024), "{b:?}");
+        assert!(b.nested > 0 && b.merged == 0, "{b:?}");
+        assert!(b.respilled > 0, "{b:?}");
+    }
+    // Descending, and sorted runs repeated (a hashed bucket's records come
+    // sorted, bucket after bucket): equal keys stay in push order.
+    let keys: Vec<u64> = (0..30_000u64).rev().chain(0..30_000).collect();
+    let b = check(&keys, 0, Split::Ordered, Some(1000));
+    assert!(b.nested > 0 && b.merged == 0, "{b:?}");
+    // One key 20,000 times: a bucket no split can divide (its nested
+    // sorter leaves a bucket all of one key).
+    let mut keys = random(20_000, 1 << 30, 5);
+    keys.extend(std::iter::repeat_n(77, 20_000));
+    for split in [Split::Ordered, Split::Hashed] {
+        let b = check(&keys, 0, split, Some(40_000));
+        assert!(b.records.iter().any(|&r| r >= 20_000), "{split:?}: {b:?}");
+        assert!(b.merged > 0 && b.respilled > 0, "{b:?}");
+    }
+}
+
+/// A nested sorter is fed its bucket's file a 4 MiB read at a time, and
+/// each read is decoded a stretch at a time: records packed in a few bytes
+/// (here 7 of the 16 they take in memory) never outgrow the output's place,
+/// as they did (uncharged) when a whole read was decoded at once.
+#[test]
+fn the_nested_feed_decodes_within_its_output() {
+    let n = 1_500_000u64;
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let share = 4 << 20;
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(1000))
+            .unwrap();
+    // Sorted: the last bucket (open above) gets most records.
+    for i in 0..n {
+        s.push(Pair(i, i as u32)).unwrap();
+    }
+    s.park().unwrap();
+    let (b, _) = s.spiller.take().unwrap().finish().unwrap();
+    let big = (0..b.count).max_by_key(|&i| b.records[i]).unwrap();
+    let place = nest::FEED / std::mem::size_of::<Pair>();
+    let rec = b.pack.min_rec_bytes::<Pair>(big);
+    assert!(
+        rec <= 7 && b.pack.len[big] > 2 * nest::FEED as u64,
+        "{rec} {:?}",
+        b.pack.len
+    );
+    let mut seen = Vec::new();
+    let file = (b.files[big].as_path(), b.records[big]);
+    nest::feed::<Pair>(file, (&b.pack, big), (&budget, true), &mut |r| {
+        assert!(
+            r.len() <= place,
+            "{} records at once, place for {place}",
+            r.len()
+        );
+        seen.extend_from_slice(r);
+        Ok(())
+    })
+    .unwrap();
+    // Pushed in key order: cell by cell is push order.
+    assert_eq!(seen.len() as u64, b.records[big]);
+    assert!(seen
+        .windows(2)
+        .all(|w| w[1].0 == w[0].0 + 1 && w[1].1 == w[0].1 + 1));
+}
+
+/// Random inputs of random shapes (sorted stretches, hubs, floods of a
+/// key) through sorters of random small shares: nested or merged, the
+/// stream is the stable sort (checked in [`check`]).
+#[test]
+fn nested_distribution_property() {
+    let sizes = random(12, 60_000, 0x5EED);
+    let mut nested = 0;
+    for round in 0..12 {
+        let n = 20_000 + sizes[round] as usize;
+        let r = random(n, u64::MAX >> 20, round as u64);
+        let keys: Vec<u64> = (0..n as u64)
+            .zip(&r)
+            .map(|(i, &x)| match round % 4 {
+                0 => i / 3,
+                1 => (i % 5_000) * 1_000 + x % 1_000,
+                2 if x % 4 == 0 => 42,
+                2 => x % (1 << 20),
+                _ => i * (1 << 40) / n as u64,
+            })
+            .collect();
+        let bytes = [0, 64 << 10, 160 << 10][round % 3];
+        let b = check(&keys, bytes, Split::Ordered, Some((n / 8) as u64));
+        nested += b.nested;
+    }
+    assert!(nested > 0, "no bucket was nested");
+}
+
+/// `keys` (tagged with their push order) through an ordered sorter of the
+/// smallest share, spilled in `dir`; the stream, and the stable sort.
+fn smallest_share(
+    keys: &[u64],
+    dir: &std::path::Path,
+    budget: &Budget,
+    expected: u64,
+) -> (Sorted<Pair>, Vec<Pair>) {
+    let mut s =
+        BucketSorter::<Pair>::new("t", dir, budget, 0, Split::Ordered, Some(expected)).unwrap();
+    let pairs: Vec<Pair> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| Pair(k, i as u32))
+        .collect();
+    s.extend(pairs.iter().copied()).unwrap();
+    let mut expect = pairs;
+    expect.sort_by_key(|p| p.0);
+    (s.finish().unwrap(), expect)
+}
+
+/// A stream said to be consumed once deletes each bucket's file as soon as
+/// the bucket has been read (the rest stay until they are), and still hands
+/// every record out in order.
+#[test]
+fn a_stream_consumed_once_deletes_buckets_as_they_are_read() {
+    let keys = random(60_000, 1 << 40, 11);
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let (mut sorted, expect) = smallest_share(&keys, dir.path(), &budget, keys.len() as u64);
+    sorted.consume_once();
+    let files = || std::fs::read_dir(dir.path()).unwrap().count();
+    let buckets = files();
+    assert!(buckets > 4, "{buckets} buckets");
+    let mut got = Vec::new();
+    // The first bucket's records: its file goes; the loader reads at most
+    // two ahead, so most files are still there.
+    let first = sorted.bucket_stats().unwrap().records[0] as usize;
+    while got.len() < first {
+        got.push(sorted.next_record().unwrap().unwrap());
+    }
+    crate::ingest::reap::wait_removed();
+    let left = files();
+    assert!(left < buckets, "no file deleted after the first bucket");
+    assert!(left >= buckets - 3, "{left} of {buckets} files left");
+    while let Some(r) = sorted.next_record().unwrap() {
+        got.push(r);
+    }
+    crate::ingest::reap::wait_removed();
+    assert_eq!(files(), 0, "files left once every bucket was read");
+    assert_eq!(got, expect);
+}
+
+/// A stream rewound nests its oversized buckets again while the first
+/// nesting's files still wait for the reaper (held here until the second
+/// nesting has written its files): the late deletions must not take the
+/// new files (they did when a nested sorter's files were named after the
+/// bucket alone, a "No such file" in the second pass).
+#[test]
+fn a_rewound_stream_nests_again_under_new_names() {
+    // Descending: the first buffer holds the top of the range, so the
+    // first bucket overflows and is nested as soon as the stream starts.
+    let n = 200_000u64;
+    let keys: Vec<u64> = (0..n).rev().map(|i| i * 7).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let budget = Budget::new(1 << 30);
+    let (mut sorted, expect) = smallest_share(&keys, dir.path(), &budget, 1000);
+    let held = crate::ingest::reap::HOLD.lock().unwrap();
+    let mut first = Vec::new();
+    while let Some(r) = sorted.next_record().unwrap() {
+        first.push(r);
+    }
+    assert_eq!(first, expect);
+    let b = sorted.bucket_stats().unwrap();
+    assert!(b.nested > 0 && b.records[0] > n / 2, "{b:?}");
+    sorted.rewind().unwrap();
+    // The first record: the first bucket is nested again, its files
+    // written; now the first pass's deletions run.
+    let mut again = vec![sorted.next_record().unwrap().unwrap()];
+    drop(held);
+    crate::ingest::reap::wait_removed();
+    while let Some(r) = sorted.next_record().unwrap() {
+        again.push(r);
+    }
+    assert_eq!(again, expect);
+    drop(sorted);
+    crate::ingest::reap::wait_removed();
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
