@@ -127,6 +127,7 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         compress: store.compress.is_some(),
         csr_code: store.compress.unwrap_or_default(),
         sort_buffer_cap: store.sort_buffer,
+        csr_id_bytes: store.csr_id_bytes,
         ..BuildOptions::default()
     };
     store.order.apply(&mut opts);

@@ -69,6 +69,10 @@ pub struct StoreArgs {
     /// spills as a large one would.
     #[arg(long, hide = true, value_parser = parse_size)]
     pub sort_buffer: Option<u64>,
+    /// Tests: bytes a CSR neighbour id takes, 4 or 8 (the wide layout,
+    /// store format version 2, that ids beyond 2^32 will need).
+    #[arg(long, hide = true, default_value_t = 4)]
+    pub csr_id_bytes: u64,
     /// Tiles per physical group side (power of two).
     #[arg(long, default_value_t = outcore::store::tiles::DEFAULT_GROUP_TILES)]
     pub group_tiles: u32,

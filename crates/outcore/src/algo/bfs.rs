@@ -230,7 +230,7 @@ pub fn bfs_planned(
     let mut select = SelectEngine::new(store, "out", false, budget, &select_cfg)?;
     let model = CostModel::for_store(store);
     let page = m.csr.page_bytes;
-    let slots_per_page = page / 4;
+    let slots_per_page = m.slot_width().per_page(page);
     let mut stats = match &stream {
         Some(s) => s.new_stats(),
         None => RunStats::default(),

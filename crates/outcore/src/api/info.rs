@@ -91,6 +91,7 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         },
         "csr": {
             "page_bytes": m.csr.page_bytes,
+            "id_bytes": m.csr.id_bytes,
             "out_bytes": csr_out,
             "in_bytes": csr_in,
             "bytes_per_edge": (csr_out + csr_in) as f64 / e,

@@ -151,13 +151,16 @@ pub fn run<P: VertexProgram>(
             let Some(deg) = &deg else {
                 // No degrees held (APPLY_ALL): the bound every list's
                 // ceil(d / slots per page) <= d / slots per page + 1 gives.
-                let adj = m.csr.out_slots / (page / 4) + sending;
+                let adj = m.csr.out_slots / m.slot_width().per_page(page) + sending;
                 return (adj + (n * 8).div_ceil(page)) * lists;
             };
             let mut pages = 0u64;
             let mut last_off = u64::MAX;
             for v in st.senders() {
-                pages += deg.get(v as usize).div_ceil(page / 4).max(1);
+                pages += deg
+                    .get(v as usize)
+                    .div_ceil(m.slot_width().per_page(page))
+                    .max(1);
                 let op = v as u64 * 8 / page;
                 if op != last_off {
                     pages += 1;

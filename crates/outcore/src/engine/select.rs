@@ -14,7 +14,7 @@ use crate::io::calibrate;
 use crate::io::{Backend, Reader};
 use crate::mem::bufpool::{BufferPool, PoolStats};
 use crate::mem::Budget;
-use crate::store::csr::{files, PAD};
+use crate::store::csr::{files, SlotWidth, PAD};
 use crate::store::csrcode::{CodedReads, PageDir};
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
@@ -61,6 +61,8 @@ pub struct SelectEngine {
     paths: [std::path::PathBuf; 2],
     /// Slots of a coded adjacency (its file's length says nothing of them).
     adj_slots: Option<u64>,
+    /// Bytes a slot of the plain adjacency takes.
+    width: SlotWidth,
 }
 
 /// Reads in flight of the select engine on `store`: `depth`, else the
@@ -196,6 +198,7 @@ impl SelectEngine {
             pages_touched: 0,
             paths,
             adj_slots: adj_pages.map(|p| p * (page_bytes / 4)),
+            width: m.slot_width(),
         })
     }
 
@@ -260,7 +263,7 @@ impl SelectEngine {
         // the adjacency file is a corrupted store, never a wrong answer.
         let slots = self
             .adj_slots
-            .unwrap_or_else(|| self.reader.file_len(self.adj_file) / 4);
+            .unwrap_or_else(|| self.reader.file_len(self.adj_file) / self.width.bytes());
         if let Some(&(s, e)) = out.iter().find(|&&(s, e)| s > e || e > slots) {
             return Err(Error::store(
                 &self.paths[1],
@@ -356,7 +359,8 @@ impl SelectEngine {
         mut f: impl FnMut(u32, u64, u64, &[u32]) -> Result<()>,
     ) -> Result<()> {
         let ranges = self.ranges(vs)?;
-        let slots_per_page = self.page_bytes / 4;
+        let width = self.width;
+        let slots_per_page = width.per_page(self.page_bytes);
         // (page, vertex index) for every page of every list.
         let mut touch: Vec<(u64, u32)> = Vec::new();
         for (i, &(s, e)) in ranges.iter().enumerate() {
@@ -380,13 +384,24 @@ impl SelectEngine {
                 for &(_, i) in &touch[lo..hi] {
                     let (s, e) = ranges[i as usize];
                     let (a, b) = (s.max(first) - first, e.min(first + slots_per_page) - first);
-                    let words = &bytes[(a * 4) as usize..(b * 4) as usize];
                     list.clear();
-                    list.extend(
-                        words
-                            .chunks_exact(4)
-                            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
-                    );
+                    if width == SlotWidth::Narrow {
+                        let words = &bytes[(a * 4) as usize..(b * 4) as usize];
+                        list.extend(
+                            words
+                                .chunks_exact(4)
+                                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+                        );
+                    }
+                    for k in (a..b).filter(|_| width == SlotWidth::Wide) {
+                        let Some(u) = width.get(bytes, k as usize) else {
+                            return Err(Error::store(
+                                adj_path,
+                                format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i as usize]),
+                            ));
+                        };
+                        list.push(u);
+                    }
                     while list.last() == Some(&PAD) {
                         list.pop();
                     }

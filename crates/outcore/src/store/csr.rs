@@ -3,7 +3,9 @@
 //! `csr/{out,in}.adj` holds u32 neighbour ids in pages of `page_bytes`; a list
 //! that fits in one page never straddles two (the select engine then reads one
 //! page for it), a longer list starts on a page boundary and spans consecutive
-//! pages; unused slots hold `u32::MAX`. `csr/{out,in}.off` holds n + 1 u64 slot
+//! pages; unused slots hold `u32::MAX`. A wide store (`csr.id_bytes` 8 in the
+//! manifest, format version 2) holds u64 slots instead, padding `u64::MAX`:
+//! the layout dense ids beyond 2^32 need ([`SlotWidth`]). `csr/{out,in}.off` holds n + 1 u64 slot
 //! offsets (the last is the slot count); a list's length is its degree.
 //! Lists are sorted and free of duplicates. `weights/{out,in}.f64` is aligned
 //! slot by slot with the adjacency (padding slots hold 0).
@@ -19,6 +21,68 @@ use crate::error::Result;
 pub const DEFAULT_PAGE_BYTES: u64 = 4096;
 /// The value of padding slots.
 pub const PAD: u32 = u32::MAX;
+
+/// Bytes a slot of `csr/{dir}.adj` takes: 4 (u32 ids, every store built
+/// before format version 2) or 8 (u64 ids, padding `u64::MAX`). Readers
+/// hand out u32 ids either way: a wide slot holding an id of 2^32 or more
+/// is refused ([`SlotWidth::get`]) until the engines take wider ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotWidth {
+    Narrow,
+    Wide,
+}
+
+impl SlotWidth {
+    /// The width of a manifest's `csr.id_bytes`; `None` for any other value.
+    pub fn of_id_bytes(b: u64) -> Option<SlotWidth> {
+        match b {
+            4 => Some(SlotWidth::Narrow),
+            8 => Some(SlotWidth::Wide),
+            _ => None,
+        }
+    }
+
+    /// Bytes a slot takes.
+    #[inline]
+    pub fn bytes(self) -> u64 {
+        match self {
+            SlotWidth::Narrow => 4,
+            SlotWidth::Wide => 8,
+        }
+    }
+
+    /// Slots in a page of `page_bytes`.
+    #[inline]
+    pub fn per_page(self, page_bytes: u64) -> u64 {
+        page_bytes / self.bytes()
+    }
+
+    /// Slot `i` of `bytes` (slots of this width, little-endian): an id, or
+    /// [`PAD`] for padding; `None` for a wide slot beyond u32 ids (read as
+    /// a corrupted store: no store of this version holds one).
+    #[inline]
+    pub fn get(self, bytes: &[u8], i: usize) -> Option<u32> {
+        match self {
+            SlotWidth::Narrow => Some(u32::from_le_bytes(
+                bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"),
+            )),
+            SlotWidth::Wide => narrow(u64::from_le_bytes(
+                bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"),
+            )),
+        }
+    }
+}
+
+/// A wide slot as a u32 id: `u64::MAX` is padding ([`PAD`]), ids below
+/// `u32::MAX` stay; `None` for the rest.
+#[inline]
+pub fn narrow(x: u64) -> Option<u32> {
+    match x {
+        u64::MAX => Some(PAD),
+        x if x < PAD as u64 => Some(x as u32),
+        _ => None,
+    }
+}
 
 /// Paths of one direction: adjacency, offsets, weights.
 pub fn files(which: &str) -> (String, String, String) {
@@ -43,6 +107,9 @@ pub struct CsrStats {
 pub struct CsrWriter {
     n: u64,
     page_slots: u64,
+    width: SlotWidth,
+    /// Wide slots on their way to the file.
+    wide_buf: Vec<u64>,
     adj: DataWriter,
     off: DataWriter,
     weights: Option<DataWriter>,
@@ -81,7 +148,9 @@ impl CsrWriter {
         page_bytes: u64,
         weighted: bool,
         compress: Option<super::csrcode::Code>,
+        width: SlotWidth,
     ) -> Result<CsrWriter> {
+        debug_assert!(compress.is_none() || width == SlotWidth::Narrow);
         let (a, o, w) = files(which);
         let (adz, pgi) = super::csrcode::files(which);
         let coded = match compress {
@@ -96,7 +165,9 @@ impl CsrWriter {
         };
         Ok(CsrWriter {
             n,
-            page_slots: page_bytes / 4,
+            page_slots: width.per_page(page_bytes),
+            width,
+            wide_buf: Vec::new(),
             adj: dir.paged_file(if compress.is_some() { &adz } else { &a })?,
             off: dir.paged_file(&o)?,
             weights: if weighted {
@@ -269,6 +340,17 @@ impl CsrWriter {
             c.dir.put_u64s(&c.offsets)?;
             c.offsets.clear();
             self.adj_buf.drain(..whole);
+        } else if self.width == SlotWidth::Wide {
+            self.wide_buf.clear();
+            self.wide_buf.extend(self.adj_buf.iter().map(|&x| {
+                if x == PAD {
+                    u64::MAX
+                } else {
+                    x as u64
+                }
+            }));
+            self.adj.put_u64s(&self.wide_buf)?;
+            self.adj_buf.clear();
         } else {
             self.adj.put_u32s(&self.adj_buf)?;
             self.adj_buf.clear();
@@ -322,7 +404,7 @@ mod tests {
     fn write(lists: &[(u32, Vec<u32>)], cuts: Option<&[usize]>, n: u64) -> Vec<Vec<u8>> {
         let d = tempfile::tempdir().unwrap();
         let mut dir = StoreDir::create(&d.path().join("g.oc"), false).unwrap();
-        let mut w = CsrWriter::new(&mut dir, "out", n, 64, true, None).unwrap();
+        let mut w = CsrWriter::new(&mut dir, "out", n, 64, true, None, SlotWidth::Narrow).unwrap();
         for (k, (v, ns)) in lists.iter().enumerate() {
             let ws: Vec<f64> = ns.iter().map(|&x| x as f64 + 0.5).collect();
             match cuts {

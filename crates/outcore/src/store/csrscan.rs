@@ -3,7 +3,7 @@
 //! ([`super::pagesums`]) before use, and coded adjacency pages
 //! ([`super::csrcode`]) are decoded, so a scan sees the plain slots.
 
-use super::csr::{files, PAD};
+use super::csr::{files, SlotWidth, PAD};
 use super::csrcode::{self, PageDir};
 use super::pagesums::{PageSums, PAGE_BYTES};
 use super::Store;
@@ -123,10 +123,24 @@ struct Decoding {
     scratch: Vec<u8>,
 }
 
-/// The slots of one adjacency file: read plainly, or coded pages decoded.
+/// The slots of one adjacency file: read plainly (4 or 8 bytes a slot),
+/// or coded pages decoded.
 struct Slots {
     r: CheckedReader,
     coded: Option<Decoding>,
+    width: SlotWidth,
+}
+
+/// Padding as [`Slots::next`] gives it, whatever the slot width.
+const WIDE_PAD: u64 = u64::MAX;
+
+/// A narrow slot as [`Slots::next`] gives it.
+fn widen(x: u32) -> u64 {
+    if x == PAD {
+        WIDE_PAD
+    } else {
+        x as u64
+    }
 }
 
 impl Slots {
@@ -135,6 +149,7 @@ impl Slots {
             return Ok(Slots {
                 r: CheckedReader::open(store, &files(which).0)?,
                 coded: None,
+                width: store.manifest().slot_width(),
             });
         };
         let page = vec![0u8; store.manifest().csr.page_bytes as usize];
@@ -147,6 +162,7 @@ impl Slots {
                 page,
                 scratch: Vec::new(),
             }),
+            width: SlotWidth::Narrow,
         })
     }
 
@@ -154,10 +170,13 @@ impl Slots {
         &self.r.path
     }
 
-    /// The next slot, or `None` at the end.
-    fn next(&mut self) -> Result<Option<u32>> {
+    /// The next slot (padding as [`WIDE_PAD`]), or `None` at the end.
+    fn next(&mut self) -> Result<Option<u64>> {
         let Some(d) = &mut self.coded else {
-            return Ok(self.r.next::<4>()?.map(u32::from_le_bytes));
+            return Ok(match self.width {
+                SlotWidth::Narrow => self.r.next::<4>()?.map(|b| widen(u32::from_le_bytes(b))),
+                SlotWidth::Wide => self.r.next::<8>()?.map(u64::from_le_bytes),
+            });
         };
         if d.pos == d.page.len() {
             if d.next == d.dir.pages() {
@@ -172,13 +191,14 @@ impl Slots {
         }
         let x = u32::from_le_bytes(d.page[d.pos..d.pos + 4].try_into().expect("4 bytes"));
         d.pos += 4;
-        Ok(Some(x))
+        Ok(Some(widen(x)))
     }
 }
 
 /// Scans one CSR direction (`"out"` or `"in"`), calling
 /// `f(vertex, slot_offset, neighbour, weight)` for every entry; padding slots
-/// are skipped (and must hold the padding value).
+/// are skipped (and must hold the padding value). Neighbours come as the
+/// slots hold them, wide ones whole: the caller checks them against n.
 pub fn scan_csr(
     store: &Store,
     which: &str,
@@ -214,7 +234,7 @@ pub fn scan_csr(
                 Some(r) => f64::from_le_bytes(r.req()?),
                 None => 1.0,
             };
-            if x == PAD {
+            if x == WIDE_PAD {
                 padding = true;
             } else if padding {
                 return Err(Error::store(
@@ -222,7 +242,7 @@ pub fn scan_csr(
                     format!("the list of vertex {v} has a gap at slot {slot}"),
                 ));
             } else {
-                f(v, slot, x as u64, wt)?;
+                f(v, slot, x, wt)?;
             }
             slot += 1;
         }

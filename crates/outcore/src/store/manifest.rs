@@ -7,8 +7,12 @@ use std::path::Path;
 
 /// The format name written in every manifest.
 pub const FORMAT_NAME: &str = "outcore-store";
-/// The store format version this build reads and writes.
+/// The store format version this build writes for stores of 4-byte CSR
+/// ids (every store before wide ids).
 pub const FORMAT_VERSION: u32 = 1;
+/// The version of a wide store (`csr.id_bytes` 8): readers that predate it
+/// refuse it instead of reading its 8-byte slots as two ids each.
+pub const WIDE_FORMAT_VERSION: u32 = 2;
 /// The manifest's file name inside a store directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -69,7 +73,7 @@ pub struct CsrInfo {
     /// Page size the adjacency is packed to: a list that fits a page never
     /// straddles two; a longer one starts on a page boundary.
     pub page_bytes: u64,
-    /// Bytes per neighbour id (4).
+    /// Bytes per neighbour id: 4, or 8 in a wide store (format version 2).
     pub id_bytes: u64,
     /// Slots (neighbours plus padding) in `csr/out.adj`.
     pub out_slots: u64,
@@ -218,6 +222,43 @@ fn self_hash(text: &[u8], field: &str) -> Option<String> {
 }
 
 impl Manifest {
+    /// The CSR's slot width (checked when the manifest was read).
+    pub fn slot_width(&self) -> crate::store::csr::SlotWidth {
+        crate::store::csr::SlotWidth::of_id_bytes(self.csr.id_bytes)
+            .unwrap_or(crate::store::csr::SlotWidth::Narrow)
+    }
+
+    /// The format version a store of this CSR width is written as.
+    pub fn version_for(id_bytes: u64) -> u32 {
+        if id_bytes == 8 {
+            WIDE_FORMAT_VERSION
+        } else {
+            FORMAT_VERSION
+        }
+    }
+
+    /// `csr.id_bytes` is 4 or 8, matches the format version, and a wide
+    /// CSR is not coded (no code of this version writes 8-byte ids).
+    fn check_id_bytes(&self, dir: &Path) -> Result<()> {
+        let b = self.csr.id_bytes;
+        let why = if crate::store::csr::SlotWidth::of_id_bytes(b).is_none() {
+            format!("CSR ids of {b} bytes (4 or 8 are known)")
+        } else if Self::version_for(b) != self.format_version {
+            format!(
+                "CSR ids of {b} bytes in a store of format version {}",
+                self.format_version
+            )
+        } else if b == 8 && self.csr.compression.is_some() {
+            "a coded CSR of 8-byte ids".to_string()
+        } else {
+            return Ok(());
+        };
+        Err(Error::store(
+            dir,
+            format!("the manifest says {why}: the store is damaged"),
+        ))
+    }
+
     /// Reads and checks the manifest of the store at `dir`.
     pub fn read(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
@@ -243,17 +284,19 @@ impl Manifest {
             ));
         }
         let version = value.get("format_version").and_then(|v| v.as_u64());
-        if version != Some(FORMAT_VERSION as u64) {
+        let known = [FORMAT_VERSION as u64, WIDE_FORMAT_VERSION as u64];
+        if !version.is_some_and(|v| known.contains(&v)) {
             return Err(Error::store(
                 dir,
                 format!(
-                    "format version {} is not supported (this outcore reads version {FORMAT_VERSION}); rebuild the store",
+                    "format version {} is not supported (this outcore reads versions {FORMAT_VERSION} and {WIDE_FORMAT_VERSION}); rebuild the store",
                     version.map_or("unknown".to_string(), |v| v.to_string())
                 ),
             ));
         }
         let mut m: Manifest = serde_json::from_value(value)
             .map_err(|e| Error::store(dir, format!("manifest.json is damaged: {e}")))?;
+        m.check_id_bytes(dir)?;
         if let Some(c) = m.checksum.take() {
             let body = text.strip_suffix(b"\n").unwrap_or(&text);
             let field = format!("\"checksum\": \"{c}\"");

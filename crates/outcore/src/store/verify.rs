@@ -187,7 +187,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     } else {
         &[("out", &out_deg)]
     };
-    let page_slots = m.csr.page_bytes / 4;
+    let page_slots = m.slot_width().per_page(m.csr.page_bytes);
     for &(which, expect) in dirs {
         let (adj, off, _) = super::csr::files(which);
         let mut cur: Option<(u64, u64, u64)> = None; // vertex, first slot, last neighbour

@@ -30,7 +30,7 @@ use std::path::Path;
 
 /// Random edges on `0..n`: a fifth leave hub 3 (a list over many pages),
 /// a tenth stay among the first 50 vertices (small gaps).
-fn edges_of(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
+pub(crate) fn edges_of(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
     let mut r = Rng::new(seed);
     (0..m)
         .map(|i| {
@@ -44,7 +44,12 @@ fn edges_of(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
         .collect()
 }
 
-fn store_in(dir: &Path, n: u64, edges: &[(u64, u64, f64)], opts: &BuildOptions) -> Store {
+pub(crate) fn store_in(
+    dir: &Path,
+    n: u64,
+    edges: &[(u64, u64, f64)],
+    opts: &BuildOptions,
+) -> Store {
     outcore::progress::set_quiet(true);
     std::fs::create_dir_all(dir).unwrap();
     let mut src = outcore::ingest::VecSource::new(edges.iter().copied());
@@ -142,7 +147,7 @@ fn page_edges_and_extreme_ids() {
     }
 }
 
-fn close(a: f64, e: f64) -> bool {
+pub(crate) fn close(a: f64, e: f64) -> bool {
     (a - e).abs() <= 1e-9 * e.abs().max(1e-300)
 }
 

@@ -24,3 +24,4 @@ mod string_ids;
 mod triangles;
 mod vertex_order;
 mod walks;
+mod wide_csr;

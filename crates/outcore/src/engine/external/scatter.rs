@@ -8,13 +8,11 @@
 use super::disk::{read_exact, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
-use crate::store::csr::PAD;
+use crate::store::csr::{SlotWidth, PAD};
 use crate::store::csrcode::{read_bytes, PageDir};
 use crate::store::pagesums::{check, PageSums};
 use std::sync::Arc;
 
-/// Slots of a 4 KiB adjacency page.
-pub const SLOTS_PER_PAGE: u64 = (ALIGN / 4) as u64;
 /// Unread pages between two lists that one read still covers.
 const GAP_PAGES: u64 = 16;
 
@@ -38,6 +36,8 @@ pub struct ListFiles {
     pub sums: [Option<Arc<PageSums>>; 3],
     /// A coded adjacency (`adj` is then its `.adz`): its page directory.
     pub coded: Option<Arc<PageDir>>,
+    /// Bytes a plain adjacency slot takes.
+    pub width: SlotWidth,
 }
 
 /// Buffers reused across intervals.
@@ -126,6 +126,10 @@ pub fn for_each_edge(
     }
     let offs = &off_buf.as_slice()[skip..skip + (len + 1) * 8];
     let off = |x: usize| u64::from_le_bytes(offs[x * 8..x * 8 + 8].try_into().expect("8 bytes"));
+    // Slots of a 4 KiB adjacency page, and weight pages per adjacency page.
+    let width = files.width;
+    let per_page = width.per_page(ALIGN as u64);
+    let wpp = (8 / width.bytes()) as usize;
     let chunk_pages = (adj_bufs[0].len() / ALIGN) as u64;
     let mut cursor = (0usize, 0u64);
     let plan_next = |cursor: &mut (usize, u64)| -> Option<Plan> {
@@ -138,7 +142,7 @@ pub fn for_each_edge(
             *cursor = (len, 0);
             return None;
         }
-        let p0 = off(v).max(from) / SLOTS_PER_PAGE;
+        let p0 = off(v).max(from) / per_page;
         let limit = p0 + chunk_pages;
         let (v0, mut p1) = (v, p0);
         while v < len {
@@ -148,7 +152,7 @@ pub fn for_each_edge(
                 continue;
             }
             let (s, e) = (off(v).max(from), off(v + 1));
-            let (ps, pe) = (s / SLOTS_PER_PAGE, e.div_ceil(SLOTS_PER_PAGE));
+            let (ps, pe) = (s / per_page, e.div_ceil(per_page));
             if p1 > p0 && ps > p1 + GAP_PAGES {
                 break;
             }
@@ -161,7 +165,7 @@ pub fn for_each_edge(
             // The list runs past this read: take its pages up to the limit
             // and continue it in the next read.
             if ps < limit {
-                *cursor = (v, limit * SLOTS_PER_PAGE);
+                *cursor = (v, limit * per_page);
                 return Some(Plan {
                     p0,
                     p1: limit,
@@ -200,8 +204,8 @@ pub fn for_each_edge(
         if let (Some(w), Some(wb)) = (files.weights, wts_bufs.as_mut()) {
             reqs.push(ReadReq {
                 file: w,
-                offset: p.p0 * 2 * ALIGN as u64,
-                len: 2 * pages * ALIGN,
+                offset: p.p0 * (wpp * ALIGN) as u64,
+                len: wpp * pages * ALIGN,
                 buf: wb[i].as_mut_ptr(),
                 tag: (1 << 41) + 2 * i as u64 + 1,
             });
@@ -255,7 +259,7 @@ pub fn for_each_edge(
                     let b = wb[slot].as_slice();
                     check(
                         &files.sums[2],
-                        p.p0 * 2 * ALIGN as u64,
+                        p.p0 * (wpp * ALIGN) as u64,
                         &b[..n.min(b.len())],
                     )?;
                     Some(b)
@@ -270,16 +274,26 @@ pub fn for_each_edge(
                     &adj[..got.min(adj.len())],
                 )?;
             }
-            let base = p.p0 * SLOTS_PER_PAGE;
-            let top = base + (got as u64 / 4).min(pages as u64 * SLOTS_PER_PAGE);
+            let base = p.p0 * per_page;
+            let top = base + (got as u64 / width.bytes()).min(pages as u64 * per_page);
             for v in p.v0..p.v1 {
                 if !sends(v) {
                     continue;
                 }
                 let (s, e) = (off(v).max(base), off(v + 1).min(top));
                 for x in s..e {
-                    let i = ((x - base) * 4) as usize;
-                    let d = u32::from_le_bytes(adj[i..i + 4].try_into().expect("4 bytes"));
+                    let i = (x - base) as usize;
+                    let d = match width {
+                        SlotWidth::Narrow => {
+                            u32::from_le_bytes(adj[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+                        }
+                        SlotWidth::Wide => width.get(adj, i).ok_or_else(|| {
+                            Error::Invalid(format!(
+                                "{}: slot {x} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)",
+                                reader.path(files.adj).display()
+                            ))
+                        })?,
+                    };
                     if d == PAD {
                         continue;
                     }

@@ -36,6 +36,7 @@ pub(super) fn open_lists(
         };
         let sums = |rel: &str| PageSums::load(store, rel, budget);
         lists.push(ListFiles {
+            width: store.manifest().slot_width(),
             coded,
             adj: reader.open(&store.file(&a))?,
             off: reader.open(&store.file(&o))?,

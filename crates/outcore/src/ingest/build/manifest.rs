@@ -2,9 +2,7 @@
 
 use super::{BuildOptions, Counts};
 use crate::store::csr::CsrStats;
-use crate::store::manifest::{
-    BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME, FORMAT_VERSION,
-};
+use crate::store::manifest::{BuildInfo, CsrInfo, DegreeInfo, Manifest, TileInfo, FORMAT_NAME};
 use crate::store::tiles::{TileGeometry, TileStats, TILE_BITS};
 use crate::store::VertexOrder;
 
@@ -31,7 +29,7 @@ pub(super) struct Facts<'a> {
 pub(super) fn assemble(f: Facts) -> Manifest {
     Manifest {
         format: FORMAT_NAME.into(),
-        format_version: FORMAT_VERSION,
+        format_version: Manifest::version_for(f.opts.csr_id_bytes),
         num_vertices: f.n,
         num_edges: f.counts.edges,
         num_self_loops: f.counts.self_loops,
@@ -59,7 +57,7 @@ pub(super) fn assemble(f: Facts) -> Manifest {
         },
         csr: CsrInfo {
             page_bytes: f.opts.page_bytes,
-            id_bytes: 4,
+            id_bytes: f.opts.csr_id_bytes,
             out_slots: f.out.slots,
             out_entries: f.out.entries,
             in_slots: f.r#in.map_or(0, |s| s.slots),

@@ -4,7 +4,7 @@ use super::{VertexOrder, MIN_MEMORY};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::size::format_size;
-use crate::store::csr::DEFAULT_PAGE_BYTES;
+use crate::store::csr::{SlotWidth, DEFAULT_PAGE_BYTES};
 use crate::store::tiles::DEFAULT_GROUP_TILES;
 use std::path::PathBuf;
 
@@ -42,6 +42,11 @@ pub struct BuildOptions {
     pub compress: bool,
     /// With `compress`, the CSR's code (`--compress=fast|small`).
     pub csr_code: crate::store::csrcode::Code,
+    /// Bytes a CSR slot takes: 4, or 8 for the wide layout (format version
+    /// 2) that dense ids beyond 2^32 will need; forced here (the hidden
+    /// `--csr-id-bytes`) to exercise it on small graphs.
+    #[doc(hidden)]
+    pub csr_id_bytes: u64,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
@@ -76,6 +81,7 @@ impl Default for BuildOptions {
             order_auto: false,
             compress: false,
             csr_code: Default::default(),
+            csr_id_bytes: 4,
             sort_buffer_cap: None,
             sort_tiles: false,
             bfs_lists_on_disk: false,
@@ -85,6 +91,11 @@ impl Default for BuildOptions {
 }
 
 impl BuildOptions {
+    /// The CSR's slot width (`csr_id_bytes`, checked by [`Self::validate`]).
+    pub fn slot_width(&self) -> SlotWidth {
+        SlotWidth::of_id_bytes(self.csr_id_bytes).unwrap_or(SlotWidth::Narrow)
+    }
+
     /// Checks the options.
     pub fn validate(&self) -> Result<()> {
         if !self.group_tiles.is_power_of_two() || self.group_tiles > 1 << 16 {
@@ -105,6 +116,20 @@ impl BuildOptions {
                 "--compress codes CSR pages of 4 KiB; drop --page-size {} or --compress",
                 self.page_bytes
             )));
+        }
+        match (self.csr_id_bytes, self.compress) {
+            (4, _) | (8, false) => {}
+            (8, true) => {
+                return Err(Error::Invalid(
+                    "--compress codes 4-byte CSR ids only; drop --csr-id-bytes 8 or --compress"
+                        .into(),
+                ))
+            }
+            (b, _) => {
+                return Err(Error::Invalid(format!(
+                    "--csr-id-bytes {b}: a CSR slot takes 4 or 8 bytes"
+                )))
+            }
         }
         if self.memory < MIN_MEMORY {
             return Err(Error::Budget(format!(

@@ -19,7 +19,7 @@ use crate::mem::budget::Charge;
 use crate::mem::prefetch::{prefetch, AHEAD};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
-use crate::store::csr::{CsrStats, CsrWriter};
+use crate::store::csr::CsrStats;
 use crate::store::file::StoreDir;
 use crate::store::tiles::TileGeometry;
 use std::path::Path;
@@ -142,14 +142,7 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     };
     drop(dense_sample);
     let mut out_csr = if out_direct {
-        Some(CsrWriter::new(
-            dir,
-            "out",
-            n,
-            opts.page_bytes,
-            opts.weighted,
-            opts.compress.then_some(opts.csr_code),
-        )?)
+        Some(super::write::csr_writer(dir, "out", n, opts)?)
     } else {
         None
     };

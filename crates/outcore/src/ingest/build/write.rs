@@ -121,30 +121,10 @@ pub(super) fn layouts<W: Weight>(
     let dk = DenseKey::new(n);
     let mut csrs = Vec::new();
     if let Some(s) = sorters.out {
-        csrs.push((
-            CsrWriter::new(
-                dir,
-                "out",
-                n,
-                opts.page_bytes,
-                opts.weighted,
-                opts.compress.then_some(opts.csr_code),
-            )?,
-            s,
-        ));
+        csrs.push((csr_writer(dir, "out", n, opts)?, s));
     }
     let rev_name = if undirected { "out" } else { "in" };
-    csrs.push((
-        CsrWriter::new(
-            dir,
-            rev_name,
-            n,
-            opts.page_bytes,
-            opts.weighted,
-            opts.compress.then_some(opts.csr_code),
-        )?,
-        sorters.rev,
-    ));
+    csrs.push((csr_writer(dir, rev_name, n, opts)?, sorters.rev));
     let (sorted_tiles, mut placer) = match sorters.tiles {
         Tiles::Sorted(s) => (
             Some((s, TileWriter::new(dir, geom, opts.weighted, opts.compress)?)),
@@ -261,6 +241,24 @@ pub(super) fn layouts<W: Weight>(
         csrs: stats,
         respilled,
     })
+}
+
+/// The build's writer of CSR direction `which` ("out" or "in").
+pub(super) fn csr_writer(
+    dir: &mut StoreDir,
+    which: &str,
+    n: u64,
+    opts: &BuildOptions,
+) -> Result<CsrWriter> {
+    CsrWriter::new(
+        dir,
+        which,
+        n,
+        opts.page_bytes,
+        opts.weighted,
+        opts.compress.then_some(opts.csr_code),
+        opts.slot_width(),
+    )
 }
 
 /// Inverse of [`TileGeometry::tile_order`].

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::io::Reader;
 use crate::mem::Budget;
 use crate::progress::Progress;
-use crate::store::csr::{files, PAD};
+use crate::store::csr::{files, narrow, SlotWidth, PAD};
 use crate::store::csrcode::PageDir;
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
@@ -24,6 +24,8 @@ struct Lists<'a> {
     left: u64,
     /// A coded adjacency: `adj` reads its bytes, this decodes them.
     coded: Option<CodedSlots>,
+    /// Slots of two words each (a wide store, [`SlotWidth::Wide`]).
+    wide: bool,
 }
 
 impl Lists<'_> {
@@ -55,6 +57,16 @@ impl Lists<'_> {
         self.left -= 1;
         let x = match &mut self.coded {
             Some(c) => c.next(self.adj, reader)?,
+            None if self.wide => {
+                let lo = self.adj.next(reader)? as u64;
+                let x = lo | (self.adj.next(reader)? as u64) << 32;
+                narrow(x).ok_or_else(|| {
+                    Error::store(
+                        reader.path(self.adj.file()),
+                        "a slot holds an id beyond 32 bits (run `outcore verify`)",
+                    )
+                })?
+            }
             None => self.adj.next(reader)?,
         };
         if x == PAD {
@@ -69,7 +81,7 @@ impl Lists<'_> {
         let left = std::mem::take(&mut self.left) as usize;
         match &mut self.coded {
             Some(c) => c.skip(self.adj, reader, left),
-            None => self.adj.skip(reader, left),
+            None => self.adj.skip(reader, left << self.wide as u32),
         }
     }
 }
@@ -109,7 +121,9 @@ pub(super) fn orient(
             }
             None => {
                 let af = reader.open(&store.file(&a))?;
-                adj.seek_checked(reader, af, 0, slots, sums(&a)?)?;
+                // Words: two a slot in a wide store.
+                let words = slots * m.slot_width().bytes() / 4;
+                adj.seek_checked(reader, af, 0, words, sums(&a)?)?;
             }
         }
         let l = Lists {
@@ -118,6 +132,7 @@ pub(super) fn orient(
             at: 0,
             left: 0,
             coded: coded.map(CodedSlots::new),
+            wide: store.manifest().slot_width() == SlotWidth::Wide,
         };
         if l.off.next_u64(reader)? != 0 {
             return Err(Error::store(store.file(&o), "the first offset is not 0"));

@@ -1,0 +1,290 @@
+//! The wide CSR layout (`csr.id_bytes` 8, format version 2: the slots
+//! dense ids beyond 2^32 need; issue 14, item 4) forced on small graphs
+//! against the narrow one: the same lists, offsets, degrees, weights and
+//! tiles (property tests with hubs over many pages, both page sizes); the
+//! same answers from the select engine, the external engine's scatter and
+//! the triangle streams; a slot beyond 32 bits and a manifest that
+//! contradicts itself are refused.
+
+use crate::common;
+use crate::compressed_csr::{close, edges_of, store_in};
+
+use common::*;
+use outcore::algo::bfs::bfs_planned;
+use outcore::algo::kcore::kcore;
+use outcore::algo::lcc::lcc;
+use outcore::algo::reference::{self, MemGraph};
+use outcore::algo::sssp::{sssp, SsspConfig};
+use outcore::algo::{pagerank, vertex};
+use outcore::engine::external::ExternalConfig;
+use outcore::engine::planner::EngineChoice;
+use outcore::engine::select::SelectConfig;
+use outcore::ingest::build::BuildOptions;
+use outcore::io::Backend;
+use outcore::mem::Budget;
+use outcore::store::export::Layout;
+use outcore::store::verify::verify;
+use outcore::store::Store;
+use proptest::prelude::*;
+use std::path::Path;
+
+/// The same graph with 4-byte and with 8-byte CSR slots.
+fn pair(
+    dir: &Path,
+    n: u64,
+    edges: &[(u64, u64, f64)],
+    directed: bool,
+    weighted: bool,
+    page_bytes: u64,
+) -> (Store, Store) {
+    let opts = |csr_id_bytes| BuildOptions {
+        directed,
+        weighted,
+        memory: 128 << 20,
+        page_bytes,
+        csr_id_bytes,
+        ..Default::default()
+    };
+    (
+        store_in(&dir.join("narrow"), n, edges, &opts(4)),
+        store_in(&dir.join("wide"), n, edges, &opts(8)),
+    )
+}
+
+/// The tiles, degrees and id maps are the narrow store's bytes; the
+/// adjacency is 8 bytes a slot, its lists packed (`verify`) to pages of
+/// half as many slots, so the slot offsets and the weights beside the
+/// slots move; the lists and weights export the same.
+fn check_pair(narrow: &Store, wide: &Store) {
+    verify(wide.path()).unwrap();
+    let (a, b) = (store_files(narrow.path()), store_files(wide.path()));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    let by_slot = |k: &str| k.starts_with("csr/") || k.starts_with("weights/");
+    for (k, v) in &a {
+        if !by_slot(k) && k != "manifest.json" {
+            assert!(v == &b[k], "{k} differs");
+        }
+    }
+    let (mn, mw) = (narrow.manifest(), wide.manifest());
+    assert_eq!((mn.format_version, mn.csr.id_bytes), (1, 4));
+    assert_eq!((mw.format_version, mw.csr.id_bytes), (2, 8));
+    assert_eq!(mw.csr.out_entries, mn.csr.out_entries);
+    assert_eq!(mw.files["csr/out.adj"].bytes, 8 * mw.csr.out_slots);
+    assert!(mw.csr.out_slots.is_multiple_of(mw.csr.page_bytes / 8));
+    let layouts: &[Layout] = match mw.directed {
+        true => &[Layout::Csr, Layout::CsrIn],
+        false => &[Layout::Csr],
+    };
+    for &l in layouts {
+        assert_eq!(exported(narrow, l, true), exported(wide, l, true));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10))]
+
+    #[test]
+    fn wide_slots_hold_the_same_lists(
+        n in 1u64..20_000,
+        m in 0usize..30_000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        weighted in any::<bool>(),
+        big_pages in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let page = if big_pages { 8192 } else { 4096 };
+        let edges = edges_of(n, m, seed);
+        let (narrow, wide) = pair(dir.path(), n, &edges, directed, weighted, page);
+        check_pair(&narrow, &wide);
+    }
+}
+
+/// Lists of exactly a wide page (512 slots), a page and one, and many
+/// pages, and the ids at both ends.
+#[test]
+fn wide_page_edges() {
+    let n = 3 * 512 + 7;
+    let mut edges: Vec<(u64, u64, f64)> = Vec::new();
+    edges.extend((0..512).map(|d| (0, n - 1 - d, 1.0)));
+    edges.extend((0..513).map(|d| (1, d * 3 % n, 2.0)));
+    edges.extend((0..n).map(|d| (2, d, 3.0)));
+    edges.push((n - 1, 0, 4.0));
+    for directed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (narrow, wide) = pair(dir.path(), n, &edges, directed, true, 4096);
+        check_pair(&narrow, &wide);
+    }
+}
+
+/// SSSP, k-core and BFS on the select engine (a pool of a few frames and a
+/// large one), PageRank, SSSP (the weights), WCC and BFS on the external
+/// engine's scatter, and LCC (the triangle streams) on a wide store: the
+/// answers of the narrow store's references.
+#[test]
+fn engines_answer_the_same_on_wide_slots() {
+    let n = 30_000;
+    let mut edges = edges_of(n, 120_000, 9);
+    edges.extend((0..40_000u64).map(|i| (i % 40, (i * 7919) % n, 1.0)));
+    for directed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (narrow, wide) = pair(dir.path(), n, &edges, directed, true, 4096);
+        let g = MemGraph::load(&narrow).unwrap();
+        let budget = Budget::new(256 << 20);
+        for (io, pool) in [(Backend::Uring, Some(64 << 10)), (Backend::Sync, None)] {
+            let sel = SelectConfig {
+                io: Some(io),
+                pool_bytes: pool,
+                ..Default::default()
+            };
+            let (d, _) = sssp(&wide, 3, &SsspConfig { delta: None }, &sel, &budget).unwrap();
+            for (v, &e) in reference::sssp(&g, 3).iter().enumerate() {
+                assert!(d.value(v) == e || close(d.value(v), e), "sssp[{v}]");
+            }
+            let (k, _) = kcore(&wide, &sel, &budget).unwrap();
+            for (v, &e) in reference::core_numbers(&g).iter().enumerate() {
+                assert_eq!(k.value(v), e, "core of {v}");
+            }
+            let (b, stats) = bfs_planned(
+                &wide,
+                3,
+                EngineChoice::Select,
+                Default::default(),
+                sel.clone(),
+                &budget,
+            )
+            .unwrap();
+            assert_eq!(stats.engine, "select");
+            for (v, &e) in reference::bfs(&g, 3).iter().enumerate() {
+                assert_eq!(b.value(v), e, "bfs of {v}");
+            }
+        }
+        let ext = ExternalConfig {
+            io: Some(Backend::Uring),
+            interval_vertices: Some(7_000),
+            grid: Some(false),
+            ..Default::default()
+        };
+        let budget = Budget::new(64 << 20);
+        let cfg = pagerank::PageRankConfig {
+            iterations: 4,
+            ..Default::default()
+        };
+        let (pr, _, _) = vertex::pagerank::run(&wide, &cfg, &ext, &budget).unwrap();
+        let want = reference::pagerank(&g, 0.85, 4);
+        for v in 0..g.n {
+            assert!(close(pr[v], want[v]), "pr[{v}] = {} != {}", pr[v], want[v]);
+        }
+        // The scatter's weights: a page of them beside each wide page.
+        let (d, _) = vertex::sssp::run(&wide, 3, &ext, &budget).unwrap();
+        for (v, &e) in reference::sssp(&g, 3).iter().enumerate() {
+            assert!(d[v] == e || close(d[v], e), "external sssp[{v}]");
+        }
+        let (w, _) = vertex::wcc::run(&wide, &ext, &budget).unwrap();
+        assert_eq!(w, reference::wcc(&g), "external wcc");
+        let (b, _) = vertex::bfs::run(&wide, 3, &ext, &budget).unwrap();
+        assert_eq!(b, reference::bfs(&g, 3), "external bfs");
+        let (l, _) = lcc(&wide, &ext, &budget).unwrap();
+        for (v, &e) in reference::lcc(&g).iter().enumerate() {
+            assert!((l[v] - e).abs() <= 1e-12, "lcc[{v}]");
+        }
+        assert!(budget.peak() <= budget.limit());
+    }
+}
+
+/// A wide slot holding an id beyond 32 bits (the page sums removed, as in
+/// a store built before them): `verify`, the select engine, the external
+/// scatter and the triangle streams refuse it instead of reading its low
+/// half as an id.
+#[test]
+fn a_wide_slot_beyond_32_bits_is_refused() {
+    let n = 5_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (_, wide) = pair(dir.path(), n, &edges_of(n, 20_000, 4), false, false, 4096);
+    drop_csr_page_sums(wide.path());
+    let path = wide.path().join("csr/out.adj");
+    let mut adj = std::fs::read(&path).unwrap();
+    // The first slot belongs to vertex 0, a hub of the degree order.
+    let first = u64::from_le_bytes(adj[..8].try_into().unwrap());
+    assert!(first < n);
+    adj[..8].copy_from_slice(&((1u64 << 32) | first).to_le_bytes());
+    std::fs::write(&path, &adj).unwrap();
+    let wide = Store::open(wide.path()).unwrap();
+    let err = verify(wide.path()).unwrap_err().to_string();
+    assert!(err.contains("csr/out.adj"), "{err}");
+    let budget = Budget::new(64 << 20);
+    let e = kcore(&wide, &SelectConfig::default(), &budget)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("beyond 32 bits"), "select: {e}");
+    let ext = ExternalConfig {
+        grid: Some(false),
+        ..Default::default()
+    };
+    let e = vertex::wcc::run(&wide, &ext, &budget)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("beyond 32 bits"), "scatter: {e}");
+    let e = lcc(&wide, &ext, &budget).unwrap_err().to_string();
+    assert!(e.contains("beyond 32 bits"), "triangles: {e}");
+}
+
+/// The manifest edited by `edit`, its own checksum dropped.
+fn rewrite_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let p = store.join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    m.as_object_mut().unwrap().remove("checksum");
+    edit(&mut m);
+    std::fs::write(&p, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+}
+
+/// A manifest whose id width is unknown, or disagrees with its format
+/// version, or is coded wide, is refused on open; so are build options
+/// asking for such a store.
+#[test]
+fn contradicting_widths_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (narrow, wide) = pair(dir.path(), 50, &edges_of(50, 200, 1), false, false, 4096);
+    Store::open(narrow.path()).unwrap();
+    Store::open(wide.path()).unwrap();
+    let cases: [(&Path, &str, serde_json::Value, &str); 4] = [
+        (wide.path(), "csr.id_bytes", 3.into(), "CSR ids of 3 bytes"),
+        (
+            wide.path(),
+            "format_version",
+            1.into(),
+            "of format version 1",
+        ),
+        (
+            narrow.path(),
+            "format_version",
+            2.into(),
+            "of format version 2",
+        ),
+        (
+            wide.path(),
+            "csr.compression",
+            "page-svb".into(),
+            "a coded CSR of 8-byte ids",
+        ),
+    ];
+    for (store, field, value, want) in cases {
+        let clean = std::fs::read(store.join("manifest.json")).unwrap();
+        rewrite_manifest(store, |m| match field.split_once('.') {
+            Some((a, b)) => m[a][b] = value,
+            None => m[field] = value,
+        });
+        let e = Store::open(store).unwrap_err().to_string();
+        assert!(e.contains(want) && e.contains("damaged"), "{field}: {e}");
+        std::fs::write(store.join("manifest.json"), clean).unwrap();
+    }
+    for (id_bytes, compress, want) in [(8, true, "4-byte CSR ids only"), (5, false, "4 or 8")] {
+        let opts = BuildOptions {
+            csr_id_bytes: id_bytes,
+            compress,
+            ..Default::default()
+        };
+        let e = opts.validate().unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+}
