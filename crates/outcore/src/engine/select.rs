@@ -385,22 +385,11 @@ impl SelectEngine {
                     let (s, e) = ranges[i as usize];
                     let (a, b) = (s.max(first) - first, e.min(first + slots_per_page) - first);
                     list.clear();
-                    if width == SlotWidth::Narrow {
-                        let words = &bytes[(a * 4) as usize..(b * 4) as usize];
-                        list.extend(
-                            words
-                                .chunks_exact(4)
-                                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
-                        );
-                    }
-                    for k in (a..b).filter(|_| width == SlotWidth::Wide) {
-                        let Some(u) = width.get(bytes, k as usize) else {
-                            return Err(Error::store(
-                                adj_path,
-                                format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i as usize]),
-                            ));
-                        };
-                        list.push(u);
+                    if width.extend(bytes, a as usize, b as usize, &mut list).is_none() {
+                        return Err(Error::store(
+                            adj_path,
+                            format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i as usize]),
+                        ));
                     }
                     while list.last() == Some(&PAD) {
                         list.pop();

@@ -22,67 +22,7 @@ pub const DEFAULT_PAGE_BYTES: u64 = 4096;
 /// The value of padding slots.
 pub const PAD: u32 = u32::MAX;
 
-/// Bytes a slot of `csr/{dir}.adj` takes: 4 (u32 ids, every store built
-/// before format version 2) or 8 (u64 ids, padding `u64::MAX`). Readers
-/// hand out u32 ids either way: a wide slot holding an id of 2^32 or more
-/// is refused ([`SlotWidth::get`]) until the engines take wider ids.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SlotWidth {
-    Narrow,
-    Wide,
-}
-
-impl SlotWidth {
-    /// The width of a manifest's `csr.id_bytes`; `None` for any other value.
-    pub fn of_id_bytes(b: u64) -> Option<SlotWidth> {
-        match b {
-            4 => Some(SlotWidth::Narrow),
-            8 => Some(SlotWidth::Wide),
-            _ => None,
-        }
-    }
-
-    /// Bytes a slot takes.
-    #[inline]
-    pub fn bytes(self) -> u64 {
-        match self {
-            SlotWidth::Narrow => 4,
-            SlotWidth::Wide => 8,
-        }
-    }
-
-    /// Slots in a page of `page_bytes`.
-    #[inline]
-    pub fn per_page(self, page_bytes: u64) -> u64 {
-        page_bytes / self.bytes()
-    }
-
-    /// Slot `i` of `bytes` (slots of this width, little-endian): an id, or
-    /// [`PAD`] for padding; `None` for a wide slot beyond u32 ids (read as
-    /// a corrupted store: no store of this version holds one).
-    #[inline]
-    pub fn get(self, bytes: &[u8], i: usize) -> Option<u32> {
-        match self {
-            SlotWidth::Narrow => Some(u32::from_le_bytes(
-                bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"),
-            )),
-            SlotWidth::Wide => narrow(u64::from_le_bytes(
-                bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"),
-            )),
-        }
-    }
-}
-
-/// A wide slot as a u32 id: `u64::MAX` is padding ([`PAD`]), ids below
-/// `u32::MAX` stay; `None` for the rest.
-#[inline]
-pub fn narrow(x: u64) -> Option<u32> {
-    match x {
-        u64::MAX => Some(PAD),
-        x if x < PAD as u64 => Some(x as u32),
-        _ => None,
-    }
-}
+pub use super::slot::{narrow, SlotWidth};
 
 /// Paths of one direction: adjacency, offsets, weights.
 pub fn files(which: &str) -> (String, String, String) {

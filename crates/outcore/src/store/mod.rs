@@ -38,6 +38,7 @@ pub mod manifest;
 pub mod pagesums;
 mod placed;
 pub mod read;
+mod slot;
 pub mod tilecode;
 pub mod tiles;
 pub mod verify;

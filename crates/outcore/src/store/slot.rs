@@ -1,0 +1,119 @@
+//! The width of a CSR slot: 4 bytes (u32 ids) in every store of format
+//! version 1, 8 (u64 ids, padding `u64::MAX`) in a wide store (format
+//! version 2; DESIGN.md, "Wide ids"). Readers hand out u32 ids either way
+//! until the engines take wider ones.
+
+use super::csr::PAD;
+
+/// Bytes a slot of `csr/{dir}.adj` takes: 4 (u32 ids, every store built
+/// before format version 2) or 8 (u64 ids, padding `u64::MAX`). Readers
+/// hand out u32 ids either way: a wide slot holding an id of 2^32 or more
+/// is refused ([`SlotWidth::get`]) until the engines take wider ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotWidth {
+    Narrow,
+    Wide,
+}
+
+impl SlotWidth {
+    /// The width of a manifest's `csr.id_bytes`; `None` for any other value.
+    pub fn of_id_bytes(b: u64) -> Option<SlotWidth> {
+        match b {
+            4 => Some(SlotWidth::Narrow),
+            8 => Some(SlotWidth::Wide),
+            _ => None,
+        }
+    }
+
+    /// Bytes a slot takes.
+    #[inline]
+    pub fn bytes(self) -> u64 {
+        match self {
+            SlotWidth::Narrow => 4,
+            SlotWidth::Wide => 8,
+        }
+    }
+
+    /// Slots in a page of `page_bytes`.
+    #[inline]
+    pub fn per_page(self, page_bytes: u64) -> u64 {
+        page_bytes / self.bytes()
+    }
+
+    /// Slots `a..b` of `bytes` appended to `out` as [`Self::get`] reads
+    /// them; `None` at a wide slot beyond u32 ids.
+    #[inline]
+    pub fn extend(self, bytes: &[u8], a: usize, b: usize, out: &mut Vec<u32>) -> Option<()> {
+        match self {
+            SlotWidth::Narrow => out.extend(
+                bytes[4 * a..4 * b]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+            ),
+            SlotWidth::Wide => {
+                for c in bytes[8 * a..8 * b].chunks_exact(8) {
+                    out.push(narrow(u64::from_le_bytes(c.try_into().expect("8 bytes")))?);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Slot `i` of `bytes` (slots of this width, little-endian): an id, or
+    /// [`PAD`] for padding; `None` for a wide slot beyond u32 ids (read as
+    /// a corrupted store: no store of this version holds one).
+    #[inline]
+    pub fn get(self, bytes: &[u8], i: usize) -> Option<u32> {
+        match self {
+            SlotWidth::Narrow => Some(u32::from_le_bytes(
+                bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"),
+            )),
+            SlotWidth::Wide => narrow(u64::from_le_bytes(
+                bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"),
+            )),
+        }
+    }
+}
+
+/// A wide slot as a u32 id: `u64::MAX` is padding ([`PAD`]), ids below
+/// `u32::MAX` stay; `None` for the rest.
+#[inline]
+pub fn narrow(x: u64) -> Option<u32> {
+    match x {
+        u64::MAX => Some(PAD),
+        x if x < PAD as u64 => Some(x as u32),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Padding, the largest u32 id, and the first ids a narrow slot cannot
+    /// hold (u32::MAX is the narrow padding, so it is no id either).
+    #[test]
+    fn wide_slots_narrow_at_the_edges() {
+        assert_eq!(narrow(u64::MAX), Some(PAD));
+        assert_eq!(narrow(PAD as u64 - 1), Some(PAD - 1));
+        assert_eq!(narrow(0), Some(0));
+        assert_eq!(narrow(PAD as u64), None);
+        assert_eq!(narrow(1 << 32), None);
+        let ids = [7u64, u64::MAX, 1 << 20];
+        let wide: Vec<u8> = ids.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut out = Vec::new();
+        assert_eq!(SlotWidth::Wide.extend(&wide, 0, 3, &mut out), Some(()));
+        assert_eq!(out, [7, PAD, 1 << 20]);
+        assert_eq!(SlotWidth::Wide.get(&wide, 2), Some(1 << 20));
+        let narrow_bytes: Vec<u8> = out.iter().flat_map(|x| x.to_le_bytes()).collect();
+        out.clear();
+        SlotWidth::Narrow.extend(&narrow_bytes, 1, 3, &mut out);
+        assert_eq!(out, [PAD, 1 << 20]);
+        let bad: Vec<u8> = [3u64, 1 << 40]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        assert_eq!(SlotWidth::Wide.extend(&bad, 0, 2, &mut out), None);
+        assert_eq!(SlotWidth::Wide.per_page(4096), 512);
+    }
+}
