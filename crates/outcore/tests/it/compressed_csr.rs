@@ -18,6 +18,7 @@ use outcore::algo::{pagerank, vertex};
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::planner::EngineChoice;
 use outcore::engine::select::SelectConfig;
+use outcore::engine::stats::RunStats;
 use outcore::ingest::build::BuildOptions;
 use outcore::io::Backend;
 use outcore::mem::Budget;
@@ -151,6 +152,74 @@ pub(crate) fn close(a: f64, e: f64) -> bool {
     (a - e).abs() <= 1e-9 * e.abs().max(1e-300)
 }
 
+/// SSSP, k-core and BFS of `store` (weighted) on the select engine with
+/// `sel`: the references' answers on `g`. Returns the k-core run's figures.
+pub(crate) fn select_answers_as_references(
+    store: &Store,
+    g: &MemGraph,
+    sel: &SelectConfig,
+    budget: &Budget,
+) -> RunStats {
+    let (d, _) = sssp(store, 3, &SsspConfig { delta: None }, sel, budget).unwrap();
+    for (v, &e) in reference::sssp(g, 3).iter().enumerate() {
+        assert!(d.value(v) == e || close(d.value(v), e), "sssp[{v}]");
+    }
+    let (k, kcore_run) = kcore(store, sel, budget).unwrap();
+    for (v, &e) in reference::core_numbers(g).iter().enumerate() {
+        assert_eq!(k.value(v), e, "core of {v}");
+    }
+    let (b, stats) = bfs_planned(
+        store,
+        3,
+        EngineChoice::Select,
+        Default::default(),
+        sel.clone(),
+        budget,
+    )
+    .unwrap();
+    assert_eq!(stats.engine, "select");
+    for (v, &e) in reference::bfs(g, 3).iter().enumerate() {
+        assert_eq!(b.value(v), e, "bfs of {v}");
+    }
+    kcore_run
+}
+
+/// PageRank, SSSP (the weights beside the lists), WCC and BFS on the
+/// external engine's scatter (intervals of 7000 vertices, no grid), and
+/// LCC (the triangle streams) of `store` (weighted): the references'
+/// answers on `g`, inside a budget of 64 MiB.
+pub(crate) fn external_answers_as_references(store: &Store, g: &MemGraph) {
+    let ext = ExternalConfig {
+        io: Some(Backend::Uring),
+        interval_vertices: Some(7_000),
+        grid: Some(false),
+        ..Default::default()
+    };
+    let budget = Budget::new(64 << 20);
+    let cfg = pagerank::PageRankConfig {
+        iterations: 4,
+        ..Default::default()
+    };
+    let (pr, _, _) = vertex::pagerank::run(store, &cfg, &ext, &budget).unwrap();
+    let want = reference::pagerank(g, 0.85, 4);
+    for v in 0..g.n {
+        assert!(close(pr[v], want[v]), "pr[{v}] = {} != {}", pr[v], want[v]);
+    }
+    let (d, _) = vertex::sssp::run(store, 3, &ext, &budget).unwrap();
+    for (v, &e) in reference::sssp(g, 3).iter().enumerate() {
+        assert!(d[v] == e || close(d[v], e), "external sssp[{v}]");
+    }
+    let (w, _) = vertex::wcc::run(store, &ext, &budget).unwrap();
+    assert_eq!(w, reference::wcc(g), "external wcc");
+    let (b, _) = vertex::bfs::run(store, 3, &ext, &budget).unwrap();
+    assert_eq!(b, reference::bfs(g, 3), "external bfs");
+    let (l, _) = lcc(store, &ext, &budget).unwrap();
+    for (v, &e) in reference::lcc(g).iter().enumerate() {
+        assert!((l[v] - e).abs() <= 1e-12, "lcc[{v}]");
+    }
+    assert!(budget.peak() <= budget.limit());
+}
+
 /// SSSP, k-core and BFS on the select engine (a pool of a few frames, so
 /// pages are evicted and read again through the staging buffers, and a
 /// large one), PageRank, WCC and BFS on the external engine (no grid: the
@@ -179,14 +248,7 @@ fn engines_answer_the_same_on_coded_pages() {
                 pool_bytes: pool,
                 ..Default::default()
             };
-            let (d, _) = sssp(&coded, 3, &SsspConfig { delta: None }, &sel, &budget).unwrap();
-            for (v, &e) in reference::sssp(&g, 3).iter().enumerate() {
-                assert!(d.value(v) == e || close(d.value(v), e), "sssp[{v}]");
-            }
-            let (k, coded_run) = kcore(&coded, &sel, &budget).unwrap();
-            for (v, &e) in reference::core_numbers(&g).iter().enumerate() {
-                assert_eq!(k.value(v), e, "core of {v}");
-            }
+            let coded_run = select_answers_as_references(&coded, &g, &sel, &budget);
             if pool.is_none() {
                 // Every page read once, into a pool that holds them all:
                 // the coded run reads the coded files about once, as
@@ -210,46 +272,8 @@ fn engines_answer_the_same_on_coded_pages() {
                     "read {fewer} fewer bytes for {saved} fewer stored"
                 );
             }
-            let (b, stats) = bfs_planned(
-                &coded,
-                3,
-                EngineChoice::Select,
-                Default::default(),
-                sel.clone(),
-                &budget,
-            )
-            .unwrap();
-            assert_eq!(stats.engine, "select");
-            for (v, &e) in reference::bfs(&g, 3).iter().enumerate() {
-                assert_eq!(b.value(v), e, "bfs of {v}");
-            }
         }
-        let ext = ExternalConfig {
-            io: Some(Backend::Uring),
-            interval_vertices: Some(7_000),
-            grid: Some(false),
-            ..Default::default()
-        };
-        let budget = Budget::new(64 << 20);
-        let cfg = pagerank::PageRankConfig {
-            iterations: 4,
-            ..Default::default()
-        };
-        let (pr, _, _) = vertex::pagerank::run(&coded, &cfg, &ext, &budget).unwrap();
-        let want = reference::pagerank(&g, 0.85, 4);
-        for v in 0..g.n {
-            assert!(close(pr[v], want[v]), "pr[{v}] = {} != {}", pr[v], want[v]);
-        }
-        let (w, _) = vertex::wcc::run(&coded, &ext, &budget).unwrap();
-        assert_eq!(w, reference::wcc(&g), "external wcc");
-        let (b, _) = vertex::bfs::run(&coded, 3, &ext, &budget).unwrap();
-        let want = reference::bfs(&g, 3);
-        assert_eq!(b, want, "external bfs");
-        let (l, _) = lcc(&coded, &ext, &budget).unwrap();
-        for (v, &e) in reference::lcc(&g).iter().enumerate() {
-            assert!((l[v] - e).abs() <= 1e-12, "lcc[{v}]");
-        }
-        assert!(budget.peak() <= budget.limit());
+        external_answers_as_references(&coded, &g);
     }
 }
 
