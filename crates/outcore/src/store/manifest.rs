@@ -1,6 +1,7 @@
 //! `manifest.json`: what a store holds and how it was built (DESIGN.md, "The store").
 
 use crate::error::{Error, IoContext, Result};
+use crate::store::csr::SlotWidth;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -223,9 +224,8 @@ fn self_hash(text: &[u8], field: &str) -> Option<String> {
 
 impl Manifest {
     /// The CSR's slot width (checked when the manifest was read).
-    pub fn slot_width(&self) -> crate::store::csr::SlotWidth {
-        crate::store::csr::SlotWidth::of_id_bytes(self.csr.id_bytes)
-            .unwrap_or(crate::store::csr::SlotWidth::Narrow)
+    pub fn slot_width(&self) -> SlotWidth {
+        SlotWidth::of_id_bytes(self.csr.id_bytes).unwrap_or(SlotWidth::Narrow)
     }
 
     /// The format version a store of this CSR width is written as.
@@ -241,7 +241,7 @@ impl Manifest {
     /// CSR is not coded (no code of this version writes 8-byte ids).
     fn check_id_bytes(&self, dir: &Path) -> Result<()> {
         let b = self.csr.id_bytes;
-        let why = if crate::store::csr::SlotWidth::of_id_bytes(b).is_none() {
+        let why = if SlotWidth::of_id_bytes(b).is_none() {
             format!("CSR ids of {b} bytes (4 or 8 are known)")
         } else if Self::version_for(b) != self.format_version {
             format!(

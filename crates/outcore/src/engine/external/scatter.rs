@@ -283,17 +283,12 @@ pub fn for_each_edge(
                 let (s, e) = (off(v).max(base), off(v + 1).min(top));
                 for x in s..e {
                     let i = (x - base) as usize;
-                    let d = match width {
-                        SlotWidth::Narrow => {
-                            u32::from_le_bytes(adj[4 * i..4 * i + 4].try_into().expect("4 bytes"))
-                        }
-                        SlotWidth::Wide => width.get(adj, i).ok_or_else(|| {
-                            Error::Invalid(format!(
-                                "{}: slot {x} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)",
-                                reader.path(files.adj).display()
-                            ))
-                        })?,
-                    };
+                    let d = width.get(adj, i).ok_or_else(|| {
+                        Error::Invalid(format!(
+                            "{}: slot {x} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)",
+                            reader.path(files.adj).display()
+                        ))
+                    })?;
                     if d == PAD {
                         continue;
                     }
