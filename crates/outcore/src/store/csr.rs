@@ -22,7 +22,7 @@ pub const DEFAULT_PAGE_BYTES: u64 = 4096;
 /// The value of padding slots.
 pub const PAD: u32 = u32::MAX;
 
-pub use super::slot::{narrow, SlotWidth};
+pub use super::slot::{narrow, Slot, SlotWidth};
 
 /// Paths of one direction: adjacency, offsets, weights.
 pub fn files(which: &str) -> (String, String, String) {
@@ -43,27 +43,25 @@ pub struct CsrStats {
 }
 
 /// Writes a CSR direction from (vertex, neighbour) pairs sorted by vertex then
-/// neighbour, without duplicates.
-pub struct CsrWriter {
+/// neighbour, without duplicates, in slots of type `S` (u32: a narrow
+/// store; u64: a wide one).
+pub struct CsrWriter<S: Slot = u32> {
     n: u64,
     page_slots: u64,
-    width: SlotWidth,
-    /// Wide slots on their way to the file.
-    wide_buf: Vec<u64>,
     adj: DataWriter,
     off: DataWriter,
     weights: Option<DataWriter>,
     degrees: DegreeWriter,
     /// Next vertex whose offset is not written yet.
     next_vertex: u64,
-    cur: Option<u32>,
+    cur: Option<u64>,
     /// The current list's first entries while its placement is undecided.
-    pending: Vec<(u32, f64)>,
+    pending: Vec<(S, f64)>,
     placed: bool,
     cur_len: u64,
     slots: u64,
     entries: u64,
-    adj_buf: Vec<u32>,
+    adj_buf: Vec<S>,
     w_buf: Vec<f64>,
     off_buf: Vec<u64>,
     /// `--compress`: the page directory being written, the coded bytes so
@@ -79,8 +77,9 @@ struct Coded {
     bytes: Vec<u8>,
 }
 
-impl CsrWriter {
-    /// Starts direction `which` ("out" or "in") for `n` vertices.
+impl<S: Slot> CsrWriter<S> {
+    /// Starts direction `which` ("out" or "in") for `n` vertices; coded
+    /// (`compress`) only in narrow slots.
     pub fn new(
         dir: &mut StoreDir,
         which: &str,
@@ -88,9 +87,8 @@ impl CsrWriter {
         page_bytes: u64,
         weighted: bool,
         compress: Option<super::csrcode::Code>,
-        width: SlotWidth,
-    ) -> Result<CsrWriter> {
-        debug_assert!(compress.is_none() || width == SlotWidth::Narrow);
+    ) -> Result<CsrWriter<S>> {
+        debug_assert!(compress.is_none() || S::WIDTH == SlotWidth::Narrow);
         let (a, o, w) = files(which);
         let (adz, pgi) = super::csrcode::files(which);
         let coded = match compress {
@@ -105,9 +103,7 @@ impl CsrWriter {
         };
         Ok(CsrWriter {
             n,
-            page_slots: width.per_page(page_bytes),
-            width,
-            wide_buf: Vec::new(),
+            page_slots: S::WIDTH.per_page(page_bytes),
             adj: dir.paged_file(if compress.is_some() { &adz } else { &a })?,
             off: dir.paged_file(&o)?,
             weights: if weighted {
@@ -132,7 +128,7 @@ impl CsrWriter {
 
     /// Appends neighbour `dst` to the list of `src`.
     #[inline]
-    pub fn push(&mut self, src: u32, dst: u32, weight: f64) -> Result<()> {
+    pub fn push(&mut self, src: u64, dst: S, weight: f64) -> Result<()> {
         self.start_list(src)?;
         self.cur_len += 1;
         self.entries += 1;
@@ -159,10 +155,10 @@ impl CsrWriter {
     /// Ends the current list unless it is `src`'s, giving the vertices in
     /// between empty lists.
     #[inline]
-    fn start_list(&mut self, src: u32) -> Result<()> {
+    fn start_list(&mut self, src: u64) -> Result<()> {
         if self.cur != Some(src) {
             self.end_list()?;
-            while self.next_vertex < src as u64 {
+            while self.next_vertex < src {
                 self.place_offset()?;
                 self.degrees.push(0)?;
             }
@@ -174,7 +170,7 @@ impl CsrWriter {
     /// Appends neighbours `dsts` (with `weights`, one each, when weighted) to
     /// the list of `src`: the same as [`Self::push`] of each in turn, the
     /// entries copied as a slice. A list may arrive in several runs.
-    pub fn push_run(&mut self, src: u32, dsts: &[u32], weights: &[f64]) -> Result<()> {
+    pub fn push_run(&mut self, src: u64, dsts: &[S], weights: &[f64]) -> Result<()> {
         debug_assert!(self.weights.is_none() || weights.len() == dsts.len());
         if dsts.is_empty() {
             return Ok(());
@@ -193,7 +189,7 @@ impl CsrWriter {
     }
 
     /// [`Self::emit`] of a run of entries.
-    fn emit_run(&mut self, mut dsts: &[u32], mut weights: &[f64]) -> Result<()> {
+    fn emit_run(&mut self, mut dsts: &[S], mut weights: &[f64]) -> Result<()> {
         while !dsts.is_empty() {
             let take = (self.adj_buf.capacity() - self.adj_buf.len()).min(dsts.len());
             self.adj_buf.extend_from_slice(&dsts[..take]);
@@ -247,7 +243,7 @@ impl CsrWriter {
     }
 
     #[inline]
-    fn emit(&mut self, dst: u32, weight: f64) -> Result<()> {
+    fn emit(&mut self, dst: S, weight: f64) -> Result<()> {
         self.adj_buf.push(dst);
         if self.weights.is_some() {
             self.w_buf.push(weight);
@@ -261,7 +257,7 @@ impl CsrWriter {
 
     fn pad(&mut self, count: u64) -> Result<()> {
         for _ in 0..count {
-            self.emit(PAD, 0.0)?;
+            self.emit(S::PAD, 0.0)?;
         }
         Ok(())
     }
@@ -270,7 +266,8 @@ impl CsrWriter {
         if let Some(c) = &mut self.coded {
             // Whole pages only; a partial one waits for the next flush.
             let whole = self.adj_buf.len() / self.page_slots as usize * self.page_slots as usize;
-            for page in self.adj_buf[..whole].chunks_exact(self.page_slots as usize) {
+            let slots = S::as_narrow(&self.adj_buf[..whole]).expect("coded pages are narrow");
+            for page in slots.chunks_exact(self.page_slots as usize) {
                 c.offsets.push(c.at + c.bytes.len() as u64);
                 super::csrcode::encode(c.code, page, &mut c.bytes);
             }
@@ -280,19 +277,8 @@ impl CsrWriter {
             c.dir.put_u64s(&c.offsets)?;
             c.offsets.clear();
             self.adj_buf.drain(..whole);
-        } else if self.width == SlotWidth::Wide {
-            self.wide_buf.clear();
-            self.wide_buf.extend(self.adj_buf.iter().map(|&x| {
-                if x == PAD {
-                    u64::MAX
-                } else {
-                    x as u64
-                }
-            }));
-            self.adj.put_u64s(&self.wide_buf)?;
-            self.adj_buf.clear();
         } else {
-            self.adj.put_u32s(&self.adj_buf)?;
+            S::put(&self.adj_buf, &mut self.adj)?;
             self.adj_buf.clear();
         }
         if let Some(w) = &mut self.weights {
@@ -344,19 +330,19 @@ mod tests {
     fn write(lists: &[(u32, Vec<u32>)], cuts: Option<&[usize]>, n: u64) -> Vec<Vec<u8>> {
         let d = tempfile::tempdir().unwrap();
         let mut dir = StoreDir::create(&d.path().join("g.oc"), false).unwrap();
-        let mut w = CsrWriter::new(&mut dir, "out", n, 64, true, None, SlotWidth::Narrow).unwrap();
+        let mut w = CsrWriter::<u32>::new(&mut dir, "out", n, 64, true, None).unwrap();
         for (k, (v, ns)) in lists.iter().enumerate() {
             let ws: Vec<f64> = ns.iter().map(|&x| x as f64 + 0.5).collect();
             match cuts {
                 None => {
                     for (&x, &wt) in ns.iter().zip(&ws) {
-                        w.push(*v, x, wt).unwrap();
+                        w.push(*v as u64, x, wt).unwrap();
                     }
                 }
                 Some(c) => {
                     let at = c[k % c.len()].min(ns.len());
-                    w.push_run(*v, &ns[..at], &ws[..at]).unwrap();
-                    w.push_run(*v, &ns[at..], &ws[at..]).unwrap();
+                    w.push_run(*v as u64, &ns[..at], &ws[..at]).unwrap();
+                    w.push_run(*v as u64, &ns[at..], &ws[at..]).unwrap();
                 }
             }
         }
@@ -366,6 +352,51 @@ mod tests {
             .iter()
             .map(|f| std::fs::read(dir.tmp_path().join(f)).unwrap())
             .collect()
+    }
+
+    /// A wide writer places lists where a narrow one with pages of as many
+    /// slots does, each slot the narrow one widened (padding `u64::MAX`),
+    /// and keeps ids past 32 bits whole (as neighbours: a source past them
+    /// needs an offset for every vertex before it).
+    #[test]
+    fn wide_slots_are_narrow_slots_widened() {
+        let lists: Vec<(u32, Vec<u32>)> = (0..40u32)
+            .map(|v| (v * 2, (0..(v * 7) % 37).map(|x| x * 5 + v).collect()))
+            .collect();
+        let narrow = write(&lists, None, 90);
+        let d = tempfile::tempdir().unwrap();
+        let mut dir = StoreDir::create(&d.path().join("g.oc"), false).unwrap();
+        let mut w = CsrWriter::<u64>::new(&mut dir, "out", 90, 128, false, None).unwrap();
+        for (v, ns) in &lists {
+            let wide: Vec<u64> = ns.iter().map(|&x| x as u64).collect();
+            w.push_run(*v as u64, &wide, &[]).unwrap();
+        }
+        w.push(85, 1 << 39, 1.0).unwrap();
+        w.push(85, (1 << 40) - 1, 1.0).unwrap();
+        w.finish(&mut dir).unwrap();
+        let read = |f: &str| std::fs::read(dir.tmp_path().join(f)).unwrap();
+        let (a, o, _) = files("out");
+        let slots: Vec<u64> = read(&a)
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let widened: Vec<u64> = narrow[0]
+            .chunks_exact(4)
+            .map(|c| match u32::from_le_bytes(c.try_into().unwrap()) {
+                PAD => u64::MAX,
+                x => x as u64,
+            })
+            .collect();
+        // The narrow lists, then the last one in the narrow tail's padding.
+        let k = widened.iter().rposition(|&x| x != u64::MAX).unwrap() + 1;
+        assert_eq!(slots[..k], widened[..k]);
+        assert_eq!(slots[k..k + 2], [1 << 39, (1 << 40) - 1]);
+        assert!(slots[k + 2..].iter().all(|&x| x == u64::MAX));
+        assert_eq!(slots.len() % 16, 0);
+        // The offsets agree up to the narrow store's last list.
+        let off = read(&o);
+        assert_eq!(off.len(), 8 * 91);
+        assert_eq!(off[..8 * 79], narrow[1][..8 * 79]);
     }
 
     proptest! {

@@ -4,6 +4,8 @@
 //! until the engines take wider ones.
 
 use super::csr::PAD;
+use super::file::{DataWriter, WriteLe};
+use crate::error::Result;
 
 /// Bytes a slot of `csr/{dir}.adj` takes: 4 (u32 ids, every store built
 /// before format version 2) or 8 (u64 ids, padding `u64::MAX`). Readers
@@ -72,6 +74,64 @@ impl SlotWidth {
                 bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"),
             )),
         }
+    }
+}
+
+/// A slot word as the CSR writer takes it: u32 ids (narrow slots) or u64
+/// ids (wide slots), each with its padding value. The build picks the
+/// type by the store's width, so a narrow store is written as before.
+pub trait Slot: Copy + Ord + Send + Sync + std::fmt::Debug + 'static {
+    /// The padding slot.
+    const PAD: Self;
+    /// The width of a slot of this type.
+    const WIDTH: SlotWidth;
+    /// Id `v` (below the padding value).
+    fn of(v: u64) -> Self;
+    /// The id.
+    fn get(self) -> u64;
+    /// The slots as u32 ids, `None` when they are wide (coded pages are
+    /// narrow only).
+    fn as_narrow(slots: &[Self]) -> Option<&[u32]>;
+    /// Appends `slots` to a store file, little-endian.
+    fn put(slots: &[Self], out: &mut DataWriter) -> Result<()>;
+}
+
+impl Slot for u32 {
+    const PAD: u32 = PAD;
+    const WIDTH: SlotWidth = SlotWidth::Narrow;
+    #[inline]
+    fn of(v: u64) -> u32 {
+        debug_assert!(v < PAD as u64, "{v} is no narrow id");
+        v as u32
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        self as u64
+    }
+    fn as_narrow(slots: &[u32]) -> Option<&[u32]> {
+        Some(slots)
+    }
+    fn put(slots: &[u32], out: &mut DataWriter) -> Result<()> {
+        out.put_u32s(slots)
+    }
+}
+
+impl Slot for u64 {
+    const PAD: u64 = u64::MAX;
+    const WIDTH: SlotWidth = SlotWidth::Wide;
+    #[inline]
+    fn of(v: u64) -> u64 {
+        v
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        self
+    }
+    fn as_narrow(_: &[u64]) -> Option<&[u32]> {
+        None
+    }
+    fn put(slots: &[u64], out: &mut DataWriter) -> Result<()> {
+        out.put_u64s(slots)
     }
 }
 

@@ -209,13 +209,13 @@ impl TileWriter {
 
     /// Appends one edge (dense ids); calls must follow the physical order.
     #[inline]
-    pub fn push(&mut self, src: u32, dst: u32, weight: f64) -> Result<()> {
-        let tile = ((src >> TILE_BITS) as u64, (dst >> TILE_BITS) as u64);
+    pub fn push(&mut self, src: u64, dst: u64, weight: f64) -> Result<()> {
+        let tile = (src >> TILE_BITS, dst >> TILE_BITS);
         if self.cur_tile != Some(tile) {
             self.start_tile(tile)?;
         }
         if let Some(f) = &mut self.frames {
-            if let Some(at) = f.push((src << 16) | (dst & 0xFFFF)) {
+            if let Some(at) = f.push(((src as u32) << 16) | (dst as u32 & 0xFFFF)) {
                 self.index.put_u32s(&[tile.0 as u32, tile.1 as u32])?;
                 self.index.put_u64s(&[at])?;
                 self.stats.frames += 1;

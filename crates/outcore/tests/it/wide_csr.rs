@@ -23,7 +23,7 @@ use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::export::Layout;
 use outcore::store::verify::verify;
-use outcore::store::Store;
+use outcore::store::{Store, VertexOrder};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -36,18 +36,47 @@ fn pair(
     weighted: bool,
     page_bytes: u64,
 ) -> (Store, Store) {
-    let opts = |csr_id_bytes| BuildOptions {
+    let opts = BuildOptions {
         directed,
         weighted,
         memory: 128 << 20,
         page_bytes,
-        csr_id_bytes,
         ..Default::default()
     };
-    (
-        store_in(&dir.join("narrow"), n, edges, &opts(4)),
-        store_in(&dir.join("wide"), n, edges, &opts(8)),
-    )
+    pair_with(dir, n, edges, &opts, true)
+}
+
+/// [`pair`] built with `opts`; with `dense` false the ids are spread over
+/// 2^40 and the source does not say how many there are, so the build ranks
+/// them through an id map.
+fn pair_with(
+    dir: &Path,
+    n: u64,
+    edges: &[(u64, u64, f64)],
+    opts: &BuildOptions,
+    dense: bool,
+) -> (Store, Store) {
+    let at = |csr_id_bytes| BuildOptions {
+        csr_id_bytes,
+        ..opts.clone()
+    };
+    if dense {
+        return (
+            store_in(&dir.join("narrow"), n, edges, &at(4)),
+            store_in(&dir.join("wide"), n, edges, &at(8)),
+        );
+    }
+    let spread = |v: u64| v.wrapping_mul(0x9E37_79B9) % (1 << 40);
+    let edges: Vec<_> = edges
+        .iter()
+        .map(|&(s, d, w)| (spread(s), spread(d), w))
+        .collect();
+    let build = |name: &str, o: &BuildOptions| {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        Store::open(&common::build(&sub, &edges, &[], o).path).unwrap()
+    };
+    (build("narrow", &at(4)), build("wide", &at(8)))
 }
 
 /// The tiles, degrees and id maps are the narrow store's bytes; the
@@ -95,6 +124,41 @@ proptest! {
         let page = if big_pages { 8192 } else { 4096 };
         let edges = edges_of(n, m, seed);
         let (narrow, wide) = pair(dir.path(), n, &edges, directed, weighted, page);
+        check_pair(&narrow, &wide);
+    }
+
+    /// The wide build carries ranks and dense ids as u64 and sorts 128-bit
+    /// keys: through every path of the build (ids ranked by an id map or
+    /// dense, the input spilled so the distinct edges go through
+    /// `distinct.tmp`, tiles sorted or placed, degree or original order,
+    /// the directed out-CSR sorted or written straight) it writes the
+    /// narrow build's store.
+    #[test]
+    fn the_wide_build_writes_the_narrow_store(
+        n in 1u64..5_000,
+        m in 0usize..20_000,
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        weighted in any::<bool>(),
+        dense in any::<bool>(),
+        spill in any::<bool>(),
+        sort_tiles in any::<bool>(),
+        by_degree in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = BuildOptions {
+            directed,
+            weighted,
+            memory: 128 << 20,
+            sort_buffer_cap: spill.then_some(32 << 10),
+            sort_tiles,
+            order: match by_degree {
+                true => VertexOrder::Degree,
+                false => VertexOrder::Original,
+            },
+            ..Default::default()
+        };
+        let (narrow, wide) = pair_with(dir.path(), n, &edges_of(n, m, seed), &opts, dense);
         check_pair(&narrow, &wide);
     }
 }
@@ -236,5 +300,44 @@ fn contradicting_widths_are_refused() {
         };
         let e = opts.validate().unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
+    }
+}
+
+/// A dense source of more than 2^32 - 1 vertices goes to the wide build,
+/// which carries its ids whole, and is still refused plainly (the engines
+/// read u32 ids), leaving nothing behind: `--order degree` for its maps,
+/// `--order auto` after falling back to the original order.
+#[test]
+fn a_build_past_32_bits_is_refused_plainly() {
+    outcore::progress::set_quiet(true);
+    let n = (1u64 << 32) + 5;
+    let edges = [(0, n - 1, 1.0), (1 << 32, 3, 2.0), (7, 1 << 32, 1.0)];
+    let cases = [
+        (VertexOrder::Original, false, "4294967301 vertices"),
+        (
+            VertexOrder::Degree,
+            false,
+            "its maps hold at most 4294967295",
+        ),
+        (VertexOrder::Degree, true, "4294967301 vertices"),
+    ];
+    for (order, order_auto, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut src = outcore::ingest::VecSource::new(edges.iter().copied());
+        src.dense = Some(n);
+        let opts = BuildOptions {
+            order,
+            order_auto,
+            // Room for the degree order's 32 GiB: the width refuses it.
+            memory: if order_auto { 1 << 30 } else { 64 << 30 },
+            ..Default::default()
+        };
+        let path = dir.path().join("g.oc");
+        let e = outcore::ingest::build::build_store(&mut src, &path, &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{order:?} auto {order_auto}: {e}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 }

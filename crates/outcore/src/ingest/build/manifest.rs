@@ -16,6 +16,8 @@ pub(super) struct Facts<'a> {
     pub vertex_order: VertexOrder,
     pub has_order_map: bool,
     pub geom: TileGeometry,
+    /// Bytes of a CSR slot: 4, or 8 in a wide store.
+    pub id_bytes: u64,
     pub tiles: &'a TileStats,
     /// The out-CSR (undirected: the adjacency) and, directed, the in-CSR.
     pub out: &'a CsrStats,
@@ -29,7 +31,7 @@ pub(super) struct Facts<'a> {
 pub(super) fn assemble(f: Facts) -> Manifest {
     Manifest {
         format: FORMAT_NAME.into(),
-        format_version: Manifest::version_for(f.opts.csr_id_bytes),
+        format_version: Manifest::version_for(f.id_bytes),
         num_vertices: f.n,
         num_edges: f.counts.edges,
         num_self_loops: f.counts.self_loops,
@@ -57,7 +59,7 @@ pub(super) fn assemble(f: Facts) -> Manifest {
         },
         csr: CsrInfo {
             page_bytes: f.opts.page_bytes,
-            id_bytes: f.opts.csr_id_bytes,
+            id_bytes: f.id_bytes,
             out_slots: f.out.slots,
             out_entries: f.out.entries,
             in_slots: f.r#in.map_or(0, |s| s.slots),

@@ -4,7 +4,7 @@ use super::{VertexOrder, MIN_MEMORY};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::size::format_size;
-use crate::store::csr::{SlotWidth, DEFAULT_PAGE_BYTES};
+use crate::store::csr::DEFAULT_PAGE_BYTES;
 use crate::store::tiles::DEFAULT_GROUP_TILES;
 use std::path::PathBuf;
 
@@ -91,9 +91,11 @@ impl Default for BuildOptions {
 }
 
 impl BuildOptions {
-    /// The CSR's slot width (`csr_id_bytes`, checked by [`Self::validate`]).
-    pub fn slot_width(&self) -> SlotWidth {
-        SlotWidth::of_id_bytes(self.csr_id_bytes).unwrap_or(SlotWidth::Narrow)
+    /// Whether the build carries dense ids as u64 and writes a wide store
+    /// (8-byte CSR slots): when `csr_id_bytes` asks for it, or when a
+    /// dense source has more vertices than u32 ids hold.
+    pub(super) fn wide(&self, dense_n: Option<u64>) -> bool {
+        self.csr_id_bytes == 8 || dense_n.is_some_and(|n| n > u32::MAX as u64)
     }
 
     /// Checks the options.

@@ -2,7 +2,7 @@
 //! descending, so hubs gather in the first tiles.
 
 use super::distinct::{Dedup, RankSpill};
-use super::records::InputEdge;
+use super::records::{DenseId, InputEdge};
 use super::stages::pipeline;
 use super::{BATCH, STAGE_BATCH};
 use crate::cancel;
@@ -18,9 +18,9 @@ use crate::progress::Progress;
 /// at `u32::MAX`), then sorts the ranks by (degree descending, rank
 /// ascending): the position in that order is the dense id. Both maps are
 /// empty when the order is the identity.
-pub(super) fn degree_order<E: InputEdge>(
-    edges: &mut Dedup<'_, E>,
-    mut spill: Option<&mut RankSpill>,
+pub(super) fn degree_order<E: InputEdge, I: DenseId>(
+    edges: &mut Dedup<'_, E, I>,
+    mut spill: Option<&mut RankSpill<I>>,
     n: u64,
     undirected: bool,
     budget: &Budget,
@@ -32,6 +32,7 @@ pub(super) fn degree_order<E: InputEdge>(
             &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
         )
         .map_err(or_original_order)?;
+    past_u32(n)?;
     let dense_charge = budget
         .charge(4 * n, "degree order: degrees, then dense ids")
         .map_err(or_original_order)?;
@@ -55,12 +56,12 @@ pub(super) fn degree_order<E: InputEdge>(
         |batch| {
             for (i, e) in batch.iter().enumerate() {
                 if let Some(a) = batch.get(i + AHEAD) {
-                    prefetch(degrees, a.s as usize);
-                    prefetch(degrees, a.d as usize);
+                    prefetch(degrees, a.s.idx());
+                    prefetch(degrees, a.d.idx());
                 }
-                degrees[e.s as usize] = degrees[e.s as usize].saturating_add(1);
+                degrees[e.s.idx()] = degrees[e.s.idx()].saturating_add(1);
                 if !undirected || e.s != e.d {
-                    degrees[e.d as usize] = degrees[e.d as usize].saturating_add(1);
+                    degrees[e.d.idx()] = degrees[e.d.idx()].saturating_add(1);
                 }
             }
             match spill.as_mut() {
@@ -165,14 +166,12 @@ impl OrderMaps {
 /// permutation. A refusal is an error, or with `--order auto` a note and
 /// false (the build falls back to the original order).
 pub(super) fn degree_fits(n: u64, budget: &Budget, auto: bool) -> Result<bool> {
-    if n > u32::MAX as u64 {
-        return Ok(true);
-    }
     let fits = budget
         .require(
             &format!("--order degree on {n} vertices"),
             &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
         )
+        .and_then(|_| past_u32(n))
         .map_err(or_original_order);
     match fits {
         Err(Error::Budget(m)) if auto => {
@@ -180,6 +179,20 @@ pub(super) fn degree_fits(n: u64, budget: &Budget, auto: bool) -> Result<bool> {
             Ok(false)
         }
         r => r.map(|_| true),
+    }
+}
+
+/// The degree order's maps hold u32 dense ids: past 2^32 - 1 vertices it
+/// is refused as a budget refusal is (an error for `--order degree`, the
+/// original order for `--order auto`). Its 8 bytes a vertex would be 32
+/// GiB there anyway.
+fn past_u32(n: u64) -> Result<()> {
+    match n > u32::MAX as u64 {
+        true => Err(Error::Budget(format!(
+            "--order degree on {n} vertices: its maps hold at most {} vertices",
+            u32::MAX
+        ))),
+        false => Ok(()),
     }
 }
 
@@ -214,5 +227,20 @@ mod tests {
             want.sort_by_key(|&r| (std::cmp::Reverse(deg[r as usize]), r));
             prop_assert_eq!(by_degree(&deg), want);
         }
+    }
+
+    /// Past 2^32 - 1 vertices the degree order is refused whatever the
+    /// budget: `--order auto` falls back, `--order degree` is an error.
+    #[test]
+    fn the_degree_order_stops_at_32_bits() {
+        let budget = Budget::new(1 << 40);
+        let n = u32::MAX as u64;
+        assert!(degree_fits(n, &budget, false).unwrap());
+        assert!(!degree_fits(n + 1, &budget, true).unwrap());
+        let e = degree_fits(n + 1, &budget, false).unwrap_err().to_string();
+        assert!(
+            e.contains("at most 4294967295") && e.contains("--order original"),
+            "{e}"
+        );
     }
 }

@@ -9,7 +9,7 @@
 //! one emits.
 
 use super::distinct::Distinct;
-use super::records::{DenseKey, InputEdge, Keyed, Weight};
+use super::records::{DenseId, DenseKey, InputEdge, KeyWord, Keyed, Weight};
 use super::tiles::TileCounts;
 use super::{stages, BuildOptions, Counts, BATCH, STAGE_BATCH};
 use crate::cancel;
@@ -24,17 +24,20 @@ use crate::store::file::StoreDir;
 use crate::store::tiles::TileGeometry;
 use std::path::Path;
 
+/// The sorter of edges in dense ids of type `I`.
+pub(super) type KeyedSorter<W, I> = BucketSorter<Keyed<W, <I as DenseId>::Key>>;
+
 /// What the remap leaves for the write phase.
-pub(super) struct Remapped<W: Weight> {
+pub(super) struct Remapped<W: Weight, I: DenseId> {
     pub geom: TileGeometry,
     /// Tile counts, when tiles are placed from the out stream.
     pub tile_counts: Option<TileCounts>,
     /// Else the tiles' own sorter.
-    pub tile_sorter: Option<BucketSorter<Keyed<W>>>,
+    pub tile_sorter: Option<KeyedSorter<W, I>>,
     /// The reverse direction (undirected: both).
-    pub rev_sorter: BucketSorter<Keyed<W>>,
+    pub rev_sorter: KeyedSorter<W, I>,
     /// Directed, when the out-CSR was not written straight.
-    pub out_sorter: Option<BucketSorter<Keyed<W>>>,
+    pub out_sorter: Option<KeyedSorter<W, I>>,
     /// The out-CSR written straight from the stream.
     pub direct_out_stats: Option<CsrStats>,
     /// Bytes the sorters spilled.
@@ -43,7 +46,7 @@ pub(super) struct Remapped<W: Weight> {
 
 /// Edges from across the input ([`super::read::Shape`]), in ranks.
 pub(super) struct Sample {
-    pub ranks: Vec<(u32, u32)>,
+    pub ranks: Vec<(u64, u64)>,
     /// The distinct edges come in rank order even when they spilled (the
     /// input sorter bucketed by key range).
     pub ordered: bool,
@@ -54,8 +57,8 @@ pub(super) struct Sample {
 /// from `sample` mapped to dense ids: their first buffers hold the front of
 /// a stream in rank order only.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
-    mut distinct: Distinct<'_, E>,
+pub(super) fn remap<W: Weight, E: InputEdge<W = W>, I: DenseId>(
+    mut distinct: Distinct<'_, E, I>,
     (perm, sample): (Option<(Vec<u32>, Charge)>, Sample),
     n: u64,
     dir: &mut StoreDir,
@@ -63,7 +66,7 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     opts: &BuildOptions,
     budget: &Budget,
     counts: &mut Counts,
-) -> Result<Remapped<W>> {
+) -> Result<Remapped<W, I>> {
     let undirected = !opts.directed;
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let geom = TileGeometry::new(n, opts.group_tiles, undirected);
@@ -89,23 +92,23 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
         (false, false, _) => (share / 2, share / 2, 0),
     };
     let m = counts.input_edges;
-    let dense = |r: u32| perm.as_ref().map_or(r, |p| p.0[r as usize]);
-    let dk = DenseKey::new(n);
+    let dense = |r: I| perm.as_ref().map_or(r, |p| I::of(p.0[r.idx()] as u64));
+    let dk = DenseKey::<I>::new(n);
     // The sample in dense ids, and the keys each sorter would give it.
-    let dense_sample: Vec<(u32, u32)> = sample
+    let dense_sample: Vec<(I, I)> = sample
         .ranks
         .iter()
-        .map(|&(s, d)| (dense(s), dense(d)))
+        .map(|&(s, d)| (dense(I::of(s)), dense(I::of(d))))
         .collect();
-    let keys = |key: &dyn Fn(u32, u32) -> Vec<u64>| -> Vec<u128> {
+    let keys = |key: &dyn Fn(I, I) -> Vec<I::Key>| -> Vec<u128> {
         dense_sample
             .iter()
             .flat_map(|&(s, d)| key(s, d))
-            .map(u128::from)
+            .map(|k| k.to_u128())
             .collect()
     };
     let keyed = |name, share, expected, sample: Vec<u128>| {
-        BucketSorter::<Keyed<W>>::new(
+        BucketSorter::<Keyed<W, I::Key>>::new(
             name,
             scratch,
             budget,
@@ -122,8 +125,8 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
             tile_share,
             m,
             keys(&|s, d| match undirected {
-                true => vec![geom.edge_key(s.min(d), s.max(d))],
-                false => vec![geom.edge_key(s, d)],
+                true => vec![I::tile_key(&geom, s.min(d), s.max(d))],
+                false => vec![I::tile_key(&geom, s, d)],
             }),
         )?),
     };
@@ -142,7 +145,7 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     };
     drop(dense_sample);
     let mut out_csr = if out_direct {
-        Some(super::write::csr_writer(dir, "out", n, opts)?)
+        Some(super::write::csr_writer::<I>(dir, "out", n, opts)?)
     } else {
         None
     };
@@ -151,18 +154,21 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
     {
         // A batch of distinct edges in dense ids goes to the tile counts
         // (or sorter) and the sorters a layout at a time, each in bulk.
-        let mut emit = |batch: &[((u32, u32), W)]| -> Result<()> {
+        let mut emit = |batch: &[((I, I), W)]| -> Result<()> {
             // Canonical in original ids is not canonical in dense ids.
-            let canon = |&((s, d), w): &((u32, u32), W)| match undirected {
+            let canon = |&((s, d), w): &((I, I), W)| match undirected {
                 true => (s.min(d), s.max(d), w),
                 false => (s, d, w),
             };
             edges += batch.len() as u64;
             loops += batch.iter().filter(|((s, d), _)| s == d).count() as u64;
             match (&mut tile_counts, &mut tile_sorter) {
-                (Some(c), _) => batch.iter().map(canon).for_each(|(s, d, _)| c.add(s, d)),
+                (Some(c), _) => batch
+                    .iter()
+                    .map(canon)
+                    .for_each(|(s, d, _)| c.add(s.get(), d.get())),
                 (None, Some(t)) => t.extend(batch.iter().map(canon).map(|(s, d, w)| Keyed {
-                    key: geom.edge_key(s, d),
+                    key: I::tile_key(&geom, s, d),
                     w,
                 }))?,
                 (None, None) => unreachable!("tiles are counted or sorted"),
@@ -178,7 +184,7 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
             }
             if let Some(out) = out_csr.as_mut() {
                 for &((s, d), w) in batch {
-                    out.push(s, d, w.get())?;
+                    out.push(s.get(), d, w.get())?;
                 }
             } else if let Some(out) = out_sorter.as_mut() {
                 out.extend(batch.iter().map(|&((s, d), w)| Keyed {
@@ -204,8 +210,8 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>>(
                 while ids.len() < STAGE_BATCH && distinct.next_batch(&mut batch)? {
                     ids.extend(batch.iter().enumerate().map(|(i, e)| {
                         if let (Some(p), Some(a)) = (&perm, batch.get(i + AHEAD)) {
-                            prefetch(&p.0, a.s as usize);
-                            prefetch(&p.0, a.d as usize);
+                            prefetch(&p.0, a.s.idx());
+                            prefetch(&p.0, a.d.idx());
                         }
                         ((dense(e.s), dense(e.d)), e.w)
                     }));

@@ -63,10 +63,8 @@ impl TileCounts {
 
     /// Counts edge (src, dst) (undirected: src <= dst).
     #[inline]
-    pub fn add(&mut self, src: u32, dst: u32) {
-        let t = self
-            .geom
-            .tile_order((src >> TILE_BITS) as u64, (dst >> TILE_BITS) as u64);
+    pub fn add(&mut self, src: u64, dst: u64) {
+        let t = self.geom.tile_order(src >> TILE_BITS, dst >> TILE_BITS);
         self.counts[t as usize] += 1;
     }
 }
@@ -192,8 +190,8 @@ impl TilePlacer {
 
     /// Places edge (src, dst); calls come in (src, dst) order.
     #[inline]
-    pub fn push(&mut self, src: u32, dst: u32, weight: f64) -> Result<()> {
-        let i = (src >> TILE_BITS) as u64;
+    pub fn push(&mut self, src: u64, dst: u64, weight: f64) -> Result<()> {
+        let i = src >> TILE_BITS;
         if i != self.row {
             self.flush_row()?;
             self.row = i;
@@ -325,8 +323,8 @@ fn code_placed(
             );
             let (row, col) = (tiles[k].0, tiles[k].1);
             w.push(
-                row << TILE_BITS | s as u32,
-                col << TILE_BITS | d as u32,
+                (row as u64) << TILE_BITS | s as u64,
+                (col as u64) << TILE_BITS | d as u64,
                 1.0,
             )?;
             left -= 1;
@@ -353,7 +351,7 @@ mod tests {
         let geom = TileGeometry::new(n, 1, true);
         let budget = Budget::new(1 << 30);
         let mut counts = TileCounts::new(geom, false, &budget).unwrap();
-        let edges: Vec<(u32, u32)> = (0..4u32)
+        let edges: Vec<(u64, u64)> = (0..4u64)
             .flat_map(|i| (i..4).map(move |j| (i << TILE_BITS | 7, j << TILE_BITS | 9)))
             .collect();
         for &(s, d) in &edges {

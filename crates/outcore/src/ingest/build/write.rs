@@ -5,13 +5,12 @@
 //! caller's: the two streams (each loading and sorting its next bucket in
 //! the background) fit together in what the remap's sorters held.
 
-use super::records::{DenseKey, Keyed, Weight};
-use super::remap::Remapped;
+use super::records::{tile_locals, DenseId, DenseKey, Keyed, Weight};
+use super::remap::{KeyedSorter, Remapped};
 use super::tiles::TilePlacer;
 use super::{BuildOptions, STAGE_BATCH};
 use crate::cancel;
 use crate::error::Result;
-use crate::ingest::bucket::BucketSorter;
 use crate::ingest::idmap::IdMap;
 use crate::ingest::sort::Sorted;
 use crate::progress::{Progress, Unit};
@@ -22,21 +21,21 @@ use crate::store::IDS_FILE;
 
 /// How the tiles are written.
 #[allow(clippy::large_enum_variant)] // one per build
-pub(super) enum Tiles<W: Weight> {
+pub(super) enum Tiles<W: Weight, I: DenseId> {
     /// Edges in tile order.
-    Sorted(BucketSorter<Keyed<W>>),
+    Sorted(KeyedSorter<W, I>),
     /// Placed from the (src, dst) stream: undirected the adjacency's
     /// src <= dst half, directed the out sorter (which must exist).
     Placed(TilePlacer),
 }
 
 /// The remap's sorters, full.
-pub(super) struct Sorters<W: Weight> {
-    pub tiles: Tiles<W>,
+pub(super) struct Sorters<W: Weight, I: DenseId> {
+    pub tiles: Tiles<W, I>,
     /// Directed, when not written during the remap: (src, dst).
-    pub out: Option<BucketSorter<Keyed<W>>>,
+    pub out: Option<KeyedSorter<W, I>>,
     /// (dst, src) directed (the in-CSR); undirected both directions.
-    pub rev: BucketSorter<Keyed<W>>,
+    pub rev: KeyedSorter<W, I>,
 }
 
 /// What was written: the tiles, then the CSR directions in the order
@@ -60,9 +59,9 @@ pub(super) struct Phase {
 /// Phase 4 of the build: the remap's sorters become the tiles and the CSR
 /// directions not written during the remap; then `ids.bin`, the original
 /// id of every rank, where ids are not already dense.
-pub(super) fn phase<W: Weight>(
+pub(super) fn phase<W: Weight, I: DenseId>(
     dir: &mut StoreDir,
-    r: Remapped<W>,
+    r: Remapped<W, I>,
     n: u64,
     opts: &BuildOptions,
     idmap: &IdMap,
@@ -75,7 +74,7 @@ pub(super) fn phase<W: Weight>(
         Unit::Items,
     );
     let tiles = match (r.tile_sorter, r.tile_counts) {
-        (Some(t), _) => Tiles::Sorted(t),
+        (Some(t), _) => Tiles::<W, I>::Sorted(t),
         (None, Some(c)) => Tiles::Placed(TilePlacer::new(dir, c, opts.compress)?),
         (None, None) => unreachable!("tiles are counted or sorted"),
     };
@@ -109,22 +108,22 @@ pub(super) fn phase<W: Weight>(
 }
 
 /// Writes the tiles and the CSR directions still in sorters.
-pub(super) fn layouts<W: Weight>(
+pub(super) fn layouts<W: Weight, I: DenseId>(
     dir: &mut StoreDir,
-    sorters: Sorters<W>,
+    sorters: Sorters<W, I>,
     geom: TileGeometry,
     n: u64,
     opts: &BuildOptions,
     progress: &mut Progress,
 ) -> Result<Written> {
     let undirected = !opts.directed;
-    let dk = DenseKey::new(n);
+    let dk = DenseKey::<I>::new(n);
     let mut csrs = Vec::new();
     if let Some(s) = sorters.out {
-        csrs.push((csr_writer(dir, "out", n, opts)?, s));
+        csrs.push((csr_writer::<I>(dir, "out", n, opts)?, s));
     }
     let rev_name = if undirected { "out" } else { "in" };
-    csrs.push((csr_writer(dir, rev_name, n, opts)?, sorters.rev));
+    csrs.push((csr_writer::<I>(dir, rev_name, n, opts)?, sorters.rev));
     let (sorted_tiles, mut placer) = match sorters.tiles {
         Tiles::Sorted(s) => (
             Some((s, TileWriter::new(dir, geom, opts.weighted, opts.compress)?)),
@@ -159,15 +158,15 @@ pub(super) fn layouts<W: Weight>(
                 // Records come tile by tile: the tile's position is decoded once.
                 let mut tile = (u64::MAX, (0, 0));
                 while let Some(r) = ts.next_record()? {
-                    let t = r.key >> 32;
-                    let (src_local, dst_local) = ((r.key >> 16) & 0xFFFF, r.key & 0xFFFF);
+                    let t = I::tile_of_key(r.key);
+                    let (src_local, dst_local) = tile_locals(r.key);
                     if t != tile.0 {
                         tile = (t, tile_of_order(&geom, t));
                     }
                     let (i, j) = tile.1;
                     tiles.push(
-                        ((i << TILE_BITS) | src_local) as u32,
-                        ((j << TILE_BITS) | dst_local) as u32,
+                        (i << TILE_BITS) | src_local,
+                        (j << TILE_BITS) | dst_local,
                         r.w.get(),
                     )?;
                     tick(&mut k, 1)?;
@@ -175,12 +174,12 @@ pub(super) fn layouts<W: Weight>(
                 Ok((tiles, ts.bucket_stats().map_or(0, |b| b.respilled)))
             })
         });
-        let csrs = (|| -> Result<(Vec<CsrWriter>, u64)> {
+        let csrs = (|| -> Result<(Vec<CsrWriter<I>>, u64)> {
             let mut out = Vec::new();
             let mut respilled = 0;
             let mut k = 0u64;
             for (c, (mut csr, sorter)) in csrs.into_iter().enumerate() {
-                let mut rs: Sorted<Keyed<W>> = sorter.finish()?;
+                let mut rs: Sorted<Keyed<W, I::Key>> = sorter.finish()?;
                 rs.consume_once();
                 // The out direction comes first: it feeds placed tiles.
                 let mut place = placer.as_mut().filter(|_| c == 0);
@@ -194,7 +193,7 @@ pub(super) fn layouts<W: Weight>(
                             for r in batch.iter() {
                                 let (s, d) = (dk.src(r.key), dk.dst(r.key));
                                 if !undirected || s <= d {
-                                    p.push(s, d, r.w.get())?;
+                                    p.push(s.get(), d.get(), r.w.get())?;
                                 }
                             }
                         }
@@ -211,7 +210,7 @@ pub(super) fn layouts<W: Weight>(
                             if opts.weighted {
                                 ws.extend(run.iter().map(|r| r.w.get()));
                             }
-                            csr.push_run(dk.src(run[0].key), &dsts, &ws)?;
+                            csr.push_run(dk.src(run[0].key).get(), &dsts, &ws)?;
                         }
                         Ok(())
                     },
@@ -243,13 +242,14 @@ pub(super) fn layouts<W: Weight>(
     })
 }
 
-/// The build's writer of CSR direction `which` ("out" or "in").
-pub(super) fn csr_writer(
+/// The build's writer of CSR direction `which` ("out" or "in"), in slots
+/// as wide as the dense ids `I`.
+pub(super) fn csr_writer<I: DenseId>(
     dir: &mut StoreDir,
     which: &str,
     n: u64,
     opts: &BuildOptions,
-) -> Result<CsrWriter> {
+) -> Result<CsrWriter<I>> {
     CsrWriter::new(
         dir,
         which,
@@ -257,7 +257,6 @@ pub(super) fn csr_writer(
         opts.page_bytes,
         opts.weighted,
         opts.compress.then_some(opts.csr_code),
-        opts.slot_width(),
     )
 }
 

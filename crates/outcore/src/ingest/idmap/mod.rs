@@ -241,9 +241,9 @@ impl IdMap {
 
     /// The dense id of `orig`, if it is a vertex.
     #[inline]
-    pub fn dense(&self, orig: u64) -> Option<u32> {
+    pub fn dense(&self, orig: u64) -> Option<u64> {
         if self.identity {
-            return (orig < self.n).then_some(orig as u32);
+            return (orig < self.n).then_some(orig);
         }
         if orig < self.min {
             return None;
@@ -253,7 +253,7 @@ impl IdMap {
             let w = (o >> 6) as usize;
             let [word, rank] = *self.bits.get(w)?;
             let below = word & ((1u64 << (o & 63)) - 1);
-            return (word >> (o & 63) & 1 == 1).then(|| rank as u32 + below.count_ones());
+            return (word >> (o & 63) & 1 == 1).then(|| rank + below.count_ones() as u64);
         }
         let b = ((orig - self.min) >> self.shift) as usize;
         if b + 1 >= self.bucket.len() {
@@ -263,7 +263,7 @@ impl IdMap {
         self.ids[lo..hi]
             .binary_search(&orig)
             .ok()
-            .map(|i| (lo + i) as u32)
+            .map(|i| (lo + i) as u64)
     }
 
     /// The original id of dense id `v`.

@@ -26,7 +26,7 @@ fn maps_are_monotone_and_exact() {
         let m = c.finish().unwrap();
         assert_eq!(m.len(), ids.len() as u64);
         for (i, &x) in ids.iter().enumerate() {
-            assert_eq!(m.dense(x), Some(i as u32), "{ids:?}");
+            assert_eq!(m.dense(x), Some(i as u64), "{ids:?}");
             assert_eq!(m.original(i as u32), x);
             if x > 0 && !ids.contains(&(x - 1)) {
                 assert_eq!(m.dense(x - 1), None);

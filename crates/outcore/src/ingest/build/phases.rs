@@ -1,0 +1,289 @@
+//! The build proper (phases 1-4 of [`super`]) on dense ids of type `I`
+//! ([`DenseId`]: u32, or u64 in a wide store).
+
+use super::distinct::{Dedup, Distinct, RankSpill};
+use super::named::{self, Ids};
+use super::order::{self, degree_order, note_original_order, OrderMaps};
+use super::records::{DenseId, InputEdge, Weight};
+use super::remap::{self, remap};
+use super::{manifest, read, write, BuildOptions, BuildReport, Built, Counts, VertexOrder};
+use super::{RESERVED, WRITERS_RESERVED};
+use crate::error::{Error, Result};
+use crate::ingest::EdgeSource;
+use crate::mem::budget::Charge;
+use crate::mem::{peak_rss_bytes, Budget};
+use crate::store::file::{StoreDir, WriteLe};
+use crate::store::{ORDER_FILE, ORDER_INV_FILE};
+use std::path::Path;
+use std::time::Instant;
+
+/// Refuses a store of more than 2^32 - 1 vertices: the build writes it
+/// (wide), no engine reads it yet (DESIGN.md, "Wide ids").
+fn too_many(n: u64) -> Result<()> {
+    match n > u32::MAX as u64 {
+        true => Err(Error::Invalid(format!(
+            "{n} vertices: this version supports at most {}",
+            u32::MAX
+        ))),
+        false => Ok(()),
+    }
+}
+
+/// [`build`] with dense ids as wide as the store is ([`BuildOptions::wide`]):
+/// u64 in a wide store, else u32.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
+    source: &mut dyn EdgeSource,
+    dir: StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+    front: Option<named::Front>,
+    speculative: bool,
+    given: &mut Option<OrderMaps>,
+) -> Result<Built> {
+    match opts.wide(source.dense_vertex_count()) {
+        true => build::<W, E, u64>(
+            source,
+            dir,
+            scratch,
+            opts,
+            budget,
+            front,
+            speculative,
+            given,
+        ),
+        false => build::<W, E, u32>(
+            source,
+            dir,
+            scratch,
+            opts,
+            budget,
+            front,
+            speculative,
+            given,
+        ),
+    }
+}
+
+/// The build proper; `front` is set when ids were ranked on disk first (the
+/// source then holds ranks, and the store the ids). `speculative`: `E` is
+/// 8-byte edges though the source does not promise 32-bit ids. `given`: the
+/// order to build in (taken when the order is due), else as `opts` says.
+#[allow(clippy::too_many_arguments)]
+fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
+    source: &mut dyn EdgeSource,
+    mut dir: StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+    front: Option<named::Front>,
+    speculative: bool,
+    given: &mut Option<OrderMaps>,
+) -> Result<Built> {
+    let start = front
+        .as_ref()
+        .and_then(|f| f.start)
+        .unwrap_or_else(Instant::now);
+    let budget = budget.clone();
+    let pipeline = budget.charge(RESERVED - WRITERS_RESERVED, "input pipeline")?;
+    let _writers = budget.charge(WRITERS_RESERVED, "writers")?;
+    let undirected = !opts.directed;
+    let mut by_degree = opts.order == VertexOrder::Degree && given.is_none();
+    let dense_n = source.dense_vertex_count();
+    let mut counts = Counts::default();
+
+    // Phase 1: read, canonicalise, sort by (src, dst); collect ids.
+    let t1 = Instant::now();
+    let free = budget.available();
+    // A quarter of the budget is held back for the id map; a dense source
+    // needs none, but the degree order needs 8 bytes a vertex after the sort.
+    if let (Some(n), true) = (dense_n, by_degree) {
+        by_degree = order::degree_fits(n, &budget, opts.order_auto)?;
+    }
+    if let Some(n) = dense_n {
+        too_many(n)?;
+    }
+    let held = match dense_n {
+        Some(n) if by_degree => (free / 4).max(8 * n),
+        _ => free / 4,
+    };
+    let total_bytes = source.input_bytes();
+    let label = match front {
+        Some(_) => "join target names".to_string(),
+        None => format!("read {}", source.describe()),
+    };
+    let (mut sorter, idmap, shape) = match read::edges::<E>(
+        source,
+        scratch,
+        opts,
+        &budget,
+        &read::Shares { free, held },
+        &label,
+        speculative,
+        &mut counts,
+    )? {
+        Ok(r) => r,
+        Err(stop) => return Ok(stop),
+    };
+    drop(pipeline);
+    let n = idmap.len();
+    too_many(n)?;
+    // The input's sample in ranks, for the remap's sorters.
+    let sample = remap::Sample {
+        ranks: shape
+            .sample
+            .iter()
+            .filter_map(|&(s, d)| Some((idmap.dense(s)?, idmap.dense(d)?)))
+            .collect(),
+        ordered: shape.ordered,
+    };
+    sorter.park()?;
+    let mut spilled = sorter.spilled_bytes();
+    let mut dedup = Dedup::<E, I>::new(sorter.finish()?, &idmap);
+    let read_secs = t1.elapsed().as_secs_f64();
+    let mut phases = vec![("read", read_secs)];
+    let mut total_bytes = total_bytes;
+    if let Some(f) = &front {
+        // The ranked source is the second join of the names' front.
+        phases = f.phases.clone();
+        phases.push(("join targets", read_secs));
+        spilled += f.spilled;
+        total_bytes = f.input_bytes;
+    }
+
+    // Phase 2 (degree order): count degrees, sort ranks, write the maps.
+    // `perm[rank]` is the dense id; `None` when that is the rank itself.
+    let mut perm: Option<(Vec<u32>, Charge)> = None;
+    let mut from_spill = None;
+    let mut vertex_order = if by_degree {
+        opts.order
+    } else {
+        VertexOrder::Original
+    };
+    let mut order = None;
+    if let Some(g) = given.take() {
+        if g.dense_of_rank.0.len() as u64 != n && !g.dense_of_rank.0.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{}: the input changed between the build's two passes ({} vertices, then {n}); import it again",
+                source.describe(),
+                g.dense_of_rank.0.len()
+            )));
+        }
+        vertex_order = opts.order;
+        order = Some(g);
+    }
+    if by_degree {
+        let t = Instant::now();
+        // A spilled input is not sorted a second time: the degree pass
+        // writes the distinct edges out for the remap.
+        let mut spill = match dedup.is_spilled() {
+            true => Some(RankSpill::<I>::create(scratch)?),
+            false => None,
+        };
+        order = match degree_order(
+            &mut dedup,
+            spill.as_mut(),
+            n,
+            undirected,
+            &budget,
+            opts.order_auto,
+        ) {
+            Ok(o) => {
+                if let Some(s) = spill {
+                    spilled += s.bytes();
+                    from_spill = Some(s.finish()?);
+                }
+                o
+            }
+            // Refused before reading anything.
+            Err(Error::Budget(m)) if opts.order_auto => {
+                note_original_order(&m);
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        if order.is_none() {
+            vertex_order = VertexOrder::Original;
+        }
+        phases.push(("order", t.elapsed().as_secs_f64()));
+    }
+    if let Some(order) = order.filter(|o| !o.rank_of_dense.0.is_empty()) {
+        let mut w = dir.file(ORDER_FILE)?;
+        w.put_u32s(&order.rank_of_dense.0)?;
+        dir.close(w)?;
+        let mut w = dir.file(ORDER_INV_FILE)?;
+        w.put_u32s(&order.dense_of_rank.0)?;
+        dir.close(w)?;
+        perm = Some(order.dense_of_rank);
+    }
+    let has_order_map = perm.is_some();
+    let distinct = match from_spill {
+        Some(r) => {
+            counts.duplicates = dedup.duplicates;
+            // The input's buckets are no longer needed: free the disk.
+            spilled += dedup.respilled();
+            drop(dedup);
+            Distinct::Spill(r)
+        }
+        None => {
+            dedup.rewind()?;
+            Distinct::Dedup(dedup)
+        }
+    };
+
+    // Phase 3: merge, dedup (last wins), remap, fan out.
+    let t2 = Instant::now();
+    let r = remap::<W, E, I>(
+        distinct,
+        (perm, sample),
+        n,
+        &mut dir,
+        scratch,
+        opts,
+        &budget,
+        &mut counts,
+    )?;
+    spilled += r.spilled;
+    let geom = r.geom;
+    phases.push(("remap", t2.elapsed().as_secs_f64()));
+
+    // Phase 4: write tiles and the CSR directions still in sorters.
+    let t3 = Instant::now();
+    let w = write::phase(&mut dir, r, n, opts, &idmap)?;
+    spilled += w.respilled;
+    phases.push(("write", t3.elapsed().as_secs_f64()));
+    let (tile_stats, out_stats, in_stats) = (w.tiles, w.out, w.r#in);
+
+    let seconds = start.elapsed().as_secs_f64();
+    let manifest = manifest::assemble(manifest::Facts {
+        n,
+        counts: &counts,
+        opts,
+        has_id_map: match &front {
+            Some(f) => f.ids == Ids::Ints && f.has_id_map,
+            None => !idmap.is_identity(),
+        },
+        string_ids: front.as_ref().is_some_and(|f| f.ids == Ids::Strings),
+        vertex_order,
+        has_order_map,
+        geom,
+        id_bytes: I::WIDTH.bytes(),
+        tiles: &tile_stats,
+        out: &out_stats,
+        r#in: in_stats.as_ref(),
+        source: source.describe(),
+        seconds,
+    });
+    let path = dir.commit(manifest.clone())?;
+    let manifest = crate::store::Manifest::read(&path)?;
+    Ok(Built::Done(BuildReport {
+        path,
+        manifest,
+        seconds,
+        phases,
+        input_bytes: total_bytes,
+        spilled_bytes: spilled,
+        peak_rss_bytes: peak_rss_bytes(),
+    }))
+}
