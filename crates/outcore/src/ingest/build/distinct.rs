@@ -247,7 +247,7 @@ impl<I: SpillCode> RankReader<I> {
 
 /// One edge (varint key difference, then the weight) from the front of
 /// `b`, and the bytes it took; `None` when `b` holds only part of one.
-#[inline]
+#[inline(always)]
 fn decode_edge<I: SpillCode, W: Weight>(
     b: &[u8],
     prev: &mut I::Prev,

@@ -52,11 +52,11 @@ pub(super) struct Orig<W> {
 impl<W: Weight> Record for Orig<W> {
     const BYTES: usize = 16 + W::BYTES;
     type Key = (u64, u64);
-    #[inline]
+    #[inline(always)]
     fn key(&self) -> (u64, u64) {
         (self.src, self.dst)
     }
-    #[inline]
+    #[inline(always)]
     fn radix_key(&self) -> u128 {
         (self.src as u128) << 64 | self.dst as u128
     }
@@ -94,19 +94,19 @@ pub(super) trait KeyWord: Copy + Ord + Send + Sync + std::fmt::Debug + 'static {
 
 impl KeyWord for u64 {
     const BYTES: usize = 8;
-    #[inline]
+    #[inline(always)]
     fn to_u128(self) -> u128 {
         self as u128
     }
-    #[inline]
+    #[inline(always)]
     fn of_u128(k: u128) -> u64 {
         k as u64
     }
-    #[inline]
+    #[inline(always)]
     fn enc(self, out: &mut [u8]) {
         out[..8].copy_from_slice(&self.to_le_bytes());
     }
-    #[inline]
+    #[inline(always)]
     fn dec(b: &[u8]) -> u64 {
         u64::from_le_bytes(b[..8].try_into().unwrap())
     }
@@ -114,19 +114,19 @@ impl KeyWord for u64 {
 
 impl KeyWord for u128 {
     const BYTES: usize = 16;
-    #[inline]
+    #[inline(always)]
     fn to_u128(self) -> u128 {
         self
     }
-    #[inline]
+    #[inline(always)]
     fn of_u128(k: u128) -> u128 {
         k
     }
-    #[inline]
+    #[inline(always)]
     fn enc(self, out: &mut [u8]) {
         out[..16].copy_from_slice(&self.to_le_bytes());
     }
-    #[inline]
+    #[inline(always)]
     fn dec(b: &[u8]) -> u128 {
         u128::from_le_bytes(b[..16].try_into().unwrap())
     }
@@ -143,11 +143,11 @@ pub(super) struct Keyed<W, K = u64> {
 impl<W: Weight, K: KeyWord> Record for Keyed<W, K> {
     const BYTES: usize = K::BYTES + W::BYTES;
     type Key = K;
-    #[inline]
+    #[inline(always)]
     fn key(&self) -> K {
         self.key
     }
-    #[inline]
+    #[inline(always)]
     fn radix_key(&self) -> u128 {
         self.key.to_u128()
     }
@@ -185,7 +185,7 @@ pub(super) trait DenseId: Slot + SpillCode {
     fn tile_key(g: &TileGeometry, s: Self, d: Self) -> Self::Key;
     /// A tile key's tile order.
     fn tile_of_key(k: Self::Key) -> u64;
-    #[inline]
+    #[inline(always)]
     fn idx(self) -> usize {
         self.get() as usize
     }
@@ -193,23 +193,23 @@ pub(super) trait DenseId: Slot + SpillCode {
 
 impl DenseId for u32 {
     type Key = u64;
-    #[inline]
+    #[inline(always)]
     fn key(bits: u32, s: u32, d: u32) -> u64 {
         (s as u64) << bits | d as u64
     }
-    #[inline]
+    #[inline(always)]
     fn src(bits: u32, k: u64) -> u32 {
         (k >> bits) as u32
     }
-    #[inline]
+    #[inline(always)]
     fn dst(bits: u32, k: u64) -> u32 {
         (k & ((1u64 << bits) - 1)) as u32
     }
-    #[inline]
+    #[inline(always)]
     fn tile_key(g: &TileGeometry, s: u32, d: u32) -> u64 {
         g.edge_key(s, d)
     }
-    #[inline]
+    #[inline(always)]
     fn tile_of_key(k: u64) -> u64 {
         k >> 32
     }
@@ -217,24 +217,24 @@ impl DenseId for u32 {
 
 impl DenseId for u64 {
     type Key = u128;
-    #[inline]
+    #[inline(always)]
     fn key(bits: u32, s: u64, d: u64) -> u128 {
         (s as u128) << bits | d as u128
     }
-    #[inline]
+    #[inline(always)]
     fn src(bits: u32, k: u128) -> u64 {
         (k >> bits) as u64
     }
-    #[inline]
+    #[inline(always)]
     fn dst(bits: u32, k: u128) -> u64 {
         (k & ((1u128 << bits) - 1)) as u64
     }
-    #[inline]
+    #[inline(always)]
     fn tile_key(g: &TileGeometry, s: u64, d: u64) -> u128 {
         let t = g.tile_order(s >> TILE_BITS, d >> TILE_BITS) as u128;
         t << 32 | ((s & 0xFFFF) << 16 | d & 0xFFFF) as u128
     }
-    #[inline]
+    #[inline(always)]
     fn tile_of_key(k: u128) -> u64 {
         (k >> 32) as u64
     }
@@ -266,17 +266,17 @@ impl<I: DenseId> DenseKey<I> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn key(self, src: I, dst: I) -> I::Key {
         I::key(self.bits, src, dst)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn src(self, key: I::Key) -> I {
         I::src(self.bits, key)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn dst(self, key: I::Key) -> I {
         I::dst(self.bits, key)
     }
@@ -294,19 +294,19 @@ pub(super) trait InputEdge: Record {
 
 impl<W: Weight> InputEdge for Orig<W> {
     type W = W;
-    #[inline]
+    #[inline(always)]
     fn new(src: u64, dst: u64, w: W) -> Self {
         Orig { src, dst, w }
     }
-    #[inline]
+    #[inline(always)]
     fn src(&self) -> u64 {
         self.src
     }
-    #[inline]
+    #[inline(always)]
     fn dst(&self) -> u64 {
         self.dst
     }
-    #[inline]
+    #[inline(always)]
     fn w(&self) -> W {
         self.w
     }
@@ -316,7 +316,7 @@ impl<W: Weight> InputEdge for Orig<W> {
 /// half the bytes to spill and sort.
 impl<W: Weight> InputEdge for Keyed<W> {
     type W = W;
-    #[inline]
+    #[inline(always)]
     fn new(src: u64, dst: u64, w: W) -> Self {
         debug_assert!(src <= u32::MAX as u64 && dst <= u32::MAX as u64);
         Keyed {
@@ -324,15 +324,15 @@ impl<W: Weight> InputEdge for Keyed<W> {
             w,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn src(&self) -> u64 {
         self.key >> 32
     }
-    #[inline]
+    #[inline(always)]
     fn dst(&self) -> u64 {
         self.key & 0xFFFF_FFFF
     }
-    #[inline]
+    #[inline(always)]
     fn w(&self) -> W {
         self.w
     }

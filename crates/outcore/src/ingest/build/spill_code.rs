@@ -21,14 +21,14 @@ pub(super) trait SpillCode: Copy {
 impl SpillCode for u32 {
     type Prev = u64;
     const MAX_CODE: usize = 10;
-    #[inline]
+    #[inline(always)]
     fn put(prev: &mut u64, s: u32, d: u32, out: &mut [u8]) -> usize {
         let key = (s as u64) << 32 | d as u64;
         let len = put_varint(out, zigzag(key.wrapping_sub(*prev)));
         *prev = key;
         len
     }
-    #[inline]
+    #[inline(always)]
     fn take(b: &[u8], prev: &mut u64) -> Option<((u32, u32), usize)> {
         let (z, i) = take_varint(b)?;
         let key = prev.wrapping_add(unzigzag(z));
@@ -81,7 +81,7 @@ impl SpillCode for u64 {
 
 /// A narrow code's varint and its length; `None` when `b` holds only part
 /// of it.
-#[inline]
+#[inline(always)]
 fn take_varint(b: &[u8]) -> Option<(u64, usize)> {
     let (z, i) = match b.first_chunk::<8>().map(|c| u64::from_le_bytes(*c)) {
         // A varint of at most 8 bytes with all of them here: its length
@@ -119,12 +119,12 @@ fn varint_slow(b: &[u8]) -> Option<(u64, usize)> {
 }
 
 /// Zigzag: small differences of either sign become small codes.
-#[inline]
+#[inline(always)]
 fn zigzag(x: u64) -> u64 {
     (x << 1) ^ ((x as i64 >> 63) as u64)
 }
 
-#[inline]
+#[inline(always)]
 fn unzigzag(z: u64) -> u64 {
     (z >> 1) ^ (z & 1).wrapping_neg()
 }
