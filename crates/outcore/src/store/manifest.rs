@@ -238,9 +238,20 @@ impl Manifest {
     }
 
     /// `csr.id_bytes` is 4 or 8, matches the format version, and a wide
-    /// CSR is not coded (no code of this version writes 8-byte ids).
-    fn check_id_bytes(&self, dir: &Path) -> Result<()> {
+    /// CSR is not coded (no code of this version writes 8-byte ids); the
+    /// vertices fit the u32 ids the engines of this version read.
+    fn check_ids(&self, dir: &Path) -> Result<()> {
         let b = self.csr.id_bytes;
+        if self.num_vertices > u32::MAX as u64 {
+            return Err(Error::store(
+                dir,
+                format!(
+                    "the manifest says {} vertices, and this version reads at most {} (u32 ids): the store is damaged, or from a newer outcore",
+                    self.num_vertices,
+                    u32::MAX
+                ),
+            ));
+        }
         let why = if SlotWidth::of_id_bytes(b).is_none() {
             format!("CSR ids of {b} bytes (4 or 8 are known)")
         } else if Self::version_for(b) != self.format_version {
@@ -296,7 +307,7 @@ impl Manifest {
         }
         let mut m: Manifest = serde_json::from_value(value)
             .map_err(|e| Error::store(dir, format!("manifest.json is damaged: {e}")))?;
-        m.check_id_bytes(dir)?;
+        m.check_ids(dir)?;
         if let Some(c) = m.checksum.take() {
             let body = text.strip_suffix(b"\n").unwrap_or(&text);
             let field = format!("\"checksum\": \"{c}\"");

@@ -253,7 +253,8 @@ fn rewrite_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 }
 
 /// A manifest whose id width is unknown, or disagrees with its format
-/// version, or is coded wide, is refused on open; so are build options
+/// version, or is coded wide, or whose vertices pass u32 ids (a newer
+/// outcore's wide store), is refused on open; so are build options
 /// asking for such a store.
 #[test]
 fn contradicting_widths_are_refused() {
@@ -261,7 +262,13 @@ fn contradicting_widths_are_refused() {
     let (narrow, wide) = pair(dir.path(), 50, &edges_of(50, 200, 1), false, false, 4096);
     Store::open(narrow.path()).unwrap();
     Store::open(wide.path()).unwrap();
-    let cases: [(&Path, &str, serde_json::Value, &str); 4] = [
+    let cases: [(&Path, &str, serde_json::Value, &str); 5] = [
+        (
+            wide.path(),
+            "num_vertices",
+            (1u64 << 32).into(),
+            "4294967296 vertices, and this version reads at most 4294967295",
+        ),
         (wide.path(), "csr.id_bytes", 3.into(), "CSR ids of 3 bytes"),
         (
             wide.path(),
