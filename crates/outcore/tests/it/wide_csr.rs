@@ -131,8 +131,8 @@ proptest! {
     /// keys: through every path of the build (ids ranked by an id map or
     /// dense, the input spilled so the distinct edges go through
     /// `distinct.tmp`, tiles sorted or placed, degree or original order,
-    /// the directed out-CSR sorted or written straight) it writes the
-    /// narrow build's store.
+    /// the directed out-CSR sorted or written straight, the ids ranked on
+    /// disk first) it writes the narrow build's store.
     #[test]
     fn the_wide_build_writes_the_narrow_store(
         n in 1u64..5_000,
@@ -144,6 +144,7 @@ proptest! {
         spill in any::<bool>(),
         sort_tiles in any::<bool>(),
         by_degree in any::<bool>(),
+        external_ids in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let opts = BuildOptions {
@@ -152,6 +153,8 @@ proptest! {
             memory: 128 << 20,
             sort_buffer_cap: spill.then_some(32 << 10),
             sort_tiles,
+            // Ranked on disk first (`named.rs`), when the ids are not dense.
+            external_ids: external_ids && !dense,
             order: match by_degree {
                 true => VertexOrder::Degree,
                 false => VertexOrder::Original,
@@ -310,40 +313,46 @@ fn contradicting_widths_are_refused() {
     }
 }
 
-/// A dense source of more than 2^32 - 1 vertices goes to the wide build,
-/// which carries its ids whole, and is still refused plainly (the engines
-/// read u32 ids), leaving nothing behind: `--order degree` for its maps,
-/// `--order auto` after falling back to the original order.
+/// A dense source of more than 2^32 - 1 vertices is refused plainly before
+/// the read, whatever the order (the engines read u32 ids), and with
+/// `--compress` for its wide ids; nothing is left behind.
 #[test]
 fn a_build_past_32_bits_is_refused_plainly() {
     outcore::progress::set_quiet(true);
     let n = (1u64 << 32) + 5;
     let edges = [(0, n - 1, 1.0), (1 << 32, 3, 2.0), (7, 1 << 32, 1.0)];
+    let count = "4294967301 vertices: this version supports at most 4294967295";
     let cases = [
-        (VertexOrder::Original, false, "4294967301 vertices"),
+        (VertexOrder::Original, false, false, count),
+        (VertexOrder::Degree, false, false, count),
+        (VertexOrder::Degree, true, false, count),
         (
-            VertexOrder::Degree,
+            VertexOrder::Original,
             false,
-            "its maps hold at most 4294967295",
+            true,
+            "needs 8-byte ids; drop --compress",
         ),
-        (VertexOrder::Degree, true, "4294967301 vertices"),
     ];
-    for (order, order_auto, want) in cases {
+    for (order, order_auto, compress, want) in cases {
         let dir = tempfile::tempdir().unwrap();
         let mut src = outcore::ingest::VecSource::new(edges.iter().copied());
         src.dense = Some(n);
         let opts = BuildOptions {
             order,
             order_auto,
-            // Room for the degree order's 32 GiB: the width refuses it.
-            memory: if order_auto { 1 << 30 } else { 64 << 30 },
+            compress,
+            // Room for the degree order's 32 GiB: the count refuses it.
+            memory: 64 << 30,
             ..Default::default()
         };
         let path = dir.path().join("g.oc");
         let e = outcore::ingest::build::build_store(&mut src, &path, &opts)
             .unwrap_err()
             .to_string();
-        assert!(e.contains(want), "{order:?} auto {order_auto}: {e}");
+        assert!(
+            e.contains(want),
+            "{order:?} auto {order_auto} {compress}: {e}"
+        );
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert!(left.is_empty(), "{left:?}");
     }

@@ -180,10 +180,11 @@ pub(super) fn rank_names<W: Weight>(
     let mut out = IdWriter::new(ids, dir)?;
     let mut n = 0u64;
     while let Some(name) = stream.next_name()? {
-        if n > u32::MAX as u64 {
+        if n >= u32::MAX as u64 {
+            // Rank u32::MAX would be the CSR's padding value.
             return Err(Error::Invalid(format!(
                 "more than {} distinct vertex ids: this version supports at most that many",
-                u32::MAX as u64 + 1
+                u32::MAX
             )));
         }
         if let Some(r) = ranks.as_mut() {

@@ -181,3 +181,22 @@ impl std::str::FromStr for OrderChoice {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Wide when asked, or when a dense source's ids pass u32; an id map's
+    /// source (no count) only when asked.
+    #[test]
+    fn a_build_is_wide_when_asked_or_past_u32() {
+        let narrow = BuildOptions::default();
+        let asked = BuildOptions {
+            csr_id_bytes: 8,
+            ..Default::default()
+        };
+        assert!(!narrow.wide(None) && !narrow.wide(Some(u32::MAX as u64)));
+        assert!(narrow.wide(Some(u32::MAX as u64 + 1)));
+        assert!(asked.wide(None) && asked.wide(Some(5)));
+    }
+}

@@ -31,8 +31,8 @@ pub(super) fn degree_order<E: InputEdge, I: DenseId>(
             &format!("--order degree on {n} vertices"),
             &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
         )
+        .and_then(|_| past_u32(n))
         .map_err(or_original_order)?;
-    past_u32(n)?;
     let dense_charge = budget
         .charge(4 * n, "degree order: degrees, then dense ids")
         .map_err(or_original_order)?;

@@ -17,8 +17,8 @@ use crate::store::{ORDER_FILE, ORDER_INV_FILE};
 use std::path::Path;
 use std::time::Instant;
 
-/// Refuses a store of more than 2^32 - 1 vertices: the build writes it
-/// (wide), no engine reads it yet (DESIGN.md, "Wide ids").
+/// Refuses a store of more than 2^32 - 1 vertices: the build could write
+/// it (wide), but no engine reads one yet (DESIGN.md, "Wide ids").
 fn too_many(n: u64) -> Result<()> {
     match n > u32::MAX as u64 {
         true => Err(Error::Invalid(format!(
@@ -42,7 +42,14 @@ pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
     speculative: bool,
     given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
-    match opts.wide(source.dense_vertex_count()) {
+    let wide = opts.wide(source.dense_vertex_count());
+    if wide && opts.compress {
+        return Err(Error::Invalid(
+            "--compress codes 4-byte CSR ids only, and this store needs 8-byte ids; drop --compress"
+                .into(),
+        ));
+    }
+    match wide {
         true => build::<W, E, u64>(
             source,
             dir,
@@ -98,11 +105,11 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     let free = budget.available();
     // A quarter of the budget is held back for the id map; a dense source
     // needs none, but the degree order needs 8 bytes a vertex after the sort.
-    if let (Some(n), true) = (dense_n, by_degree) {
-        by_degree = order::degree_fits(n, &budget, opts.order_auto)?;
-    }
     if let Some(n) = dense_n {
         too_many(n)?;
+    }
+    if let (Some(n), true) = (dense_n, by_degree) {
+        by_degree = order::degree_fits(n, &budget, opts.order_auto)?;
     }
     let held = match dense_n {
         Some(n) if by_degree => (free / 4).max(8 * n),

@@ -181,7 +181,8 @@ pub(super) trait DenseId: Slot + SpillCode {
     fn src(bits: u32, k: Self::Key) -> Self;
     fn dst(bits: u32, k: Self::Key) -> Self;
     /// The sort key of edge (src, dst) in the tiles' physical order: tile
-    /// order, then local src, then local dst (16 bits each).
+    /// order, then local src, then local dst (16 bits each). The tile
+    /// order is a u64 ([`TileGeometry::tile_order`]): up to 2^48 vertices.
     fn tile_key(g: &TileGeometry, s: Self, d: Self) -> Self::Key;
     /// A tile key's tile order.
     fn tile_of_key(k: Self::Key) -> u64;
@@ -231,6 +232,7 @@ impl DenseId for u64 {
     }
     #[inline(always)]
     fn tile_key(g: &TileGeometry, s: u64, d: u64) -> u128 {
+        debug_assert!(g.blocks <= 1 << 32, "tile orders past 64 bits");
         let t = g.tile_order(s >> TILE_BITS, d >> TILE_BITS) as u128;
         t << 32 | ((s & 0xFFFF) << 16 | d & 0xFFFF) as u128
     }
