@@ -49,28 +49,21 @@ pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
                 .into(),
         ));
     }
-    match wide {
-        true => build::<W, E, u64>(
-            source,
-            dir,
-            scratch,
-            opts,
-            budget,
-            front,
-            speculative,
-            given,
-        ),
-        false => build::<W, E, u32>(
-            source,
-            dir,
-            scratch,
-            opts,
-            budget,
-            front,
-            speculative,
-            given,
-        ),
-    }
+    // One call of whichever width: both are fn pointers of one type.
+    let run = match wide {
+        true => build::<W, E, u64>,
+        false => build::<W, E, u32>,
+    };
+    run(
+        source,
+        dir,
+        scratch,
+        opts,
+        budget,
+        front,
+        speculative,
+        given,
+    )
 }
 
 /// The build proper; `front` is set when ids were ranked on disk first (the
