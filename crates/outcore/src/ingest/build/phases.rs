@@ -96,11 +96,12 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     // Phase 1: read, canonicalise, sort by (src, dst); collect ids.
     let t1 = Instant::now();
     let free = budget.available();
-    // A quarter of the budget is held back for the id map; a dense source
-    // needs none, but the degree order needs 8 bytes a vertex after the sort.
+    // A source that says its vertex count is refused before it is read.
     if let Some(n) = dense_n {
         too_many(n)?;
     }
+    // A quarter of the budget is held back for the id map; a dense source
+    // needs none, but the degree order needs 8 bytes a vertex after the sort.
     if let (Some(n), true) = (dense_n, by_degree) {
         by_degree = order::degree_fits(n, &budget, opts.order_auto)?;
     }
