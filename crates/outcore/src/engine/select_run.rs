@@ -58,7 +58,7 @@ pub(crate) fn pool_bytes(
             m.csr.out_slots
         };
         let a = match m.csr.compression {
-            Some(_) => slots / (pb / 4),
+            Some(_) => slots / m.slot_width().per_page(pb),
             None => pages(&a),
         };
         let (o, w) = (pages(&o), if weights { pages(&w) } else { 0 });
@@ -110,7 +110,7 @@ pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool, budget
     };
     let depth = crate::engine::select::read_depth(store, None) as u64;
     tables
-        + 4 * (slots / (pb / 4)).saturating_sub(file(&names[0]).div_ceil(pb))
+        + 4 * (slots / m.slot_width().per_page(pb)).saturating_sub(file(&names[0]).div_ceil(pb))
         + file(&pgi)
         + depth
             * crate::store::csrcode::CodedReads::staging_bytes(

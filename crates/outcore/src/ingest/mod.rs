@@ -8,7 +8,7 @@ pub mod bucket;
 pub mod build;
 pub mod gen;
 pub mod idmap;
-mod leb128;
+pub(crate) mod leb128;
 pub mod names;
 pub mod parse;
 mod radix;

@@ -266,10 +266,9 @@ impl<S: Slot> CsrWriter<S> {
         if let Some(c) = &mut self.coded {
             // Whole pages only; a partial one waits for the next flush.
             let whole = self.adj_buf.len() / self.page_slots as usize * self.page_slots as usize;
-            let slots = S::as_narrow(&self.adj_buf[..whole]).expect("coded pages are narrow");
-            for page in slots.chunks_exact(self.page_slots as usize) {
+            for page in self.adj_buf[..whole].chunks_exact(self.page_slots as usize) {
                 c.offsets.push(c.at + c.bytes.len() as u64);
-                super::csrcode::encode(c.code, page, &mut c.bytes);
+                S::encode_page(c.code, page, &mut c.bytes);
             }
             self.adj.write_all(&c.bytes)?;
             c.at += c.bytes.len() as u64;

@@ -162,7 +162,7 @@ impl Slots {
                 page,
                 scratch: Vec::new(),
             }),
-            width: SlotWidth::Narrow,
+            width: store.manifest().slot_width(),
         })
     }
 
@@ -189,9 +189,14 @@ impl Slots {
             d.next += 1;
             d.pos = 0;
         }
-        let x = u32::from_le_bytes(d.page[d.pos..d.pos + 4].try_into().expect("4 bytes"));
-        d.pos += 4;
-        Ok(Some(widen(x)))
+        let at = d.pos;
+        d.pos += self.width.bytes() as usize;
+        Ok(Some(match self.width {
+            SlotWidth::Narrow => widen(u32::from_le_bytes(
+                d.page[at..at + 4].try_into().expect("4 bytes"),
+            )),
+            SlotWidth::Wide => u64::from_le_bytes(d.page[at..at + 8].try_into().expect("8 bytes")),
+        }))
     }
 }
 

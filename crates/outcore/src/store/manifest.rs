@@ -237,8 +237,7 @@ impl Manifest {
         }
     }
 
-    /// `csr.id_bytes` is 4 or 8, matches the format version, and a wide
-    /// CSR is not coded (no code of this version writes 8-byte ids); the
+    /// `csr.id_bytes` is 4 or 8 and matches the format version; the
     /// vertices fit the u32 ids the engines of this version read.
     fn check_ids(&self, dir: &Path) -> Result<()> {
         let b = self.csr.id_bytes;
@@ -259,8 +258,6 @@ impl Manifest {
                 "CSR ids of {b} bytes in a store of format version {}",
                 self.format_version
             )
-        } else if b == 8 && self.csr.compression.is_some() {
-            "a coded CSR of 8-byte ids".to_string()
         } else {
             return Ok(());
         };

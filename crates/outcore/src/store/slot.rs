@@ -4,6 +4,7 @@
 //! until the engines take wider ones.
 
 use super::csr::PAD;
+use super::csrcode::Code;
 use super::file::{DataWriter, WriteLe};
 use crate::error::Result;
 
@@ -89,9 +90,9 @@ pub trait Slot: Copy + Ord + Send + Sync + std::fmt::Debug + 'static {
     fn of(v: u64) -> Self;
     /// The id.
     fn get(self) -> u64;
-    /// The slots as u32 ids, `None` when they are wide (coded pages are
-    /// narrow only).
-    fn as_narrow(slots: &[Self]) -> Option<&[u32]>;
+    /// Appends the coded form of one plain page (ids then padding) to
+    /// `out` ([`super::csrcode`]; wide pages: [`super::csrcode::wide`]).
+    fn encode_page(code: Code, page: &[Self], out: &mut Vec<u8>);
     /// Appends `slots` to a store file, little-endian.
     fn put(slots: &[Self], out: &mut DataWriter) -> Result<()>;
 }
@@ -108,8 +109,8 @@ impl Slot for u32 {
     fn get(self) -> u64 {
         self as u64
     }
-    fn as_narrow(slots: &[u32]) -> Option<&[u32]> {
-        Some(slots)
+    fn encode_page(code: Code, page: &[u32], out: &mut Vec<u8>) {
+        super::csrcode::encode(code, page, out)
     }
     fn put(slots: &[u32], out: &mut DataWriter) -> Result<()> {
         out.put_u32s(slots)
@@ -127,8 +128,8 @@ impl Slot for u64 {
     fn get(self) -> u64 {
         self
     }
-    fn as_narrow(_: &[u64]) -> Option<&[u32]> {
-        None
+    fn encode_page(code: Code, page: &[u64], out: &mut Vec<u8>) {
+        super::csrcode::wide::encode(code, page, out)
     }
     fn put(slots: &[u64], out: &mut DataWriter) -> Result<()> {
         out.put_u64s(slots)

@@ -59,13 +59,15 @@ pub(crate) fn store_in(
     Store::open(&r.path).unwrap()
 }
 
-/// The same graph plain and compressed in `code` (weighted).
+/// The same graph plain and compressed in `code` (weighted), both with
+/// CSR ids of `id_bytes` (8: wide pages, `store::csrcode::wide`).
 fn pair(
     dir: &Path,
     n: u64,
     edges: &[(u64, u64, f64)],
     directed: bool,
     code: Code,
+    id_bytes: u64,
 ) -> (Store, Store) {
     let opts = |compress| BuildOptions {
         directed,
@@ -73,6 +75,7 @@ fn pair(
         memory: 128 << 20,
         compress,
         csr_code: code,
+        csr_id_bytes: id_bytes,
         ..Default::default()
     };
     (
@@ -119,10 +122,12 @@ proptest! {
         seed in any::<u64>(),
         directed in any::<bool>(),
         small in any::<bool>(),
+        wide in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let code = if small { Code::Small } else { Code::Fast };
-        let (plain, coded) = pair(dir.path(), n, &edges_of(n, m, seed), directed, code);
+        let id_bytes = if wide { 8 } else { 4 };
+        let (plain, coded) = pair(dir.path(), n, &edges_of(n, m, seed), directed, code, id_bytes);
         check_pair(&plain, &coded, code);
     }
 }
@@ -137,13 +142,15 @@ fn page_edges_and_extreme_ids() {
     edges.extend((0..1025).map(|d| (1, d * 3 % n, 2.0)));
     edges.extend((0..n).map(|d| (2, d, 3.0)));
     edges.push((n - 1, 0, 4.0));
-    for (directed, code) in [
-        (false, Code::Fast),
-        (true, Code::Small),
-        (false, Code::Small),
+    for (directed, code, id_bytes) in [
+        (false, Code::Fast, 4),
+        (true, Code::Small, 4),
+        (false, Code::Small, 4),
+        (true, Code::Fast, 8),
+        (false, Code::Small, 8),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let (plain, coded) = pair(dir.path(), n, &edges, directed, code);
+        let (plain, coded) = pair(dir.path(), n, &edges, directed, code, id_bytes);
         check_pair(&plain, &coded, code);
     }
 }
@@ -230,9 +237,14 @@ fn engines_answer_the_same_on_coded_pages() {
     let n = 30_000;
     let mut edges = edges_of(n, 120_000, 5);
     edges.extend((0..40_000u64).map(|i| (i % 40, (i * 7919) % n, 1.0)));
-    for (directed, code) in [(false, Code::Fast), (true, Code::Small)] {
+    for (directed, code, id_bytes) in [
+        (false, Code::Fast, 4),
+        (true, Code::Small, 4),
+        (true, Code::Fast, 8),
+        (false, Code::Small, 8),
+    ] {
         let dir = tempfile::tempdir().unwrap();
-        let (plain, coded) = pair(dir.path(), n, &edges, directed, code);
+        let (plain, coded) = pair(dir.path(), n, &edges, directed, code, id_bytes);
         let plain_bytes = plain.manifest().files["csr/out.adj"].bytes;
         let coded_bytes = coded.manifest().files["csr/out.adz"].bytes;
         assert!(coded_bytes * 2 < plain_bytes);
@@ -283,14 +295,23 @@ fn engines_answer_the_same_on_coded_pages() {
 /// the lists' checks still refuse most damage.
 #[test]
 fn damaged_coded_pages_are_caught() {
-    damaged(Code::Fast);
-    damaged(Code::Small);
+    damaged(Code::Fast, 4);
+    damaged(Code::Small, 4);
+    damaged(Code::Fast, 8);
+    damaged(Code::Small, 8);
 }
 
-fn damaged(code: Code) {
+fn damaged(code: Code, id_bytes: u64) {
     let n = 20_000;
     let dir = tempfile::tempdir().unwrap();
-    let (_, coded) = pair(dir.path(), n, &edges_of(n, 60_000, 2), false, code);
+    let (_, coded) = pair(
+        dir.path(),
+        n,
+        &edges_of(n, 60_000, 2),
+        false,
+        code,
+        id_bytes,
+    );
     let path = coded.path().join("csr/out.adz");
     let clean = std::fs::read(&path).unwrap();
     let mut r = Rng::new(78);
@@ -301,13 +322,16 @@ fn damaged(code: Code) {
     let sel = SelectConfig::default();
     // First, in stream-vbyte, a change the decoder cannot see: bit 1 of
     // the first page's first code moves its first neighbour by one (only
-    // the page sums tell); in `small`, a page's tag; then random bits.
+    // the page sums tell); in `small`, a page's tag; then random bits. A
+    // wide page starts with its form.
+    let form = (id_bytes == 8) as usize;
     let mut flips = match code {
         Code::Fast => {
-            let lens = u32::from_le_bytes(clean[..4].try_into().unwrap()).div_ceil(4) as usize;
-            vec![(4 + lens, 2u8)]
+            let count = &clean[form..form + 4];
+            let lens = u32::from_le_bytes(count.try_into().unwrap()).div_ceil(4) as usize;
+            vec![(form + 4 + lens, 2u8)]
         }
-        Code::Small => vec![(0, 2u8)],
+        Code::Small => vec![(form, 2u8)],
     };
     flips.extend((0..5).map(|_| (r.below(clean.len() as u64) as usize, 1u8 << r.below(8))));
     for (at, bit) in flips {

@@ -6,6 +6,7 @@ use super::disk::{align_up, read_into, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
 use crate::mem::Budget;
+use crate::store::csr::SlotWidth;
 use crate::store::csrcode::PageDir;
 use crate::store::pagesums::{self, PageSums};
 use std::sync::Arc;
@@ -263,17 +264,24 @@ pub struct CodedSlots {
     pos: usize,
     next_page: u64,
     scratch: Vec<u8>,
+    width: SlotWidth,
+    /// Slots a page holds.
+    per: usize,
 }
 
 impl CodedSlots {
-    /// Slots from the first page on (the stream at byte 0 of `.adz`).
-    pub fn new(dir: Arc<PageDir>) -> CodedSlots {
+    /// Slots of `width` from the first page on (the stream at byte 0 of
+    /// `.adz`).
+    pub fn new(dir: Arc<PageDir>, width: SlotWidth) -> CodedSlots {
+        let per = width.per_page(ALIGN as u64) as usize;
         CodedSlots {
             dir,
             page: vec![0; ALIGN],
-            pos: ALIGN / 4,
+            pos: per,
             next_page: 0,
             scratch: Vec::new(),
+            width,
+            per,
         }
     }
 
@@ -294,20 +302,19 @@ impl CodedSlots {
         Ok(())
     }
 
-    /// The next slot.
+    /// The next slot; `None` for a wide slot beyond u32 ids.
     #[inline]
-    pub fn next(&mut self, ws: &mut WordStream, reader: &mut Reader) -> Result<u32> {
-        if self.pos == ALIGN / 4 {
+    pub fn next(&mut self, ws: &mut WordStream, reader: &mut Reader) -> Result<Option<u32>> {
+        if self.pos == self.per {
             self.load(ws, reader)?;
         }
-        let b = &self.page[4 * self.pos..4 * self.pos + 4];
         self.pos += 1;
-        Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        Ok(self.width.get(&self.page, self.pos - 1))
     }
 
     /// Skips the next `n` slots (whole pages without decoding them).
     pub fn skip(&mut self, ws: &mut WordStream, reader: &mut Reader, mut n: usize) -> Result<()> {
-        let per = ALIGN / 4;
+        let per = self.per;
         while n > 0 {
             if self.pos == per {
                 if n >= per && self.next_page < self.dir.pages() {

@@ -199,7 +199,7 @@ impl SelectEngine {
             n: m.num_vertices,
             pages_touched: 0,
             paths,
-            adj_slots: adj_pages.map(|p| p * (page_bytes / 4)),
+            adj_slots: adj_pages.map(|p| p * m.slot_width().per_page(page_bytes)),
             width: m.slot_width(),
         })
     }

@@ -119,19 +119,11 @@ impl BuildOptions {
                 self.page_bytes
             )));
         }
-        match (self.csr_id_bytes, self.compress) {
-            (4, _) | (8, false) => {}
-            (8, true) => {
-                return Err(Error::Invalid(
-                    "--compress codes 4-byte CSR ids only; drop --csr-id-bytes 8 or --compress"
-                        .into(),
-                ))
-            }
-            (b, _) => {
-                return Err(Error::Invalid(format!(
-                    "--csr-id-bytes {b}: a CSR slot takes 4 or 8 bytes"
-                )))
-            }
+        if !matches!(self.csr_id_bytes, 4 | 8) {
+            return Err(Error::Invalid(format!(
+                "--csr-id-bytes {}: a CSR slot takes 4 or 8 bytes",
+                self.csr_id_bytes
+            )));
         }
         if self.memory < MIN_MEMORY {
             return Err(Error::Budget(format!(

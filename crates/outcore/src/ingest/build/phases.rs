@@ -43,12 +43,6 @@ pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
     given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
     let wide = opts.wide(source.dense_vertex_count());
-    if wide && opts.compress {
-        return Err(Error::Invalid(
-            "--compress codes 4-byte CSR ids only, and this store needs 8-byte ids; drop --compress"
-                .into(),
-        ));
-    }
     // One call of whichever width: both are fn pointers of one type.
     let run = match wide {
         true => build::<W, E, u64>,

@@ -95,26 +95,9 @@ fn take_varint(b: &[u8]) -> Option<(u64, usize)> {
             };
             (gather7(x), len)
         }
-        _ => varint_slow(b)?,
+        // Byte by byte near a chunk's end, or longer than 8 bytes.
+        _ => crate::ingest::leb128::take(b)?,
     };
-    Some((z, i))
-}
-
-/// A varint byte by byte (near a chunk's end, or longer than 8 bytes).
-fn varint_slow(b: &[u8]) -> Option<(u64, usize)> {
-    let (mut z, mut i, mut shift) = (0u64, 0usize, 0u32);
-    loop {
-        let byte = *b.get(i)?;
-        z |= ((byte & 0x7F) as u64) << shift;
-        i += 1;
-        if byte < 0x80 {
-            break;
-        }
-        shift += 7;
-        if shift > 63 {
-            return None;
-        }
-    }
     Some((z, i))
 }
 

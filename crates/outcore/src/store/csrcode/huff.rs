@@ -190,6 +190,17 @@ fn entry(c: usize, l: u8) -> u16 {
 /// u32 slots, the tail padded); returns the coded bytes consumed, or what
 /// is wrong with them.
 pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
+    decode_below(coded, page, PAD as u64)
+}
+
+/// [`decode`] of a page of any u32 values, [`PAD`] among them (the low
+/// halves of a wide page, [`super::wide`]).
+pub(super) fn decode_words(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
+    decode_below(coded, page, 1 << 32)
+}
+
+/// [`decode`], refusing an entry outside `0..end`.
+fn decode_below(coded: &[u8], page: &mut [u8], end: u64) -> std::result::Result<usize, String> {
     let slots = page.len() / 4;
     let head = coded.get(..6).ok_or("the page's header is cut off")?;
     let k = u32::from_le_bytes(head[..4].try_into().expect("4 bytes")) as usize;
@@ -250,7 +261,7 @@ pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, Strin
         let (db, bb) = b.next(&table);
         let x0 = prev + da;
         prev = x0 + db;
-        bad |= ba | bb | (x0 as u64 >= PAD as u64) | (prev as u64 >= PAD as u64);
+        bad |= ba | bb | (x0 as u64 >= end) | (prev as u64 >= end);
         out[..4].copy_from_slice(&(x0 as u32).to_le_bytes());
         out[4..].copy_from_slice(&(prev as u32).to_le_bytes());
     }
@@ -258,13 +269,13 @@ pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, Strin
     if !rest.is_empty() {
         let (da, ba) = a.next(&table);
         prev += da;
-        bad |= ba | (prev as u64 >= PAD as u64);
+        bad |= ba | (prev as u64 >= end);
         rest.copy_from_slice(&(prev as u32).to_le_bytes());
     }
     if bad {
-        return Err(
-            "an entry has no code in the page's table or decodes outside 0..2^32 - 1".into(),
-        );
+        return Err(format!(
+            "an entry has no code in the page's table or decodes outside 0..{end}"
+        ));
     }
     let b_len = b.finish()?;
     if a.finish()? != a_len {

@@ -12,7 +12,9 @@
 //! csr/{dir}.adz   coded pages back to back: the deltas x_i - x_{i-1} of each
 //!                 page's entries (x_{-1} = 0), in stream-vbyte ([`svb`]) for
 //!                 `fast`, or for `small` a tag byte and then 0: stream-vbyte
-//!                 or 1: Huffman-coded bit lengths ([`huff`])
+//!                 or 1: Huffman-coded bit lengths ([`huff`]); a wide store's
+//!                 pages (8-byte ids) as their low halves in that code and
+//!                 the carries the halves lose ([`wide`])
 //! csr/{dir}.pgi   u64 byte offset of every coded page in .adz, plus the total
 //! ```
 //!
@@ -39,21 +41,18 @@
 //! code tables, no id equal to [`PAD`]) so a damaged page without sums is
 //! an error too.
 
+mod dir;
 pub mod huff;
 mod reads;
 pub mod svb;
+pub mod wide;
 
+pub use dir::PageDir;
 pub use reads::CodedReads;
 
 use super::csr::PAD;
-use super::file::read_u64s;
-
-use super::Store;
 use crate::error::{Error, Result};
 use crate::io::ALIGN;
-use crate::mem::budget::Charge;
-use crate::mem::Budget;
-use std::path::PathBuf;
 
 /// The manifest's name of [`Code::Small`]: tagged pages, each in the
 /// smaller of [`svb`] and [`huff`].
@@ -107,8 +106,9 @@ pub fn files(which: &str) -> (String, String) {
     (format!("csr/{which}.adz"), format!("csr/{which}.pgi"))
 }
 
-/// The largest coded size of a page of `slots` slots (its tag and the
-/// largest stream-vbyte form).
+/// The largest coded size of a page of `slots` narrow slots (its tag and
+/// the largest stream-vbyte form), and of a wide page of the same bytes
+/// ([`wide`]: at most its plain bytes and 5).
 pub fn max_coded(slots: usize) -> usize {
     1 + svb::max_coded(slots)
 }
@@ -121,35 +121,49 @@ pub fn encode(code: Code, slots: &[u32], out: &mut Vec<u8>) {
         slots[k..].iter().all(|&x| x == PAD),
         "padding inside a page"
     );
+    encode_entries(code, &slots[..k], out);
+}
+
+/// Appends the coded form of a page's entries (its slots before the
+/// padding; any u32 values) to `out` in `code`.
+fn encode_entries(code: Code, entries: &[u32], out: &mut Vec<u8>) {
     match code {
-        Code::Fast => svb::encode(&slots[..k], out),
-        Code::Small => encode_page(slots, out),
+        Code::Fast => svb::encode(entries, out),
+        Code::Small => {
+            let at = out.len();
+            out.push(TAG_HUFF);
+            huff::encode(entries, out);
+            if out.len() - at > svb::coded_len(entries) {
+                out.truncate(at);
+                out.push(TAG_SVB);
+                svb::encode(entries, out);
+            }
+        }
     }
 }
 
 /// Appends the [`Code::Small`] form of one plain page (its slots, entries
 /// then padding) to `out`: a tag and the smaller code.
 pub fn encode_page(slots: &[u32], out: &mut Vec<u8>) {
-    let k = slots.iter().position(|&x| x == PAD).unwrap_or(slots.len());
-    let at = out.len();
-    out.push(TAG_HUFF);
-    huff::encode(&slots[..k], out);
-    if out.len() - at > svb::coded_len(&slots[..k]) {
-        out.truncate(at);
-        out.push(TAG_SVB);
-        svb::encode(&slots[..k], out);
-    }
+    encode(Code::Small, slots, out)
 }
 
 /// Decodes the [`Code::Small`] page (tag first) at the start of `coded` into `page`
 /// (the plain page's bytes: little-endian u32 slots, the tail padded);
 /// returns the coded bytes consumed, or what is wrong with them.
 pub fn decode_page(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
-    let used = match coded.first() {
-        Some(&TAG_SVB) => svb::decode(&coded[1..], page)?,
-        Some(&TAG_HUFF) => huff::decode(&coded[1..], page)?,
-        Some(t) => return Err(format!("a page tagged {t}; the tags are 0 and 1")),
-        None => return Err("the page's tag is cut off".into()),
+    decode_tagged(coded, page, true)
+}
+
+/// [`decode_page`]; the entries may be any u32 values unless `ids`.
+fn decode_tagged(coded: &[u8], page: &mut [u8], ids: bool) -> std::result::Result<usize, String> {
+    let used = match (coded.first(), ids) {
+        (Some(&TAG_SVB), true) => svb::decode(&coded[1..], page)?,
+        (Some(&TAG_SVB), false) => svb::decode_words(&coded[1..], page)?,
+        (Some(&TAG_HUFF), true) => huff::decode(&coded[1..], page)?,
+        (Some(&TAG_HUFF), false) => huff::decode_words(&coded[1..], page)?,
+        (Some(t), _) => return Err(format!("a page tagged {t}; the tags are 0 and 1")),
+        (None, _) => return Err("the page's tag is cut off".into()),
     };
     Ok(1 + used)
 }
@@ -159,127 +173,6 @@ pub fn decode_page(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, 
 /// a block.
 pub fn read_bytes(pages: usize, page_bytes: usize) -> usize {
     (pages * max_coded(page_bytes / 4)).next_multiple_of(ALIGN) + ALIGN
-}
-
-/// The page directory of one coded direction, in memory (charged).
-pub struct PageDir {
-    offsets: Vec<u64>,
-    path: PathBuf,
-    page_bytes: usize,
-    /// Pages carry a tag ([`HUFF`]), or are all stream-vbyte ([`SVB`]).
-    tagged: bool,
-    _charge: Charge,
-}
-
-impl PageDir {
-    /// Loads the directory of `which` (checked whole against the manifest
-    /// and against the coded file's size), or `None` for a plain store.
-    pub fn load(store: &Store, which: &str, budget: &Budget) -> Result<Option<PageDir>> {
-        let m = store.manifest();
-        let Some(codec) = m.csr.compression.as_deref() else {
-            return Ok(None);
-        };
-        let (adz, pgi) = files(which);
-        let entry = m.files.get(&pgi).ok_or_else(|| {
-            Error::store(store.path(), format!("{pgi} is missing from the manifest"))
-        })?;
-        let charge = budget.charge(entry.bytes, "CSR page directory")?;
-        let path = store.file(&pgi);
-        if &super::file::checksum(&path)? != entry {
-            return Err(Error::store(
-                &path,
-                "checksum mismatch; the store is damaged (run `outcore verify`)",
-            ));
-        }
-        let offsets = read_u64s(&path)?;
-        let coded = m.files.get(&adz).map_or(0, |f| f.bytes);
-        let page_bytes = m.csr.page_bytes as usize;
-        let slots = if which == "in" {
-            m.csr.in_slots
-        } else {
-            m.csr.out_slots
-        };
-        let pages = slots / (page_bytes as u64 / 4);
-        let max = max_coded(page_bytes / 4) as u64;
-        let ok = offsets.len() as u64 == pages + 1
-            && offsets.first() == Some(&0)
-            && offsets.last() == Some(&coded)
-            && offsets
-                .windows(2)
-                .all(|w| w[0] < w[1] && w[1] - w[0] <= max);
-        if !ok {
-            return Err(Error::store(
-                &path,
-                format!(
-                    "does not describe {pages} coded pages in {coded} bytes; the store is damaged"
-                ),
-            ));
-        }
-        Ok(Some(PageDir {
-            offsets,
-            path: store.file(&adz),
-            page_bytes,
-            tagged: codec != SVB,
-            _charge: charge,
-        }))
-    }
-
-    /// Plain pages.
-    pub fn pages(&self) -> u64 {
-        self.offsets.len() as u64 - 1
-    }
-
-    /// Bytes of the coded file.
-    pub fn coded_bytes(&self) -> u64 {
-        *self.offsets.last().expect("a closing offset")
-    }
-
-    /// Bytes `[start, end)` of the coded file that pages `p0..p1` occupy.
-    pub fn span(&self, p0: u64, p1: u64) -> (u64, u64) {
-        (self.offsets[p0 as usize], self.offsets[p1 as usize])
-    }
-
-    /// The aligned read `[start, end)` (multiples of `align`, `end` at most
-    /// the file's end) that covers pages `p0..p1`.
-    pub fn aligned_span(&self, p0: u64, p1: u64, align: u64) -> (u64, u64) {
-        let (s, e) = self.span(p0, p1);
-        (
-            s / align * align,
-            e.next_multiple_of(align).min(self.coded_bytes()),
-        )
-    }
-
-    /// Decodes pages `p0..p1` from `buf` (coded bytes read from file offset
-    /// `at`, covering their span) into `out` (`(p1 - p0)` plain pages).
-    pub fn decode(&self, p0: u64, p1: u64, buf: &[u8], at: u64, out: &mut [u8]) -> Result<()> {
-        for (p, page) in (p0..p1).zip(out.chunks_exact_mut(self.page_bytes)) {
-            let (s, e) = self.span(p, p + 1);
-            let bytes = s
-                .checked_sub(at)
-                .and_then(|s| buf.get(s as usize..(e - at) as usize))
-                .ok_or_else(|| Error::Invalid(format!("coded page {p} lies outside the read")))?;
-            let decoded = match self.tagged {
-                true => decode_page(bytes, page),
-                false => svb::decode(bytes, page),
-            };
-            match decoded {
-                Ok(n) if n == bytes.len() => {}
-                Ok(n) => {
-                    return Err(Error::store(
-                        &self.path,
-                        format!("coded page {p} ends after {n} of its {} bytes; the store is damaged (run `outcore verify`)", bytes.len()),
-                    ))
-                }
-                Err(why) => {
-                    return Err(Error::store(
-                        &self.path,
-                        format!("coded page {p}: {why}; the store is damaged (run `outcore verify`)"),
-                    ))
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,17 @@ pub fn encode(entries: &[u32], out: &mut Vec<u8>) {
 /// page's bytes: little-endian u32 slots, the tail padded); returns the
 /// coded bytes consumed, or what is wrong with them.
 pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
+    decode_with(coded, page, true)
+}
+
+/// [`decode`] of a page of any u32 values, [`PAD`] among them (the low
+/// halves of a wide page, [`super::wide`]).
+pub(super) fn decode_words(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, String> {
+    decode_with(coded, page, false)
+}
+
+/// [`decode`], refusing an entry equal to [`PAD`] when `ids`.
+fn decode_with(coded: &[u8], page: &mut [u8], ids: bool) -> std::result::Result<usize, String> {
     let slots = page.len() / 4;
     let head: [u8; 4] = coded
         .get(..4)
@@ -88,8 +99,8 @@ pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, Strin
     let mut prev = 0u32;
     // Whole groups of four while a 16-byte load stays in the data, then
     // one entry at a time.
-    let (g, mut q) = groups(lens, data, &mut page[..4 * (k / 4 * 4)], &mut prev);
-    if g == usize::MAX {
+    let (g, mut q, pad) = groups(lens, data, &mut page[..4 * (k / 4 * 4)], &mut prev);
+    if ids && pad {
         return Err("an entry decodes to the padding value, not a vertex id".into());
     }
     for (i, out) in page.chunks_exact_mut(4).take(k).enumerate().skip(4 * g) {
@@ -108,7 +119,7 @@ pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, Strin
         };
         q += len + 1;
         let x = unzigzag(z, prev);
-        if x == PAD {
+        if ids && x == PAD {
             return Err(format!("entry {i} decodes to {x}, not a vertex id"));
         }
         prev = x;
@@ -123,10 +134,9 @@ pub fn decode(coded: &[u8], page: &mut [u8]) -> std::result::Result<usize, Strin
 
 /// Decodes whole groups of four codes into `out` (4 slots a group) while a
 /// 16-byte load stays inside `data`, continuing from `prev`; returns
-/// (groups, bytes) decoded, groups `usize::MAX` when an entry decodes to
-/// [`PAD`]. SSSE3 where the CPU has it (one shuffle, the zigzag undone
+/// (groups, bytes) decoded and whether an entry decoded to [`PAD`]. SSSE3 where the CPU has it (one shuffle, the zigzag undone
 /// and a prefix sum in registers a group), else table-driven scalar loads.
-fn groups(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (usize, usize) {
+fn groups(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (usize, usize, bool) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("ssse3") {
         // SAFETY: the CPU has SSSE3.
@@ -135,7 +145,7 @@ fn groups(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (usize, u
     groups_scalar(lens, data, out, prev)
 }
 
-fn groups_scalar(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (usize, usize) {
+fn groups_scalar(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (usize, usize, bool) {
     let (mut q, mut g, mut bad) = (0usize, 0usize, false);
     for (group, &c) in out.chunks_exact_mut(16).zip(lens) {
         let Some(window) = data.get(q..q + 16) else {
@@ -154,12 +164,17 @@ fn groups_scalar(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (u
         q += *total as usize;
         g += 1;
     }
-    (if bad { usize::MAX } else { g }, q)
+    (g, q, bad)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn groups_ssse3(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32) -> (usize, usize) {
+unsafe fn groups_ssse3(
+    lens: &[u8],
+    data: &[u8],
+    out: &mut [u8],
+    prev: &mut u32,
+) -> (usize, usize, bool) {
     use std::arch::x86_64::*;
     let (mut q, mut g) = (0, 0);
     let groups = (out.len() / 16).min(lens.len());
@@ -190,8 +205,7 @@ unsafe fn groups_ssse3(lens: &[u8], data: &[u8], out: &mut [u8], prev: &mut u32)
         g += 1;
     }
     *prev = _mm_cvtsi128_si32(last) as u32;
-    let bad = _mm_movemask_epi8(bad) != 0;
-    (if bad { usize::MAX } else { g }, q)
+    (g, q, _mm_movemask_epi8(bad) != 0)
 }
 
 #[cfg(test)]
@@ -266,7 +280,7 @@ mod tests {
         let sa = groups(lens, data, &mut a, &mut pa);
         let sb = groups_scalar(lens, data, &mut b, &mut pb);
         assert_eq!((sa, pa), (sb, pb));
-        assert!(sa.0 > 200);
+        assert!(sa.0 > 200 && !sa.2);
         assert_eq!(a[..16 * sa.0], b[..16 * sa.0]);
         assert_eq!(a[..16 * sa.0], bytes(&page)[..16 * sa.0]);
         let mut out = vec![0u8; 4096];
@@ -276,10 +290,10 @@ mod tests {
         let (lens, mut data) = (&[0u8, 0][..], vec![0u8; 24]);
         data[5] = 1;
         let data = &data[..];
-        assert_eq!(groups(lens, data, &mut a[..32], &mut 0).0, usize::MAX);
+        assert_eq!(groups(lens, data, &mut a[..32], &mut 0), (2, 8, true));
         assert_eq!(
-            groups_scalar(lens, data, &mut a[..32], &mut 0).0,
-            usize::MAX
+            groups_scalar(lens, data, &mut a[..32], &mut 0),
+            (2, 8, true)
         );
     }
 

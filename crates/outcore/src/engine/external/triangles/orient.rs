@@ -59,16 +59,16 @@ impl Lists<'_> {
             Some(c) => c.next(self.adj, reader)?,
             None if self.wide => {
                 let lo = self.adj.next(reader)? as u64;
-                let x = lo | (self.adj.next(reader)? as u64) << 32;
-                narrow(x).ok_or_else(|| {
-                    Error::store(
-                        reader.path(self.adj.file()),
-                        "a slot holds an id beyond 32 bits (run `outcore verify`)",
-                    )
-                })?
+                narrow(lo | (self.adj.next(reader)? as u64) << 32)
             }
-            None => self.adj.next(reader)?,
+            None => Some(self.adj.next(reader)?),
         };
+        let x = x.ok_or_else(|| {
+            Error::store(
+                reader.path(self.adj.file()),
+                "a slot holds an id beyond 32 bits (run `outcore verify`)",
+            )
+        })?;
         if x == PAD {
             self.skip(reader)?;
             return Ok(None);
@@ -131,7 +131,7 @@ pub(super) fn orient(
             adj,
             at: 0,
             left: 0,
-            coded: coded.map(CodedSlots::new),
+            coded: coded.map(|d| CodedSlots::new(d, m.slot_width())),
             wide: store.manifest().slot_width() == SlotWidth::Wide,
         };
         if l.off.next_u64(reader)? != 0 {
