@@ -7,6 +7,7 @@
 //!   cargo run --release --example decode -- STORE [MAX_BYTES]
 
 use outcore::mem::Budget;
+use outcore::store::csr::SlotWidth;
 use outcore::store::csrcode::{self, PageDir};
 use outcore::store::tilecode;
 use outcore::store::tiles::{IndexEntry, EDGES_FILE, INDEX_FILE};
@@ -88,35 +89,49 @@ fn csr_pages(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
         dir.decode(0, pages, &coded, 0, &mut plain)?;
     }
     let s = t.elapsed().as_secs_f64() / REPS as f64;
-    // Tagged pages (`small`): 1 is Huffman's.
+    // Tagged pages (`small`): 1 is Huffman's (after a wide page's form).
     let tagged = store.manifest().csr.compression.as_deref() == Some(csrcode::HUFF);
+    let wide = store.manifest().slot_width() == SlotWidth::Wide;
     let huff = (0..pages)
-        .filter(|&p| tagged && coded[dir.span(p, p + 1).0 as usize] == 1)
+        .filter(|&p| tagged && coded[dir.span(p, p + 1).0 as usize + wide as usize] == 1)
         .count();
     let mut svb = Vec::new();
     let mut starts = vec![0];
     let mut entries = 0;
     for page in plain.chunks_exact(page_bytes) {
-        let slots: Vec<u32> = page
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .take_while(|&x| x != u32::MAX)
-            .collect();
-        entries += slots.len();
-        csrcode::svb::encode(&slots, &mut svb);
+        if wide {
+            let slots: Vec<u64> = page
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            entries += slots.iter().take_while(|&&x| x != u64::MAX).count();
+            csrcode::wide::encode(csrcode::Code::Fast, &slots, &mut svb);
+        } else {
+            let slots: Vec<u32> = page
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .take_while(|&x| x != u32::MAX)
+                .collect();
+            entries += slots.len();
+            csrcode::svb::encode(&slots, &mut svb);
+        }
         starts.push(svb.len());
     }
     let mut again = vec![0u8; page_bytes];
     let t = Instant::now();
     for _ in 0..REPS {
         for w in starts.windows(2) {
-            csrcode::svb::decode(&svb[w[0]..w[1]], &mut again)?;
+            match wide {
+                true => csrcode::wide::decode(&svb[w[0]..w[1]], &mut again, false)?,
+                false => csrcode::svb::decode(&svb[w[0]..w[1]], &mut again)?,
+            };
         }
     }
     let s2 = t.elapsed().as_secs_f64() / REPS as f64;
     let bits = |b: usize| 8.0 * b as f64 / entries.max(1) as f64;
     println!(
-        "csr out: {entries} entries in {pages} pages ({huff} Huffman, {} stream-vbyte), {:.2} bits an entry, decoded at {:.0} M entries/s ({:.0} MB/s coded) on one core; all stream-vbyte: {:.2} bits, {:.0} M entries/s",
+        "csr out{}: {entries} entries in {pages} pages ({huff} Huffman, {} stream-vbyte), {:.2} bits an entry, decoded at {:.0} M entries/s ({:.0} MB/s coded) on one core; all stream-vbyte: {:.2} bits, {:.0} M entries/s",
+        if wide { " (8-byte ids)" } else { "" },
         pages as usize - huff,
         bits(coded.len()),
         entries as f64 / s / 1e6,

@@ -140,6 +140,19 @@ pub fn decode(coded: &[u8], page: &mut [u8], tagged: bool) -> Result<usize, Stri
 /// carries' bytes.
 fn widen(carries: &[u8], page: &mut [u8], k: usize) -> Result<usize, String> {
     let base = page.len() / 8 * 4;
+    // The halves copied out (a 4 KiB page's fit on the stack), so the ids
+    // can be written over them in one pass.
+    let (mut stack, mut heap) = ([0u32; 512], Vec::new());
+    let lows = match k <= stack.len() {
+        true => &mut stack[..k],
+        false => {
+            heap.resize(k, 0);
+            &mut heap[..]
+        }
+    };
+    for (l, b) in lows.iter_mut().zip(page[base..].chunks_exact(4)) {
+        *l = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+    }
     let mut at = 0;
     let mut take = || -> Result<u64, String> {
         let (v, n) = leb128::take(&carries[at..]).ok_or("the page's carries are cut off")?;
@@ -151,31 +164,46 @@ fn widen(carries: &[u8], page: &mut [u8], k: usize) -> Result<usize, String> {
         return Err(format!("a page of {k} entries with {left} carries"));
     }
     let mut next = match left {
-        0 => u64::MAX,
-        _ => take()?,
+        0 => k,
+        _ => take()?.min(k as u64) as usize,
     };
-    let (mut prev, mut prev_low) = (0u64, 0u32);
-    for i in 0..k {
-        let low = u32::from_le_bytes(page[base + 4 * i..][..4].try_into().expect("4 bytes"));
-        let mut x = prev as i128 + (low.wrapping_sub(prev_low) as i32) as i128;
-        if i as u64 == next {
-            let z = take()?;
-            let c = ((z >> 1) ^ (z & 1).wrapping_neg()) as i64;
-            if c == 0 || c.unsigned_abs() > 1 << 31 {
-                return Err(format!("entry {i} has a carry of {c}"));
-            }
-            x += (c as i128) << 32;
-            left -= 1;
-            next = match left {
-                0 => u64::MAX,
-                _ => take()?.saturating_add(i as u64 + 1),
-            };
+    let (mut prev, mut prev_low, mut i) = (0i64, 0u32, 0usize);
+    // Bit 63 of any id set: outside 0..2^63.
+    let mut outside = 0u64;
+    let mut ids = page[..8 * k].chunks_exact_mut(8);
+    while i < k {
+        // A run without carries. A step from an id below 2^63 that leaves
+        // 0..2^63 sets bit 63 (as i64 it wraps or goes below 0).
+        for (&low, out) in lows[i..next].iter().zip(&mut ids) {
+            prev = prev.wrapping_add(low.wrapping_sub(prev_low) as i32 as i64);
+            prev_low = low;
+            outside |= prev as u64;
+            out.copy_from_slice(&prev.to_le_bytes());
         }
-        if !(0..END as i128).contains(&x) {
-            return Err(format!("entry {i} decodes outside 0..2^63"));
+        if next == k {
+            break;
         }
-        (prev, prev_low) = (x as u64, low);
-        page[8 * i..8 * i + 8].copy_from_slice(&prev.to_le_bytes());
+        let z = take()?;
+        let c = ((z >> 1) ^ (z & 1).wrapping_neg()) as i64;
+        if c == 0 || c.unsigned_abs() > 1 << 31 {
+            return Err(format!("entry {next} has a carry of {c}"));
+        }
+        let low = lows[next];
+        let x = prev as i128 + (low.wrapping_sub(prev_low) as i32) as i128 + ((c as i128) << 32);
+        if !(0..END as i128).contains(&x) || outside >> 63 != 0 {
+            return Err(format!("entry {next} decodes outside 0..2^63"));
+        }
+        (prev, prev_low) = (x as i64, low);
+        ids.next().expect("an id a low half").copy_from_slice(&prev.to_le_bytes());
+        i = next + 1;
+        left -= 1;
+        next = match left {
+            0 => k,
+            _ => take()?.saturating_add(i as u64).min(k as u64) as usize,
+        };
+    }
+    if outside >> 63 != 0 {
+        return Err("an entry decodes outside 0..2^63".into());
     }
     if left > 0 {
         return Err("a carry past the page's entries".into());
@@ -268,6 +296,21 @@ mod tests {
         assert_eq!(carry(0, END - 1), -(1 << 31));
         assert_eq!(carry((1 << 31) - 1, 0), 0);
         assert_eq!(carry(1 << 31, 0), 1);
+    }
+
+    /// A page made by hand from the format (fuzz/seeds/csrcode/wide-carry):
+    /// ids 5, 6, 2^40; the low halves' zigzag deltas 10, 2, 11 in a byte
+    /// each; one carry, at entry 2, of 2^40 / 2^32 = 256 (zigzag 512).
+    #[test]
+    fn a_wide_page_by_hand() {
+        let page = [0, 3, 0, 0, 0, 0, 10, 2, 11, 1, 2, 0x80, 0x04];
+        let mut out = [0u8; 32];
+        assert_eq!(decode(&page, &mut out, false), Ok(page.len()));
+        assert_eq!(out[..24], bytes(&[5, 6, 1 << 40]));
+        assert_eq!(out[24..], [0xff; 8]);
+        let mut coded = Vec::new();
+        encode(Code::Fast, &[5, 6, 1 << 40, u64::MAX], &mut coded);
+        assert_eq!(coded, page);
     }
 
     /// A low half of all ones is no padding in a wide page: a list across
