@@ -194,7 +194,9 @@ fn widen(carries: &[u8], page: &mut [u8], k: usize) -> Result<usize, String> {
             return Err(format!("entry {next} decodes outside 0..2^63"));
         }
         (prev, prev_low) = (x as i64, low);
-        ids.next().expect("an id a low half").copy_from_slice(&prev.to_le_bytes());
+        ids.next()
+            .expect("an id a low half")
+            .copy_from_slice(&prev.to_le_bytes());
         i = next + 1;
         left -= 1;
         next = match left {
