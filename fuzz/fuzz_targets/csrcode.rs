@@ -69,8 +69,14 @@ fn wide_pages(rest: &[u8], page_bytes: usize, tagged: bool) {
     if let Ok(used) = wide::decode(rest, &mut page, tagged) {
         assert!(used <= rest.len());
         let slots = ids(&page);
-        let k = slots.iter().position(|&x| x == u64::MAX).unwrap_or(slots.len());
-        assert!(slots[k..].iter().all(|&x| x == u64::MAX), "padding inside a page");
+        let k = slots
+            .iter()
+            .position(|&x| x == u64::MAX)
+            .unwrap_or(slots.len());
+        assert!(
+            slots[k..].iter().all(|&x| x == u64::MAX),
+            "padding inside a page"
+        );
         assert!(slots[..k].iter().all(|&x| x < 1 << 63), "an id past 2^63");
         let mut coded = Vec::new();
         wide::encode(code, &slots, &mut coded);

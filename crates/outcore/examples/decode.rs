@@ -93,7 +93,11 @@ fn csr_pages(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
     let tagged = store.manifest().csr.compression.as_deref() == Some(csrcode::HUFF);
     let wide = store.manifest().slot_width() == SlotWidth::Wide;
     let huff = (0..pages)
-        .filter(|&p| tagged && coded[dir.span(p, p + 1).0 as usize + wide as usize] == 1)
+        .filter(|&p| {
+            let s = dir.span(p, p + 1).0 as usize;
+            // A wide page of form 0 (its low halves coded) has the tag next.
+            tagged && (!wide || coded[s] == 0) && coded[s + wide as usize] == 1
+        })
         .count();
     let mut svb = Vec::new();
     let mut starts = vec![0];

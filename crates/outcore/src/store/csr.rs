@@ -78,8 +78,8 @@ struct Coded {
 }
 
 impl<S: Slot> CsrWriter<S> {
-    /// Starts direction `which` ("out" or "in") for `n` vertices; coded
-    /// (`compress`) only in narrow slots.
+    /// Starts direction `which` ("out" or "in") for `n` vertices, its pages
+    /// coded in `compress` when given.
     pub fn new(
         dir: &mut StoreDir,
         which: &str,
@@ -88,7 +88,6 @@ impl<S: Slot> CsrWriter<S> {
         weighted: bool,
         compress: Option<super::csrcode::Code>,
     ) -> Result<CsrWriter<S>> {
-        debug_assert!(compress.is_none() || S::WIDTH == SlotWidth::Narrow);
         let (a, o, w) = files(which);
         let (adz, pgi) = super::csrcode::files(which);
         let coded = match compress {

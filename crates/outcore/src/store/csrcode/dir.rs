@@ -53,7 +53,11 @@ impl PageDir {
         };
         let width = m.slot_width();
         let pages = slots / width.per_page(page_bytes as u64);
-        let max = max_coded(page_bytes / 4) as u64;
+        // A wide page is at most its plain bytes and 5 (`wide`).
+        let max = match width {
+            SlotWidth::Narrow => max_coded(page_bytes / 4),
+            SlotWidth::Wide => 5 + page_bytes,
+        } as u64;
         let ok = offsets.len() as u64 == pages + 1
             && offsets.first() == Some(&0)
             && offsets.last() == Some(&coded)

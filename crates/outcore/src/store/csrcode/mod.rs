@@ -30,16 +30,17 @@
 //! fast disk is quicker with it; Huffman-coded bit lengths store 25-35%
 //! fewer bytes (under CEESOR's bits on p2p-Gnutella31), for slow disks and
 //! small budgets. `small` takes, page by page, the smaller of the two
-//! (stream-vbyte on a tie), which also bounds a page at 4 bytes and 2 bits
-//! an entry.
+//! (stream-vbyte on a tie), which also bounds a narrow page at 4 bytes and
+//! 2 bits an entry (a wide page at its plain bytes and 5).
 //!
 //! One read per list still holds: a list that fits a plain page lies in one
 //! coded page, which lies in one or two 4 KiB blocks of `.adz`; the
 //! directory (8 bytes a page, 0.2% of the plain file) is loaded whole.
 //! Page checksums ([`super::pagesums`]) cover the coded bytes, so a read is
 //! checked before it is decoded; the decoders are strict (counts, lengths,
-//! code tables, no id equal to [`PAD`]) so a damaged page without sums is
-//! an error too.
+//! code tables, no id equal to [`PAD`]; in a wide page, ids below 2^63 and
+//! the carries' counts and indexes) so a damaged page without sums is an
+//! error too.
 
 mod dir;
 pub mod huff;

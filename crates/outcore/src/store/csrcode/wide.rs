@@ -25,9 +25,9 @@
 //! a narrow page of the same bytes ([`super::max_coded`]), so the page
 //! directory's check and the read buffers hold for both widths.
 //!
-//! Decoding is in place: the low halves go to the page's upper half, and
-//! the ids are written from its start, each slot after the low halves it
-//! overwrites were read. Ids are below 2^63 (the build's dense ids stop at
+//! Decoding is in place: the low halves go to the page's upper half, are
+//! copied out, and the ids are written from the page's start in runs
+//! between carries. Ids are below 2^63 (the build's dense ids stop at
 //! 2^48), so the padding `u64::MAX` is never one.
 
 use super::{decode_tagged, encode_entries, svb, Code};
@@ -226,7 +226,8 @@ mod tests {
     fn round_trip(code: Code, page: &[u64]) -> Vec<u8> {
         let mut coded = vec![7u8];
         encode(code, page, &mut coded);
-        assert!(coded.len() - 1 <= 5 + 8 * page.len());
+        let k = page.iter().take_while(|&&x| x != u64::MAX).count();
+        assert!(coded.len() - 1 <= 5 + 8 * k);
         let mut out = vec![0u8; 8 * page.len()];
         let used = decode(&coded[1..], &mut out, code == Code::Small);
         assert_eq!(used, Ok(coded.len() - 1));
@@ -234,8 +235,8 @@ mod tests {
         coded.split_off(1)
     }
 
-    /// Sorted lists back to back over ids up to `2^bits`: gaps inside,
-    /// jumps either way between them.
+    /// Sorted lists back to back over ids below 5,000, 2^31, 2^33, 2^48 or
+    /// 2^63: gaps inside, jumps either way between them.
     fn lists() -> impl Strategy<Value = Vec<u64>> {
         let list = prop::collection::btree_set(0u64..END, 0..40);
         (prop::collection::vec(list, 0..30), 0u32..5).prop_map(|(ls, scale)| {
@@ -384,6 +385,25 @@ mod tests {
         bad = coded[..n - 2].to_vec();
         bad.extend([0xff, 3]);
         assert!(refused(&bad));
+        // A run without carries stepping below 0 (a low half of 2^31 is a
+        // step of -2^31).
+        let mut low = vec![FORM_CODED];
+        encode_entries(Code::Fast, &[1 << 31], &mut low);
+        low.push(0);
+        assert!(decode(&low, &mut [0u8; 8], false).is_err());
+        // Entry 0: a low half of 2^32 - 1 (a step of -1) and a carry of
+        // 2^31 (zigzag 2^32): id 2^63 - 1. Entry 1 steps one further.
+        let top = |lows: &[u32]| {
+            let mut p = vec![FORM_CODED];
+            encode_entries(Code::Fast, lows, &mut p);
+            p.extend([1, 0, 0x80, 0x80, 0x80, 0x80, 0x10]);
+            p
+        };
+        let mut out = [0u8; 16];
+        let one = top(&[u32::MAX]);
+        assert_eq!(decode(&one, &mut out[..8], false), Ok(one.len()));
+        assert_eq!(out[..8], (END - 1).to_le_bytes());
+        assert!(decode(&top(&[u32::MAX, 0]), &mut out, false).is_err());
         let mut plain = Vec::new();
         encode(Code::Fast, &[9, u64::MAX], &mut plain);
         plain.truncate(1);
