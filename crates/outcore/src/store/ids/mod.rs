@@ -1,0 +1,242 @@
+//! Original ids <-> ranks <-> dense ids: in memory ([`OriginalIds`]) or by
+//! positioned reads ([`IdLookup`]). Original ids are integers (`ids.bin`,
+//! or none when they are already `0..n`) or names (`ids.str` + `ids.off`,
+//! [`crate::ingest::names`]); either way they increase with the rank, so
+//! "ascending original id" is "ascending rank".
+
+mod lookup;
+
+pub use lookup::IdLookup;
+
+use super::{file, Store, IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE, ORDER_FILE, ORDER_INV_FILE};
+use crate::error::{Error, IoContext, Result};
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+/// An original vertex id: an integer, or a name (string ids).
+///
+/// Displayed as the integer, or as the name (UTF-8; invalid bytes shown as
+/// U+FFFD) in double quotes with `""` for a quote when it is empty, starts
+/// with `#`, or holds a blank, a control character or a quote, so that an
+/// `id value` line always splits into two fields.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Id<'a> {
+    Int(u64),
+    Name(Cow<'a, [u8]>),
+}
+
+impl Id<'_> {
+    /// The integer, for integer ids.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Id::Int(v) => Some(*v),
+            Id::Name(_) => None,
+        }
+    }
+
+    /// The id as an owned value.
+    pub fn into_owned(self) -> Id<'static> {
+        match self {
+            Id::Int(v) => Id::Int(v),
+            Id::Name(n) => Id::Name(Cow::Owned(n.into_owned())),
+        }
+    }
+}
+
+impl PartialEq<u64> for Id<'_> {
+    fn eq(&self, o: &u64) -> bool {
+        self.as_u64() == Some(*o)
+    }
+}
+
+/// Integers before names; within a kind, the order of ranks.
+impl Ord for Id<'_> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        match (self, o) {
+            (Id::Int(a), Id::Int(b)) => a.cmp(b),
+            (Id::Name(a), Id::Name(b)) => a.cmp(b),
+            (Id::Int(_), Id::Name(_)) => Ordering::Less,
+            (Id::Name(_), Id::Int(_)) => Ordering::Greater,
+        }
+    }
+}
+
+impl PartialOrd for Id<'_> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl fmt::Display for Id<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Int(v) => write!(f, "{v}"),
+            Id::Name(n) => {
+                let text = String::from_utf8_lossy(n);
+                let quote = n.is_empty()
+                    || n[0] == b'#'
+                    || n.iter().any(|&c| c <= b' ' || c == b'"' || c == 0x7f);
+                if quote {
+                    write!(f, "\"{}\"", text.replace('"', "\"\""))
+                } else {
+                    f.write_str(&text)
+                }
+            }
+        }
+    }
+}
+
+/// A vertex id as a user typed it (a source, a line of a vertex set): a
+/// name with surrounding blanks trimmed and one pair of quotes removed
+/// (`""` inside for a quote), as [`Id`] displays it.
+pub fn parse_name(text: &str) -> Cow<'_, [u8]> {
+    let t = text.trim();
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        let inner = &t[1..t.len() - 1];
+        return Cow::Owned(inner.replace("\"\"", "\"").into_bytes());
+    }
+    Cow::Borrowed(t.as_bytes())
+}
+
+/// rank -> original id.
+enum Names {
+    /// The rank itself.
+    Identity,
+    Ints(Vec<u64>),
+    /// `off[r]..off[r + 1]` of `bytes` is rank `r`'s name.
+    Strings {
+        off: Vec<u64>,
+        bytes: Vec<u8>,
+    },
+}
+
+/// The id maps in memory: dense id -> rank -> original id and back.
+///
+/// Original ids are increasing in the rank, so "ascending original id" is
+/// "ascending rank", and the smallest original id of a set is the one of
+/// its smallest rank.
+pub struct OriginalIds {
+    ids: Names,
+    /// dense id -> rank (`None`: the same).
+    rank: Option<Vec<u32>>,
+    /// rank -> dense id (`None`: the same).
+    dense: Option<Vec<u32>>,
+}
+
+impl OriginalIds {
+    /// The identity maps (dense id = rank = original id).
+    pub fn identity() -> OriginalIds {
+        OriginalIds {
+            ids: Names::Identity,
+            rank: None,
+            dense: None,
+        }
+    }
+
+    /// Loads the maps of `store` (up to 16 bytes per vertex, plus the names).
+    pub(super) fn load(store: &Store) -> Result<OriginalIds> {
+        let m = store.manifest();
+        let n = m.num_vertices;
+        let ids = if m.string_ids {
+            let off = file::read_u64s(&store.file(IDS_OFF_FILE))?;
+            let bytes = std::fs::read(store.file(IDS_STR_FILE)).at(store.file(IDS_STR_FILE))?;
+            check_offsets(store, &off, bytes.len() as u64)?;
+            Names::Strings { off, bytes }
+        } else if m.has_id_map {
+            let ids = file::read_u64s(&store.file(IDS_FILE))?;
+            if ids.len() as u64 != n {
+                return Err(Error::store(
+                    store.path(),
+                    "ids.bin does not hold one id per vertex",
+                ));
+            }
+            Names::Ints(ids)
+        } else {
+            Names::Identity
+        };
+        let rank = store.load_ranks()?;
+        let dense = if m.has_order_map {
+            Some(store.read_u32s(ORDER_INV_FILE)?)
+        } else {
+            None
+        };
+        Ok(OriginalIds { ids, rank, dense })
+    }
+
+    /// The original id of dense id `v`.
+    #[inline]
+    pub fn get(&self, v: u64) -> Id<'_> {
+        self.original_of_rank(self.rank(v))
+    }
+
+    /// The rank of dense id `v`.
+    #[inline]
+    pub fn rank(&self, v: u64) -> u64 {
+        match &self.rank {
+            Some(r) => r[v as usize] as u64,
+            None => v,
+        }
+    }
+
+    /// The original id of rank `r`.
+    #[inline]
+    pub fn original_of_rank(&self, r: u64) -> Id<'_> {
+        match &self.ids {
+            Names::Identity => Id::Int(r),
+            Names::Ints(ids) => Id::Int(ids[r as usize]),
+            Names::Strings { off, bytes } => Id::Name(Cow::Borrowed(
+                &bytes[off[r as usize] as usize..off[r as usize + 1] as usize],
+            )),
+        }
+    }
+
+    /// The dense id of rank `r`.
+    #[inline]
+    pub fn dense_of_rank(&self, r: u64) -> u64 {
+        match &self.dense {
+            Some(d) => d[r as usize] as u64,
+            None => r,
+        }
+    }
+
+    /// The rank of integer id `id`, if it is a vertex (binary search; `n`
+    /// is the vertex count). Always `None` in a store of names.
+    pub fn rank_of_original(&self, id: u64, n: u64) -> Option<u64> {
+        match &self.ids {
+            Names::Ints(ids) => ids.binary_search(&id).ok().map(|r| r as u64),
+            Names::Identity => (id < n).then_some(id),
+            Names::Strings { .. } => None,
+        }
+    }
+
+    /// The dense id of integer id `id`, if it is a vertex.
+    pub fn dense_of_original(&self, id: u64, n: u64) -> Option<u64> {
+        self.rank_of_original(id, n).map(|r| self.dense_of_rank(r))
+    }
+
+    /// True when dense id = rank.
+    pub fn order_is_identity(&self) -> bool {
+        self.rank.is_none()
+    }
+}
+
+/// `ids.off` must start at 0, never decrease, and end at the length of
+/// `ids.str`, with one entry per vertex plus one.
+fn check_offsets(store: &Store, off: &[u64], len: u64) -> Result<()> {
+    let n = store.manifest().num_vertices;
+    let ok = off.len() as u64 == n + 1
+        && off.first() == Some(&0)
+        && off.last() == Some(&len)
+        && off.windows(2).all(|w| w[0] <= w[1]);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::store(
+            store.path(),
+            format!("{IDS_OFF_FILE} does not index {IDS_STR_FILE} (run `outcore verify`)"),
+        ))
+    }
+}
