@@ -9,6 +9,7 @@ use super::remap::{self, remap};
 use super::{manifest, read, write, BuildOptions, BuildReport, Built, Counts, VertexOrder};
 use super::{RESERVED, WRITERS_RESERVED};
 use crate::error::{Error, Result};
+use crate::ingest::idmap::check_count;
 use crate::ingest::EdgeSource;
 use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
@@ -16,18 +17,6 @@ use crate::store::file::{StoreDir, WriteLe};
 use crate::store::{ORDER_FILE, ORDER_INV_FILE};
 use std::path::Path;
 use std::time::Instant;
-
-/// Refuses a store of more than 2^32 - 1 vertices: the build could write
-/// it (wide), but no engine reads one yet (DESIGN.md, "Wide ids").
-fn too_many(n: u64) -> Result<()> {
-    match n > u32::MAX as u64 {
-        true => Err(Error::Invalid(format!(
-            "{n} vertices: this version supports at most {}",
-            u32::MAX
-        ))),
-        false => Ok(()),
-    }
-}
 
 /// [`build`] with dense ids as wide as the store is ([`BuildOptions::wide`]):
 /// u64 in a wide store, else u32.
@@ -92,7 +81,7 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     let free = budget.available();
     // A source that says its vertex count is refused before it is read.
     if let Some(n) = dense_n {
-        too_many(n)?;
+        check_count(n)?;
     }
     // A quarter of the budget is held back for the id map; a dense source
     // needs none, but the degree order needs 8 bytes a vertex after the sort.
@@ -123,7 +112,7 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     };
     drop(pipeline);
     let n = idmap.len();
-    too_many(n)?;
+    check_count(n)?;
     // The input's sample in ranks, for the remap's sorters.
     let sample = remap::Sample {
         ranks: shape

@@ -19,10 +19,13 @@ use crate::mem::Budget;
 
 pub use collect::IdCollector;
 
-fn check_count(n: u64) -> Result<()> {
+/// Refuses a store of more than 2^32 - 1 vertices, the id map's or a
+/// dense source's: the build could write it (wide), but no engine reads
+/// one yet (DESIGN.md, "Wide ids").
+pub(crate) fn check_count(n: u64) -> Result<()> {
     match n > u32::MAX as u64 {
         true => Err(Error::Invalid(format!(
-            "the input has {n} distinct vertices; this version supports at most {}",
+            "{n} vertices: this version supports at most {}",
             u32::MAX
         ))),
         false => Ok(()),
