@@ -144,14 +144,46 @@ fn ranked<W: Weight>(
     given: &mut Option<OrderMaps>,
 ) -> Result<BuildReport> {
     let start = Instant::now();
-    let (mut ranked, mut front) =
-        named::rank_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
-    front.start = Some(start);
-    let f = Some(front);
-    match build_any::<W, Keyed<W>>(&mut ranked, dir, scratch, opts, budget, f, false, given)? {
+    let numbered = named::number_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
+    // Ranks take 8 bytes past 2^32 - 1 ids (or when a wide store is asked
+    // for); the build reads them as 8-byte edges only when they need it.
+    let (n, wide) = (numbered.n(), opts.wide(Some(numbered.n())));
+    // Refused before the join, not after it.
+    phases::check_count(n)?;
+    let built = match (wide, n > u32::MAX as u64) {
+        (false, _) => {
+            joined::<W, u32, Keyed<W>>(numbered, dir, scratch, opts, budget, start, given)
+        }
+        (true, false) => {
+            joined::<W, u64, Keyed<W>>(numbered, dir, scratch, opts, budget, start, given)
+        }
+        (true, true) => {
+            joined::<W, u64, Orig<W>>(numbered, dir, scratch, opts, budget, start, given)
+        }
+    };
+    match built? {
         Built::Done(report) => Ok(report),
-        _ => unreachable!("ranks fit the id map and 32 bits"),
+        _ => unreachable!("ranks are dense and as wide as the build's edges"),
     }
+}
+
+/// Step 3 of the ranking on disk ([`named`]) with ranks of `D`, then the
+/// build proper reading them as `E`.
+fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
+    numbered: named::Numbered<W>,
+    dir: StoreDir,
+    scratch: &Path,
+    opts: &BuildOptions,
+    budget: &Budget,
+    start: Instant,
+    given: &mut Option<OrderMaps>,
+) -> Result<Built> {
+    let (mut ranked, front) = numbered.join::<D>(scratch, opts, budget)?;
+    let f = Some(named::Front {
+        start: Some(start),
+        ..front
+    });
+    build_any::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false, given)
 }
 
 /// A scratch directory removed on drop.
@@ -200,7 +232,7 @@ use named::Ids;
 use order::OrderMaps;
 pub use order::SKEWED;
 use phases::build_any;
-use records::{Keyed, Orig, Weight};
+use records::{DenseId, InputEdge, Keyed, Orig, Weight};
 
 #[derive(Default)]
 struct Counts {

@@ -21,9 +21,9 @@
 //! names; each sorter spills to the scratch directory when its share fills.
 
 use super::ranks::{FpEdge, FpRank, HalfEdge, IdWriter, Names, RankSource, Ranks};
-use super::records::Weight;
+use super::records::{DenseId, Weight};
 use super::{BuildOptions, BATCH, RESERVED};
-use crate::error::{Error, IoContext, Result};
+use crate::error::{IoContext, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::names::{fingerprint, NameSorter};
 use crate::ingest::sort::Sorted;
@@ -60,15 +60,31 @@ pub(super) struct Front {
     pub input_bytes: Option<u64>,
 }
 
-/// Steps 1-3 of the module docs; the result feeds the build proper.
-pub(super) fn rank_names<W: Weight>(
+/// Steps 1 and 2 of the module docs, up to the number of distinct ids
+/// (which says how wide the ranks must be); [`Numbered::join`] is step 3.
+pub(super) struct Numbered<W: Weight> {
+    describe: String,
+    ids: Ids,
+    has_id_map: bool,
+    by_source: Sorted<FpEdge<W>>,
+    ranks: Ranks,
+    n: u64,
+    count: u64,
+    spilled: u64,
+    phases: Vec<(&'static str, f64)>,
+    input_bytes: Option<u64>,
+    reserved: crate::mem::budget::Charge,
+}
+
+/// Steps 1 and 2 of the module docs.
+pub(super) fn number_names<W: Weight>(
     source: &mut dyn EdgeSource,
     ids: Ids,
     dir: &mut StoreDir,
     scratch: &Path,
     opts: &BuildOptions,
     budget: &Budget,
-) -> Result<(RankedSource<W>, Front)> {
+) -> Result<Numbered<W>> {
     let undirected = !opts.directed;
     let reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
@@ -157,7 +173,7 @@ pub(super) fn rank_names<W: Weight>(
     // holds a bucket at a time.
     edges.park()?;
     let mut spilled = edges.spilled_bytes();
-    let mut by_source = edges.finish()?;
+    let by_source = edges.finish()?;
 
     // Names: ranks in byte order, written to the store.
     let t = Instant::now();
@@ -180,17 +196,10 @@ pub(super) fn rank_names<W: Weight>(
     let mut out = IdWriter::new(ids, dir)?;
     let mut n = 0u64;
     while let Some(name) = stream.next_name()? {
-        if n >= u32::MAX as u64 {
-            // Rank u32::MAX would be the CSR's padding value.
-            return Err(Error::Invalid(format!(
-                "more than {} distinct vertex ids: this version supports at most that many",
-                u32::MAX
-            )));
-        }
         if let Some(r) = ranks.as_mut() {
             r.push(FpRank {
                 fp: fingerprint(name),
-                rank: n as u32,
+                rank: n,
             })?;
         }
         if out.push(name, n)? {
@@ -202,7 +211,7 @@ pub(super) fn rank_names<W: Weight>(
     let has_id_map = out.finish(dir)?;
     drop(stream);
     progress.done(|| format!("{n} distinct vertex ids"));
-    let mut ranks = Ranks::new(match ranks {
+    let ranks = Ranks::new(match ranks {
         Some(mut r) => {
             r.park()?;
             spilled += r.spilled_bytes();
@@ -219,74 +228,108 @@ pub(super) fn rank_names<W: Weight>(
         }
         None => RankSource::Identity { next: 0, n },
     });
-    let numbered = t.elapsed().as_secs_f64();
-
-    // Join by source name: edges become (target name, source rank).
-    let t = Instant::now();
-    let mut progress = Progress::bar("join source names", count, Unit::Items);
-    let mut halves = BucketSorter::<HalfEdge<W>>::new(
-        "edges by target name",
-        scratch,
-        budget,
-        cap(budget.available()),
-        Split::Ordered,
-        Some(count),
-    )?;
-    let mut i = 0u64;
-    while let Some(e) = by_source.next_record()? {
-        let s = ranks.rank(e.s)?;
-        halves.push(HalfEdge { d: e.d, s, w: e.w })?;
-        i += 1;
-        if i.is_multiple_of(1 << 20) {
-            crate::cancel::check()?;
-            progress.set(i);
-        }
-    }
-    drop(by_source);
-    progress.done(|| format!("{count} edges"));
-    halves.park()?;
-    spilled += halves.spilled_bytes();
-    ranks.rewind()?;
-    let halves = halves.finish()?;
-    drop(reserved);
-    let front = Front {
+    Ok(Numbered {
+        describe: source.describe(),
         ids,
         has_id_map,
-        start: None,
-        phases: vec![
-            ("read", read),
-            ("names", numbered),
-            ("join", t.elapsed().as_secs_f64()),
-        ],
-        spilled,
-        input_bytes: total,
-    };
-    let ranked = RankedSource {
-        describe: source.describe(),
-        halves,
+        by_source,
         ranks,
         n,
-        edges: count,
-    };
-    Ok((ranked, front))
+        count,
+        spilled,
+        phases: vec![("read", read), ("names", t.elapsed().as_secs_f64())],
+        input_bytes: total,
+        reserved,
+    })
+}
+
+impl<W: Weight> Numbered<W> {
+    /// The number of distinct ids.
+    pub(super) fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// Step 3: the edges joined by source name with the ranks, which take
+    /// `D`'s bytes (u64 past 2^32 - 1 ids); the result feeds the build
+    /// proper.
+    pub(super) fn join<D: DenseId>(
+        self,
+        scratch: &Path,
+        opts: &BuildOptions,
+        budget: &Budget,
+    ) -> Result<(RankedSource<W, D>, Front)> {
+        let Numbered {
+            mut by_source,
+            mut ranks,
+            count,
+            mut spilled,
+            mut phases,
+            ..
+        } = self;
+        let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
+        let t = Instant::now();
+        let mut progress = Progress::bar("join source names", count, Unit::Items);
+        let mut halves = BucketSorter::<HalfEdge<W, D>>::new(
+            "edges by target name",
+            scratch,
+            budget,
+            cap(budget.available()),
+            Split::Ordered,
+            Some(count),
+        )?;
+        let mut i = 0u64;
+        while let Some(e) = by_source.next_record()? {
+            let s = D::of(ranks.rank(e.s)?);
+            halves.push(HalfEdge { d: e.d, s, w: e.w })?;
+            i += 1;
+            if i.is_multiple_of(1 << 20) {
+                crate::cancel::check()?;
+                progress.set(i);
+            }
+        }
+        drop(by_source);
+        progress.done(|| format!("{count} edges"));
+        halves.park()?;
+        spilled += halves.spilled_bytes();
+        ranks.rewind()?;
+        let halves = halves.finish()?;
+        drop(self.reserved);
+        phases.push(("join", t.elapsed().as_secs_f64()));
+        let front = Front {
+            ids: self.ids,
+            has_id_map: self.has_id_map,
+            start: None,
+            phases,
+            spilled,
+            input_bytes: self.input_bytes,
+        };
+        let ranked = RankedSource {
+            describe: self.describe,
+            halves,
+            ranks,
+            n: self.n,
+            edges: count,
+        };
+        Ok((ranked, front))
+    }
 }
 
 /// Edges in ranks (step 4 of the module docs) as a source of vertices `0..n`.
-pub(super) struct RankedSource<W: Weight> {
+pub(super) struct RankedSource<W: Weight, D: DenseId> {
     describe: String,
-    halves: Sorted<HalfEdge<W>>,
+    halves: Sorted<HalfEdge<W, D>>,
     ranks: Ranks,
     n: u64,
     edges: u64,
 }
 
-impl<W: Weight> EdgeSource for RankedSource<W> {
+impl<W: Weight, D: DenseId> EdgeSource for RankedSource<W, D> {
     fn describe(&self) -> String {
         self.describe.clone()
     }
 
     fn ids_fit_u32(&self) -> bool {
-        true
+        self.n <= u32::MAX as u64
     }
 
     fn expected_edges(&self) -> Option<u64> {
@@ -300,10 +343,9 @@ impl<W: Weight> EdgeSource for RankedSource<W> {
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
         let mut batch = Vec::with_capacity(BATCH);
         while let Some(e) = self.halves.next_record()? {
-            let d = self.ranks.rank(e.d)?;
             batch.push(RawEdge {
-                src: e.s as u64,
-                dst: d as u64,
+                src: e.s.get(),
+                dst: self.ranks.rank(e.d)?,
                 weight: e.w.get(),
             });
             if batch.len() == BATCH {

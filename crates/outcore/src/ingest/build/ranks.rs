@@ -4,7 +4,7 @@
 //! stream the joins read.
 
 use super::named::Ids;
-use super::records::{Keyed, Weight};
+use super::records::{DenseId, Keyed, Weight};
 use super::BATCH;
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::bucket::BucketSorter;
@@ -58,16 +58,25 @@ impl<W: Weight> Record for FpEdge<W> {
     }
 }
 
-/// An edge with its source ranked, by target fingerprint.
+/// An edge with its source ranked, by target fingerprint. The rank takes
+/// the bytes of the store's dense ids (`D`: 4, or 8 past 2^32 - 1 ids).
 #[derive(Clone, Copy)]
-pub(super) struct HalfEdge<W> {
+pub(super) struct HalfEdge<W, D> {
     pub(super) d: u128,
-    pub(super) s: u32,
+    pub(super) s: D,
     pub(super) w: W,
 }
 
-impl<W: Weight> Record for HalfEdge<W> {
-    const BYTES: usize = 20 + W::BYTES;
+/// `D`'s little-endian bytes at the front of `b`.
+#[inline]
+fn dense_of<D: DenseId>(b: &[u8]) -> D {
+    let mut x = [0u8; 8];
+    x[..D::BYTES].copy_from_slice(&b[..D::BYTES]);
+    D::of(u64::from_le_bytes(x))
+}
+
+impl<W: Weight, D: DenseId> Record for HalfEdge<W, D> {
+    const BYTES: usize = 16 + D::BYTES + W::BYTES;
     type Key = u128;
     fn key(&self) -> u128 {
         self.d
@@ -77,23 +86,23 @@ impl<W: Weight> Record for HalfEdge<W> {
     }
     fn encode(&self, out: &mut [u8]) {
         out[..16].copy_from_slice(&self.d.to_le_bytes());
-        out[16..20].copy_from_slice(&self.s.to_le_bytes());
-        self.w.enc(&mut out[20..]);
+        out[16..16 + D::BYTES].copy_from_slice(&self.s.get().to_le_bytes()[..D::BYTES]);
+        self.w.enc(&mut out[16 + D::BYTES..]);
     }
     // As for `FpEdge`: the target in the bytes its bucket's range needs.
     const KEY_BYTES: usize = 16;
     fn from_key(key: u128, rest: &[u8]) -> Self {
         HalfEdge {
             d: key,
-            s: u32::from_le_bytes(rest[..4].try_into().unwrap()),
-            w: W::dec(&rest[4..]),
+            s: dense_of(rest),
+            w: W::dec(&rest[D::BYTES..]),
         }
     }
     fn decode(b: &[u8]) -> Self {
         HalfEdge {
             d: u128::from_le_bytes(b[..16].try_into().unwrap()),
-            s: u32::from_le_bytes(b[16..20].try_into().unwrap()),
-            w: W::dec(&b[20..]),
+            s: dense_of(&b[16..]),
+            w: W::dec(&b[16 + D::BYTES..]),
         }
     }
 }
@@ -102,11 +111,11 @@ impl<W: Weight> Record for HalfEdge<W> {
 #[derive(Clone, Copy)]
 pub(super) struct FpRank {
     pub(super) fp: u128,
-    pub(super) rank: u32,
+    pub(super) rank: u64,
 }
 
 impl Record for FpRank {
-    const BYTES: usize = 20;
+    const BYTES: usize = 24;
     type Key = u128;
     fn key(&self) -> u128 {
         self.fp
@@ -116,12 +125,12 @@ impl Record for FpRank {
     }
     fn encode(&self, out: &mut [u8]) {
         out[..16].copy_from_slice(&self.fp.to_le_bytes());
-        out[16..20].copy_from_slice(&self.rank.to_le_bytes());
+        out[16..24].copy_from_slice(&self.rank.to_le_bytes());
     }
     fn decode(b: &[u8]) -> Self {
         FpRank {
             fp: u128::from_le_bytes(b[..16].try_into().unwrap()),
-            rank: u32::from_le_bytes(b[16..20].try_into().unwrap()),
+            rank: u64::from_le_bytes(b[16..24].try_into().unwrap()),
         }
     }
 }
@@ -295,7 +304,7 @@ pub(super) enum RankSource {
     Ids {
         path: PathBuf,
         input: BufReader<Faulty<File>>,
-        next: u32,
+        next: u64,
     },
     /// Integers that are `0..n` (no `ids.bin`).
     Identity { next: u64, n: u64 },
@@ -325,7 +334,7 @@ impl RankSource {
                 *next += 1;
                 Ok(Some(FpRank {
                     fp: (*next - 1) as u128,
-                    rank: (*next - 1) as u32,
+                    rank: *next - 1,
                 }))
             }
         }
@@ -364,7 +373,7 @@ impl Ranks {
 
     /// The rank of the name with fingerprint `fp`; calls come in ascending
     /// order of `fp`.
-    pub(super) fn rank(&mut self, fp: u128) -> Result<u32> {
+    pub(super) fn rank(&mut self, fp: u128) -> Result<u64> {
         loop {
             match self.cur {
                 Some(c) if c.fp == fp => return Ok(c.rank),
@@ -405,7 +414,7 @@ mod tests {
         let mut s =
             BucketSorter::<FpEdge<f64>>::new("t", dir.path(), &budget, 0, Split::Ordered, Some(n))
                 .unwrap();
-        let mut h = BucketSorter::<HalfEdge<f64>>::new(
+        let mut h = BucketSorter::<HalfEdge<f64, u32>>::new(
             "h",
             dir.path(),
             &budget,
@@ -440,5 +449,47 @@ mod tests {
             assert_eq!((e.d, e.s, e.w), (id(i), i as u32, i as f64));
         }
         assert!(sorted.next_record().unwrap().is_none());
+    }
+
+    /// Past 2^32 - 1 ids a half edge carries its source's rank in 8 bytes,
+    /// and gets it back whole.
+    #[test]
+    fn wide_ranks_travel_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = Budget::new(1 << 30);
+        let n = 30_000u64;
+        let rank = |i: u64| (1 << 32) + i * 0x1_0000_0001 % (1 << 40);
+        let mut h = BucketSorter::<HalfEdge<(), u64>>::new(
+            "h",
+            dir.path(),
+            &budget,
+            0,
+            Split::Ordered,
+            Some(n),
+        )
+        .unwrap();
+        for i in (0..n).rev() {
+            h.push(HalfEdge {
+                d: i as u128,
+                s: rank(i),
+                w: (),
+            })
+            .unwrap();
+        }
+        h.park().unwrap();
+        assert!(h.spilled_bytes() >= n * 8, "{}", h.spilled_bytes());
+        let mut halves = h.finish().unwrap();
+        for i in 0..n {
+            let e = halves.next_record().unwrap().unwrap();
+            assert_eq!((e.d, e.s), (i as u128, rank(i)));
+        }
+        assert!(halves.next_record().unwrap().is_none());
+        let mut b = [0u8; 24];
+        let r = FpRank {
+            fp: 7,
+            rank: u32::MAX as u64 + 9,
+        };
+        r.encode(&mut b);
+        assert_eq!(FpRank::decode(&b).rank, r.rank);
     }
 }

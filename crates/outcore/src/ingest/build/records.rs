@@ -174,6 +174,8 @@ impl<W: Weight, K: KeyWord> Record for Keyed<W, K> {
 /// wide store (DESIGN.md, "Wide ids"), whose (src, dst) and tile sort keys
 /// then take 128 bits. The narrow build is the same code on u32.
 pub(super) trait DenseId: Slot + SpillCode {
+    /// Bytes of one id in a record (4 or 8).
+    const BYTES: usize;
     /// A (src, dst) or tile sort key.
     type Key: KeyWord;
     /// (src, dst) as one key, src shifted up by `bits`.
@@ -193,6 +195,7 @@ pub(super) trait DenseId: Slot + SpillCode {
 }
 
 impl DenseId for u32 {
+    const BYTES: usize = 4;
     type Key = u64;
     #[inline(always)]
     fn key(bits: u32, s: u32, d: u32) -> u64 {
@@ -217,6 +220,7 @@ impl DenseId for u32 {
 }
 
 impl DenseId for u64 {
+    const BYTES: usize = 8;
     type Key = u128;
     #[inline(always)]
     fn key(bits: u32, s: u64, d: u64) -> u128 {

@@ -19,19 +19,6 @@ use crate::mem::Budget;
 
 pub use collect::IdCollector;
 
-/// Refuses a store of more than 2^32 - 1 vertices, the id map's or a
-/// dense source's: the build could write it (wide), but no engine reads
-/// one yet (DESIGN.md, "Wide ids").
-pub(crate) fn check_count(n: u64) -> Result<()> {
-    match n > u32::MAX as u64 {
-        true => Err(Error::Invalid(format!(
-            "{n} vertices: this version supports at most {}",
-            u32::MAX
-        ))),
-        false => Ok(()),
-    }
-}
-
 /// The ids a bitmap's words hold (bit `i` of word `w`: id `64w + i`).
 fn words_ids(words: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
     words.enumerate().flat_map(|(w, word)| {
@@ -97,7 +84,6 @@ impl IdMap {
         };
         let min = first as u64 * 64 + bits[first].trailing_zeros() as u64;
         let max = last as u64 * 64 + 63 - bits[last].leading_zeros() as u64;
-        check_count(n)?;
         if min == 0 && max == n - 1 {
             return Ok(Some(IdMap::identity(n)));
         }
@@ -150,9 +136,11 @@ impl IdMap {
     }
 
     /// A map from sorted distinct ids; the identity if they are exactly `0..n`.
+    /// Sparse ids past 2^32 - 1 of them (whose bucket bounds would not fit
+    /// 32 bits, and whose list alone is 32 GiB) are a budget error: the
+    /// build then ranks them on disk.
     pub fn from_sorted(ids: Vec<u64>, budget: &Budget) -> Result<IdMap> {
         let n = ids.len() as u64;
-        check_count(n)?;
         if ids.last().is_none_or(|&l| l == n - 1) {
             return Ok(IdMap::identity(n));
         }
@@ -165,6 +153,12 @@ impl IdMap {
                 words[(o >> 6) as usize] |= 1 << (o & 63);
             }
             return IdMap::ranked(min, n, words.into_iter(), budget);
+        }
+        if n > u32::MAX as u64 {
+            return Err(Error::Budget(format!(
+                "{n} sparse vertex ids: the in-memory id map holds at most {}",
+                u32::MAX
+            )));
         }
         let bits = 64 - span.leading_zeros();
         let want_bits = 64 - (n.max(2) - 1).leading_zeros() + 1; // about 2 buckets per id
@@ -271,17 +265,17 @@ impl IdMap {
 
     /// The original id of dense id `v`.
     #[inline]
-    pub fn original(&self, v: u32) -> u64 {
+    pub fn original(&self, v: u64) -> u64 {
         if self.identity {
-            return v as u64;
+            return v;
         }
         if self.bits.is_empty() {
             return self.ids[v as usize];
         }
         // The last word whose first rank is at most v, then v's bit in it.
-        let w = self.bits.partition_point(|e| e[1] <= v as u64) - 1;
+        let w = self.bits.partition_point(|e| e[1] <= v) - 1;
         let [mut word, rank] = self.bits[w];
-        for _ in rank..v as u64 {
+        for _ in rank..v {
             word &= word - 1;
         }
         self.min + w as u64 * 64 + word.trailing_zeros() as u64

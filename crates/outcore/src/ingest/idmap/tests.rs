@@ -27,7 +27,7 @@ fn maps_are_monotone_and_exact() {
         assert_eq!(m.len(), ids.len() as u64);
         for (i, &x) in ids.iter().enumerate() {
             assert_eq!(m.dense(x), Some(i as u64), "{ids:?}");
-            assert_eq!(m.original(i as u32), x);
+            assert_eq!(m.original(i as u64), x);
             if x > 0 && !ids.contains(&(x - 1)) {
                 assert_eq!(m.dense(x - 1), None);
             }
@@ -66,7 +66,7 @@ fn bitmap_and_list_maps_agree() {
             assert_eq!(m.dense(v), l.dense(v), "case {case}: id {v}");
         }
         for (i, &id) in ids.iter().enumerate() {
-            assert_eq!(m.original(i as u32), id, "case {case}");
+            assert_eq!(m.original(i as u64), id, "case {case}");
         }
         let mut written = Vec::new();
         m.for_each_original_chunk(100, &mut |c| {
@@ -110,4 +110,24 @@ fn collector_refuses_past_its_share() {
     let mut c = IdCollector::new(&budget, 8 * 100_000);
     let r: Result<()> = (0..1_000_000u64).try_for_each(|i| c.add(i << 30));
     assert!(matches!(r, Err(Error::Budget(_))));
+}
+
+/// Past 2^32 - 1 ids the rank bitmap numbers them in 64 bits (a 512 MiB
+/// bitmap of 2^32 + 127 ids from 1, so 1 GiB of ranks: the build then
+/// refuses the store by its vertex count, not the map).
+#[test]
+fn a_rank_bitmap_numbers_ids_past_2_32() {
+    let budget = Budget::new(2 << 30);
+    let mut bits = vec![u64::MAX; ((1u64 << 32) / 64 + 2) as usize];
+    bits[0] &= !1;
+    let m = IdMap::from_bitmap(&bits, &budget).unwrap().unwrap();
+    drop(bits);
+    let n = (1u64 << 32) + 127;
+    assert_eq!(m.len(), n);
+    assert!(!m.is_identity());
+    for (id, rank) in [(1, 0), (64, 63), (1 << 32, (1 << 32) - 1), (n, n - 1)] {
+        assert_eq!(m.dense(id), Some(rank), "{id}");
+        assert_eq!(m.original(rank), id);
+    }
+    assert_eq!((m.dense(0), m.dense(n + 1)), (None, None));
 }
