@@ -17,7 +17,7 @@
 //! one per BFS level forward, a wake-up of the deepest level, one per level
 //! backward; then one that scales the sums.
 
-use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
+use crate::engine::vertex::{id32, Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::ingest::gen::rng::hash3;
 use crate::store::Store;
@@ -48,7 +48,7 @@ pub fn sample(store: &Store, k: u64, seed: u64) -> Result<Vec<u32>> {
     let mut heap = std::collections::BinaryHeap::with_capacity(k as usize + 1);
     let mut ranks = store.rank_reader()?;
     for v in 0..n as u32 {
-        heap.push((hash3(seed, STREAM, ranks.next_rank()? as u64), v));
+        heap.push((hash3(seed, STREAM, ranks.next_rank()?), v));
         if heap.len() > k as usize {
             heap.pop();
         }
@@ -170,8 +170,8 @@ impl Sources {
     }
 
     /// The final scale of vertex `v`'s sum.
-    pub(crate) fn scale_of(&self, v: u32) -> f64 {
-        scale_of(self.list.as_deref(), self.scale, v)
+    pub(crate) fn scale_of(&self, v: u64) -> f64 {
+        scale_of(self.list.as_deref(), self.scale, id32(v))
     }
 
     /// Moves to the next source; false after the last.
@@ -253,7 +253,7 @@ impl VertexProgram for BcVp {
         self.src.count() > 0 && self.phase != Phase::Done
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &BcState) -> Option<f64> {
+    fn scatter(&self, _v: u64, s: &BcState) -> Option<f64> {
         match self.phase {
             Phase::Forward => Some(s.sigma),
             Phase::Backward => Some((1.0 + s.delta) / s.sigma),
@@ -261,24 +261,24 @@ impl VertexProgram for BcVp {
         }
     }
     #[inline]
-    fn edge(&self, m: f64, src: u32, dst: u32, _w: f64) -> Option<f64> {
+    fn edge(&self, m: f64, src: u64, dst: u64, _w: f64) -> Option<f64> {
         // Out-lists: forward; on an undirected store, backward too.
         let on = self.phase == Phase::Forward || !self.directed;
         (on && src != dst).then_some(m)
     }
     #[inline]
-    fn edge_rev(&self, m: f64, src: u32, dst: u32, _w: f64) -> Option<f64> {
+    fn edge_rev(&self, m: f64, src: u64, dst: u64, _w: f64) -> Option<f64> {
         (self.phase == Phase::Backward && src != dst).then_some(m)
     }
     #[inline]
     fn combine(a: f64, b: f64) -> f64 {
         a + b
     }
-    fn apply(&self, v: u32, s: &mut BcState, msgs: &[f64], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, v: u64, s: &mut BcState, msgs: &[f64], _agg: &mut Aggregate) -> bool {
         let m = msgs.first().copied().unwrap_or(0.0);
         match self.phase {
             Phase::Reset => {
-                let src = v == self.src.source();
+                let src = v == self.src.source() as u64;
                 (s.depth, s.sigma, s.delta) = (if src { 0 } else { UNSEEN }, src as u8 as f64, 0.0);
                 src
             }

@@ -112,8 +112,8 @@ enum Phase {
 /// What went wrong, found during supersteps (dense ids).
 #[derive(Clone, Copy, Debug)]
 enum Fault {
-    Weight(u32, u32, f64),
-    ZeroCycle(u32),
+    Weight(u64, u64, f64),
+    ZeroCycle(u64),
 }
 
 /// The program.
@@ -153,7 +153,7 @@ impl WbcVp {
     /// The error for a fault met during the run, naming original ids.
     fn error(&self, store: &Store) -> Option<Error> {
         let f = *self.fault.lock().unwrap_or_else(|e| e.into_inner());
-        let id = |v: u32| crate::algo::sssp::original_id(store, v as u64);
+        let id = |v: u64| crate::algo::sssp::original_id(store, v);
         f.map(|f| match f {
             Fault::Weight(v, u, w) => {
                 crate::algo::sssp::bad_weight(store, "weighted betweenness", v, u, w)
@@ -199,7 +199,7 @@ impl VertexProgram for WbcVp {
         self.src.count() > 0 && self.phase != Phase::Done
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &WbcState) -> Option<WbcMsg> {
+    fn scatter(&self, _v: u64, s: &WbcState) -> Option<WbcMsg> {
         let x = match self.phase {
             Phase::Dist | Phase::Count => 0.0,
             Phase::Sigma => s.sigma,
@@ -213,7 +213,7 @@ impl VertexProgram for WbcVp {
         })
     }
     #[inline]
-    fn edge(&self, m: WbcMsg, src: u32, dst: u32, w: f64) -> Option<WbcMsg> {
+    fn edge(&self, m: WbcMsg, src: u64, dst: u64, w: f64) -> Option<WbcMsg> {
         if src == dst {
             return None;
         }
@@ -229,13 +229,13 @@ impl VertexProgram for WbcVp {
         }
     }
     #[inline]
-    fn edge_rev(&self, m: WbcMsg, src: u32, dst: u32, w: f64) -> Option<WbcMsg> {
+    fn edge_rev(&self, m: WbcMsg, src: u64, dst: u64, w: f64) -> Option<WbcMsg> {
         (self.phase == Phase::Backward && src != dst).then_some(WbcMsg { w, ..m })
     }
-    fn apply(&self, v: u32, s: &mut WbcState, msgs: &[WbcMsg], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, v: u64, s: &mut WbcState, msgs: &[WbcMsg], _agg: &mut Aggregate) -> bool {
         match self.phase {
             Phase::Reset => {
-                let src = v == self.src.source();
+                let src = v == self.src.source() as u64;
                 *s = WbcState {
                     dist: if src { 0.0 } else { f64::INFINITY },
                     sigma: src as u8 as f64,
@@ -257,7 +257,7 @@ impl VertexProgram for WbcVp {
             Phase::Reach => s.dist < f64::INFINITY,
             Phase::Count => {
                 s.pending = msgs.iter().filter(|m| m.d == s.dist).count() as u32;
-                let src = v == self.src.source();
+                let src = v == self.src.source() as u64;
                 if src {
                     s.level = 0;
                     if s.pending > 0 {

@@ -13,7 +13,7 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::store::Store;
@@ -75,16 +75,16 @@ impl VertexProgram for CdlpVp {
         Edges::Both
     }
     fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
-        (info.rank, true)
+        (id32(info.rank), true)
     }
     fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
         step < self.iterations
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &u32) -> Option<u32> {
+    fn scatter(&self, _v: u64, s: &u32) -> Option<u32> {
         Some(*s)
     }
-    fn apply(&self, _v: u32, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
         if !msgs.is_empty() {
             let mut l = msgs.to_vec();
             *s = most_frequent(&mut l).expect("non-empty");

@@ -24,7 +24,7 @@
 use crate::algo::priority::{self, higher, Msg, HELLO};
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
+use crate::engine::vertex::{id32, Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::ingest::gen::rng::stream;
 use crate::mem::Budget;
@@ -151,7 +151,7 @@ impl VertexProgram for ColoringVp {
     }
     fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (ColorState, bool) {
         let s = ColorState {
-            key: key(self.seed, info.rank, info.out_degree),
+            key: key(self.seed, id32(info.rank), info.out_degree),
             mask: 0,
             wait: 0,
             wait_next: 0,
@@ -169,7 +169,7 @@ impl VertexProgram for ColoringVp {
         true
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &ColorState) -> Option<Msg> {
+    fn scatter(&self, _v: u64, s: &ColorState) -> Option<Msg> {
         Some((
             s.key,
             if self.phase == Phase::Hello {
@@ -180,10 +180,10 @@ impl VertexProgram for ColoringVp {
         ))
     }
     #[inline]
-    fn edge(&self, m: Msg, src: u32, dst: u32, _w: f64) -> Option<Msg> {
+    fn edge(&self, m: Msg, src: u64, dst: u64, _w: f64) -> Option<Msg> {
         (src != dst).then_some(m)
     }
-    fn apply(&self, _v: u32, s: &mut ColorState, msgs: &[Msg], agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut ColorState, msgs: &[Msg], agg: &mut Aggregate) -> bool {
         match self.phase {
             Phase::Hello => {
                 s.wait = higher(msgs, s.key).count() as u32;

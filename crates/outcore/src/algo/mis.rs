@@ -14,7 +14,7 @@
 use crate::algo::priority::{self, higher, Msg, HELLO};
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::ingest::gen::rng::stream;
 use crate::mem::Budget;
@@ -59,21 +59,21 @@ impl VertexProgram for MisVp {
         self.hello
     }
     fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (State, bool) {
-        ((key(self.seed, info.rank), (0, UNDECIDED)), true)
+        ((key(self.seed, id32(info.rank)), (0, UNDECIDED)), true)
     }
     fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
         self.hello = step == 0;
         true
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &State) -> Option<Msg> {
+    fn scatter(&self, _v: u64, s: &State) -> Option<Msg> {
         Some((s.0, if self.hello { HELLO } else { s.1 .1 }))
     }
     #[inline]
-    fn edge(&self, m: Msg, src: u32, dst: u32, _w: f64) -> Option<Msg> {
+    fn edge(&self, m: Msg, src: u64, dst: u64, _w: f64) -> Option<Msg> {
         (src != dst).then_some(m)
     }
-    fn apply(&self, _v: u32, s: &mut State, msgs: &[Msg], agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut State, msgs: &[Msg], agg: &mut Aggregate) -> bool {
         let (key, (wait, status)) = (s.0, &mut s.1);
         if self.hello {
             *wait = higher(msgs, key).count() as u32;

@@ -14,6 +14,7 @@
 //! Messages carry the sender's key, so a receiver can tell higher from lower
 //! neighbours.
 
+use crate::engine::vertex::id32;
 use crate::ingest::gen::rng::hash3;
 
 /// A message: the sender's key and what it says.
@@ -54,7 +55,7 @@ pub fn keys(
     let mut out = Vec::with_capacity(n);
     let mut ranks = store.rank_reader()?;
     crate::store::degrees::for_each(store.path(), "out", |_, d| {
-        out.push(key(ranks.next_rank()?, d));
+        out.push(key(id32(ranks.next_rank()?), d));
         Ok(())
     })?;
     Ok(out)

@@ -201,12 +201,7 @@ pub fn for_each_ranked(
             if err.is_none() {
                 err = ranks
                     .next_rank()
-                    .and_then(|r| {
-                        sorter.push(RankValue {
-                            rank: r as u64,
-                            value,
-                        })
-                    })
+                    .and_then(|r| sorter.push(RankValue { rank: r, value }))
                     .err();
             }
         })?;

@@ -325,7 +325,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             let mut ranks = store.rank_reader()?;
             let (mut components, mut err) = (0u64, None);
             values.for_each_dense(store, budget, &mut |_, label| match ranks.next_rank() {
-                Ok(r) => components += (label == r as u64) as u64,
+                Ok(r) => components += (label == r) as u64,
                 Err(e) => err = Some(e),
             })?;
             if let Some(e) = err {

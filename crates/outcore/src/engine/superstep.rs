@@ -180,7 +180,7 @@ impl<P: VertexProgram> MemState<P> {
         let mut active = Vec::with_capacity(n);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
-        for v in 0..n as u32 {
+        for v in 0..n as u64 {
             let info = VertexInfo {
                 v,
                 rank: ranks.next_rank()?,
@@ -225,7 +225,7 @@ impl<P: VertexProgram> MemState<P> {
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
         let n = self.n;
-        let scatter = |v: usize| active[v].then(|| prog.scatter(v as u32, &states[v]))?;
+        let scatter = |v: usize| active[v].then(|| prog.scatter(v as u64, &states[v]))?;
         let counts = match &mut self.words {
             Some(w) => {
                 let id = w.id;
@@ -321,8 +321,8 @@ impl<P: VertexProgram> MemState<P> {
             },
         };
         let msg = match rev {
-            false => prog.edge(m, s as u32, d as u32, w),
-            true => prog.edge_rev(m, s as u32, d as u32, w),
+            false => prog.edge(m, s as u64, d as u64, w),
+            true => prog.edge_rev(m, s as u64, d as u64, w),
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
             if P::EAGER {
@@ -376,8 +376,8 @@ impl<P: VertexProgram> MemState<P> {
                         None => unsafe { (*acc.0[v].get()).take() },
                     };
                     *a = match m {
-                        Some(m) => p.apply(v as u32, s, &[m], &mut agg),
-                        None if apply_all => p.apply(v as u32, s, &[], &mut agg),
+                        Some(m) => p.apply(v as u64, s, &[m], &mut agg),
+                        None if apply_all => p.apply(v as u64, s, &[], &mut agg),
                         None => false,
                     };
                     count += *a as u64;

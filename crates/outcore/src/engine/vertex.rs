@@ -71,13 +71,23 @@ pub enum Edges {
 /// What the engine knows about a vertex when it initialises its state.
 #[derive(Clone, Copy, Debug)]
 pub struct VertexInfo {
-    /// Dense id.
-    pub v: u32,
+    /// Dense id (u64, as every id a program sees: DESIGN.md, "Wide ids").
+    pub v: u64,
     /// Rank: position of its original id among the sorted original ids (so
     /// comparing ranks compares original ids).
-    pub rank: u32,
+    pub rank: u64,
     /// Stored out-degree (undirected: neighbours; a self-loop once).
     pub out_degree: u64,
+}
+
+/// A rank or dense id in 32 bits, for programs whose state packs one there
+/// (labels, priority keys, source lists): every store they run on has at
+/// most 2^32 - 1 vertices, since the build and `Manifest::read` refuse more
+/// until the engines and those states widen (DESIGN.md, "Wide ids").
+#[inline]
+pub fn id32(v: u64) -> u32 {
+    debug_assert!(v < u32::MAX as u64, "{v} is no 32-bit id");
+    v as u32
 }
 
 /// Per-superstep totals a program accumulates in `apply` and reads in `end`
@@ -159,11 +169,11 @@ pub trait VertexProgram: Sync {
     /// applies (of `init` before step 0); false stops the run before it.
     fn begin(&mut self, step: usize, agg: &Aggregate) -> bool;
     /// The message an active vertex offers its edges, if any.
-    fn scatter(&self, v: u32, s: &Self::State) -> Option<Self::Msg>;
+    fn scatter(&self, v: u64, s: &Self::State) -> Option<Self::Msg>;
     /// The message one edge `src -> dst` (weight `w`, 1.0 when unweighted)
     /// delivers; `None` drops it. Default: the offered message.
     #[inline]
-    fn edge(&self, m: Self::Msg, _src: u32, _dst: u32, _w: f64) -> Option<Self::Msg> {
+    fn edge(&self, m: Self::Msg, _src: u64, _dst: u64, _w: f64) -> Option<Self::Msg> {
         Some(m)
     }
     /// The message an in-list edge delivers: with [`Edges::Both`] on a
@@ -172,7 +182,7 @@ pub trait VertexProgram: Sync {
     /// that go one way at a time (betweenness: forward along out-edges,
     /// backward along in-edges) tell the two apart here.
     #[inline]
-    fn edge_rev(&self, m: Self::Msg, src: u32, dst: u32, w: f64) -> Option<Self::Msg> {
+    fn edge_rev(&self, m: Self::Msg, src: u64, dst: u64, w: f64) -> Option<Self::Msg> {
         self.edge(m, src, dst, w)
     }
     /// Combines two messages for one vertex (only when `COMBINES`).
@@ -182,7 +192,7 @@ pub trait VertexProgram: Sync {
     /// Applies a vertex's messages (one when combining; all when not; none
     /// for an `APPLY_ALL` vertex that received nothing); returns whether the
     /// vertex is active in the next superstep.
-    fn apply(&self, v: u32, s: &mut Self::State, msgs: &[Self::Msg], agg: &mut Aggregate) -> bool;
+    fn apply(&self, v: u64, s: &mut Self::State, msgs: &[Self::Msg], agg: &mut Aggregate) -> bool;
     /// Ends superstep `step` (`active`: vertices active next); true when the
     /// run is complete.
     fn end(&mut self, step: usize, agg: &Aggregate, active: u64) -> bool;

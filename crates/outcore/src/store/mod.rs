@@ -253,11 +253,11 @@ pub struct RankStream {
 
 impl RankStream {
     /// The rank of the next dense id.
-    pub fn next_rank(&mut self) -> Result<u32> {
+    pub fn next_rank(&mut self) -> Result<u64> {
         let v = self.next;
         self.next += 1;
         match &mut self.file {
-            None => Ok(v as u32),
+            None => Ok(v),
             Some(r) => {
                 let mut b = [0u8; 4];
                 r.read_exact(&mut b)?;
@@ -268,7 +268,7 @@ impl RankStream {
                         format!("rank {x} of dense id {v} is beyond the {} vertices (run `outcore verify`)", self.n),
                     ));
                 }
-                Ok(x)
+                Ok(x as u64)
             }
         }
     }

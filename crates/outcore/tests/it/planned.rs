@@ -68,10 +68,10 @@ proptest! {
         let (w, _) = planned::run(&store, &mut WccVp, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
         let source = (seed % n) as u32;
-        let (b, _) = planned::run(&store, &mut BfsVp { source }, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        let (b, _) = planned::run(&store, &mut BfsVp { source: source as u64 }, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(depths(&b), reference::bfs(&g, source));
         // Weighted: select only (auto picks it; stream refuses).
-        let mut sp = SsspVp { source, bad_weight: Mutex::new(None) };
+        let mut sp = SsspVp { source: source as u64, bad_weight: Mutex::new(None) };
         let r = planned::run(&store, &mut sp, usize::MAX, choice, scfg.clone(), &sel, &budget);
         if choice == EngineChoice::Stream {
             prop_assert!(r.is_err());
@@ -100,7 +100,7 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
     let (_, stats) = planned::run(
         &store,
         &mut BfsVp {
-            source: common::dense_id(&store, 0) as u32,
+            source: common::dense_id(&store, 0),
         },
         8,
         EngineChoice::Auto,

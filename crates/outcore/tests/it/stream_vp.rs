@@ -56,7 +56,7 @@ proptest! {
         prop_assert_eq!(w, reference::wcc(&g));
 
         let source = (seed % n) as u32;
-        let (b, stats) = stream_vp::run(&store, &mut BfsVp { source }, usize::MAX, cfg.clone(), &budget).unwrap();
+        let (b, stats) = stream_vp::run(&store, &mut BfsVp { source: source as u64 }, usize::MAX, cfg.clone(), &budget).unwrap();
         let b: Vec<i64> = b.iter().map(|&d| if d == u32::MAX { i64::MAX } else { d as i64 }).collect();
         prop_assert_eq!(b, reference::bfs(&g, source));
         let _ = stats;
@@ -82,9 +82,7 @@ fn only_sending_rows_are_read() {
     let budget = Budget::new(256 << 20);
     let (d, stats) = stream_vp::run(
         &store,
-        &mut BfsVp {
-            source: 3 * b as u32,
-        },
+        &mut BfsVp { source: 3 * b },
         usize::MAX,
         StreamConfig::default(),
         &budget,

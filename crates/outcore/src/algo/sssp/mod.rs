@@ -203,7 +203,7 @@ pub fn sssp(
     )?;
     let pool_charged = budget.used() - used0;
     let depth = eng.reader().depth();
-    let bad = |v: u32, u: u32, w: f64| bad_weight(store, "SSSP", v, u, w);
+    let bad = |v: u32, u: u32, w: f64| bad_weight(store, "SSSP", v as u64, u as u64, w);
 
     let delta = match cfg.delta {
         Some(d) => d,

@@ -7,9 +7,9 @@ use crate::store::{IdLookup, Store};
 
 /// The error for a negative or NaN weight on edge `v -> u` (dense ids),
 /// naming the edge by original ids.
-pub(crate) fn bad_weight(store: &Store, alg: &str, v: u32, u: u32, w: f64) -> Error {
+pub(crate) fn bad_weight(store: &Store, alg: &str, v: u64, u: u64, w: f64) -> Error {
     let what = if w.is_nan() { "NaN" } else { "negative" };
-    let (a, b) = (original_id(store, v as u64), original_id(store, u as u64));
+    let (a, b) = (original_id(store, v), original_id(store, u));
     let arrow = if store.manifest().directed {
         "->"
     } else {

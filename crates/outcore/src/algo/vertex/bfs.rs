@@ -12,7 +12,7 @@ use crate::store::Store;
 
 /// The program; state: the depth (`u32::MAX` unreached).
 pub struct BfsVp {
-    pub source: u32,
+    pub source: u64,
 }
 
 impl VertexProgram for BfsVp {
@@ -40,7 +40,7 @@ impl VertexProgram for BfsVp {
         true
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &u32) -> Option<u32> {
+    fn scatter(&self, _v: u64, s: &u32) -> Option<u32> {
         Some(s + 1)
     }
     #[inline]
@@ -48,7 +48,7 @@ impl VertexProgram for BfsVp {
         a.min(b)
     }
     #[inline]
-    fn apply(&self, _v: u32, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
         if *s == u32::MAX {
             *s = msgs[0];
             true
@@ -82,8 +82,6 @@ pub fn run_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
-    let mut p = BfsVp {
-        source: source as u32,
-    };
+    let mut p = BfsVp { source };
     super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d as u64)
 }

@@ -9,7 +9,7 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
 use crate::store::Store;
@@ -54,14 +54,14 @@ impl VertexProgram for KCoreVp {
         true
     }
     #[inline]
-    fn scatter(&self, v: u32, s: &u32) -> Option<u64> {
-        Some((v as u64) << 32 | *s as u64)
+    fn scatter(&self, v: u64, s: &u32) -> Option<u64> {
+        Some((id32(v) as u64) << 32 | *s as u64)
     }
     #[inline]
-    fn edge(&self, m: u64, src: u32, dst: u32, _w: f64) -> Option<u64> {
+    fn edge(&self, m: u64, src: u64, dst: u64, _w: f64) -> Option<u64> {
         (src != dst).then_some(m)
     }
-    fn apply(&self, _v: u32, s: &mut u32, msgs: &[u64], agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u64], agg: &mut Aggregate) -> bool {
         let h = h_index(msgs).min(*s);
         if h != *s {
             *s = h;

@@ -26,7 +26,7 @@ struct OutWeights {
     off: CheckedReader,
     wts: CheckedReader,
     at: u64,
-    next: u32,
+    next: u64,
 }
 
 impl OutWeights {
@@ -42,7 +42,7 @@ impl OutWeights {
         })
     }
 
-    fn of(&mut self, v: u32) -> Result<f64> {
+    fn of(&mut self, v: u64) -> Result<f64> {
         if v != self.next {
             return Err(Error::Invalid(format!(
                 "weighted PageRank: vertex {v} initialised out of order"
@@ -169,12 +169,12 @@ impl VertexProgram for PageRankVp {
         step < self.iterations && self.failed.lock().expect("not poisoned").is_none()
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &(f64, u64)) -> Option<f64> {
+    fn scatter(&self, _v: u64, s: &(f64, u64)) -> Option<f64> {
         let d = self.divisor(s);
         (d > 0.0).then(|| s.0 / d)
     }
     #[inline]
-    fn edge(&self, m: f64, _src: u32, _dst: u32, w: f64) -> Option<f64> {
+    fn edge(&self, m: f64, _src: u64, _dst: u64, w: f64) -> Option<f64> {
         Some(if self.weights.is_some() { m * w } else { m })
     }
     #[inline]
@@ -182,7 +182,7 @@ impl VertexProgram for PageRankVp {
         a + b
     }
     #[inline]
-    fn apply(&self, _v: u32, s: &mut (f64, u64), msgs: &[f64], agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut (f64, u64), msgs: &[f64], agg: &mut Aggregate) -> bool {
         let d = self.damping;
         let base = ((1.0 - d) + d * self.sinks) / self.n;
         let pr = base + d * msgs.first().copied().unwrap_or(0.0);

@@ -13,9 +13,9 @@ use std::sync::Mutex;
 
 /// The program; state: the distance (infinity unreached).
 pub struct SsspVp {
-    pub source: u32,
+    pub source: u64,
     /// The first negative or NaN weight met (its edge is dropped; the run fails).
-    pub bad_weight: Mutex<Option<(u32, u32, f64)>>,
+    pub bad_weight: Mutex<Option<(u64, u64, f64)>>,
 }
 
 impl VertexProgram for SsspVp {
@@ -44,11 +44,11 @@ impl VertexProgram for SsspVp {
         true
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &f64) -> Option<f64> {
+    fn scatter(&self, _v: u64, s: &f64) -> Option<f64> {
         Some(*s)
     }
     #[inline]
-    fn edge(&self, m: f64, src: u32, dst: u32, w: f64) -> Option<f64> {
+    fn edge(&self, m: f64, src: u64, dst: u64, w: f64) -> Option<f64> {
         if w >= 0.0 {
             Some(m + w)
         } else {
@@ -63,7 +63,7 @@ impl VertexProgram for SsspVp {
         a.min(b)
     }
     #[inline]
-    fn apply(&self, _v: u32, s: &mut f64, msgs: &[f64], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut f64, msgs: &[f64], _agg: &mut Aggregate) -> bool {
         if msgs[0] < *s {
             *s = msgs[0];
             true
@@ -98,7 +98,7 @@ pub fn run_on_disk(
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
     let mut p = SsspVp {
-        source: source as u32,
+        source,
         bad_weight: Mutex::new(None),
     };
     let r = super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d.to_bits())?;

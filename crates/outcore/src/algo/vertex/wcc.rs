@@ -4,7 +4,7 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
 use crate::store::Store;
@@ -28,13 +28,13 @@ impl VertexProgram for WccVp {
         Edges::Both
     }
     fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
-        (info.rank, true)
+        (id32(info.rank), true)
     }
     fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
         true
     }
     #[inline]
-    fn scatter(&self, _v: u32, s: &u32) -> Option<u32> {
+    fn scatter(&self, _v: u64, s: &u32) -> Option<u32> {
         Some(*s)
     }
     #[inline]
@@ -42,7 +42,7 @@ impl VertexProgram for WccVp {
         a.min(b)
     }
     #[inline]
-    fn apply(&self, _v: u32, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
         let m = msgs[0];
         if m < *s {
             *s = m;

@@ -118,7 +118,7 @@ pub(super) fn superstep<P: VertexProgram>(
         let (sv, bv) = (bufs.state.as_slice(), bufs.bits.as_slice());
         let st = |x: usize| P::State::get(&sv[x * sbytes..]);
         let sends = |x: usize| {
-            bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u32, &st(x)).is_some()
+            bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo as u64 + x as u64, &st(x)).is_some()
         };
         // The first active vertex at or after `x` (whole zero words
         // skipped: a sparse frontier costs its words, not its vertices).
@@ -154,14 +154,14 @@ pub(super) fn superstep<P: VertexProgram>(
                     let m0 = match cur {
                         Some((cx, m)) if cx == x => m,
                         _ => {
-                            let m = prog.scatter(lo + x as u32, &st(x)).expect("sends");
+                            let m = prog.scatter(lo as u64 + x as u64, &st(x)).expect("sends");
                             cur = Some((x, m));
                             m
                         }
                     };
                     let msg = match rev {
-                        false => prog.edge(m0, lo + x as u32, d, w),
-                        true => prog.edge_rev(m0, lo + x as u32, d, w),
+                        false => prog.edge(m0, lo as u64 + x as u64, d as u64, w),
+                        true => prog.edge_rev(m0, lo as u64 + x as u64, d as u64, w),
                     };
                     if let Some(msg) = msg {
                         if d as u64 >= n {
@@ -253,7 +253,7 @@ pub(super) fn superstep<P: VertexProgram>(
         let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
             let x = (v - lo) as usize;
             let mut s = P::State::get(&sv[x * sbytes..]);
-            if prog.apply(v, &mut s, ms, agg) {
+            if prog.apply(v as u64, &mut s, ms, agg) {
                 bv[x / 8] |= 1 << (x % 8);
                 count += 1;
                 blocks[v as usize / BLOCK] += 1;

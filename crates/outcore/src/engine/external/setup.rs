@@ -139,7 +139,7 @@ pub(super) fn init_states<P: VertexProgram>(
         b.fill(0);
         for v in lo..hi {
             let info = VertexInfo {
-                v,
+                v: v as u64,
                 rank: ranks.next_rank()?,
                 out_degree: degs.next_degree()?,
             };

@@ -292,7 +292,7 @@ pub fn random_walks(
                 let r = cfg.walks_per_vertex;
                 let mut ranks = store.rank_reader()?;
                 for v in 0..n as u32 {
-                    let rank = ranks.next_rank()? as u64;
+                    let rank = ranks.next_rank()?;
                     for w in (rank * r).max(w0)..(rank * r + r).min(w1) {
                         gens[0].push(v, w)?;
                     }
