@@ -7,6 +7,9 @@
 //! target interval are then appended to that interval's log file as one run
 //! (direct writes, runs start aligned). An interval's log is therefore a
 //! list of sorted runs, merged when the interval is applied (`merge.rs`).
+//! A record's target is local to its interval (the interval's first vertex
+//! subtracted), so a log record keeps a 4-byte target whatever the store's
+//! id width (DESIGN.md, "Wide ids").
 
 use super::disk::Appender;
 use crate::engine::vertex::{Value, VertexProgram};
@@ -24,7 +27,7 @@ pub struct Run {
     pub records: u64,
 }
 
-/// Encoded record size of a message: u32 target + the value.
+/// Encoded record size of a message: u32 interval-local target + the value.
 pub fn record_bytes<M: Value>() -> usize {
     4 + M::BYTES
 }
@@ -140,7 +143,7 @@ impl<M: Value> MultiLog<M> {
         while i < self.buf.len() {
             let t = self.buf[i].0;
             let k = self.bounds.partition_point(|&b| b <= t) - 1;
-            let hi = self.bounds[k + 1];
+            let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
             let j = i + self.buf[i..].partition_point(|r| r.0 < hi);
             let at = self.ends[k];
             stage.switch(reader, self.files[k], at)?;
@@ -149,7 +152,7 @@ impl<M: Value> MultiLog<M> {
                 let space = stage.space(reader, (j - x) * rec)?;
                 let fit = space.len() / rec;
                 for (slot, r) in space.chunks_exact_mut(rec).zip(&self.buf[x..x + fit]) {
-                    slot[..4].copy_from_slice(&r.0.to_le_bytes());
+                    slot[..4].copy_from_slice(&(r.0 - lo).to_le_bytes());
                     r.1.put(&mut slot[4..]);
                 }
                 x += fit;
@@ -158,7 +161,7 @@ impl<M: Value> MultiLog<M> {
                     // Less than a record left in the staging buffer: this
                     // record straddles two buffers.
                     let mut b = [0u8; 64];
-                    b[..4].copy_from_slice(&self.buf[x].0.to_le_bytes());
+                    b[..4].copy_from_slice(&(self.buf[x].0 - lo).to_le_bytes());
                     self.buf[x].1.put(&mut b[4..]);
                     stage.push(reader, &b[..rec])?;
                     x += 1;

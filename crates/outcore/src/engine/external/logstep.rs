@@ -226,8 +226,8 @@ pub(super) fn superstep<P: VertexProgram>(
                 };
                 reduce(reader, &mut bufs.stage, &mut mcounts, &mut keep)?;
                 bufs.pages.clear();
-                for &(t, _) in early.iter().filter(|e| e.0 >= lo && e.0 < hi) {
-                    pages::push(&mut bufs.pages, (t - lo) as usize, sbytes);
+                for &(t, _) in early.iter().filter(|e| (e.0 as usize) < len) {
+                    pages::push(&mut bufs.pages, t as usize, sbytes);
                 }
                 let base = i as u64 * sp.stride;
                 let buf = bufs.state.as_mut_slice();
@@ -249,35 +249,36 @@ pub(super) fn superstep<P: VertexProgram>(
         let sv = bufs.state.as_mut_slice();
         let bv = bufs.bits.as_mut_slice();
         let mut count = 0u64;
-        let mut next_v = lo; // vertices below were applied
-        let mut apply_one = |v: u32, ms: &[P::Msg], agg: &mut Aggregate| {
-            let x = (v - lo) as usize;
+        // Targets are local to the interval: vertex `lo + x`.
+        let mut next_x = 0; // vertices below were applied
+        let mut apply_one = |x: u32, ms: &[P::Msg], agg: &mut Aggregate| {
+            let (v, x) = (lo as u64 + x as u64, x as usize);
             let mut s = P::State::get(&sv[x * sbytes..]);
-            if prog.apply(v as u64, &mut s, ms, agg) {
+            if prog.apply(v, &mut s, ms, agg) {
                 bv[x / 8] |= 1 << (x % 8);
                 count += 1;
                 blocks[v as usize / BLOCK] += 1;
             }
             s.put(&mut sv[x * sbytes..]);
         };
-        let mut group_v = u32::MAX;
+        let mut group_x = u32::MAX;
         bufs.msgs.clear();
         let mut feed = |t: u32, msg: P::Msg| -> Result<()> {
-            if t < lo || t >= hi {
-                return Err(Error::Invalid(format!("external engine: a message for vertex {t} landed in the log of interval {lo}..{hi}")));
+            if t as usize >= len {
+                return Err(Error::Invalid(format!("external engine: a message for vertex {} landed in the log of interval {lo}..{hi}", lo as u64 + t as u64)));
             }
-            if t != group_v {
-                if group_v != u32::MAX {
-                    apply_one(group_v, &bufs.msgs, &mut next_agg);
+            if t != group_x {
+                if group_x != u32::MAX {
+                    apply_one(group_x, &bufs.msgs, &mut next_agg);
                     bufs.msgs.clear();
                 }
                 if apply_all {
-                    for v in next_v..t {
-                        apply_one(v, &[], &mut next_agg);
+                    for x in next_x..t {
+                        apply_one(x, &[], &mut next_agg);
                     }
                 }
-                next_v = t + 1;
-                group_v = t;
+                next_x = t + 1;
+                group_x = t;
             }
             bufs.msgs.push(msg);
             Ok(())
@@ -286,13 +287,13 @@ pub(super) fn superstep<P: VertexProgram>(
             true => early.drain(..).try_for_each(|(t, m)| feed(t, m))?,
             false => reduce(reader, &mut bufs.stage, &mut mcounts, &mut feed)?,
         }
-        if group_v != u32::MAX {
-            apply_one(group_v, &bufs.msgs, &mut next_agg);
+        if group_x != u32::MAX {
+            apply_one(group_x, &bufs.msgs, &mut next_agg);
             bufs.msgs.clear();
         }
         if apply_all {
-            for v in next_v..hi {
-                apply_one(v, &[], &mut next_agg);
+            for x in next_x..len as u32 {
+                apply_one(x, &[], &mut next_agg);
             }
         }
         mlog.reset(i);

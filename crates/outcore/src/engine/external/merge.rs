@@ -53,8 +53,9 @@ pub struct MergeCounts {
 }
 
 /// Calls `sink(target, value)` for the records of `runs` in target order
-/// (reduced when `combine` is given). `scratch` are two files for the
-/// intermediate levels.
+/// (reduced when `combine` is given); targets are local to the log's
+/// interval, as [`super::log`] writes them. `scratch` are two files for
+/// the intermediate levels.
 #[allow(clippy::too_many_arguments)]
 pub fn sort_reduce<M: Value>(
     reader: &mut Reader,

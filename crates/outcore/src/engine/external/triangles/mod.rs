@@ -329,14 +329,16 @@ pub fn triangle_credits(
                     stage,
                     budget,
                     &mut counts,
-                    |t, c| {
-                        if t < bounds[k] || t >= bounds[k + 1] || got.len() as u64 >= iv {
+                    |x, c| {
+                        // Targets are local to the interval.
+                        let t = bounds[k] as u64 + x as u64;
+                        if t >= bounds[k + 1] as u64 || got.len() as u64 >= iv {
                             return Err(Error::Invalid(format!(
                                 "triangle credits for vertex {t} in the log of vertices {}..{}; the spill file was damaged",
                                 bounds[k], bounds[k + 1]
                             )));
                         }
-                        got.push((t, c));
+                        got.push((t as u32, c));
                         Ok(())
                     },
                 )?;

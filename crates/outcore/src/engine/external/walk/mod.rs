@@ -333,9 +333,10 @@ pub fn random_walks(
                     continue;
                 }
                 crate::cancel::check()?;
-                let cap = sz.records;
-                let mut sink = |v: u32, w: u64| -> Result<()> {
-                    step.chunk.push((v, w));
+                let (cap, lo) = (sz.records, sz.bounds[i]);
+                // Targets are local to the interval.
+                let mut sink = |x: u32, w: u64| -> Result<()> {
+                    step.chunk.push((lo + x, w));
                     if step.chunk.len() == cap {
                         step.process(&mut select, next, &mut visits, &mut path)?;
                     }

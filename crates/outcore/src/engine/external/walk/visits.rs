@@ -27,7 +27,7 @@ impl Values for VisitCounts {
     fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u32, u64)) -> Result<()> {
         let mut mc = MergeCounts::default();
         for (i, runs) in self.runs.iter().enumerate() {
-            let mut next = self.bounds[i];
+            let (lo, mut next) = (self.bounds[i], self.bounds[i]);
             let (reader, stage) = (&mut self.reader, &mut self.stage);
             sort_reduce(
                 reader,
@@ -38,7 +38,9 @@ impl Values for VisitCounts {
                 stage,
                 budget,
                 &mut mc,
-                |v, c| {
+                |x, c| {
+                    // Targets are local to the interval.
+                    let v = lo + x;
                     for u in next..v {
                         f(u, 0);
                     }
