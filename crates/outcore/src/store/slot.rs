@@ -62,6 +62,22 @@ impl SlotWidth {
         Some(())
     }
 
+    /// The id in slot `i` of `bytes` (slots of this width, little-endian)
+    /// at its full width; `None` for padding.
+    #[inline]
+    pub fn id(self, bytes: &[u8], i: usize) -> Option<u64> {
+        match self {
+            SlotWidth::Narrow => {
+                let x = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+                (x != PAD).then_some(x as u64)
+            }
+            SlotWidth::Wide => {
+                let x = u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+                (x != u64::MAX).then_some(x)
+            }
+        }
+    }
+
     /// Slot `i` of `bytes` (slots of this width, little-endian): an id, or
     /// [`PAD`] for padding; `None` for a wide slot beyond u32 ids (read as
     /// a corrupted store: no store of this version holds one).

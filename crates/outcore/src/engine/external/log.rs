@@ -7,9 +7,10 @@
 //! target interval are then appended to that interval's log file as one run
 //! (direct writes, runs start aligned). An interval's log is therefore a
 //! list of sorted runs, merged when the interval is applied (`merge.rs`).
-//! A record's target is local to its interval (the interval's first vertex
-//! subtracted), so a log record keeps a 4-byte target whatever the store's
-//! id width (DESIGN.md, "Wide ids").
+//! The buffer holds targets as `T` (u32, or u64 on a wide store); a
+//! record's target on disk is local to its interval (the interval's first
+//! vertex subtracted), so a log record keeps a 4-byte target whatever the
+//! store's id width (DESIGN.md, "Wide ids").
 
 use super::disk::Appender;
 use crate::engine::vertex::{Value, VertexProgram};
@@ -17,6 +18,7 @@ use crate::error::Result;
 use crate::io::Reader;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
+use crate::store::csr::Slot;
 use rayon::prelude::*;
 
 /// One sorted run in a log file.
@@ -45,13 +47,13 @@ pub struct LogCounts {
     pub flushes: u64,
 }
 
-/// The message buffer and the per-interval run lists.
-pub struct MultiLog<M: Value> {
-    buf: Vec<(u32, M)>,
+/// The message buffer (targets as `T`) and the per-interval run lists.
+pub struct MultiLog<M: Value, T: Slot = u32> {
+    buf: Vec<(T, M)>,
     cap: usize,
     _charge: Charge,
     /// First vertex of each interval, plus n.
-    bounds: Vec<u32>,
+    bounds: Vec<u64>,
     /// Log file of each interval (from `Reader::create`).
     files: Vec<usize>,
     /// Where each interval's log ends (aligned).
@@ -62,15 +64,15 @@ pub struct MultiLog<M: Value> {
     combine: Option<fn(M, M) -> M>,
 }
 
-impl<M: Value> MultiLog<M> {
+impl<M: Value, T: Slot> MultiLog<M, T> {
     /// A buffer of `cap` messages (charged to `budget`) over intervals
     /// starting at `bounds` (plus n), with log files `files`.
     pub fn new<P: VertexProgram<Msg = M>>(
         cap: usize,
-        bounds: Vec<u32>,
+        bounds: Vec<u64>,
         files: Vec<usize>,
         budget: &Budget,
-    ) -> Result<MultiLog<M>> {
+    ) -> Result<MultiLog<M, T>> {
         let combine = if P::COMBINES {
             Some(P::combine as fn(M, M) -> M)
         } else {
@@ -82,14 +84,14 @@ impl<M: Value> MultiLog<M> {
     /// Like [`new`](MultiLog::new), for logs that are not a program's.
     pub fn with_combine(
         cap: usize,
-        bounds: Vec<u32>,
+        bounds: Vec<u64>,
         files: Vec<usize>,
         combine: Option<fn(M, M) -> M>,
         budget: &Budget,
-    ) -> Result<MultiLog<M>> {
+    ) -> Result<MultiLog<M, T>> {
         let cap = cap.max(1);
         let charge = budget.charge(
-            (cap * std::mem::size_of::<(u32, M)>()) as u64,
+            (cap * std::mem::size_of::<(T, M)>()) as u64,
             "external engine message buffer",
         )?;
         let k = files.len();
@@ -112,7 +114,7 @@ impl<M: Value> MultiLog<M> {
         &mut self,
         reader: &mut Reader,
         stage: &mut Appender,
-        target: u32,
+        target: T,
         m: M,
     ) -> Result<()> {
         self.buf.push((target, m));
@@ -139,12 +141,13 @@ impl<M: Value> MultiLog<M> {
             reduce_sorted(&mut self.buf, f);
         }
         let rec = record_bytes::<M>();
+        let local = |t: T, lo: u64| (t.get() - lo) as u32;
         let mut i = 0;
         while i < self.buf.len() {
-            let t = self.buf[i].0;
+            let t = self.buf[i].0.get();
             let k = self.bounds.partition_point(|&b| b <= t) - 1;
             let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
-            let j = i + self.buf[i..].partition_point(|r| r.0 < hi);
+            let j = i + self.buf[i..].partition_point(|r| r.0.get() < hi);
             let at = self.ends[k];
             stage.switch(reader, self.files[k], at)?;
             let mut x = i;
@@ -152,7 +155,7 @@ impl<M: Value> MultiLog<M> {
                 let space = stage.space(reader, (j - x) * rec)?;
                 let fit = space.len() / rec;
                 for (slot, r) in space.chunks_exact_mut(rec).zip(&self.buf[x..x + fit]) {
-                    slot[..4].copy_from_slice(&(r.0 - lo).to_le_bytes());
+                    slot[..4].copy_from_slice(&local(r.0, lo).to_le_bytes());
                     r.1.put(&mut slot[4..]);
                 }
                 x += fit;
@@ -161,7 +164,7 @@ impl<M: Value> MultiLog<M> {
                     // Less than a record left in the staging buffer: this
                     // record straddles two buffers.
                     let mut b = [0u8; 64];
-                    b[..4].copy_from_slice(&(self.buf[x].0 - lo).to_le_bytes());
+                    b[..4].copy_from_slice(&local(self.buf[x].0, lo).to_le_bytes());
                     self.buf[x].1.put(&mut b[4..]);
                     stage.push(reader, &b[..rec])?;
                     x += 1;
@@ -185,11 +188,11 @@ impl<M: Value> MultiLog<M> {
 
     /// Bytes the message buffer holds charged.
     pub fn bytes(&self) -> u64 {
-        (self.cap * std::mem::size_of::<(u32, M)>()) as u64
+        (self.cap * std::mem::size_of::<(T, M)>()) as u64
     }
 
     /// First vertex of each interval, plus n.
-    pub fn bounds(&self) -> &[u32] {
+    pub fn bounds(&self) -> &[u64] {
         &self.bounds
     }
 
@@ -201,7 +204,7 @@ impl<M: Value> MultiLog<M> {
 }
 
 /// Folds records with equal targets (the buffer is sorted by target).
-pub fn reduce_sorted<M: Copy>(buf: &mut Vec<(u32, M)>, f: fn(M, M) -> M) {
+pub fn reduce_sorted<T: Copy + Eq, M: Copy>(buf: &mut Vec<(T, M)>, f: fn(M, M) -> M) {
     let mut w = 0;
     for r in 0..buf.len() {
         if w > 0 && buf[w - 1].0 == buf[r].0 {

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Reader};
 use crate::mem::Budget;
 use crate::progress::Progress;
+use crate::store::csr::Slot;
 use crate::store::Store;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ use std::time::Instant;
 pub(super) struct Spill<'a> {
     pub store: &'a Store,
     /// First vertex of each interval, plus n.
-    pub bounds: &'a [u32],
+    pub bounds: &'a [u64],
     pub state_file: usize,
     pub bits_file: usize,
     pub stride: u64,
@@ -57,12 +58,12 @@ pub(super) struct LogStep {
 /// `blocks` and the applies' aggregate to `agg`.
 // Intervals index `bounds`, `active_count` and the log's runs together.
 #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
-pub(super) fn superstep<P: VertexProgram>(
+pub(super) fn superstep<P: VertexProgram, T: Slot>(
     reader: &mut Reader,
     prog: &P,
     sp: &Spill,
     bufs: &mut Bufs<P::Msg>,
-    mlog: &mut MultiLog<P::Msg>,
+    mlog: &mut MultiLog<P::Msg, T>,
     active_count: &mut [u64],
     blocks: &mut [u64],
     agg: &mut Aggregate,
@@ -118,7 +119,7 @@ pub(super) fn superstep<P: VertexProgram>(
         let (sv, bv) = (bufs.state.as_slice(), bufs.bits.as_slice());
         let st = |x: usize| P::State::get(&sv[x * sbytes..]);
         let sends = |x: usize| {
-            bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo as u64 + x as u64, &st(x)).is_some()
+            bv[x / 8] >> (x % 8) & 1 == 1 && prog.scatter(lo + x as u64, &st(x)).is_some()
         };
         // The first active vertex at or after `x` (whole zero words
         // skipped: a sparse frontier costs its words, not its vertices).
@@ -145,7 +146,7 @@ pub(super) fn superstep<P: VertexProgram>(
                 reader,
                 l,
                 &mut bufs.scatter,
-                lo as u64,
+                lo,
                 len,
                 &sends,
                 &next_active,
@@ -154,20 +155,20 @@ pub(super) fn superstep<P: VertexProgram>(
                     let m0 = match cur {
                         Some((cx, m)) if cx == x => m,
                         _ => {
-                            let m = prog.scatter(lo as u64 + x as u64, &st(x)).expect("sends");
+                            let m = prog.scatter(lo + x as u64, &st(x)).expect("sends");
                             cur = Some((x, m));
                             m
                         }
                     };
                     let msg = match rev {
-                        false => prog.edge(m0, lo as u64 + x as u64, d as u64, w),
-                        true => prog.edge_rev(m0, lo as u64 + x as u64, d as u64, w),
+                        false => prog.edge(m0, lo + x as u64, d, w),
+                        true => prog.edge_rev(m0, lo + x as u64, d, w),
                     };
                     if let Some(msg) = msg {
-                        if d as u64 >= n {
+                        if d >= n {
                             return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
                         }
-                        mlog.push(reader, &mut bufs.stage, d, msg)?;
+                        mlog.push(reader, &mut bufs.stage, T::of(d), msg)?;
                     }
                     Ok(())
                 },
@@ -252,7 +253,7 @@ pub(super) fn superstep<P: VertexProgram>(
         // Targets are local to the interval: vertex `lo + x`.
         let mut next_x = 0; // vertices below were applied
         let mut apply_one = |x: u32, ms: &[P::Msg], agg: &mut Aggregate| {
-            let (v, x) = (lo as u64 + x as u64, x as usize);
+            let (v, x) = (lo + x as u64, x as usize);
             let mut s = P::State::get(&sv[x * sbytes..]);
             if prog.apply(v, &mut s, ms, agg) {
                 bv[x / 8] |= 1 << (x % 8);
@@ -265,7 +266,7 @@ pub(super) fn superstep<P: VertexProgram>(
         bufs.msgs.clear();
         let mut feed = |t: u32, msg: P::Msg| -> Result<()> {
             if t as usize >= len {
-                return Err(Error::Invalid(format!("external engine: a message for vertex {} landed in the log of interval {lo}..{hi}", lo as u64 + t as u64)));
+                return Err(Error::Invalid(format!("external engine: a message for vertex {} landed in the log of interval {lo}..{hi}", lo + t as u64)));
             }
             if t != group_x {
                 if group_x != u32::MAX {

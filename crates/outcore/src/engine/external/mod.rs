@@ -56,6 +56,7 @@ use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
+use crate::store::csr::{Slot, SlotWidth};
 use crate::store::Store;
 pub use config::ExternalConfig;
 use disk::{align_up, read_exact, write_all, Appender};
@@ -76,13 +77,28 @@ pub fn run<P: VertexProgram>(
     cfg: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(ExternalStates<P::State>, RunStats)> {
+    // The message buffer holds targets at the store's id width.
+    match store.manifest().slot_width() {
+        SlotWidth::Narrow => run_with::<P, u32>(store, prog, max_steps, cfg, budget),
+        SlotWidth::Wide => run_with::<P, u64>(store, prog, max_steps, cfg, budget),
+    }
+}
+
+/// [`run`] with message targets of `T`.
+fn run_with<P: VertexProgram, T: Slot>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    cfg: &ExternalConfig,
+    budget: &Budget,
+) -> Result<(ExternalStates<P::State>, RunStats)> {
     let t0 = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
     if n > u32::MAX as u64 {
         return Err(Error::Invalid("more than 2^32 - 1 vertices".into()));
     }
-    let sz = sizes::<P>(n, prog.weighted(), m.csr.compression.is_some(), budget, cfg)?;
+    let sz = sizes::<P, T>(n, prog.weighted(), m.csr.compression.is_some(), budget, cfg)?;
     let sbytes = P::State::BYTES;
     // Grid windows cover whole tile blocks: intervals cut at block edges
     // keep neighbouring windows from folding a block twice, and small
@@ -96,7 +112,7 @@ pub fn run<P: VertexProgram>(
         _ => sz.interval,
     };
     let k = n.div_ceil(iv).max(1) as usize;
-    let bounds: Vec<u32> = (0..=k as u64).map(|i| (i * iv).min(n) as u32).collect();
+    let bounds: Vec<u64> = (0..=k as u64).map(|i| (i * iv).min(n)).collect();
     let stride = align_up(iv * sbytes as u64);
     let bit_stride = align_up(iv.div_ceil(64) * 8);
     let dir = SpillDir::new(store, cfg.tmp_dir.as_deref())?;
@@ -127,7 +143,7 @@ pub fn run<P: VertexProgram>(
     let mut bits_buf = AlignedBuf::new(bit_stride as usize, budget, "external engine active bits")?;
     let sbufs = setup::scatter_bufs(iv, sz.chunk, weighted, m.csr.compression.is_some(), budget)?;
     let stage = Appender::new(logs[0], 0, sz.staging, budget)?;
-    let mut mlog = Some(MultiLog::new::<P>(
+    let mut mlog = Some(MultiLog::<P::Msg, T>::new::<P>(
         sz.messages,
         bounds.clone(),
         logs.clone(),

@@ -8,7 +8,7 @@
 use super::disk::{read_exact, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
-use crate::store::csr::{SlotWidth, PAD};
+use crate::store::csr::SlotWidth;
 use crate::store::csrcode::{read_bytes, PageDir};
 use crate::store::pagesums::{check, PageSums};
 use std::sync::Arc;
@@ -76,7 +76,7 @@ pub fn for_each_edge(
     sends: &dyn Fn(usize) -> bool,
     next: &dyn Fn(usize) -> usize,
     active: u64,
-    mut f: impl FnMut(&mut Reader, usize, u32, f64) -> Result<()>,
+    mut f: impl FnMut(&mut Reader, usize, u64, f64) -> Result<()>,
 ) -> Result<u64> {
     let ScatterBufs {
         off: off_buf,
@@ -282,16 +282,11 @@ pub fn for_each_edge(
                 }
                 let (s, e) = (off(v).max(base), off(v + 1).min(top));
                 for x in s..e {
-                    let i = (x - base) as usize;
-                    let d = width.get(adj, i).ok_or_else(|| {
-                        Error::Invalid(format!(
-                            "{}: slot {x} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)",
-                            reader.path(files.adj).display()
-                        ))
-                    })?;
-                    if d == PAD {
+                    // Ids at the store's width (the caller checks them
+                    // against the vertex count); padding is skipped.
+                    let Some(d) = width.id(adj, (x - base) as usize) else {
                         continue;
-                    }
+                    };
                     let w = match wts {
                         Some(b) => {
                             let j = ((x - base) * 8) as usize;

@@ -139,7 +139,7 @@ pub(super) fn init_states<P: VertexProgram>(
         b.fill(0);
         for v in lo..hi {
             let info = VertexInfo {
-                v: v as u64,
+                v,
                 rank: ranks.next_rank()?,
                 out_degree: degs.next_degree()?,
             };
@@ -155,7 +155,7 @@ pub(super) fn init_states<P: VertexProgram>(
         }
         let len = align_up(((hi - lo) as usize * sbytes) as u64) as usize;
         write_all(reader, state_file, i as u64 * stride, &s[..len])?;
-        let blen = align_up((hi - lo).div_ceil(8) as u64) as usize;
+        let blen = align_up((hi - lo).div_ceil(8)) as usize;
         write_all(reader, bits_file, i as u64 * bit_stride, &b[..blen])?;
     }
     Ok(())

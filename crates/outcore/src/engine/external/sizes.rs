@@ -17,7 +17,7 @@ pub(super) struct Sizes {
 /// Fixed bytes the engine keeps outside its shares (I/O queues, small tables).
 pub(super) const SLACK: u64 = 4 << 20;
 
-pub(super) fn sizes<P: VertexProgram>(
+pub(super) fn sizes<P: VertexProgram, T: crate::store::csr::Slot>(
     n: u64,
     weighted: bool,
     coded: bool,
@@ -46,7 +46,7 @@ pub(super) fn sizes<P: VertexProgram>(
         .interval_vertices
         .unwrap_or(share / per_vertex)
         .clamp(1, n.max(1));
-    let mem_rec = std::mem::size_of::<(u32, P::Msg)>() as u64;
+    let mem_rec = std::mem::size_of::<(T, P::Msg)>() as u64;
     let messages = (cfg.message_buffer.unwrap_or(share) / mem_rec).max(16) as usize;
     let memory = cfg
         .merge_memory

@@ -2,6 +2,7 @@
 //! drop) and the final states it hands back, on disk until dropped.
 
 use super::*;
+use crate::engine::vertex::id32;
 
 /// A directory of spill files, removed when dropped.
 pub(super) struct SpillDir(pub(super) PathBuf);
@@ -40,7 +41,7 @@ pub struct ExternalStates<S: Value> {
     pub(super) reader: Reader,
     pub(super) _dir: SpillDir,
     pub(super) state_file: usize,
-    pub(super) bounds: Vec<u32>,
+    pub(super) bounds: Vec<u64>,
     pub(super) stride: u64,
     pub(super) budget_bytes: usize,
     pub(super) _s: std::marker::PhantomData<S>,
@@ -65,7 +66,7 @@ impl<S: Value> ExternalStates<S> {
             )?;
             for v in lo..hi {
                 let at = (v - lo) as usize * S::BYTES;
-                f(v, &S::get(&s[at..]));
+                f(id32(v), &S::get(&s[at..]));
             }
         }
         Ok(())

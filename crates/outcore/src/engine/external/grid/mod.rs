@@ -72,7 +72,7 @@ pub const BLOCK_BYTES: u64 = (BLOCK * 8) as u64;
 /// Where the external engine keeps states and active bits.
 pub struct Layout<'a> {
     /// First vertex of each interval, plus n.
-    pub bounds: &'a [u32],
+    pub bounds: &'a [u64],
     pub state_file: usize,
     pub bits_file: usize,
     pub stride: u64,
@@ -293,7 +293,7 @@ impl Grid {
     /// read once for both ways (on degree-ordered graphs most edges join
     /// vertices of one window: 94% at kron-24 with 5 windows); the mode
     /// reading fewer bytes, counted from the tile index, wins.
-    fn choose(&mut self, bounds: &[u32], cap: usize) -> Option<(Vec<Range<usize>>, bool)> {
+    fn choose(&mut self, bounds: &[u64], cap: usize) -> Option<(Vec<Range<usize>>, bool)> {
         let plain = windows(bounds, cap);
         let band = match self.reverse {
             true => windows(bounds, cap / 2),

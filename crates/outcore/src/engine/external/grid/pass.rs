@@ -84,7 +84,7 @@ pub(super) fn apply<P: VertexProgram>(
         let m = [unword::<P::Msg>(a ^ id)];
         let ms: &[P::Msg] = if a == 0 { &[] } else { &m };
         let mut s = P::State::get(&sv[x * sb..]);
-        if prog.apply(lo as u64 + x as u64, &mut s, ms, agg) {
+        if prog.apply(lo + x as u64, &mut s, ms, agg) {
             bv[x / 8] |= 1 << (x % 8);
             count += 1;
             blocks[(lo as usize + x) / BLOCK] += 1;
@@ -113,7 +113,7 @@ fn put_words<P: VertexProgram>(
     prog: &P,
     reader: &mut Reader,
     stage: &mut Appender,
-    lo: u32,
+    lo: u64,
     len: usize,
     sv: &[u8],
     bv: &[u8],
@@ -128,7 +128,7 @@ fn put_words<P: VertexProgram>(
         for (slot, y) in space.chunks_exact_mut(8).zip(x..x + fit) {
             let w = match !bv.is_empty() && bv[y / 8] >> (y % 8) & 1 == 1 {
                 true => prog
-                    .scatter(lo as u64 + y as u64, &P::State::get(&sv[y * sb..]))
+                    .scatter(lo + y as u64, &P::State::get(&sv[y * sb..]))
                     .map_or(id, word),
                 false => id,
             };

@@ -75,13 +75,13 @@ pub fn work(
 }
 
 /// Blocks of `lo..hi` counted whole.
-pub(super) fn cover(lo: u32, hi: u32) -> usize {
+pub(super) fn cover(lo: u64, hi: u64) -> usize {
     (hi as usize).div_ceil(BLOCK) - lo as usize / BLOCK
 }
 
 /// Consecutive intervals grouped so each group's blocks number at most
 /// `cap`; `None` when one interval alone does not fit.
-pub fn windows(bounds: &[u32], cap: usize) -> Option<Vec<Range<usize>>> {
+pub fn windows(bounds: &[u64], cap: usize) -> Option<Vec<Range<usize>>> {
     let k = bounds.len() - 1;
     let mut out = Vec::new();
     let mut i0 = 0;

@@ -230,7 +230,7 @@ pub fn triangle_credits(
                 .unwrap_or(p.block / 32)
                 .clamp(1, n.max(1));
             let k = n.div_ceil(iv).max(1);
-            let bounds: Vec<u32> = (0..=k).map(|i| (i * iv).min(n) as u32).collect();
+            let bounds: Vec<u64> = (0..=k).map(|i| (i * iv).min(n)).collect();
             let files = (0..k)
                 .map(|i| reader.create(&dir.0.join(format!("tri-log-{i}.bin"))))
                 .collect::<Result<Vec<_>>>()?;
@@ -315,7 +315,7 @@ pub fn triangle_credits(
             let memory = cfg.merge_memory.unwrap_or(p.block / 2).min(p.block / 2);
             let mcfg = MergeConfig::new(memory, run_buffer, cfg.fan_in);
             let mut counts = MergeCounts::default();
-            let iv = bounds.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0) as u64;
+            let iv = bounds.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
             let _c = budget.charge(iv * 16, "triangle credits of an interval")?;
             let mut got: Vec<(u32, u64)> = Vec::with_capacity(iv as usize);
             for (k, runs) in all_runs.into_iter().enumerate() {
@@ -331,8 +331,8 @@ pub fn triangle_credits(
                     &mut counts,
                     |x, c| {
                         // Targets are local to the interval.
-                        let t = bounds[k] as u64 + x as u64;
-                        if t >= bounds[k + 1] as u64 || got.len() as u64 >= iv {
+                        let t = bounds[k] + x as u64;
+                        if t >= bounds[k + 1] || got.len() as u64 >= iv {
                             return Err(Error::Invalid(format!(
                                 "triangle credits for vertex {t} in the log of vertices {}..{}; the spill file was damaged",
                                 bounds[k], bounds[k + 1]

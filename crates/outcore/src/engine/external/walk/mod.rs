@@ -143,7 +143,13 @@ impl Gen {
         ];
         Ok(Gen {
             stage: Appender::new(files[0], 0, sz.staging, budget)?,
-            log: MultiLog::with_combine(sz.records, sz.bounds.clone(), files, combine, budget)?,
+            log: MultiLog::with_combine(
+                sz.records,
+                sz.bounds.iter().map(|&b| b as u64).collect(),
+                files,
+                combine,
+                budget,
+            )?,
             reader,
             scratch,
         })
