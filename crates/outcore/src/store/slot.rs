@@ -1,7 +1,8 @@
 //! The width of a CSR slot: 4 bytes (u32 ids) in every store of format
 //! version 1, 8 (u64 ids, padding `u64::MAX`) in a wide store (format
-//! version 2; DESIGN.md, "Wide ids"). Readers hand out u32 ids either way
-//! until the engines take wider ones.
+//! version 2; DESIGN.md, "Wide ids"). The external engine's vertex
+//! programs read ids at the slot's width ([`SlotWidth::id`]); the other
+//! readers hand out u32 ids until their engines take wider ones.
 
 use super::csr::PAD;
 use super::csrcode::Code;
@@ -10,8 +11,8 @@ use crate::error::Result;
 
 /// Bytes a slot of `csr/{dir}.adj` takes: 4 (u32 ids, every store built
 /// before format version 2) or 8 (u64 ids, padding `u64::MAX`). Readers
-/// hand out u32 ids either way: a wide slot holding an id of 2^32 or more
-/// is refused ([`SlotWidth::get`]) until the engines take wider ids.
+/// of u32 ids refuse a wide slot holding an id of 2^32 or more
+/// ([`SlotWidth::get`]); [`SlotWidth::id`] reads it whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotWidth {
     Narrow,

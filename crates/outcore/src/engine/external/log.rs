@@ -89,6 +89,14 @@ impl<M: Value, T: Slot> MultiLog<M, T> {
         combine: Option<fn(M, M) -> M>,
         budget: &Budget,
     ) -> Result<MultiLog<M, T>> {
+        // Targets on disk are local u32s, below u32::MAX (the apply's
+        // sentinel).
+        if let Some(w) = bounds.windows(2).find(|w| w[1] - w[0] >= u32::MAX as u64) {
+            return Err(crate::error::Error::Invalid(format!(
+                "external engine: interval {}..{} holds 2^32 - 1 vertices or more",
+                w[0], w[1]
+            )));
+        }
         let cap = cap.max(1);
         let charge = budget.charge(
             (cap * std::mem::size_of::<(T, M)>()) as u64,

@@ -152,6 +152,10 @@ pub(super) fn superstep<P: VertexProgram, T: Slot>(
                 &next_active,
                 active_count[i],
                 |reader, x, d, w| {
+                    // Every id is checked, sent along or not.
+                    if d >= n {
+                        return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
+                    }
                     let m0 = match cur {
                         Some((cx, m)) if cx == x => m,
                         _ => {
@@ -165,9 +169,6 @@ pub(super) fn superstep<P: VertexProgram, T: Slot>(
                         true => prog.edge_rev(m0, lo + x as u64, d, w),
                     };
                     if let Some(msg) = msg {
-                        if d >= n {
-                            return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
-                        }
                         mlog.push(reader, &mut bufs.stage, T::of(d), msg)?;
                     }
                     Ok(())

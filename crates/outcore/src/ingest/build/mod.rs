@@ -145,8 +145,9 @@ fn ranked<W: Weight>(
 ) -> Result<BuildReport> {
     let start = Instant::now();
     let numbered = named::number_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
-    // Ranks take 8 bytes past 2^32 - 1 ids (or when a wide store is asked
-    // for); the build reads them as 8-byte edges only when they need it.
+    // Ranks take 8 bytes past 2^32 - 1 ids, or when a wide store is asked
+    // for (so the tests' wide builds run the u64 join); the build reads
+    // them as 16-byte edges (`Orig`) only past 2^32 ids.
     let (n, wide) = (numbered.n(), opts.wide(Some(numbered.n())));
     // Refused before the join, not after it.
     phases::check_count(n)?;
@@ -232,6 +233,7 @@ use named::Ids;
 use order::OrderMaps;
 pub use order::SKEWED;
 use phases::build_any;
+pub(crate) use phases::check_count;
 use records::{DenseId, InputEdge, Keyed, Orig, Weight};
 
 #[derive(Default)]

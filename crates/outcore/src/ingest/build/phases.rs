@@ -21,7 +21,7 @@ use std::time::Instant;
 /// id map's, or the ranking's on disk): the build could write it (its ids,
 /// ranks and slots are u64 past that), but no engine reads one yet
 /// (DESIGN.md, "Wide ids").
-pub(super) fn check_count(n: u64) -> Result<()> {
+pub(crate) fn check_count(n: u64) -> Result<()> {
     match n > u32::MAX as u64 {
         true => Err(Error::Invalid(format!(
             "{n} vertices: this version supports at most {}",
