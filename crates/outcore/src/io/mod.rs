@@ -32,6 +32,18 @@ mod uring;
 #[cfg(test)]
 mod tests;
 
+/// A temporary directory under the target dir: a disk file system (unlike
+/// /tmp on some machines), so O_DIRECT and io_uring run as on a store.
+#[cfg(test)]
+pub(crate) fn disk_test_dir(prefix: &str) -> tempfile::TempDir {
+    let exe = std::env::current_exe().unwrap();
+    let base = exe.parent().unwrap(); // target/<profile>/deps
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .unwrap()
+}
+
 pub use buffer::AlignedBuf;
 use engine::Engine;
 pub use open::{open_direct, Access};

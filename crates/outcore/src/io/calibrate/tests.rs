@@ -1,13 +1,8 @@
 use super::*;
 
-/// A directory under the target dir (a disk filesystem).
+/// A directory for this module's tests under the target dir.
 fn disk_dir() -> tempfile::TempDir {
-    let exe = std::env::current_exe().unwrap();
-    let base = exe.parent().unwrap(); // target/<profile>/deps
-    tempfile::Builder::new()
-        .prefix("outcore-calibrate-test")
-        .tempdir_in(base)
-        .unwrap()
+    crate::io::disk_test_dir("outcore-calibrate-test")
 }
 
 /// A file of `len` bytes of non-repeating data (so no layer can skip it).

@@ -16,14 +16,9 @@ mod writes;
 
 const BACKENDS: [Backend; 2] = [Backend::Uring, Backend::Sync];
 
-/// A directory under the target dir (a disk filesystem, unlike /tmp on some machines).
+/// A directory for this module's tests under the target dir.
 fn disk_dir() -> tempfile::TempDir {
-    let exe = std::env::current_exe().unwrap();
-    let base = exe.parent().unwrap(); // target/<profile>/deps
-    tempfile::Builder::new()
-        .prefix("outcore-io-test")
-        .tempdir_in(base)
-        .unwrap()
+    crate::io::disk_test_dir("outcore-io-test")
 }
 
 /// A directory on tmpfs, if there is one.

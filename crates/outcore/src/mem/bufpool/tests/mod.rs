@@ -7,14 +7,9 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// A directory under the target dir (a disk filesystem).
+/// A directory for this module's tests under the target dir.
 fn disk_dir() -> tempfile::TempDir {
-    let exe = std::env::current_exe().unwrap();
-    let base = exe.parent().unwrap(); // target/<profile>/deps
-    tempfile::Builder::new()
-        .prefix("outcore-bufpool-test")
-        .tempdir_in(base)
-        .unwrap()
+    crate::io::disk_test_dir("outcore-bufpool-test")
 }
 
 fn byte_at(i: u64) -> u8 {
