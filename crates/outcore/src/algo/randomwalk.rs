@@ -18,11 +18,11 @@ pub use crate::engine::external::walk::{next_move, random_walks, Move, WalkConfi
 /// The in-memory reference: every walk (by walk id, dense ids) and the
 /// visits per vertex, by the same [`next_move`] rule over the sorted lists
 /// of `g`.
-pub fn reference(g: &MemGraph, cfg: &WalkConfig) -> (Vec<Vec<u32>>, Vec<u64>) {
+pub fn reference(g: &MemGraph, cfg: &WalkConfig) -> (Vec<Vec<u64>>, Vec<u64>) {
     let n = g.n as u64;
-    let mut of_rank = vec![0u32; g.n];
+    let mut of_rank = vec![0u64; g.n];
     for (v, &r) in g.rank.iter().enumerate() {
-        of_rank[r as usize] = v as u32;
+        of_rank[r as usize] = v as u64;
     }
     let total = match cfg.source {
         Some(_) => cfg.walks_per_vertex,
@@ -40,7 +40,7 @@ pub fn reference(g: &MemGraph, cfg: &WalkConfig) -> (Vec<Vec<u32>>, Vec<u64>) {
                 v = match next_move(cfg, n, w, t, out.len() as u64) {
                     Move::Stop => break,
                     Move::Jump(x) => x,
-                    Move::Edge(j) => out[j as usize].0,
+                    Move::Edge(j) => out[j as usize].0 as u64,
                 };
                 walk.push(v);
             }

@@ -19,7 +19,7 @@ use std::path::Path;
 /// read in dense-id order.
 pub trait Values {
     /// Calls `f(dense id, value)` for every vertex in dense-id order.
-    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u32, u64)) -> Result<()>;
+    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u64, u64)) -> Result<()>;
     /// The memory [`Self::for_each`] takes from the budget while it runs.
     fn buffer_bytes(&self) -> u64;
 }
@@ -37,7 +37,7 @@ impl<S: Value, F: Fn(&S) -> u64> StateValues<S, F> {
 }
 
 impl<S: Value, F: Fn(&S) -> u64> Values for StateValues<S, F> {
-    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u32, u64)) -> Result<()> {
+    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u64, u64)) -> Result<()> {
         let map = &self.map;
         self.states.for_each(budget, |v, s| f(v, map(s)))
     }

@@ -103,7 +103,7 @@ pub fn run(
                 seed: o.seed,
                 restart: o.restart,
                 source: match &o.source {
-                    Some(_) => Some(source(store, o.source.as_deref(), "randomwalk")? as u32),
+                    Some(_) => Some(source(store, o.source.as_deref(), "randomwalk")?),
                     None => None,
                 },
             };
@@ -114,12 +114,12 @@ pub fn run(
                     let target = f.target().to_path_buf();
                     let lookup = IdLookup::open(store)?;
                     let mut line = String::new();
-                    let mut sink = |_: u64, walk: &[u32]| -> Result<()> {
+                    let mut sink = |_: u64, walk: &[u64]| -> Result<()> {
                         use std::fmt::Write as _;
                         line.clear();
                         for (i, &v) in walk.iter().enumerate() {
                             let sep = if i == 0 { "" } else { " " };
-                            let _ = write!(line, "{sep}{}", lookup.original(v as u64)?);
+                            let _ = write!(line, "{sep}{}", lookup.original(v)?);
                         }
                         line.push('\n');
                         f.writer().write_all(line.as_bytes()).at(&target)

@@ -116,7 +116,7 @@ impl VertexValues {
                 }
                 Ok(())
             }
-            Held::Disk { values, map } => values.for_each(budget, &mut |v, x| f(v as u64, map(x))),
+            Held::Disk { values, map } => values.for_each(budget, &mut |v, x| f(v, map(x))),
         }
     }
 

@@ -1,8 +1,10 @@
 //! The width of a CSR slot: 4 bytes (u32 ids) in every store of format
 //! version 1, 8 (u64 ids, padding `u64::MAX`) in a wide store (format
 //! version 2; DESIGN.md, "Wide ids"). The external engine's vertex
-//! programs read ids at the slot's width ([`SlotWidth::id`]); the other
-//! readers hand out u32 ids until their engines take wider ones.
+//! programs read ids at the slot's width ([`SlotWidth::id`]), the select
+//! engine in the id type its caller picks ([`SlotWidth::extend`]: u32, or
+//! u64 for the walks on a wide store); the other readers hand out u32 ids
+//! until their engines take wider ones.
 
 use super::csr::PAD;
 use super::csrcode::Code;
@@ -44,19 +46,20 @@ impl SlotWidth {
         page_bytes / self.bytes()
     }
 
-    /// Slots `a..b` of `bytes` appended to `out` as [`Self::get`] reads
-    /// them; `None` at a wide slot beyond u32 ids.
+    /// Slots `a..b` of `bytes` appended to `out` as ids of type `T`
+    /// (padding as `T::PAD`); `None` at a wide slot beyond what `T` holds
+    /// (a u32 reader of a wide store: ids of 2^32 - 1 and more).
     #[inline]
-    pub fn extend(self, bytes: &[u8], a: usize, b: usize, out: &mut Vec<u32>) -> Option<()> {
+    pub fn extend<T: Slot>(self, bytes: &[u8], a: usize, b: usize, out: &mut Vec<T>) -> Option<()> {
         match self {
             SlotWidth::Narrow => out.extend(
                 bytes[4 * a..4 * b]
                     .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+                    .map(|c| T::of_narrow(u32::from_le_bytes(c.try_into().expect("4 bytes")))),
             ),
             SlotWidth::Wide => {
                 for c in bytes[8 * a..8 * b].chunks_exact(8) {
-                    out.push(narrow(u64::from_le_bytes(c.try_into().expect("8 bytes")))?);
+                    out.push(T::of_wide(u64::from_le_bytes(c.try_into().expect("8 bytes")))?);
                 }
             }
         }
@@ -112,6 +115,11 @@ pub trait Slot: Copy + Ord + Send + Sync + std::fmt::Debug + 'static {
     fn encode_page(code: Code, page: &[Self], out: &mut Vec<u8>);
     /// Appends `slots` to a store file, little-endian.
     fn put(slots: &[Self], out: &mut DataWriter) -> Result<()>;
+    /// A narrow slot (an id, or the narrow padding) as this type.
+    fn of_narrow(x: u32) -> Self;
+    /// A wide slot (an id, or `u64::MAX` for padding) as this type; `None`
+    /// for an id it cannot hold.
+    fn of_wide(x: u64) -> Option<Self>;
 }
 
 impl Slot for u32 {
@@ -132,6 +140,14 @@ impl Slot for u32 {
     fn put(slots: &[u32], out: &mut DataWriter) -> Result<()> {
         out.put_u32s(slots)
     }
+    #[inline]
+    fn of_narrow(x: u32) -> u32 {
+        x
+    }
+    #[inline]
+    fn of_wide(x: u64) -> Option<u32> {
+        narrow(x)
+    }
 }
 
 impl Slot for u64 {
@@ -150,6 +166,17 @@ impl Slot for u64 {
     }
     fn put(slots: &[u64], out: &mut DataWriter) -> Result<()> {
         out.put_u64s(slots)
+    }
+    #[inline]
+    fn of_narrow(x: u32) -> u64 {
+        match x {
+            PAD => u64::MAX,
+            x => x as u64,
+        }
+    }
+    #[inline]
+    fn of_wide(x: u64) -> Option<u64> {
+        Some(x)
     }
 }
 
@@ -179,7 +206,7 @@ mod tests {
         assert_eq!(narrow(1 << 32), None);
         let ids = [7u64, u64::MAX, 1 << 20];
         let wide: Vec<u8> = ids.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let mut out = Vec::new();
+        let mut out: Vec<u32> = Vec::new();
         assert_eq!(SlotWidth::Wide.extend(&wide, 0, 3, &mut out), Some(()));
         assert_eq!(out, [7, PAD, 1 << 20]);
         assert_eq!(SlotWidth::Wide.get(&wide, 2), Some(1 << 20));
@@ -193,5 +220,25 @@ mod tests {
             .collect();
         assert_eq!(SlotWidth::Wide.extend(&bad, 0, 2, &mut out), None);
         assert_eq!(SlotWidth::Wide.per_page(4096), 512);
+    }
+
+    /// A u64 reader takes either width whole: narrow padding becomes wide
+    /// padding, and a wide id past 32 bits stays.
+    #[test]
+    fn u64_readers_take_either_width() {
+        let wide: Vec<u8> = [7u64, u64::MAX, 1 << 40, PAD as u64]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let mut out: Vec<u64> = Vec::new();
+        assert_eq!(SlotWidth::Wide.extend(&wide, 0, 4, &mut out), Some(()));
+        assert_eq!(out, [7, u64::MAX, 1 << 40, PAD as u64]);
+        let narrow_bytes: Vec<u8> = [9u32, PAD, PAD - 1]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        out.clear();
+        SlotWidth::Narrow.extend(&narrow_bytes, 0, 3, &mut out);
+        assert_eq!(out, [9, u64::MAX, PAD as u64 - 1]);
     }
 }

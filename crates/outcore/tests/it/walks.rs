@@ -2,11 +2,14 @@
 //! same walks, step by step, and the same visits): random directed and
 //! undirected graphs with hubs and dead ends; restarts to a source or to
 //! uniform vertices; intervals from a few vertices to one, logs merged from
-//! disk, walks kept in small batches; both I/O backends. Then the
+//! disk, walks kept in small batches; both I/O backends; narrow and wide
+//! (u64 walkers) stores. Then the
 //! statistics: with restart 0.15, long walks visit vertices in proportion
 //! to PageRank.
 
 use crate::common::{dense_store, hub_edges};
+use crate::compressed_csr::store_in;
+use outcore::ingest::build::BuildOptions;
 use outcore::algo::randomwalk::{random_walks, reference, WalkConfig};
 use outcore::algo::reference::{self as refs, MemGraph};
 use outcore::algo::results::collect;
@@ -32,17 +35,25 @@ proptest! {
         small_logs in any::<bool>(),
         batch in prop_oneof![Just(None), (1u64..40).prop_map(Some)],
         sync in any::<bool>(),
+        wide in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let edges = hub_edges(n, m, seed);
-        let store = dense_store(dir.path(), n, &edges, directed, false);
+        // A wide store (8-byte slots) runs the walkers on u64 ids.
+        let opts = BuildOptions {
+            directed,
+            group_tiles: 2,
+            csr_id_bytes: if wide { 8 } else { 4 },
+            ..Default::default()
+        };
+        let store = store_in(dir.path(), n, &edges, &opts);
         let g = MemGraph::load(&store).unwrap();
         let cfg = WalkConfig {
             walks_per_vertex,
             length,
             seed: seed ^ 7,
             restart,
-            source: with_source.then_some((seed % n) as u32),
+            source: with_source.then_some(seed % n),
         };
         let ext = ExternalConfig {
             io: Some(if sync { Backend::Sync } else { Backend::Uring }),
@@ -56,7 +67,7 @@ proptest! {
         let budget = Budget::new(32 << 20);
         let (want_walks, want_visits) = reference(&g, &cfg);
         let mut got_walks = Vec::new();
-        let mut keep = |w: u64, p: &[u32]| {
+        let mut keep = |w: u64, p: &[u64]| {
             assert_eq!(w, got_walks.len() as u64, "walks come in walk-id order");
             got_walks.push(p.to_vec());
             Ok(())

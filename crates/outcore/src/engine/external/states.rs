@@ -2,7 +2,6 @@
 //! drop) and the final states it hands back, on disk until dropped.
 
 use super::*;
-use crate::engine::vertex::id32;
 
 /// A directory of spill files, removed when dropped.
 pub(super) struct SpillDir(pub(super) PathBuf);
@@ -50,7 +49,7 @@ pub struct ExternalStates<S: Value> {
 impl<S: Value> ExternalStates<S> {
     /// Calls `f(dense id, state)` for every vertex in order, one interval in
     /// memory at a time.
-    pub fn for_each(&mut self, budget: &Budget, mut f: impl FnMut(u32, &S)) -> Result<()> {
+    pub fn for_each(&mut self, budget: &Budget, mut f: impl FnMut(u64, &S)) -> Result<()> {
         let mut buf = AlignedBuf::new(self.budget_bytes, budget, "external engine state")?;
         for k in 0..self.bounds.len() - 1 {
             let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
@@ -66,7 +65,7 @@ impl<S: Value> ExternalStates<S> {
             )?;
             for v in lo..hi {
                 let at = (v - lo) as usize * S::BYTES;
-                f(id32(v), &S::get(&s[at..]));
+                f(v, &S::get(&s[at..]));
             }
         }
         Ok(())

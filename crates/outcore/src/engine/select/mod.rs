@@ -14,7 +14,7 @@ use crate::io::calibrate;
 use crate::io::{Backend, Reader};
 use crate::mem::bufpool::{BufferPool, PoolStats};
 use crate::mem::Budget;
-use crate::store::csr::{files, SlotWidth, PAD};
+use crate::store::csr::{files, Slot, SlotWidth};
 use crate::store::csrcode::{CodedReads, PageDir};
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
@@ -225,15 +225,16 @@ impl SelectEngine {
     }
 
     /// Slot ranges `[start, end)` of the lists of `vs` (any order), aligned with `vs`.
-    pub fn ranges(&mut self, vs: &[u32]) -> Result<Vec<(u64, u64)>> {
+    pub fn ranges<T: Slot>(&mut self, vs: &[T]) -> Result<Vec<(u64, u64)>> {
         let per_page = self.page_bytes / 8;
         let mut want: Vec<(u64, usize, bool)> = Vec::with_capacity(2 * vs.len());
         for (i, &v) in vs.iter().enumerate() {
-            if v as u64 >= self.n {
+            let v = v.get();
+            if v >= self.n {
                 return Err(Error::Invalid(format!("vertex {v} is out of range")));
             }
-            want.push((v as u64, i, false));
-            want.push((v as u64 + 1, i, true));
+            want.push((v, i, false));
+            want.push((v + 1, i, true));
         }
         want.sort_unstable();
         let mut pages: Vec<u64> = want.iter().map(|w| w.0 / per_page).collect();
@@ -278,29 +279,31 @@ impl SelectEngine {
     /// Calls `f(v, neighbours)` for every vertex of `vs` with a non-empty
     /// list; a list spanning several pages arrives in several calls, each as
     /// soon as its page is available (pin-and-slide). Padding is removed.
-    pub fn for_each_list(
+    /// Ids come as `T`: u32 (a wide store's ids past 32 bits refused as a
+    /// corrupted store) or u64 (either width whole).
+    pub fn for_each_list<T: Slot>(
         &mut self,
-        vs: &[u32],
-        mut f: impl FnMut(u32, &[u32]) -> Result<()>,
+        vs: &[T],
+        mut f: impl FnMut(T, &[T]) -> Result<()>,
     ) -> Result<()> {
         self.pieces(vs, |v, _slot, _start, nbrs| f(v, nbrs))
     }
 
     /// Like [`for_each_list`](Self::for_each_list), with the position in
     /// the vertex's list of each piece's first neighbour.
-    pub fn for_each_piece(
+    pub fn for_each_piece<T: Slot>(
         &mut self,
-        vs: &[u32],
-        mut f: impl FnMut(u32, u64, &[u32]) -> Result<()>,
+        vs: &[T],
+        mut f: impl FnMut(T, u64, &[T]) -> Result<()>,
     ) -> Result<()> {
         self.pieces(vs, |v, slot, start, nbrs| f(v, slot - start, nbrs))
     }
 
     /// Adjacency pieces `(vertex, first slot, neighbours)` page by page.
-    fn pieces(
+    fn pieces<T: Slot>(
         &mut self,
-        vs: &[u32],
-        mut f: impl FnMut(u32, u64, u64, &[u32]) -> Result<()>,
+        vs: &[T],
+        mut f: impl FnMut(T, u64, u64, &[T]) -> Result<()>,
     ) -> Result<()> {
         let ranges = self.ranges(vs)?;
         let width = self.width;
@@ -318,7 +321,7 @@ impl SelectEngine {
         let mut pages: Vec<u64> = touch.iter().map(|t| t.0).collect();
         pages.dedup();
         self.pages_touched += pages.len() as u64;
-        let mut list: Vec<u32> = Vec::new();
+        let mut list: Vec<T> = Vec::new();
         let (n, adj_path) = (self.n, &self.paths[0]);
         self.adj
             .for_each_page(&mut self.reader, self.adj_file, &pages, |page, bytes| {
@@ -332,16 +335,16 @@ impl SelectEngine {
                     if width.extend(bytes, a as usize, b as usize, &mut list).is_none() {
                         return Err(Error::store(
                             adj_path,
-                            format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i as usize]),
+                            format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i as usize].get()),
                         ));
                     }
-                    while list.last() == Some(&PAD) {
+                    while list.last() == Some(&T::PAD) {
                         list.pop();
                     }
-                    if let Some(&u) = list.iter().find(|&&u| u as u64 >= n) {
+                    if let Some(u) = list.iter().map(|u| u.get()).find(|&u| u >= n) {
                         return Err(Error::store(
                             adj_path,
-                            format!("the list of vertex {} holds {u}, beyond the {n} vertices (the store is corrupted: run `outcore verify`)", vs[i as usize]),
+                            format!("the list of vertex {} holds {u}, beyond the {n} vertices (the store is corrupted: run `outcore verify`)", vs[i as usize].get()),
                         ));
                     }
                     if !list.is_empty() {

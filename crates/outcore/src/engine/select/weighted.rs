@@ -4,14 +4,15 @@
 
 use super::SelectEngine;
 use crate::error::{Error, Result};
+use crate::store::csr::Slot;
 
 impl SelectEngine {
     /// Like [`for_each_list`](Self::for_each_list) with the weight of each
     /// neighbour (the engine must have been opened with weights).
-    pub fn for_each_weighted(
+    pub fn for_each_weighted<T: Slot>(
         &mut self,
-        vs: &[u32],
-        mut f: impl FnMut(u32, &[u32], &[f64]) -> Result<()>,
+        vs: &[T],
+        mut f: impl FnMut(T, &[T], &[f64]) -> Result<()>,
     ) -> Result<()> {
         let Some(wf) = self.w_file else {
             return Err(Error::Invalid(
@@ -19,8 +20,8 @@ impl SelectEngine {
             ));
         };
         // Gather the adjacency pieces first, then their weights.
-        let mut pieces: Vec<(u32, u64, usize, usize)> = Vec::new();
-        let mut nbrs: Vec<u32> = Vec::new();
+        let mut pieces: Vec<(T, u64, usize, usize)> = Vec::new();
+        let mut nbrs: Vec<T> = Vec::new();
         self.pieces(vs, |v, slot, _start, list| {
             pieces.push((v, slot, nbrs.len(), list.len()));
             nbrs.extend_from_slice(list);

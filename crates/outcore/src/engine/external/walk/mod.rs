@@ -34,6 +34,7 @@ use crate::ingest::gen::rng::{hash3, mix64, stream};
 use crate::io::{Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
+use crate::store::csr::{Slot, SlotWidth};
 use crate::store::Store;
 use std::time::Instant;
 use step::Step;
@@ -51,7 +52,7 @@ pub struct WalkConfig {
     pub restart: f64,
     /// Where every walk starts and restarts (dense id); `None`: each vertex
     /// starts its own walks, restarts go to a uniform random vertex.
-    pub source: Option<u32>,
+    pub source: Option<u64>,
 }
 
 impl WalkConfig {
@@ -78,7 +79,7 @@ pub enum Move {
     /// The walk ends (a vertex without out-edges, no restarts).
     Stop,
     /// A restart, to this vertex.
-    Jump(u32),
+    Jump(u64),
     /// Along the out-edge of this index in the vertex's sorted list.
     Edge(u64),
 }
@@ -97,7 +98,7 @@ pub fn next_move(cfg: &WalkConfig, n: u64, w: u64, t: u32, deg: u64) -> Move {
     let coin = (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
     let r = mix64(h);
     if coin < cfg.restart || deg == 0 && cfg.restart > 0.0 {
-        Move::Jump(cfg.source.unwrap_or_else(|| below(r, n) as u32))
+        Move::Jump(cfg.source.unwrap_or_else(|| below(r, n)))
     } else if deg == 0 {
         Move::Stop
     } else {
@@ -116,14 +117,14 @@ pub struct Walks {
 }
 
 /// One generation of walker logs with its own reader.
-struct Gen {
+struct Gen<T: Slot> {
     reader: Reader,
     stage: Appender,
-    log: MultiLog<u64>,
+    log: MultiLog<u64, T>,
     scratch: [usize; 2],
 }
 
-impl Gen {
+impl<T: Slot> Gen<T> {
     /// Log files `TAG-I.bin` per interval; `combine` folds equal vertices.
     fn new(
         dir: &SpillDir,
@@ -132,7 +133,7 @@ impl Gen {
         cfg: &ExternalConfig,
         sz: &Sizes,
         budget: &Budget,
-    ) -> Result<Gen> {
+    ) -> Result<Gen<T>> {
         let mut reader = Reader::new(cfg.io, 8)?;
         let files = (0..sz.bounds.len() - 1)
             .map(|i| reader.create(&dir.0.join(format!("{tag}-{i}.bin"))))
@@ -145,7 +146,7 @@ impl Gen {
             stage: Appender::new(files[0], 0, sz.staging, budget)?,
             log: MultiLog::with_combine(
                 sz.records,
-                sz.bounds.iter().map(|&b| b as u64).collect(),
+                sz.bounds.clone(),
                 files,
                 combine,
                 budget,
@@ -155,7 +156,7 @@ impl Gen {
         })
     }
 
-    pub(super) fn push(&mut self, v: u32, x: u64) -> Result<()> {
+    pub(super) fn push(&mut self, v: T, x: u64) -> Result<()> {
         self.log.push(&mut self.reader, &mut self.stage, v, x)
     }
 
@@ -170,7 +171,7 @@ pub(super) fn add(a: u64, b: u64) -> u64 {
 
 /// Memory plan.
 struct Sizes {
-    bounds: Vec<u32>,
+    bounds: Vec<u64>,
     staging: usize,
     /// Records of each log buffer, and of a chunk of walkers.
     records: usize,
@@ -199,7 +200,7 @@ fn sizes(n: u64, total: u64, length: u32, cfg: &ExternalConfig, budget: &Budget)
         .clamp(1, n.max(1));
     let k = n.div_ceil(iv).max(1);
     Ok(Sizes {
-        bounds: (0..=k).map(|i| (i * iv).min(n) as u32).collect(),
+        bounds: (0..=k).map(|i| (i * iv).min(n)).collect(),
         staging,
         records,
         pool: 2 * share,
@@ -212,27 +213,40 @@ fn sizes(n: u64, total: u64, length: u32, cfg: &ExternalConfig, budget: &Budget)
 }
 
 /// Receives each walk: its id and its vertices (dense ids).
-pub type PathSink<'a> = dyn FnMut(u64, &[u32]) -> Result<()> + 'a;
+pub type PathSink<'a> = dyn FnMut(u64, &[u64]) -> Result<()> + 'a;
 
 /// Runs the walks of `cfg` on `store`; with `paths`, calls it with each
 /// walk (its vertices, dense ids) in walk-id order: walk `rank * R + j` is
 /// the `j`-th from the vertex of rank `rank` (with a source: walk `j`).
+/// The walkers and paths hold ids of the store's slot type (u32 on a
+/// narrow store, u64 on a wide one).
 pub fn random_walks(
+    store: &Store,
+    cfg: &WalkConfig,
+    ext: &ExternalConfig,
+    budget: &Budget,
+    paths: Option<&mut PathSink<'_>>,
+) -> Result<Walks> {
+    cfg.validate()?;
+    let n = store.manifest().num_vertices;
+    if let Some(s) = cfg.source.filter(|&s| s >= n) {
+        return Err(Error::Invalid(format!("source vertex {s} is out of range")));
+    }
+    match store.manifest().slot_width() {
+        SlotWidth::Narrow => walks_with::<u32>(store, cfg, ext, budget, paths),
+        SlotWidth::Wide => walks_with::<u64>(store, cfg, ext, budget, paths),
+    }
+}
+
+fn walks_with<T: Slot>(
     store: &Store,
     cfg: &WalkConfig,
     ext: &ExternalConfig,
     budget: &Budget,
     mut paths: Option<&mut PathSink<'_>>,
 ) -> Result<Walks> {
-    cfg.validate()?;
     let t0 = Instant::now();
     let n = store.manifest().num_vertices;
-    if n > u32::MAX as u64 {
-        return Err(Error::Invalid("more than 2^32 - 1 vertices".into()));
-    }
-    if let Some(s) = cfg.source.filter(|&s| s as u64 >= n) {
-        return Err(Error::Invalid(format!("source vertex {s} is out of range")));
-    }
     let starts = if cfg.source.is_some() { 1 } else { n };
     let total = starts
         .checked_mul(cfg.walks_per_vertex)
@@ -240,10 +254,10 @@ pub fn random_walks(
     let sz = sizes(n, total, cfg.length, ext, budget)?;
     let dir = SpillDir::new(store, ext.tmp_dir.as_deref())?;
     let mut gens = [
-        Gen::new(&dir, "walkers-a", None, ext, &sz, budget)?,
-        Gen::new(&dir, "walkers-b", None, ext, &sz, budget)?,
+        Gen::<T>::new(&dir, "walkers-a", None, ext, &sz, budget)?,
+        Gen::<T>::new(&dir, "walkers-b", None, ext, &sz, budget)?,
     ];
-    let mut visits = Gen::new(&dir, "visits", Some(add), ext, &sz, budget)?;
+    let mut visits = Gen::<T>::new(&dir, "visits", Some(add), ext, &sz, budget)?;
     let select_cfg = SelectConfig {
         io: ext.io,
         pool_bytes: Some(sz.pool),
@@ -257,7 +271,10 @@ pub fn random_walks(
         total.max(1)
     };
     let _paths = match paths.is_some() {
-        true => Some(budget.charge(batch * 4 * (cfg.length as u64 + 1), "random walk paths")?),
+        true => Some(budget.charge(
+            batch * T::WIDTH.bytes() * (cfg.length as u64 + 1),
+            "random walk paths",
+        )?),
         false => None,
     };
     let steps = cfg.length as u64 + 1;
@@ -275,7 +292,7 @@ pub fn random_walks(
         threads: 1,
         ..Default::default()
     };
-    let io_total = |g: &[Gen; 2], v: &Gen, s: &SelectEngine| {
+    let io_total = |g: &[Gen<T>; 2], v: &Gen<T>, s: &SelectEngine| {
         let mut x = s.reader().stats();
         for r in [&g[0].reader, &g[1].reader, &v.reader] {
             x.add(&r.stats());
@@ -289,18 +306,18 @@ pub fn random_walks(
         let w1 = (w0 + batch).min(total);
         if paths.is_some() {
             path.clear();
-            path.resize(((w1 - w0) * steps) as usize, u32::MAX);
+            path.resize(((w1 - w0) * steps) as usize, T::PAD);
         }
         // Walkers at their starts.
         match cfg.source {
-            Some(s) => (w0..w1).try_for_each(|w| gens[0].push(s, w))?,
+            Some(s) => (w0..w1).try_for_each(|w| gens[0].push(T::of(s), w))?,
             None => {
                 let r = cfg.walks_per_vertex;
                 let mut ranks = store.rank_reader()?;
-                for v in 0..n as u32 {
+                for v in 0..n {
                     let rank = ranks.next_rank()?;
                     for w in (rank * r).max(w0)..(rank * r + r).min(w1) {
-                        gens[0].push(v, w)?;
+                        gens[0].push(T::of(v), w)?;
                     }
                 }
             }
@@ -342,7 +359,7 @@ pub fn random_walks(
                 let (cap, lo) = (sz.records, sz.bounds[i]);
                 // Targets are local to the interval.
                 let mut sink = |x: u32, w: u64| -> Result<()> {
-                    step.chunk.push((lo + x, w));
+                    step.chunk.push((T::of(lo + x as u64), w));
                     if step.chunk.len() == cap {
                         step.process(&mut select, next, &mut visits, &mut path)?;
                     }
@@ -383,9 +400,11 @@ pub fn random_walks(
         }
         // The last step moved nobody: both generations are empty again.
         if let Some(f) = paths.as_deref_mut() {
+            let mut walk = Vec::with_capacity(steps as usize);
             for (i, p) in path.chunks(steps as usize).enumerate() {
-                let len = p.iter().position(|&v| v == u32::MAX).unwrap_or(p.len());
-                f(w0 + i as u64, &p[..len])?;
+                walk.clear();
+                walk.extend(p.iter().take_while(|&&v| v != T::PAD).map(|v| v.get()));
+                f(w0 + i as u64, &walk)?;
             }
         }
         w0 = w1;

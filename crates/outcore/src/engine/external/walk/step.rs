@@ -4,9 +4,10 @@
 use super::{next_move, Gen, Move, WalkConfig};
 use crate::engine::select::SelectEngine;
 use crate::error::{Error, Result};
+use crate::store::csr::Slot;
 
 /// One step's walkers, moved a chunk at a time.
-pub(super) struct Step<'a> {
+pub(super) struct Step<'a, T: Slot> {
     pub cfg: &'a WalkConfig,
     pub n: u64,
     pub t: u32,
@@ -15,20 +16,20 @@ pub(super) struct Step<'a> {
     pub last: bool,
     pub degrees: crate::store::degrees::DegreeStream,
     /// Next vertex of `degrees`, and the degree of the one before.
-    pub at: u32,
+    pub at: u64,
     pub deg: u64,
-    pub chunk: Vec<(u32, u64)>,
+    pub chunk: Vec<(T, u64)>,
     /// (vertex, edge index, walk) of the walkers taking an edge.
-    pub moves: Vec<(u32, u64, u64)>,
+    pub moves: Vec<(T, u64, u64)>,
     pub walkers: u64,
     pub moved: u64,
     pub stopped: u64,
 }
 
-impl Step<'_> {
+impl<T: Slot> Step<'_, T> {
     /// The out-degree of `v` (vertices come in ascending order).
-    fn degree(&mut self, v: u32) -> Result<u64> {
-        while self.at <= v {
+    fn degree(&mut self, v: T) -> Result<u64> {
+        while self.at <= v.get() {
             self.deg = self.degrees.next_degree()?;
             self.at += 1;
         }
@@ -38,9 +39,9 @@ impl Step<'_> {
     pub fn process(
         &mut self,
         select: &mut SelectEngine,
-        next: &mut Gen,
-        visits: &mut Gen,
-        path: &mut [u32],
+        next: &mut Gen<T>,
+        visits: &mut Gen<T>,
+        path: &mut [T],
     ) -> Result<()> {
         if self.chunk.is_empty() {
             return Ok(());
@@ -59,12 +60,12 @@ impl Step<'_> {
                 let deg = self.degree(v)?;
                 match next_move(self.cfg, self.n, w, self.t, deg) {
                     Move::Stop => self.stopped += 1,
-                    Move::Jump(x) => next.push(x, w)?,
+                    Move::Jump(x) => next.push(T::of(x), w)?,
                     Move::Edge(j) => self.moves.push((v, j, w)),
                 }
             }
             self.moves.sort_unstable();
-            let mut vs: Vec<u32> = self.moves.iter().map(|m| m.0).collect();
+            let mut vs: Vec<T> = self.moves.iter().map(|m| m.0).collect();
             vs.dedup();
             let (moves, mut found) = (&self.moves, 0usize);
             select.for_each_piece(&vs, |v, first, nbrs| {

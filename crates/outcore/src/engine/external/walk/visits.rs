@@ -14,7 +14,7 @@ use crate::mem::Budget;
 /// Visit counts on disk: each interval's log sort-reduced when read.
 pub(super) struct VisitCounts {
     pub merge: MergeConfig,
-    pub bounds: Vec<u32>,
+    pub bounds: Vec<u64>,
     pub runs: Vec<Vec<Run>>,
     // Declared before the directory: dropped (its I/O waited for) first.
     pub reader: Reader,
@@ -24,7 +24,7 @@ pub(super) struct VisitCounts {
 }
 
 impl Values for VisitCounts {
-    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u32, u64)) -> Result<()> {
+    fn for_each(&mut self, budget: &Budget, f: &mut dyn FnMut(u64, u64)) -> Result<()> {
         let mut mc = MergeCounts::default();
         for (i, runs) in self.runs.iter().enumerate() {
             let (lo, mut next) = (self.bounds[i], self.bounds[i]);
@@ -40,7 +40,7 @@ impl Values for VisitCounts {
                 &mut mc,
                 |x, c| {
                     // Targets are local to the interval.
-                    let v = lo + x;
+                    let v = lo + x as u64;
                     for u in next..v {
                         f(u, 0);
                     }
