@@ -228,6 +228,16 @@ impl Manifest {
         SlotWidth::of_id_bytes(self.csr.id_bytes).unwrap_or(SlotWidth::Narrow)
     }
 
+    /// Bytes of direction `which`'s adjacency as the engines read it: its
+    /// coded pages in a compressed CSR, else its slots at the store's
+    /// width; 0 for a direction the store lacks. What the planners price.
+    pub fn adjacency_bytes(&self, which: &str) -> u64 {
+        let file = |rel: String| self.files.get(&rel).map(|f| f.bytes);
+        file(super::csrcode::files(which).0)
+            .or_else(|| file(super::csr::files(which).0))
+            .unwrap_or(0)
+    }
+
     /// The format version a store of this CSR width is written as.
     pub fn version_for(id_bytes: u64) -> u32 {
         if id_bytes == 8 {

@@ -59,7 +59,9 @@ impl SlotWidth {
             ),
             SlotWidth::Wide => {
                 for c in bytes[8 * a..8 * b].chunks_exact(8) {
-                    out.push(T::of_wide(u64::from_le_bytes(c.try_into().expect("8 bytes")))?);
+                    out.push(T::of_wide(u64::from_le_bytes(
+                        c.try_into().expect("8 bytes"),
+                    ))?);
                 }
             }
         }

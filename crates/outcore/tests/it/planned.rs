@@ -1,20 +1,25 @@
 //! Vertex programs in memory with an engine per superstep (stream or select,
 //! the planner's pick or forced) against the in-memory references: random
 //! directed, undirected and weighted graphs, both I/O backends; the planner
-//! picks select for sparse frontiers and stream for dense ones.
+//! picks select for sparse frontiers and stream for dense ones; the
+//! external estimate prices the adjacency as stored.
 
 use crate::common;
 
+use crate::compressed_csr::store_in;
 use common::{dense_store as store_of, Rng};
 use outcore::algo::pagerank::PageRankConfig;
 use outcore::algo::reference::{self, MemGraph};
-use outcore::algo::vertex::{bfs::BfsVp, pagerank::PageRankVp, sssp::SsspVp, wcc::WccVp};
+use outcore::algo::vertex::{self, bfs::BfsVp, pagerank::PageRankVp, sssp::SsspVp, wcc::WccVp};
+use outcore::engine::external::ExternalConfig;
 use outcore::engine::planned;
 use outcore::engine::planner::EngineChoice;
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stream::StreamConfig;
+use outcore::ingest::build::BuildOptions;
 use outcore::io::Backend;
 use outcore::mem::Budget;
+use outcore::store::Store;
 use proptest::prelude::*;
 use std::sync::Mutex;
 
@@ -148,5 +153,91 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
     assert!(
         e.stream_seconds < e.select_seconds && e.external_bytes > 0,
         "{e:?}"
+    );
+}
+
+/// The external engine's planner prices the adjacency as it is stored: the
+/// estimate of an all-active superstep (PageRank's first) differs between
+/// stores of one graph by the difference of their adjacency files (8-byte
+/// slots, coded pages), and by the weights when the program reads them.
+#[test]
+fn the_external_estimate_prices_the_adjacency_as_stored() {
+    let n = 20_000;
+    let edges = random_edges(n, 80_000, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let build = |name: &str, csr_id_bytes, compress| {
+        let opts = BuildOptions {
+            directed: true,
+            weighted: true,
+            csr_id_bytes,
+            compress,
+            memory: 128 << 20,
+            ..Default::default()
+        };
+        store_in(&dir.path().join(name), n, &edges, &opts)
+    };
+    let stores = [
+        build("narrow", 4, false),
+        build("wide", 8, false),
+        build("coded", 4, true),
+    ];
+    let ext = ExternalConfig {
+        grid: Some(false),
+        ..Default::default()
+    };
+    let budget = Budget::new(64 << 20);
+    let cfg = PageRankConfig {
+        iterations: 1,
+        ..Default::default()
+    };
+    let first = |s: &Store, weighted: bool| {
+        let run = match weighted {
+            true => vertex::pagerank::run_weighted,
+            false => vertex::pagerank::run,
+        };
+        let (_, _, stats) = run(s, &cfg, &ext, &budget).unwrap();
+        stats.iterations[0].planner.unwrap().external_bytes as i64
+    };
+    let adj: Vec<i64> = stores
+        .iter()
+        .map(|s| s.manifest().adjacency_bytes("out") as i64)
+        .collect();
+    let m = stores[0].manifest();
+    assert_eq!(adj[0] as u64, 4 * m.csr.out_slots);
+    assert_eq!(adj[1] as u64, 8 * stores[1].manifest().csr.out_slots);
+    assert!(adj[2] < adj[0] / 2, "{adj:?}");
+    let est: Vec<i64> = stores.iter().map(|s| first(s, false)).collect();
+    for i in 1..3 {
+        let d = (est[i] - est[0]) - (adj[i] - adj[0]);
+        assert!(
+            d.abs() <= 16,
+            "store {i}: estimates {est:?}, adjacency {adj:?}"
+        );
+    }
+    let weights = 8 * m.csr.out_slots as i64;
+    let d = first(&stores[0], true) - est[0] - weights;
+    assert!(d.abs() <= 16, "weights priced off by {d}");
+    // The in-memory planner's external estimate, likewise (scaled by the
+    // share of vertices sending: those with out-edges).
+    let planned_est = |s: &Store| {
+        let mut p = PageRankVp::new(n, &cfg);
+        let sel = SelectConfig::default();
+        let (_, stats) = planned::run(
+            s,
+            &mut p,
+            1,
+            EngineChoice::Auto,
+            StreamConfig::default(),
+            &sel,
+            &budget,
+        )
+        .unwrap();
+        stats.iterations[0].planner.unwrap().external_bytes as i64
+    };
+    let est: Vec<i64> = stores.iter().map(planned_est).collect();
+    let share = |i: usize| (est[i] - est[0]) as f64 / (adj[i] - adj[0]) as f64;
+    assert!(
+        share(1) > 0.5 && share(1) <= 1.0 && (share(1) - share(2)).abs() < 1e-3,
+        "planned: estimates {est:?}, adjacency {adj:?}"
     );
 }

@@ -9,11 +9,11 @@
 
 use crate::common::{dense_store, hub_edges};
 use crate::compressed_csr::store_in;
-use outcore::ingest::build::BuildOptions;
 use outcore::algo::randomwalk::{random_walks, reference, WalkConfig};
 use outcore::algo::reference::{self as refs, MemGraph};
 use outcore::algo::results::collect;
 use outcore::engine::external::ExternalConfig;
+use outcore::ingest::build::BuildOptions;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use proptest::prelude::*;

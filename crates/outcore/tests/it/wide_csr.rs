@@ -285,7 +285,8 @@ fn a_wide_slot_beyond_32_bits_is_refused() {
     assert!(e.contains("beyond 32 bits"), "select: {e}");
     // Read as u64 ids, the select engine refuses it past the vertex count;
     // so do the walks, which read a wide store so.
-    let mut eng = SelectEngine::new(&wide, "out", false, &budget, &SelectConfig::default()).unwrap();
+    let mut eng =
+        SelectEngine::new(&wide, "out", false, &budget, &SelectConfig::default()).unwrap();
     let e = eng
         .for_each_list(&[0u64], |_, _| Ok(()))
         .unwrap_err()

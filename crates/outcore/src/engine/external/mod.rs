@@ -218,10 +218,22 @@ fn run_with<P: VertexProgram, T: Slot>(
         Progress::new(label)
     };
     let model = planner::CostModel::for_store(store);
-    let (mut entries, mut slots) = (m.csr.out_entries, m.csr.out_slots);
+    // The adjacency as read (coded pages, or slots at the store's width),
+    // and the weights beside it when the program reads them.
+    let weight_bytes = |d: &str| match weighted {
+        true => m
+            .files
+            .get(&crate::store::csr::files(d).2)
+            .map_or(0, |f| f.bytes),
+        false => 0,
+    };
+    let adj_bytes: u64 = dirs
+        .iter()
+        .map(|d| m.adjacency_bytes(d) + weight_bytes(d))
+        .sum();
+    let mut entries = m.csr.out_entries;
     if dirs.len() == 2 {
         entries += m.csr.in_entries;
-        slots += m.csr.in_slots;
     }
     let mut step = 0;
     let mut bufs = logstep::Bufs {
@@ -243,8 +255,8 @@ fn run_with<P: VertexProgram, T: Slot>(
         let (edge_share, block_share) = shares(&blk_active, &blk_degree, n);
         let rec = log::record_bytes::<P::Msg>() as u64;
         let mut work =
-            planner::ExternalWork::estimate(active_now, n, entries, slots * 4, rec, sbytes as u64);
-        work.adjacency_bytes = (slots as f64 * 4.0 * edge_share) as u64;
+            planner::ExternalWork::estimate(active_now, n, entries, adj_bytes, rec, sbytes as u64);
+        work.adjacency_bytes = (adj_bytes as f64 * edge_share) as u64;
         work.messages = (entries as f64 * edge_share) as u64;
         work.log_bytes = work.messages * rec;
         if grid_ok {

@@ -144,13 +144,7 @@ impl<T: Slot> Gen<T> {
         ];
         Ok(Gen {
             stage: Appender::new(files[0], 0, sz.staging, budget)?,
-            log: MultiLog::with_combine(
-                sz.records,
-                sz.bounds.clone(),
-                files,
-                combine,
-                budget,
-            )?,
+            log: MultiLog::with_combine(sz.records, sz.bounds.clone(), files, combine, budget)?,
             reader,
             scratch,
         })
