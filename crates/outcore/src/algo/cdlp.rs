@@ -13,10 +13,12 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{label_width, Aggregate, Edges, Label, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
+use crate::store::csr::SlotWidth;
 use crate::store::Store;
+use std::marker::PhantomData;
 
 /// CDLP parameters.
 #[derive(Clone, Debug)]
@@ -42,7 +44,7 @@ impl CdlpConfig {
 }
 
 /// The most frequent label of `labels`, ties to the smallest.
-pub fn most_frequent(labels: &mut [u32]) -> Option<u32> {
+pub fn most_frequent<L: Ord + Copy>(labels: &mut [L]) -> Option<L> {
     labels.sort_unstable();
     let (mut best, mut best_count) = (None, 0usize);
     let mut i = 0;
@@ -57,14 +59,16 @@ pub fn most_frequent(labels: &mut [u32]) -> Option<u32> {
     best
 }
 
-/// The program; state: the label (a rank).
-pub struct CdlpVp {
+/// The program; state: the label (a rank), as an `L` (u64 on a wide
+/// store).
+pub struct CdlpVp<L> {
     iterations: usize,
+    _l: PhantomData<L>,
 }
 
-impl VertexProgram for CdlpVp {
-    type State = u32;
-    type Msg = u32;
+impl<L: Label> VertexProgram for CdlpVp<L> {
+    type State = L;
+    type Msg = L;
     const COMBINES: bool = false;
     const APPLY_ALL: bool = true;
 
@@ -74,17 +78,17 @@ impl VertexProgram for CdlpVp {
     fn edges(&self) -> Edges {
         Edges::Both
     }
-    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
-        (id32(info.rank), true)
+    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (L, bool) {
+        (L::of_id(info.rank), true)
     }
     fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
         step < self.iterations
     }
     #[inline]
-    fn scatter(&self, _v: u64, s: &u32) -> Option<u32> {
+    fn scatter(&self, _v: u64, s: &L) -> Option<L> {
         Some(*s)
     }
-    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut L, msgs: &[L], _agg: &mut Aggregate) -> bool {
         if !msgs.is_empty() {
             let mut l = msgs.to_vec();
             *s = most_frequent(&mut l).expect("non-empty");
@@ -115,8 +119,21 @@ pub fn cdlp_on_disk(
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
     cfg.validate()?;
-    let mut p = CdlpVp {
-        iterations: cfg.iterations,
-    };
-    crate::algo::vertex::run_on_disk(store, &mut p, cfg.iterations, ext, budget, |&l| l as u64)
+    fn on<L: Label>(
+        store: &Store,
+        cfg: &CdlpConfig,
+        ext: &ExternalConfig,
+        budget: &Budget,
+    ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+        let mut p = CdlpVp::<L> {
+            iterations: cfg.iterations,
+            _l: PhantomData,
+        };
+        let n = cfg.iterations;
+        crate::algo::vertex::run_on_disk(store, &mut p, n, ext, budget, |l: &L| l.id())
+    }
+    match label_width(store) {
+        SlotWidth::Narrow => on::<u32>(store, cfg, ext, budget),
+        SlotWidth::Wide => on::<u64>(store, cfg, ext, budget),
+    }
 }

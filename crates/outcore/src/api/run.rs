@@ -302,7 +302,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             let (values, stats) = if o.engine == EngineChoice::Select {
                 let (w, stats) = planned::run(
                     store,
-                    &mut vertex::wcc::WccVp,
+                    &mut vertex::wcc::WccVp::<u32>::new(),
                     usize::MAX,
                     o.engine,
                     engine,

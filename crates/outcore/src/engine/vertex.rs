@@ -80,8 +80,55 @@ pub struct VertexInfo {
     pub out_degree: u64,
 }
 
+/// A rank or dense id as a program's state or message (the labels of WCC
+/// and CDLP): u32 on a narrow store, so its states stay 4 bytes a vertex;
+/// u64 on a wide one. Those programs are generic over it and their runners
+/// pick it by the store's slot width ([`label_width`]).
+pub trait Label: Value + Ord {
+    /// The largest value, above every id: no label (a minimum's identity).
+    const NONE: Self;
+    /// [`Self::NONE`] as a message word ([`VertexProgram::IDENTITY`]).
+    const NONE_WORD: u64;
+    /// Id or rank `v` (below [`Self::NONE`]).
+    fn of_id(v: u64) -> Self;
+    /// The id or rank.
+    fn id(self) -> u64;
+}
+
+impl Label for u32 {
+    const NONE: u32 = u32::MAX;
+    const NONE_WORD: u64 = u32::MAX as u64;
+    #[inline]
+    fn of_id(v: u64) -> u32 {
+        id32(v)
+    }
+    #[inline]
+    fn id(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Label for u64 {
+    const NONE: u64 = u64::MAX;
+    const NONE_WORD: u64 = u64::MAX;
+    #[inline]
+    fn of_id(v: u64) -> u64 {
+        v
+    }
+    #[inline]
+    fn id(self) -> u64 {
+        self
+    }
+}
+
+/// Whether the labels of a run on `store` are u64 (a wide store) or u32.
+pub fn label_width(store: &crate::store::Store) -> crate::store::csr::SlotWidth {
+    store.manifest().slot_width()
+}
+
 /// A rank or dense id in 32 bits, for programs whose state packs one there
-/// (labels, priority keys, source lists): every store they run on has at
+/// (narrow [`Label`]s, priority keys, k-core's senders, betweenness's source
+/// lists): every store they run on has at
 /// most 2^32 - 1 vertices, since the build and `Manifest::read` refuse more
 /// until the engines and those states widen (DESIGN.md, "Wide ids").
 #[inline]

@@ -10,6 +10,7 @@ use crate::common;
 use common::Rng;
 use common::*;
 use outcore::algo::bfs::bfs_planned;
+use outcore::algo::cdlp::{cdlp, CdlpConfig};
 use outcore::algo::kcore::kcore;
 use outcore::algo::lcc::lcc;
 use outcore::algo::reference::{self, MemGraph};
@@ -191,7 +192,7 @@ pub(crate) fn select_answers_as_references(
     kcore_run
 }
 
-/// PageRank, SSSP (the weights beside the lists), WCC and BFS on the
+/// PageRank, SSSP (the weights beside the lists), WCC, CDLP and BFS on the
 /// external engine's scatter (intervals of 7000 vertices, no grid), and
 /// LCC (the triangle streams) of `store` (weighted): the references'
 /// answers on `g`, inside a budget of 64 MiB.
@@ -218,6 +219,8 @@ pub(crate) fn external_answers_as_references(store: &Store, g: &MemGraph) {
     }
     let (w, _) = vertex::wcc::run(store, &ext, &budget).unwrap();
     assert_eq!(w, reference::wcc(g), "external wcc");
+    let (c, _) = cdlp(store, &CdlpConfig { iterations: 3 }, &ext, &budget).unwrap();
+    assert_eq!(c, reference::cdlp(g, 3), "cdlp");
     let (b, _) = vertex::bfs::run(store, 3, &ext, &budget).unwrap();
     assert_eq!(b, reference::bfs(g, 3), "external bfs");
     let (l, _) = lcc(store, &ext, &budget).unwrap();

@@ -70,7 +70,7 @@ proptest! {
         for v in 0..g.n {
             prop_assert!((s[v].0 - want[v]).abs() <= 1e-9 * want[v], "pagerank[{}]", v);
         }
-        let (w, _) = planned::run(&store, &mut WccVp, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        let (w, _) = planned::run(&store, &mut WccVp::<u32>::new(), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
         let source = (seed % n) as u32;
         let (b, _) = planned::run(&store, &mut BfsVp { source: source as u64 }, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();

@@ -52,7 +52,7 @@ proptest! {
             prop_assert!((s[v].0 - want[v]).abs() <= 1e-9 * want[v].abs(), "pagerank[{}] = {} != {}", v, s[v].0, want[v]);
         }
 
-        let (w, _) = pool.install(|| stream_vp::run(&store, &mut WccVp, usize::MAX, cfg.clone(), &budget)).unwrap();
+        let (w, _) = pool.install(|| stream_vp::run(&store, &mut WccVp::<u32>::new(), usize::MAX, cfg.clone(), &budget)).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
 
         let source = (seed % n) as u32;
@@ -113,7 +113,7 @@ fn eager_labels_travel_within_a_superstep() {
     let budget = Budget::new(256 << 20);
     let (w, stats) = stream_vp::run(
         &store,
-        &mut WccVp,
+        &mut WccVp::<u32>::new(),
         usize::MAX,
         StreamConfig::default(),
         &budget,

@@ -1,22 +1,37 @@
 //! Weakly connected components (as [`crate::algo::wcc`]) as a vertex
 //! program: labels are ranks, a vertex whose label dropped sends it both
-//! ways along its edges, messages take the minimum.
+//! ways along its edges, messages take the minimum. Labels are u32, or u64
+//! on a wide store ([`Label`]).
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{label_width, Aggregate, Edges, Label, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
+use crate::store::csr::SlotWidth;
 use crate::store::Store;
+use std::marker::PhantomData;
 
-/// The program; state: the smallest rank seen.
-pub struct WccVp;
+/// The program; state: the smallest rank seen, as an `L`.
+pub struct WccVp<L = u32>(PhantomData<L>);
 
-impl VertexProgram for WccVp {
-    type State = u32;
-    type Msg = u32;
+impl<L: Label> WccVp<L> {
+    pub fn new() -> Self {
+        WccVp(PhantomData)
+    }
+}
+
+impl<L: Label> Default for WccVp<L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<L: Label> VertexProgram for WccVp<L> {
+    type State = L;
+    type Msg = L;
     const COMBINES: bool = true;
-    const IDENTITY: Option<u64> = Some(u32::MAX as u64);
+    const IDENTITY: Option<u64> = Some(L::NONE_WORD);
     const SCATTER_PURE: bool = true;
     const EAGER: bool = true;
     const APPLY_ALL: bool = false;
@@ -27,22 +42,22 @@ impl VertexProgram for WccVp {
     fn edges(&self) -> Edges {
         Edges::Both
     }
-    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
-        (id32(info.rank), true)
+    fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (L, bool) {
+        (L::of_id(info.rank), true)
     }
     fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
         true
     }
     #[inline]
-    fn scatter(&self, _v: u64, s: &u32) -> Option<u32> {
+    fn scatter(&self, _v: u64, s: &L) -> Option<L> {
         Some(*s)
     }
     #[inline]
-    fn combine(a: u32, b: u32) -> u32 {
+    fn combine(a: L, b: L) -> L {
         a.min(b)
     }
     #[inline]
-    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u32], _agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut L, msgs: &[L], _agg: &mut Aggregate) -> bool {
         let m = msgs[0];
         if m < *s {
             *s = m;
@@ -67,5 +82,46 @@ pub fn run_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
-    super::run_on_disk(store, &mut WccVp, usize::MAX, ext, budget, |&s| s as u64)
+    fn on<L: Label>(
+        store: &Store,
+        ext: &ExternalConfig,
+        budget: &Budget,
+    ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+        let mut p = WccVp::<L>::new();
+        super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s: &L| s.id())
+    }
+    match label_width(store) {
+        SlotWidth::Narrow => on::<u32>(store, ext, budget),
+        SlotWidth::Wide => on::<u64>(store, ext, budget),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks past 2^32 stay whole in u64 labels (a 32-bit label would take
+    /// 2^32 + 1 for 1); the identity is above every rank.
+    #[test]
+    fn u64_labels_past_32_bits() {
+        let p = WccVp::<u64>::new();
+        let mut agg = Aggregate::default();
+        let info = VertexInfo {
+            v: 3,
+            rank: (1 << 33) + 5,
+            out_degree: 1,
+        };
+        let (mut s, active) = p.init(&info, &mut agg);
+        assert_eq!((s, active), ((1 << 33) + 5, true));
+        let m = WccVp::<u64>::combine((1 << 32) + 1, 1 << 34);
+        assert!(p.apply(3, &mut s, &[m], &mut agg));
+        assert_eq!(s, (1 << 32) + 1);
+        assert!(!p.apply(3, &mut s, &[(1 << 32) + 2], &mut agg));
+        assert_eq!(WccVp::<u64>::IDENTITY, Some(u64::MAX));
+        let mut labels = [(1u64 << 32) + 1, 1, 1, (1 << 32) + 1, (1 << 32) + 1];
+        assert_eq!(
+            crate::algo::cdlp::most_frequent(&mut labels),
+            Some((1 << 32) + 1)
+        );
+    }
 }

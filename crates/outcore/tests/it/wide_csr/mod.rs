@@ -12,7 +12,10 @@ use crate::compressed_csr::{
 };
 
 use common::*;
+use outcore::algo::cdlp::{cdlp, CdlpConfig};
 use outcore::algo::reference::MemGraph;
+use outcore::algo::vertex;
+use outcore::engine::external::ExternalConfig;
 use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::ingest::build::BuildOptions;
 use outcore::io::Backend;
@@ -252,4 +255,40 @@ fn engines_answer_the_same_on_wide_slots() {
         }
         external_answers_as_references(&wide, &g);
     }
+}
+
+/// WCC and CDLP hold their labels (ranks) as u64 on a wide store, u32 on
+/// a narrow one: the same labels, but the wide run writes 8-byte states
+/// and messages where the narrow one writes 4 (equal writes would mean
+/// the wide store ran on 32-bit labels).
+#[test]
+fn labels_widen_on_wide_stores() {
+    let n = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (narrow, wide) = pair(dir.path(), n, &edges_of(n, 60_000, 2), true, false, 4096);
+    let ext = ExternalConfig {
+        interval_vertices: Some(5_000),
+        grid: Some(false),
+        ..Default::default()
+    };
+    let budget = Budget::new(64 << 20);
+    let (a, sa) = vertex::wcc::run(&narrow, &ext, &budget).unwrap();
+    let (b, sb) = vertex::wcc::run(&wide, &ext, &budget).unwrap();
+    assert_eq!(a, b);
+    assert!(
+        sb.bytes_written > sa.bytes_written,
+        "{} {}",
+        sb.bytes_written,
+        sa.bytes_written
+    );
+    let cfg = CdlpConfig { iterations: 3 };
+    let (a, sa) = cdlp(&narrow, &cfg, &ext, &budget).unwrap();
+    let (b, sb) = cdlp(&wide, &cfg, &ext, &budget).unwrap();
+    assert_eq!(a, b);
+    assert!(
+        sb.bytes_written > sa.bytes_written,
+        "{} {}",
+        sb.bytes_written,
+        sa.bytes_written
+    );
 }
