@@ -24,7 +24,7 @@
 use crate::algo::priority::{self, higher, Msg, HELLO};
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{id32, Aggregate, Edges, Value, VertexInfo, VertexProgram};
+use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::ingest::gen::rng::stream;
 use crate::mem::Budget;
@@ -84,6 +84,8 @@ enum Phase {
 /// The program.
 pub struct ColoringVp {
     seed: u64,
+    /// [`priority::rank_bits`] of the store's vertices.
+    bits: u32,
     phase: Phase,
     wake_next: bool,
     /// First colour of the current window.
@@ -96,9 +98,11 @@ pub struct ColoringVp {
 }
 
 impl ColoringVp {
-    pub fn new(seed: u64) -> ColoringVp {
+    /// The program for a store of `n` vertices.
+    pub fn new(seed: u64, n: u64) -> ColoringVp {
         ColoringVp {
             seed,
+            bits: priority::rank_bits(n),
             phase: Phase::Hello,
             wake_next: false,
             base: 0,
@@ -124,14 +128,11 @@ impl ColoringVp {
     }
 }
 
-/// The colouring key of a vertex of rank `rank` and out-degree `degree`.
-pub fn key(seed: u64, rank: u32, degree: u64) -> u64 {
-    priority::key(
-        seed,
-        stream::COLORING,
-        rank,
-        priority::log_degree_class(degree),
-    )
+/// The colouring key of a vertex of rank `rank` and out-degree `degree`
+/// (ranks of `bits` bits: [`priority::rank_bits`]).
+pub fn key(seed: u64, rank: u64, degree: u64, bits: u32) -> u64 {
+    let class = priority::log_degree_class(degree);
+    priority::key(seed, stream::COLORING, rank, class, bits)
 }
 
 impl VertexProgram for ColoringVp {
@@ -151,7 +152,7 @@ impl VertexProgram for ColoringVp {
     }
     fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (ColorState, bool) {
         let s = ColorState {
-            key: key(self.seed, id32(info.rank), info.out_degree),
+            key: key(self.seed, info.rank, info.out_degree, self.bits),
             mask: 0,
             wait: 0,
             wait_next: 0,
@@ -236,7 +237,7 @@ pub fn coloring_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
-    let mut p = ColoringVp::new(seed);
+    let mut p = ColoringVp::new(seed, store.manifest().num_vertices);
     crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
         debug_assert!(s.color < DEFERRED, "every vertex is coloured");
         s.color as u64

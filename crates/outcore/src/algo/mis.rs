@@ -14,7 +14,7 @@
 use crate::algo::priority::{self, higher, Msg, HELLO};
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::ingest::gen::rng::stream;
 use crate::mem::Budget;
@@ -27,18 +27,27 @@ const OUT: u32 = 2;
 /// The program; state: (key, (higher neighbours undecided, status)).
 pub struct MisVp {
     seed: u64,
+    /// [`priority::rank_bits`] of the store's vertices.
+    bits: u32,
     hello: bool,
 }
 
 impl MisVp {
-    pub fn new(seed: u64) -> MisVp {
-        MisVp { seed, hello: true }
+    /// The program for a store of `n` vertices.
+    pub fn new(seed: u64, n: u64) -> MisVp {
+        let bits = priority::rank_bits(n);
+        MisVp {
+            seed,
+            bits,
+            hello: true,
+        }
     }
 }
 
-/// The MIS key of the vertex of rank `rank`.
-pub fn key(seed: u64, rank: u32) -> u64 {
-    priority::key(seed, stream::MIS, rank, 0)
+/// The MIS key of the vertex of rank `rank` (ranks of `bits` bits:
+/// [`priority::rank_bits`]).
+pub fn key(seed: u64, rank: u64, bits: u32) -> u64 {
+    priority::key(seed, stream::MIS, rank, 0, bits)
 }
 
 type State = (u64, (u32, u32));
@@ -59,7 +68,7 @@ impl VertexProgram for MisVp {
         self.hello
     }
     fn init(&self, info: &VertexInfo, _agg: &mut Aggregate) -> (State, bool) {
-        ((key(self.seed, id32(info.rank)), (0, UNDECIDED)), true)
+        ((key(self.seed, info.rank, self.bits), (0, UNDECIDED)), true)
     }
     fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
         self.hello = step == 0;
@@ -107,7 +116,7 @@ pub fn mis_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
-    let mut p = MisVp::new(seed);
+    let mut p = MisVp::new(seed, store.manifest().num_vertices);
     crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
         (s.1 .1 == IN) as u64
     })

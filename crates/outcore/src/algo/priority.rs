@@ -9,12 +9,13 @@
 //!
 //! A priority is a `u64` key, unique per vertex: an optional class in the
 //! top byte (colouring's largest-log-degree-first), a seeded hash of the
-//! vertex's rank, then the rank itself (ties impossible). Ranks, not dense
+//! vertex's rank, then the rank itself (ties impossible) in the low
+//! [`rank_bits`] bits: 32 on a store of up to 2^32 vertices (25 hash bits),
+//! more past it (fewer hash bits; DESIGN.md, "Wide ids"). Ranks, not dense
 //! ids, so a seed gives the same result whatever the store's vertex order.
 //! Messages carry the sender's key, so a receiver can tell higher from lower
 //! neighbours.
 
-use crate::engine::vertex::id32;
 use crate::ingest::gen::rng::hash3;
 
 /// A message: the sender's key and what it says.
@@ -23,12 +24,21 @@ pub type Msg = (u64, u32);
 /// Payload of the first superstep: "I exist, with this key".
 pub const HELLO: u32 = u32::MAX;
 
-/// The key of the vertex of rank `rank`: `class` (7 bits) first, then 25
-/// bits of a hash of `(seed, stream, rank)`, then the rank.
+/// Bits the ranks of `n` vertices take in a key: 32, or more past 2^32
+/// vertices (up to 57).
 #[inline]
-pub fn key(seed: u64, stream: u64, rank: u32, class: u8) -> u64 {
-    let h = hash3(seed, stream, rank as u64) >> 39; // 25 bits
-    ((class as u64 & 0x7f) << 57) | (h << 32) | rank as u64
+pub fn rank_bits(n: u64) -> u32 {
+    (64 - n.saturating_sub(1).leading_zeros()).max(32)
+}
+
+/// The key of the vertex of rank `rank`: `class` (7 bits) first, then
+/// `57 - bits` bits of a hash of `(seed, stream, rank)` (25 for 32-bit
+/// ranks), then the rank in the low `bits` ([`rank_bits`]).
+#[inline]
+pub fn key(seed: u64, stream: u64, rank: u64, class: u8, bits: u32) -> u64 {
+    debug_assert!((32..=57).contains(&bits) && rank < 1 << bits);
+    let h = hash3(seed, stream, rank) >> (7 + bits);
+    ((class as u64 & 0x7f) << 57) | (h << bits) | rank
 }
 
 /// Largest-log-degree-first (Hasenplaugh et al., "Ordering heuristics for
@@ -49,13 +59,13 @@ pub fn higher(msgs: &[Msg], own: u64) -> impl Iterator<Item = u32> + '_ {
 /// each (tests, references).
 pub fn keys(
     store: &crate::store::Store,
-    key: impl Fn(u32, u64) -> u64,
+    key: impl Fn(u64, u64) -> u64,
 ) -> crate::error::Result<Vec<u64>> {
     let n = store.manifest().num_vertices as usize;
     let mut out = Vec::with_capacity(n);
     let mut ranks = store.rank_reader()?;
     crate::store::degrees::for_each(store.path(), "out", |_, d| {
-        out.push(key(id32(ranks.next_rank()?), d));
+        out.push(key(ranks.next_rank()?, d));
         Ok(())
     })?;
     Ok(out)
@@ -68,4 +78,34 @@ pub fn greedy_order(keys: &[u64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_unstable_by(|&a, &b| keys[b].cmp(&keys[a]));
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Up to 2^32 vertices a key is the 32-bit layout (the keys of every
+    /// store so far); past it the rank takes more bits and the keys stay
+    /// unique and ordered by class first.
+    #[test]
+    fn keys_widen_past_2_32_ranks() {
+        assert_eq!(rank_bits(0), 32);
+        assert_eq!(rank_bits(1 << 32), 32);
+        assert_eq!(rank_bits((1 << 32) + 1), 33);
+        assert_eq!(rank_bits(1 << 40), 40);
+        for rank in [0u64, 7, u32::MAX as u64 - 1] {
+            let h = hash3(5, 9, rank) >> 39;
+            assert_eq!(key(5, 9, rank, 3, 32), 3 << 57 | h << 32 | rank);
+        }
+        let bits = rank_bits(1 << 40);
+        let ranks = [0u64, 1 << 32, (1 << 32) + 1, (1 << 40) - 1, 1];
+        let mut ks: Vec<u64> = ranks.iter().map(|&r| key(5, 9, r, 0, bits)).collect();
+        for (&k, &r) in ks.iter().zip(&ranks) {
+            assert_eq!(k & ((1 << bits) - 1), r, "the rank in the low bits");
+        }
+        ks.sort_unstable();
+        ks.dedup();
+        assert_eq!(ks.len(), ranks.len());
+        assert!(key(5, 9, 1 << 39, 1, bits) > key(5, 9, 1, 0, bits));
+    }
 }

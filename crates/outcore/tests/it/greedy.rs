@@ -80,12 +80,13 @@ proptest! {
 
         let (got, stats) = coloring(&store, alg_seed, &cfg, &budget).unwrap();
         check_proper(n as usize, &dense, &got);
-        prop_assert_eq!(&got, &coloring::reference(&keys(&store, |r, d| coloring::key(alg_seed, r, d)).unwrap(), &dense));
+        let bits = priority::rank_bits(n);
+        prop_assert_eq!(&got, &coloring::reference(&keys(&store, |r, d| coloring::key(alg_seed, r, d, bits)).unwrap(), &dense));
         prop_assert_eq!(stats.algorithm.as_str(), "coloring");
 
         let (inside, _) = mis(&store, alg_seed, &cfg, &budget).unwrap();
         check_mis(n as usize, &dense, &inside);
-        let k = keys(&store, |r, _| mis::key(alg_seed, r)).unwrap();
+        let k = keys(&store, |r, _| mis::key(alg_seed, r, bits)).unwrap();
         prop_assert_eq!(&inside, &mis::reference(&k, &dense));
         prop_assert_eq!(budget.used(), 0);
     }
