@@ -2,27 +2,67 @@
 //! ignored, like `networkx.core_number`) as a vertex program: synchronous
 //! h-index iteration (Lü et al.; Montresor et al.'s distributed k-core).
 //! Every vertex starts at infinity and sends (its id, its estimate) to its
-//! neighbours each superstep; a vertex takes the h-index of its distinct
+//! neighbours each superstep (the id a [`Label`]: u64 on a wide store); a vertex takes the h-index of its distinct
 //! neighbours' estimates, capped by its own. Messages do not combine (the
 //! h-index needs them all: PartitionedVC's grouped delivery). The run ends
 //! after a superstep in which no estimate changed.
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{id32, Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::vertex::{
+    label_width, Aggregate, Edges, Label, Value, VertexInfo, VertexProgram,
+};
 use crate::error::Result;
 use crate::mem::Budget;
+use crate::store::csr::SlotWidth;
 use crate::store::Store;
+use std::marker::PhantomData;
 
-/// The program; state: the core estimate.
-pub struct KCoreVp;
+/// The program; state: the core estimate. Messages name their sender as
+/// an `L`.
+pub struct KCoreVp<L = u32>(PhantomData<L>);
 
-/// The h-index of `(sender, value)` messages, each sender counted once.
-pub fn h_index(msgs: &[u64]) -> u32 {
-    let mut vals: Vec<(u32, u32)> = msgs.iter().map(|&m| ((m >> 32) as u32, m as u32)).collect();
+impl<L: Label> KCoreVp<L> {
+    pub fn new() -> Self {
+        KCoreVp(PhantomData)
+    }
+}
+
+impl<L: Label> Default for KCoreVp<L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A message: the sender and its estimate (8 bytes with a u32 sender).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Sent<L> {
+    pub from: L,
+    pub core: u32,
+}
+
+impl<L: Label> Value for Sent<L> {
+    const BYTES: usize = L::BYTES + 4;
+    #[inline]
+    fn put(&self, out: &mut [u8]) {
+        self.from.put(out);
+        out[L::BYTES..L::BYTES + 4].copy_from_slice(&self.core.to_le_bytes());
+    }
+    #[inline]
+    fn get(b: &[u8]) -> Self {
+        Sent {
+            from: L::get(b),
+            core: u32::from_le_bytes(b[L::BYTES..L::BYTES + 4].try_into().expect("4 bytes")),
+        }
+    }
+}
+
+/// The h-index of the messages' estimates, each sender counted once.
+pub fn h_index<L: Label>(msgs: &[Sent<L>]) -> u32 {
+    let mut vals: Vec<Sent<L>> = msgs.to_vec();
     vals.sort_unstable();
-    vals.dedup_by_key(|p| p.0);
-    let mut v: Vec<u32> = vals.into_iter().map(|p| p.1).collect();
+    vals.dedup_by_key(|p| p.from);
+    let mut v: Vec<u32> = vals.into_iter().map(|p| p.core).collect();
     v.sort_unstable_by(|a, b| b.cmp(a));
     let mut h = 0u32;
     for (i, &x) in v.iter().enumerate() {
@@ -35,9 +75,9 @@ pub fn h_index(msgs: &[u64]) -> u32 {
     h
 }
 
-impl VertexProgram for KCoreVp {
+impl<L: Label> VertexProgram for KCoreVp<L> {
     type State = u32;
-    type Msg = u64;
+    type Msg = Sent<L>;
     const COMBINES: bool = false;
     const APPLY_ALL: bool = true;
 
@@ -54,14 +94,17 @@ impl VertexProgram for KCoreVp {
         true
     }
     #[inline]
-    fn scatter(&self, v: u64, s: &u32) -> Option<u64> {
-        Some((id32(v) as u64) << 32 | *s as u64)
+    fn scatter(&self, v: u64, s: &u32) -> Option<Sent<L>> {
+        Some(Sent {
+            from: L::of_id(v),
+            core: *s,
+        })
     }
     #[inline]
-    fn edge(&self, m: u64, src: u64, dst: u64, _w: f64) -> Option<u64> {
+    fn edge(&self, m: Sent<L>, src: u64, dst: u64, _w: f64) -> Option<Sent<L>> {
         (src != dst).then_some(m)
     }
-    fn apply(&self, _v: u64, s: &mut u32, msgs: &[u64], agg: &mut Aggregate) -> bool {
+    fn apply(&self, _v: u64, s: &mut u32, msgs: &[Sent<L>], agg: &mut Aggregate) -> bool {
         let h = h_index(msgs).min(*s);
         if h != *s {
             *s = h;
@@ -79,11 +122,43 @@ pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<
     super::collected(run_on_disk(store, ext, budget)?, budget, |x| x as u32)
 }
 
-/// [`run`] with the core numbers left on disk.
+/// [`run`] with the core numbers left on disk (senders named in u64 on a
+/// wide store).
 pub fn run_on_disk(
     store: &Store,
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
-    super::run_on_disk(store, &mut KCoreVp, usize::MAX, ext, budget, |&c| c as u64)
+    fn on<L: Label>(
+        store: &Store,
+        ext: &ExternalConfig,
+        budget: &Budget,
+    ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+        let mut p = KCoreVp::<L>::new();
+        super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&c| c as u64)
+    }
+    match label_width(store) {
+        SlotWidth::Narrow => on::<u32>(store, ext, budget),
+        SlotWidth::Wide => on::<u64>(store, ext, budget),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Senders past 2^32 stay apart (32-bit senders would count 2^32 + 1
+    /// and 1 as one neighbour); a message round-trips its encoding.
+    #[test]
+    fn wide_senders_stay_apart() {
+        let m = |from: u64, core| Sent { from, core };
+        let msgs = [m(1, 3), m((1 << 32) + 1, 3), m(1, 3), m(1 << 40, 2)];
+        assert_eq!(h_index(&msgs), 2);
+        assert_eq!(h_index(&msgs[..3]), 2);
+        assert_eq!(h_index(&[m(1, 3), m(1, 3)]), 1);
+        let mut b = [0u8; 12];
+        m((1 << 40) + 3, 17).put(&mut b);
+        assert_eq!(Sent::<u64>::get(&b), m((1 << 40) + 3, 17));
+        assert_eq!(Sent::<u32>::BYTES, 8);
+    }
 }

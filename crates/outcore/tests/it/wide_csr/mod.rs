@@ -258,9 +258,9 @@ fn engines_answer_the_same_on_wide_slots() {
 }
 
 /// WCC and CDLP hold their labels (ranks) as u64 on a wide store, u32 on
-/// a narrow one: the same labels, but the wide run writes 8-byte states
-/// and messages where the narrow one writes 4 (equal writes would mean
-/// the wide store ran on 32-bit labels).
+/// a narrow one, and k-core names its messages' senders so: the same
+/// answers, but the wide run writes 8-byte labels where the narrow one
+/// writes 4 (equal writes would mean the wide store ran on 32-bit ids).
 #[test]
 fn labels_widen_on_wide_stores() {
     let n = 20_000;
@@ -284,6 +284,16 @@ fn labels_widen_on_wide_stores() {
     let cfg = CdlpConfig { iterations: 3 };
     let (a, sa) = cdlp(&narrow, &cfg, &ext, &budget).unwrap();
     let (b, sb) = cdlp(&wide, &cfg, &ext, &budget).unwrap();
+    assert_eq!(a, b);
+    assert!(
+        sb.bytes_written > sa.bytes_written,
+        "{} {}",
+        sb.bytes_written,
+        sa.bytes_written
+    );
+    // k-core's messages name their senders in u64.
+    let (a, sa) = vertex::kcore::run(&narrow, &ext, &budget).unwrap();
+    let (b, sb) = vertex::kcore::run(&wide, &ext, &budget).unwrap();
     assert_eq!(a, b);
     assert!(
         sb.bytes_written > sa.bytes_written,
