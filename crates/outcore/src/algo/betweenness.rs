@@ -17,7 +17,7 @@
 //! one per BFS level forward, a wake-up of the deepest level, one per level
 //! backward; then one that scales the sums.
 
-use crate::engine::vertex::{id32, Aggregate, Edges, Value, VertexInfo, VertexProgram};
+use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::ingest::gen::rng::hash3;
 use crate::store::Store;
@@ -29,7 +29,7 @@ const STREAM: u64 = 0x6263_0000_0000_000d;
 #[derive(Clone, Debug)]
 pub struct BcConfig {
     /// Dense ids of the sources, ascending; `None`: every vertex.
-    pub sources: Option<Vec<u32>>,
+    pub sources: Option<Vec<u64>>,
     /// True when `sources` were sampled (NetworkX's `k`): sources and the
     /// other vertices are scaled apart.
     pub sampled: bool,
@@ -38,7 +38,7 @@ pub struct BcConfig {
 
 /// `k` distinct vertices of `store` sampled by `seed` (the `k` smallest
 /// hashes of their ranks), as dense ids ascending.
-pub fn sample(store: &Store, k: u64, seed: u64) -> Result<Vec<u32>> {
+pub fn sample(store: &Store, k: u64, seed: u64) -> Result<Vec<u64>> {
     let n = store.manifest().num_vertices;
     if k == 0 || k > n {
         return Err(Error::Invalid(format!(
@@ -47,13 +47,13 @@ pub fn sample(store: &Store, k: u64, seed: u64) -> Result<Vec<u32>> {
     }
     let mut heap = std::collections::BinaryHeap::with_capacity(k as usize + 1);
     let mut ranks = store.rank_reader()?;
-    for v in 0..n as u32 {
+    for v in 0..n {
         heap.push((hash3(seed, STREAM, ranks.next_rank()?), v));
         if heap.len() > k as usize {
             heap.pop();
         }
     }
-    let mut out: Vec<u32> = heap.into_iter().map(|(_, v)| v).collect();
+    let mut out: Vec<u64> = heap.into_iter().map(|(_, v)| v).collect();
     out.sort_unstable();
     Ok(out)
 }
@@ -133,8 +133,8 @@ enum Phase {
 /// The sources of a run, the one at hand, and the final scales; shared by
 /// the hop-count and the weighted program.
 pub(crate) struct Sources {
-    n: u32,
-    list: Option<Vec<u32>>,
+    n: u64,
+    list: Option<Vec<u64>>,
     /// Index of the current source.
     at: u64,
     /// Scale of sampled sources, of the other vertices.
@@ -150,7 +150,7 @@ impl Sources {
             .filter(|_| cfg.sampled)
             .map(|s| s.len() as u64);
         Sources {
-            n: m.num_vertices as u32,
+            n: m.num_vertices,
             list: cfg.sources.clone(),
             at: 0,
             scale: scales(m.num_vertices, k, cfg.normalized, m.directed),
@@ -159,19 +159,17 @@ impl Sources {
 
     /// How many sources.
     pub(crate) fn count(&self) -> u64 {
-        self.list.as_ref().map_or(self.n as u64, |s| s.len() as u64)
+        self.list.as_ref().map_or(self.n, |s| s.len() as u64)
     }
 
     /// The current source.
-    pub(crate) fn source(&self) -> u32 {
-        self.list
-            .as_ref()
-            .map_or(self.at as u32, |s| s[self.at as usize])
+    pub(crate) fn source(&self) -> u64 {
+        self.list.as_ref().map_or(self.at, |s| s[self.at as usize])
     }
 
     /// The final scale of vertex `v`'s sum.
     pub(crate) fn scale_of(&self, v: u64) -> f64 {
-        scale_of(self.list.as_deref(), self.scale, id32(v))
+        scale_of(self.list.as_deref(), self.scale, v)
     }
 
     /// Moves to the next source; false after the last.
@@ -182,7 +180,7 @@ impl Sources {
 }
 
 /// The scale of `v`: `scale.0` for a sampled source, else `scale.1`.
-fn scale_of(sources: Option<&[u32]>, scale: (f64, f64), v: u32) -> f64 {
+fn scale_of(sources: Option<&[u64]>, scale: (f64, f64), v: u64) -> f64 {
     match sources {
         Some(s) if s.binary_search(&v).is_ok() => scale.0,
         _ => scale.1,
@@ -190,9 +188,9 @@ fn scale_of(sources: Option<&[u32]>, scale: (f64, f64), v: u32) -> f64 {
 }
 
 /// Scales the references' sums as the programs do.
-pub(crate) fn rescale(bc: &mut [f64], sources: Option<&[u32]>, scale: (f64, f64)) {
+pub(crate) fn rescale(bc: &mut [f64], sources: Option<&[u64]>, scale: (f64, f64)) {
     for (v, b) in bc.iter_mut().enumerate() {
-        *b *= scale_of(sources, scale, v as u32);
+        *b *= scale_of(sources, scale, v as u64);
     }
 }
 
@@ -278,7 +276,7 @@ impl VertexProgram for BcVp {
         let m = msgs.first().copied().unwrap_or(0.0);
         match self.phase {
             Phase::Reset => {
-                let src = v == self.src.source() as u64;
+                let src = v == self.src.source();
                 (s.depth, s.sigma, s.delta) = (if src { 0 } else { UNSEEN }, src as u8 as f64, 0.0);
                 src
             }
@@ -345,14 +343,15 @@ impl VertexProgram for BcVp {
 /// `None`), scaled by `scale` = (sources, others).
 pub fn reference(
     g: &crate::algo::reference::MemGraph,
-    sources: Option<&[u32]>,
+    sources: Option<&[u64]>,
     scale: (f64, f64),
 ) -> Vec<f64> {
     let n = g.n;
-    let all: Vec<u32> = (0..n as u32).collect();
+    let all: Vec<u64> = (0..n as u64).collect();
     let srcs = sources.unwrap_or(&all);
     let mut bc = vec![0.0; n];
     for &s in srcs {
+        let s = s as u32;
         let mut depth = vec![u32::MAX; n];
         let mut sigma = vec![0.0f64; n];
         let mut order = vec![s];

@@ -235,7 +235,7 @@ impl VertexProgram for WbcVp {
     fn apply(&self, v: u64, s: &mut WbcState, msgs: &[WbcMsg], _agg: &mut Aggregate) -> bool {
         match self.phase {
             Phase::Reset => {
-                let src = v == self.src.source() as u64;
+                let src = v == self.src.source();
                 *s = WbcState {
                     dist: if src { 0.0 } else { f64::INFINITY },
                     sigma: src as u8 as f64,
@@ -257,7 +257,7 @@ impl VertexProgram for WbcVp {
             Phase::Reach => s.dist < f64::INFINITY,
             Phase::Count => {
                 s.pending = msgs.iter().filter(|m| m.d == s.dist).count() as u32;
-                let src = v == self.src.source() as u64;
+                let src = v == self.src.source();
                 if src {
                     s.level = 0;
                     if s.pending > 0 {
@@ -340,14 +340,15 @@ impl VertexProgram for WbcVp {
 /// which paths it sees (as in NetworkX); the program counts every one.
 pub fn reference(
     g: &crate::algo::reference::MemGraph,
-    sources: Option<&[u32]>,
+    sources: Option<&[u64]>,
     scale: (f64, f64),
 ) -> Vec<f64> {
     use std::cmp::Reverse;
     let n = g.n;
-    let all: Vec<u32> = (0..n as u32).collect();
+    let all: Vec<u64> = (0..n as u64).collect();
     let mut bc = vec![0.0; n];
     for &s in sources.unwrap_or(&all) {
+        let s = s as u32;
         let mut dist = vec![f64::INFINITY; n];
         let mut sigma = vec![0.0f64; n];
         let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];

@@ -207,7 +207,7 @@ fn run_betweenness(
 
 /// The dense ids of the vertices named in `path` (one original id per
 /// line; blank lines and `#` comments skipped), ascending, distinct.
-fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u32>> {
+fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u64>> {
     let text = std::fs::read_to_string(path).at(path)?;
     let lines: Vec<(usize, &str)> = text
         .lines()
@@ -228,5 +228,5 @@ fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u32>> {
     }
     v.sort_unstable();
     v.dedup();
-    Ok(v)
+    Ok(v.into_iter().map(u64::from).collect())
 }

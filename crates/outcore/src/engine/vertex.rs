@@ -126,11 +126,8 @@ pub fn label_width(store: &crate::store::Store) -> crate::store::csr::SlotWidth 
     store.manifest().slot_width()
 }
 
-/// A rank or dense id in 32 bits, for programs whose state packs one there
-/// (narrow [`Label`]s, priority keys, k-core's senders, betweenness's source
-/// lists): every store they run on has at
-/// most 2^32 - 1 vertices, since the build and `Manifest::read` refuse more
-/// until the engines and those states widen (DESIGN.md, "Wide ids").
+/// A rank or dense id in 32 bits: a narrow [`Label`]. Only narrow stores
+/// use those, and they hold fewer than 2^32 vertices.
 #[inline]
 pub fn id32(v: u64) -> u32 {
     debug_assert!(v < u32::MAX as u64, "{v} is no 32-bit id");

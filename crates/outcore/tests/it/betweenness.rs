@@ -51,7 +51,7 @@ proptest! {
         let (sources, sampled) = match which {
             0 => (None, false),
             1 => (Some(sample(&store, k, seed).unwrap()), true),
-            _ => (Some((0..n as u32).filter(|v| (*v as u64 + seed).is_multiple_of(11)).collect::<Vec<_>>()), false),
+            _ => (Some((0..n).filter(|v| (v + seed).is_multiple_of(11)).collect::<Vec<_>>()), false),
         };
         let cfg = BcConfig { sources: sources.clone(), sampled, normalized };
         let kk = sources.as_ref().filter(|_| sampled).map(|s| s.len() as u64);
@@ -145,7 +145,7 @@ proptest! {
         let (sources, sampled) = match which {
             0 if n <= 12 => (None, false),
             0 | 1 => (Some(sample(&store, k, seed).unwrap()), true),
-            _ => (Some((0..n as u32).filter(|v| (*v as u64 + seed).is_multiple_of(13)).take(5).collect::<Vec<_>>()), false),
+            _ => (Some((0..n).filter(|v| (v + seed).is_multiple_of(13)).take(5).collect::<Vec<_>>()), false),
         };
         let cfg = BcConfig { sources: sources.clone(), sampled, normalized };
         let kk = sources.as_ref().filter(|_| sampled).map(|s| s.len() as u64);
