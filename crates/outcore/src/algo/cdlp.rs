@@ -108,7 +108,7 @@ pub fn cdlp(
     budget: &Budget,
 ) -> Result<(Vec<u32>, RunStats)> {
     let on_disk = cdlp_on_disk(store, cfg, ext, budget)?;
-    crate::algo::vertex::collected(on_disk, budget, |x| x as u32)
+    crate::algo::vertex::collected(on_disk, budget, crate::engine::vertex::id32)
 }
 
 /// [`cdlp`] with the labels (ranks) left on disk.

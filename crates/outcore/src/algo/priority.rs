@@ -25,10 +25,10 @@ pub type Msg = (u64, u32);
 pub const HELLO: u32 = u32::MAX;
 
 /// Bits the ranks of `n` vertices take in a key: 32, or more past 2^32
-/// vertices (up to 57).
+/// vertices (57 at most: keys are unique up to 2^57 vertices).
 #[inline]
 pub fn rank_bits(n: u64) -> u32 {
-    (64 - n.saturating_sub(1).leading_zeros()).max(32)
+    (64 - n.saturating_sub(1).leading_zeros()).clamp(32, 57)
 }
 
 /// The key of the vertex of rank `rank`: `class` (7 bits) first, then
@@ -37,7 +37,7 @@ pub fn rank_bits(n: u64) -> u32 {
 #[inline]
 pub fn key(seed: u64, stream: u64, rank: u64, class: u8, bits: u32) -> u64 {
     debug_assert!((32..=57).contains(&bits) && rank < 1 << bits);
-    let h = hash3(seed, stream, rank) >> (7 + bits);
+    let h = hash3(seed, stream, rank).checked_shr(7 + bits).unwrap_or(0);
     ((class as u64 & 0x7f) << 57) | (h << bits) | rank
 }
 
@@ -93,6 +93,8 @@ mod tests {
         assert_eq!(rank_bits(1 << 32), 32);
         assert_eq!(rank_bits((1 << 32) + 1), 33);
         assert_eq!(rank_bits(1 << 40), 40);
+        assert_eq!(rank_bits(u64::MAX), 57);
+        assert_eq!(key(5, 9, 3, 1, 57), 1 << 57 | 3, "no hash bits left");
         for rank in [0u64, 7, u32::MAX as u64 - 1] {
             let h = hash3(5, 9, rank) >> 39;
             assert_eq!(key(5, 9, rank, 3, 32), 3 << 57 | h << 32 | rank);

@@ -4,6 +4,7 @@
 use crate::algo::query::{self, QueryStats};
 use crate::engine::select::SelectEngine;
 use crate::error::{Error, Result};
+use crate::store::csr::Slot;
 use crate::store::{Id, IdLookup, Store};
 
 /// Which query, with its arguments in dense ids.
@@ -38,17 +39,21 @@ pub enum Answer {
 
 /// The dense id of each original id given as text; an id not in the graph
 /// is an error naming it (`at(i)` says where the i-th came from).
-pub fn dense_ids<S: AsRef<str>>(
+pub fn dense_ids<T: Slot, S: AsRef<str>>(
     lookup: &IdLookup,
     ids: &[S],
     at: impl Fn(usize) -> String,
-) -> Result<Vec<u32>> {
+) -> Result<Vec<T>> {
     ids.iter()
         .enumerate()
         .map(|(i, id)| {
             let id = id.as_ref();
             match lookup.dense_of_text(id)? {
-                Some(v) => Ok(v as u32),
+                Some(v) if v < T::PAD.get() => Ok(T::of(v)),
+                Some(v) => Err(Error::Invalid(format!(
+                    "{}vertex {id} has dense id {v}, past the 32-bit ids this query reads",
+                    at(i)
+                ))),
                 None => Err(Error::Invalid(format!(
                     "{}vertex {id} is not in the graph",
                     at(i)

@@ -217,7 +217,7 @@ fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u64>> {
         .collect();
     let ids: Vec<&str> = lines.iter().map(|l| l.1).collect();
     let lookup = IdLookup::open(store)?;
-    let mut v = super::query::dense_ids(&lookup, &ids, |i| {
+    let mut v = super::query::dense_ids::<u64, _>(&lookup, &ids, |i| {
         format!("{}, line {}: ", path.display(), lines[i].0)
     })?;
     if v.is_empty() {
@@ -228,5 +228,5 @@ fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u64>> {
     }
     v.sort_unstable();
     v.dedup();
-    Ok(v.into_iter().map(u64::from).collect())
+    Ok(v)
 }

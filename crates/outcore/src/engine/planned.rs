@@ -176,7 +176,7 @@ pub fn run<P: VertexProgram>(
             sending,
             n,
             m.csr.out_entries,
-            m.adjacency_bytes("out"),
+            m.adjacency_bytes("out") + prog.weighted() as u64 * m.weight_bytes("out"),
             4 + std::mem::size_of::<P::Msg>() as u64,
             std::mem::size_of::<P::State>() as u64,
         );

@@ -126,8 +126,9 @@ pub fn label_width(store: &crate::store::Store) -> crate::store::csr::SlotWidth 
     store.manifest().slot_width()
 }
 
-/// A rank or dense id in 32 bits: a narrow [`Label`]. Only narrow stores
-/// use those, and they hold fewer than 2^32 vertices.
+/// A rank or dense id in 32 bits: a narrow [`Label`], or an in-memory
+/// run's label. Every store holds fewer than 2^32 vertices until the
+/// build's refusal is lifted (DESIGN.md, "Wide ids").
 #[inline]
 pub fn id32(v: u64) -> u32 {
     debug_assert!(v < u32::MAX as u64, "{v} is no 32-bit id");

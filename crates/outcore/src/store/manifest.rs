@@ -238,6 +238,13 @@ impl Manifest {
             .unwrap_or(0)
     }
 
+    /// Bytes of direction `which`'s weights (one f64 a slot); 0 in an
+    /// unweighted store. What a weighted program reads beside the lists.
+    pub fn weight_bytes(&self, which: &str) -> u64 {
+        let rel = super::csr::files(which).2;
+        self.files.get(&rel).map_or(0, |f| f.bytes)
+    }
+
     /// The format version a store of this CSR width is written as.
     pub fn version_for(id_bytes: u64) -> u32 {
         if id_bytes == 8 {

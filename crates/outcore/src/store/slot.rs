@@ -240,7 +240,10 @@ mod tests {
             .flat_map(|x| x.to_le_bytes())
             .collect();
         out.clear();
-        SlotWidth::Narrow.extend(&narrow_bytes, 0, 3, &mut out);
+        assert_eq!(
+            SlotWidth::Narrow.extend(&narrow_bytes, 0, 3, &mut out),
+            Some(())
+        );
         assert_eq!(out, [9, u64::MAX, PAD as u64 - 1]);
     }
 }

@@ -145,3 +145,45 @@ fn long_walks_with_restart_sample_pagerank() {
     let v2 = collect(run2.visits.as_mut(), &budget, |x| x as f64).unwrap();
     assert_ne!(visits, v2);
 }
+
+/// Walks kept whole on a wide store whose lists fill the select engine's
+/// pool, at a budget of large shares: the batch of paths is sized at 8
+/// bytes a position, so the run fits the plan (sized at 4, the paths take
+/// a second share the budget does not have).
+#[test]
+fn wide_paths_fit_the_budget() {
+    let n = 200_000;
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        directed: false,
+        csr_id_bytes: 8,
+        memory: 512 << 20,
+        ..Default::default()
+    };
+    let mut r = crate::common::Rng::new(8);
+    let edges: Vec<_> = (0..2_500_000)
+        .map(|_| (r.below(n), r.below(n), 1.0))
+        .collect();
+    let store = store_in(dir.path(), n, &edges, &opts);
+    assert!(store.manifest().adjacency_bytes("out") > 32 << 20);
+    let cfg = WalkConfig {
+        walks_per_vertex: 1,
+        length: 4,
+        seed: 3,
+        restart: 0.0,
+        source: None,
+    };
+    let budget = Budget::new(160 << 20);
+    let mut walks = 0u64;
+    let mut count = |_: u64, p: &[u64]| {
+        assert!(!p.is_empty() && p.iter().all(|&v| v < n));
+        walks += 1;
+        Ok(())
+    };
+    let ext = ExternalConfig::default();
+    let run = random_walks(&store, &cfg, &ext, &budget, Some(&mut count)).unwrap();
+    assert_eq!(run.walks, n);
+    drop(run);
+    assert_eq!(walks, n);
+    assert!(budget.peak() <= budget.limit());
+}

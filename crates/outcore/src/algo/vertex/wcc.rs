@@ -5,7 +5,9 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{label_width, Aggregate, Edges, Label, VertexInfo, VertexProgram};
+use crate::engine::vertex::{
+    id32, label_width, Aggregate, Edges, Label, VertexInfo, VertexProgram,
+};
 use crate::error::Result;
 use crate::mem::Budget;
 use crate::store::csr::SlotWidth;
@@ -73,7 +75,7 @@ impl<L: Label> VertexProgram for WccVp<L> {
 
 /// WCC on the external engine: component labels (ranks) by dense id.
 pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
-    super::collected(run_on_disk(store, ext, budget)?, budget, |x| x as u32)
+    super::collected(run_on_disk(store, ext, budget)?, budget, id32)
 }
 
 /// [`run`] with the labels (ranks) left on disk.

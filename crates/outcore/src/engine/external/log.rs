@@ -29,6 +29,10 @@ pub struct Run {
     pub records: u64,
 }
 
+/// The most vertices an interval holds: its local targets are u32s below
+/// `u32::MAX`. The planners clamp their intervals to it.
+pub const MAX_INTERVAL: u64 = u32::MAX as u64 - 1;
+
 /// Encoded record size of a message: u32 interval-local target + the value.
 pub fn record_bytes<M: Value>() -> usize {
     4 + M::BYTES
@@ -91,7 +95,7 @@ impl<M: Value, T: Slot> MultiLog<M, T> {
     ) -> Result<MultiLog<M, T>> {
         // Targets on disk are local u32s, below u32::MAX (the apply's
         // sentinel).
-        if let Some(w) = bounds.windows(2).find(|w| w[1] - w[0] >= u32::MAX as u64) {
+        if let Some(w) = bounds.windows(2).find(|w| w[1] - w[0] > MAX_INTERVAL) {
             return Err(crate::error::Error::Invalid(format!(
                 "external engine: interval {}..{} holds 2^32 - 1 vertices or more",
                 w[0], w[1]

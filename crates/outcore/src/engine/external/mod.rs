@@ -221,10 +221,7 @@ fn run_with<P: VertexProgram, T: Slot>(
     // The adjacency as read (coded pages, or slots at the store's width),
     // and the weights beside it when the program reads them.
     let weight_bytes = |d: &str| match weighted {
-        true => m
-            .files
-            .get(&crate::store::csr::files(d).2)
-            .map_or(0, |f| f.bytes),
+        true => m.weight_bytes(d),
         false => 0,
     };
     let adj_bytes: u64 = dirs

@@ -45,7 +45,8 @@ pub(super) fn sizes<P: VertexProgram, T: crate::store::csr::Slot>(
     let interval = cfg
         .interval_vertices
         .unwrap_or(share / per_vertex)
-        .clamp(1, n.max(1));
+        .clamp(1, n.max(1))
+        .min(super::log::MAX_INTERVAL);
     let mem_rec = std::mem::size_of::<(T, P::Msg)>() as u64;
     let messages = (cfg.message_buffer.unwrap_or(share) / mem_rec).max(16) as usize;
     let memory = cfg

@@ -19,23 +19,25 @@
 //! When the walks themselves are wanted, they run in batches of walk ids
 //! whose paths fit the budget.
 
+mod sizes;
 mod step;
 mod visits;
 
 use super::disk::Appender;
 use super::log::{MultiLog, Run};
-use super::merge::{sort_reduce, MergeConfig, MergeCounts};
+use super::merge::{sort_reduce, MergeCounts};
 use super::{ExternalConfig, SpillDir};
 use crate::algo::results::Values;
 use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::{IterStats, RunStats};
 use crate::error::{Error, Result};
 use crate::ingest::gen::rng::{hash3, mix64, stream};
-use crate::io::{Reader, ALIGN};
+use crate::io::Reader;
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::csr::{Slot, SlotWidth};
 use crate::store::Store;
+use sizes::{sizes, Sizes};
 use std::time::Instant;
 use step::Step;
 use visits::VisitCounts;
@@ -163,49 +165,6 @@ pub(super) fn add(a: u64, b: u64) -> u64 {
     a + b
 }
 
-/// Memory plan.
-struct Sizes {
-    bounds: Vec<u64>,
-    staging: usize,
-    /// Records of each log buffer, and of a chunk of walkers.
-    records: usize,
-    pool: u64,
-    merge: MergeConfig,
-    /// Walks per batch when paths are kept.
-    batch: u64,
-}
-
-fn sizes(n: u64, total: u64, length: u32, cfg: &ExternalConfig, budget: &Budget) -> Result<Sizes> {
-    let avail = budget.available().saturating_sub(super::SLACK);
-    let staging = ((avail / 64) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
-    let share = avail.saturating_sub(6 * staging as u64) / 9;
-    if share < 64 << 10 {
-        return Err(Error::Budget(format!(
-            "random walks need at least {}; raise --memory",
-            crate::size::format_size(budget.limit() - avail + 9 * (64 << 10) + 6 * ALIGN as u64)
-        )));
-    }
-    let records = (cfg.message_buffer.unwrap_or(share) / 16).max(16) as usize;
-    let memory = cfg.merge_memory.unwrap_or(share).min(share);
-    let run_buffer = ((share / 8) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
-    let iv = cfg
-        .interval_vertices
-        .unwrap_or_else(|| n.div_ceil((total * 16).div_ceil(memory).clamp(1, 256)))
-        .clamp(1, n.max(1));
-    let k = n.div_ceil(iv).max(1);
-    Ok(Sizes {
-        bounds: (0..=k).map(|i| (i * iv).min(n)).collect(),
-        staging,
-        records,
-        pool: 2 * share,
-        merge: MergeConfig::new(memory, run_buffer, cfg.fan_in),
-        batch: cfg
-            .walk_batch
-            .unwrap_or(share / (4 * (length as u64 + 1)))
-            .max(1),
-    })
-}
-
 /// Receives each walk: its id and its vertices (dense ids).
 pub type PathSink<'a> = dyn FnMut(u64, &[u64]) -> Result<()> + 'a;
 
@@ -245,7 +204,7 @@ fn walks_with<T: Slot>(
     let total = starts
         .checked_mul(cfg.walks_per_vertex)
         .ok_or_else(|| Error::Invalid("too many walks (more than 2^64)".into()))?;
-    let sz = sizes(n, total, cfg.length, ext, budget)?;
+    let sz = sizes(n, total, cfg.length, T::WIDTH.bytes(), ext, budget)?;
     let dir = SpillDir::new(store, ext.tmp_dir.as_deref())?;
     let mut gens = [
         Gen::<T>::new(&dir, "walkers-a", None, ext, &sz, budget)?,
