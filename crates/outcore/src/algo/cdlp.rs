@@ -13,10 +13,9 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{label_width, Aggregate, Edges, Label, VertexInfo, VertexProgram};
+use crate::engine::vertex::{Aggregate, Edges, Label, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
-use crate::store::csr::SlotWidth;
 use crate::store::Store;
 use std::marker::PhantomData;
 
@@ -132,8 +131,5 @@ pub fn cdlp_on_disk(
         let n = cfg.iterations;
         crate::algo::vertex::run_on_disk(store, &mut p, n, ext, budget, |l: &L| l.id())
     }
-    match label_width(store) {
-        SlotWidth::Narrow => on::<u32>(store, cfg, ext, budget),
-        SlotWidth::Wide => on::<u64>(store, cfg, ext, budget),
-    }
+    crate::with_label!(store, on(store, cfg, ext, budget))
 }

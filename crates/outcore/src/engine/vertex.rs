@@ -83,7 +83,7 @@ pub struct VertexInfo {
 /// A rank or dense id as a program's state or message (the labels of WCC
 /// and CDLP): u32 on a narrow store, so its states stay 4 bytes a vertex;
 /// u64 on a wide one. Those programs are generic over it and their runners
-/// pick it by the store's slot width ([`label_width`]).
+/// pick it by the store's slot width ([`with_label`](crate::with_label)).
 pub trait Label: Value + Ord {
     /// The largest value, above every id: no label (a minimum's identity).
     const NONE: Self;
@@ -121,9 +121,17 @@ impl Label for u64 {
     }
 }
 
-/// Whether the labels of a run on `store` are u64 (a wide store) or u32.
-pub fn label_width(store: &crate::store::Store) -> crate::store::csr::SlotWidth {
-    store.manifest().slot_width()
+/// Calls `$f::<L>($args)` with the [`Label`] of `$store`'s slot width: u64
+/// on a wide store, else u32. The runners of the programs that hold ids
+/// in their state or messages pick their label type by it.
+#[macro_export]
+macro_rules! with_label {
+    ($store:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $store.manifest().slot_width() {
+            $crate::store::csr::SlotWidth::Narrow => $f::<u32>($($arg),*),
+            $crate::store::csr::SlotWidth::Wide => $f::<u64>($($arg),*),
+        }
+    };
 }
 
 /// A rank or dense id in 32 bits: a narrow [`Label`], or an in-memory

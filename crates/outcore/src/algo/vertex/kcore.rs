@@ -10,12 +10,9 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{
-    label_width, Aggregate, Edges, Label, Value, VertexInfo, VertexProgram,
-};
+use crate::engine::vertex::{Aggregate, Edges, Label, Value, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
-use crate::store::csr::SlotWidth;
 use crate::store::Store;
 use std::marker::PhantomData;
 
@@ -138,10 +135,7 @@ pub fn run_on_disk(
         let mut p = KCoreVp::<L>::new();
         super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&c| c as u64)
     }
-    match label_width(store) {
-        SlotWidth::Narrow => on::<u32>(store, ext, budget),
-        SlotWidth::Wide => on::<u64>(store, ext, budget),
-    }
+    crate::with_label!(store, on(store, ext, budget))
 }
 
 #[cfg(test)]

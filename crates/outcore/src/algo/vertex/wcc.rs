@@ -5,12 +5,9 @@
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{
-    id32, label_width, Aggregate, Edges, Label, VertexInfo, VertexProgram,
-};
+use crate::engine::vertex::{id32, Aggregate, Edges, Label, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
-use crate::store::csr::SlotWidth;
 use crate::store::Store;
 use std::marker::PhantomData;
 
@@ -92,10 +89,7 @@ pub fn run_on_disk(
         let mut p = WccVp::<L>::new();
         super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s: &L| s.id())
     }
-    match label_width(store) {
-        SlotWidth::Narrow => on::<u32>(store, ext, budget),
-        SlotWidth::Wide => on::<u64>(store, ext, budget),
-    }
+    crate::with_label!(store, on(store, ext, budget))
 }
 
 #[cfg(test)]
