@@ -49,19 +49,14 @@ pub(super) fn process<P: TileProgram>(
     let plan = assign_work(metas, needs, batch, threads, min);
     let edges_done = AtomicU64::new(0);
     let run = |t: usize| {
-        let mut work: Vec<(u64, u32, Dir)> = Vec::with_capacity(batch.len());
-        let key = |row: u32, col: u32, rev: bool| {
-            // Blocks are < 2^16: square (24 bits), column, row, direction.
-            let sq = ((row >> WORK_SQUARE_SHIFT) as u64) << 12 | (col >> WORK_SQUARE_SHIFT) as u64;
-            sq << 33 | (col as u64) << 17 | (row as u64) << 1 | rev as u64
-        };
+        let mut work: Vec<(u128, u32, Dir)> = Vec::with_capacity(batch.len());
         for (b, &(i, _)) in batch.iter().enumerate() {
             let m = metas[i];
             if needs[i] & 1 != 0 && plan.thread[b][0] as usize == t {
-                work.push((key(m.row, m.col, false), b as u32, Dir::Forward));
+                work.push((work_key(m.row, m.col, false), b as u32, Dir::Forward));
             }
             if needs[i] & 2 != 0 && plan.thread[b][1] as usize == t {
-                work.push((key(m.row, m.col, true), b as u32, Dir::Reverse));
+                work.push((work_key(m.row, m.col, true), b as u32, Dir::Reverse));
             }
         }
         work.sort_unstable_by_key(|w| (w.0, w.1));
@@ -299,9 +294,55 @@ fn assign_work(
     WorkPlan { thread, shared }
 }
 
+/// Where a direction of the tile at block (`row`, `col`) goes in a
+/// thread's work: square by square, then column by column inside the
+/// square, then by row, the two directions of a tile side by side. Block
+/// numbers take 32 bits (2^48 vertices), so the key is 121 bits: square
+/// (28 + 28 bits), column, row, direction.
+#[inline]
+fn work_key(row: u32, col: u32, rev: bool) -> u128 {
+    let sq = ((row >> WORK_SQUARE_SHIFT) as u128) << 28 | (col >> WORK_SQUARE_SHIFT) as u128;
+    sq << 65 | (col as u128) << 33 | (row as u128) << 1 | rev as u128
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The work order is square-major, column-major inside a square, with
+    /// block numbers past 2^16 (stores past 2^32 vertices) kept apart: a
+    /// 64-bit key with 16-bit fields ran row 2^16 into the column's bits.
+    #[test]
+    fn work_keys_order_blocks_past_2_16() {
+        let far = 1u32 << 16;
+        let tiles = [
+            (0, 0),
+            (1, 0),
+            (0, 1),
+            (15, 15),
+            (16, 0),
+            (0, 16),
+            (far, 0),
+            (0, far),
+            (far + 1, far),
+            (far, far + 1),
+            (u32::MAX, u32::MAX),
+        ];
+        let mut keys: Vec<(u128, (u32, u32, bool))> = Vec::new();
+        for &(r, c) in &tiles {
+            for rev in [false, true] {
+                keys.push((work_key(r, c, rev), (r, c, rev)));
+            }
+        }
+        keys.sort_unstable();
+        let order: Vec<_> = keys.iter().map(|k| k.1).collect();
+        let mut want: Vec<_> = keys.iter().map(|k| k.1).collect();
+        let sq = |b: u32| b >> WORK_SQUARE_SHIFT;
+        want.sort_unstable_by_key(|&(r, c, rev)| (sq(r), sq(c), c, r, rev));
+        assert_eq!(order, want);
+        keys.dedup_by_key(|k| k.0);
+        assert_eq!(keys.len(), 2 * tiles.len());
+    }
 
     /// A batch over `tiles` (row, col, edges), both directions needed.
     fn plan(tiles: &[(u32, u32, usize)], threads: usize, share: bool) -> (WorkPlan, Vec<u64>) {
