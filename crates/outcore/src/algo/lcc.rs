@@ -30,7 +30,7 @@ pub fn lcc_each(
     store: &Store,
     ext: &ExternalConfig,
     budget: &Budget,
-    mut f: impl FnMut(u32, f64),
+    mut f: impl FnMut(u64, f64),
 ) -> Result<RunStats> {
     let mut stats = triangle_credits(store, Credit::Arcs, ext, budget, |v, d, arcs| {
         f(v, coefficient(d, arcs))

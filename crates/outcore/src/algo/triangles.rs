@@ -19,7 +19,7 @@ pub fn triangles_each(
     store: &Store,
     ext: &ExternalConfig,
     budget: &Budget,
-    mut f: impl FnMut(u32, u64),
+    mut f: impl FnMut(u64, u64),
 ) -> Result<RunStats> {
     let mut stats = triangle_credits(store, Credit::Triangles, ext, budget, |v, _, t| f(v, t))?;
     stats.algorithm = "triangles".into();

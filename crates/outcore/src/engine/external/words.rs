@@ -149,6 +149,36 @@ impl WordStream {
         Ok(())
     }
 
+    /// Appends the next `n` pairs of words to `out`, each as one
+    /// little-endian u64.
+    pub fn take_u64s(
+        &mut self,
+        reader: &mut Reader,
+        mut n: usize,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        while n > 0 {
+            if self.pos == self.end {
+                self.advance(reader)?;
+            }
+            let k = n.min((self.end - self.pos) / 8);
+            if k == 0 {
+                // A pair split across two reads.
+                out.push(self.next_u64(reader)?);
+                n -= 1;
+                continue;
+            }
+            let b = &self.bufs[self.cur].as_slice()[self.pos..self.pos + 8 * k];
+            out.extend(
+                b.chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+            );
+            self.pos += 8 * k;
+            n -= k;
+        }
+        Ok(())
+    }
+
     /// Skips the next `n` words.
     pub fn skip(&mut self, reader: &mut Reader, mut n: usize) -> Result<()> {
         while n > 0 {
@@ -302,14 +332,14 @@ impl CodedSlots {
         Ok(())
     }
 
-    /// The next slot; `None` for a wide slot beyond u32 ids.
+    /// The next slot's id; `None` for padding.
     #[inline]
-    pub fn next(&mut self, ws: &mut WordStream, reader: &mut Reader) -> Result<Option<u32>> {
+    pub fn next(&mut self, ws: &mut WordStream, reader: &mut Reader) -> Result<Option<u64>> {
         if self.pos == self.per {
             self.load(ws, reader)?;
         }
         self.pos += 1;
-        Ok(self.width.get(&self.page, self.pos - 1))
+        Ok(self.width.id(&self.page, self.pos - 1))
     }
 
     /// Skips the next `n` slots (whole pages without decoding them).
@@ -331,5 +361,46 @@ impl CodedSlots {
             n -= k;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs of words read as u64s from an odd word on straddle the read
+    /// buffers' edges (the triangle streams' wide entries start on even
+    /// words, so only this test takes the split path).
+    #[test]
+    fn u64s_from_an_odd_word_cross_buffer_edges() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("words.bin");
+        let words: Vec<u32> = (0..5 * ALIGN as u32)
+            .map(|i| i.wrapping_mul(0x9E37_79B1))
+            .collect();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&path, bytes).unwrap();
+        let budget = Budget::new(64 << 20);
+        for io in [crate::io::Backend::Sync, crate::io::Backend::Uring] {
+            let mut reader = Reader::new(Some(io), 4).unwrap();
+            let f = reader.open(&path).unwrap();
+            let mut ws = WordStream::new(f, ALIGN, 1 << 40, &budget).unwrap();
+            for start in [1u64, 2, 1023] {
+                let pairs = (words.len() as u64 - start) / 2;
+                ws.seek(&mut reader, f, start, start + 2 * pairs).unwrap();
+                let mut got = Vec::new();
+                ws.take_u64s(&mut reader, 7, &mut got).unwrap();
+                ws.take_u64s(&mut reader, pairs as usize - 7, &mut got)
+                    .unwrap();
+                ws.drain(&mut reader).unwrap();
+                let want: Vec<u64> = (0..pairs as usize)
+                    .map(|k| {
+                        let i = start as usize + 2 * k;
+                        words[i] as u64 | (words[i + 1] as u64) << 32
+                    })
+                    .collect();
+                assert_eq!(got, want, "{io:?}, from word {start}");
+            }
+        }
     }
 }

@@ -13,7 +13,9 @@ use crate::compressed_csr::{
 
 use common::*;
 use outcore::algo::cdlp::{cdlp, CdlpConfig};
+use outcore::algo::lcc::lcc;
 use outcore::algo::reference::MemGraph;
+use outcore::algo::triangles::triangles;
 use outcore::algo::vertex;
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::select::{SelectConfig, SelectEngine};
@@ -297,4 +299,37 @@ fn labels_widen_on_wide_stores() {
         .iter()
         .any(|i| i.planner.unwrap().chosen == "external-grid"));
     assert_eq!(labels, wcc(&narrow).0, "wcc on the grid");
+}
+
+/// The triangle streams orient a wide store's lists into u64 entries: LCC
+/// and the triangle counts of the narrow store, with the credits in memory
+/// and through the logs, over many blocks, while the oriented file (8
+/// bytes an entry against 4) makes the wide run write more.
+#[test]
+fn triangle_entries_widen_on_wide_stores() {
+    let n = 20_000;
+    let mut edges = edges_of(n, 80_000, 5);
+    edges.extend((0..20_000u64).map(|i| (i % 30, (i * 7919) % n, 1.0)));
+    for directed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (narrow, wide) = pair(dir.path(), n, &edges, directed, false, 4096);
+        let budget = Budget::new(64 << 20);
+        for force_spill in [false, true] {
+            let ext = ExternalConfig {
+                force_spill,
+                triangle_block: Some(64 << 10),
+                interval_vertices: Some(3_000),
+                ..Default::default()
+            };
+            let (a, sa) = triangles(&narrow, &ext, &budget).unwrap();
+            let (b, sb) = triangles(&wide, &ext, &budget).unwrap();
+            assert_eq!(a, b, "triangles, directed {directed}, spill {force_spill}");
+            assert!(a.iter().sum::<u64>() > 1000, "a graph with triangles");
+            assert!(sa.iterations.len() > 4, "several blocks");
+            assert!(sb.bytes_written > sa.bytes_written, "u64 entries");
+            let (a, _) = lcc(&narrow, &ext, &budget).unwrap();
+            let (b, _) = lcc(&wide, &ext, &budget).unwrap();
+            assert_eq!(a, b, "lcc, directed {directed}, spill {force_spill}");
+        }
+    }
 }

@@ -2,8 +2,9 @@
 //! indexed by neighbour, against one sequential scan of the oriented lists
 //! below the block's end (block nested loop).
 
+use super::entry::Entry;
 use super::probe::{intersect, prefetch, Probe};
-use super::{Bufs, Credit, Plan, Sink, PER_ENTRY, PER_VERTEX};
+use super::{Bufs, Credit, Plan, Sink, PER_VERTEX};
 use crate::error::{Error, Result};
 use crate::io::Reader;
 use crate::mem::Budget;
@@ -11,26 +12,26 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Finds every triangle whose highest corner lies in vertices `v0..v1`
-/// (oriented words `w0..w1`) and credits its corners; returns the list
+/// (oriented entries `w0..w1`) and credits its corners; returns the list
 /// entries compared.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn block(
+pub(super) fn block<E: Entry>(
     reader: &mut Reader,
     bufs: &mut Bufs,
     [meta, adj]: [usize; 2],
-    (v0, v1): (u32, u32),
+    (v0, v1): (u64, u64),
     (w0, w1): (u64, u64),
     credit: Credit,
     p: &Plan,
-    sink: &mut Sink,
+    sink: &mut Sink<E>,
     budget: &Budget,
 ) -> Result<u64> {
     let nv = (v1 - v0) as usize;
     let ne = (w1 - w0) as usize;
     let _c = budget.charge(
         nv as u64 * PER_VERTEX
-            + ne as u64 * PER_ENTRY
-            + p.max_list * PER_ENTRY
+            + ne as u64 * p.per_entry
+            + p.max_list * p.per_entry
             + (p.dense_limit * 4 * rayon::current_num_threads()) as u64,
         "triangle block",
     )?;
@@ -44,42 +45,43 @@ pub(super) fn block(
     };
     // The block's lists and, per neighbour u, the block vertices pointing
     // to u (local id << 1 | both, position of u in the block's entries).
-    ms.seek(reader, meta, 2 * v0 as u64, 2 * v1 as u64)?;
-    ls.seek(reader, adj, w0, w1)?;
+    let words = E::WORDS as u64;
+    ms.seek(reader, meta, 2 * v0, 2 * v1)?;
+    ls.seek(reader, adj, w0 * words, w1 * words)?;
     let mut off = Vec::with_capacity(nv + 1);
     off.push(0u32);
-    let mut ent: Vec<u32> = Vec::with_capacity(ne);
+    let mut ent: Vec<E> = Vec::with_capacity(ne);
     for _ in 0..nv {
         ms.next(reader)?;
         let len = ms.next(reader)? as usize;
         if ent.len() + len > ne {
             return Err(damaged("more entries than recorded"));
         }
-        ls.take(reader, len, &mut ent)?;
+        E::take(ls, reader, len, &mut ent)?;
         off.push(ent.len() as u32);
     }
-    let mut rev: Vec<(u32, u32, u32)> = Vec::with_capacity(ne);
+    let mut rev: Vec<(E, u32, u32)> = Vec::with_capacity(ne);
     for x in 0..nv {
         for i in off[x]..off[x + 1] {
             let e = ent[i as usize];
-            rev.push((e >> 1, (x as u32) << 1 | (e & 1), i));
+            rev.push((e.vertex(), (x as u32) << 1 | e.both(), i));
         }
     }
     // By neighbour, then by vertex: a task's lists lie in ascending order.
-    rev.par_sort_unstable_by_key(|r| (r.0 as u64) << 32 | r.1 as u64);
+    rev.par_sort_unstable_by_key(|r| E::key(r.0, r.1));
     let cv: Vec<AtomicU64> = (0..nv).map(|_| AtomicU64::new(0)).collect();
 
     // The scan, in batches of lists (at most `max_list` entries, or one
     // list) intersected in parallel.
-    ms.seek(reader, meta, 0, 2 * v1 as u64)?;
-    ls.seek(reader, adj, 0, w1)?;
+    ms.seek(reader, meta, 0, 2 * v1)?;
+    ls.seek(reader, adj, 0, w1 * words)?;
     let cap = p.max_list as usize;
-    let mut ul: Vec<u32> = Vec::with_capacity(cap);
+    let mut ul: Vec<E> = Vec::with_capacity(cap);
     let mut tasks: Vec<(usize, usize, usize)> = Vec::new();
     // (u, list start, index entries start..end)
-    let mut batch: Vec<(u32, usize, usize, usize)> = Vec::new();
+    let mut batch: Vec<(E, usize, usize, usize)> = Vec::new();
     let (mut r, mut work) = (0usize, 0u64);
-    let mut u = 0u32;
+    let mut u = 0u64;
     // The length of list `u`, when read from the meta file already.
     let mut pending: Option<usize> = None;
     while u < v1 && r < rev.len() {
@@ -97,8 +99,8 @@ pub(super) fn block(
             if len as u64 > p.max_list {
                 return Err(damaged("a list longer than planned"));
             }
-            if rev[r].0 != u {
-                ls.skip(reader, len)?;
+            if rev[r].0.get() != u {
+                ls.skip(reader, len * E::WORDS)?;
                 u += 1;
                 continue;
             }
@@ -108,11 +110,11 @@ pub(super) fn block(
                 break;
             }
             let (start, r0) = (ul.len(), r);
-            ls.take(reader, len, &mut ul)?;
-            while r < rev.len() && rev[r].0 == u {
+            E::take(ls, reader, len, &mut ul)?;
+            while r < rev.len() && rev[r].0.get() == u {
                 r += 1;
             }
-            batch.push((u, start, r0, r));
+            batch.push((E::of(u), start, r0, r));
             u += 1;
         }
         // Tasks of at most TASK index entries, so a hub's many pointing
@@ -147,9 +149,9 @@ pub(super) fn block(
                     let cw = credit.of(both_vu);
                     let acc_u = &mut probe.acc;
                     let mut hit = |i: usize, j: usize| {
-                        c_u += credit.of(lv[i] & 1);
+                        c_u += credit.of(lv[i].both());
                         acc_u[j] += cw;
-                        credit.of(lu[j] & 1)
+                        credit.of(lu[j].both())
                     };
                     let c = if lv.len() > 8 * lu.len() {
                         work += (lu.len() * 8) as u64;
@@ -160,14 +162,14 @@ pub(super) fn block(
                         let t = &probe.table;
                         if t.dense {
                             for (i, &e) in lv.iter().enumerate() {
-                                let j = t.pos.get((e >> 1) as usize).copied().unwrap_or(0);
+                                let j = t.pos.get(e.index()).copied().unwrap_or(0);
                                 if j > 0 {
                                     c += hit(i, j as usize - 1);
                                 }
                             }
                         } else {
                             for (i, &e) in lv.iter().enumerate() {
-                                if let Some(j) = t.get(e >> 1) {
+                                if let Some(j) = t.get(e.vertex()) {
                                     c += hit(i, j as usize);
                                 }
                             }
@@ -197,7 +199,7 @@ pub(super) fn block(
         for (j, a) in acc.iter().enumerate() {
             let a = a.load(Ordering::Relaxed);
             if a > 0 {
-                sink.add(reader, stage, ul[j] >> 1, a)?;
+                sink.add(reader, stage, ul[j].vertex(), a)?;
             }
         }
     }
@@ -207,7 +209,7 @@ pub(super) fn block(
     for (x, c) in cv.iter().enumerate() {
         let c = c.load(Ordering::Relaxed);
         if c > 0 {
-            sink.add(reader, stage, v0 + x as u32, c)?;
+            sink.add(reader, stage, E::of(v0 + x as u64), c)?;
         }
     }
     ms.drain(reader)?;
@@ -223,7 +225,7 @@ const AHEAD: usize = 4;
 /// A thread's scratch: the probe table of the list being intersected and
 /// the credits of its entries.
 #[derive(Default)]
-struct Scratch {
-    table: Probe,
+struct Scratch<E: Entry> {
+    table: Probe<E>,
     acc: Vec<u64>,
 }

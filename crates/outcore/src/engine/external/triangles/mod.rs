@@ -7,7 +7,8 @@
 //!    ignoring direction, N(v) (self excluded), writes `(|N(v)|, |N+(v)|)` to
 //!    a meta file and the oriented list N+(v) = {u in N(v) : u < v} to an
 //!    adjacency file, each entry `u << 1 | both` (`both`: arcs run both ways
-//!    between u and v). Dense ids go by descending degree, so a vertex keeps
+//!    between u and v; a u32 on a narrow store, a u64 on a wide one:
+//!    `entry.rs`). Dense ids go by descending degree, so a vertex keeps
 //!    only its neighbours of higher degree: |N+(v)| <= sqrt(2m), and a hub
 //!    with hundreds of thousands of neighbours keeps few.
 //! 2. **Blocks**: consecutive vertices whose oriented lists fit the budget
@@ -60,18 +61,29 @@ impl Credit {
 }
 
 mod block;
+mod entry;
 mod orient;
 mod probe;
 
-/// Bytes a block spends per oriented entry (list + index) and per vertex.
-const PER_ENTRY: u64 = 16;
+use entry::Entry;
+
+/// Bytes a block spends per vertex (list offset, credit).
 const PER_VERTEX: u64 = 12;
+
+/// Bytes a block spends per oriented entry of type `E`: the entry, and in
+/// the index its neighbour, local vertex and position (16 bytes for u32
+/// entries, 24 for u64).
+fn per_entry<E: Entry>() -> u64 {
+    (std::mem::size_of::<E>() + std::mem::size_of::<(E, u32, u32)>()) as u64
+}
 
 /// Memory plan.
 struct Plan {
     chunk: usize,
     /// Longest oriented list a scan can hold.
     max_list: u64,
+    /// Bytes per oriented entry in a block ([`per_entry`]).
+    per_entry: u64,
     /// Bytes of one block.
     block: u64,
     /// Credits in memory (`n` u64) or through logs with this message buffer.
@@ -87,7 +99,7 @@ struct Bufs {
     out: [Appender; 2],
 }
 
-fn plan(n: u64, budget: &Budget, cfg: &ExternalConfig) -> Result<Plan> {
+fn plan<E: Entry>(n: u64, budget: &Budget, cfg: &ExternalConfig) -> Result<Plan> {
     let avail = budget.available().saturating_sub(SLACK);
     let chunk = ((avail / 64) as usize).clamp(16 * ALIGN, 4 << 20) / ALIGN * ALIGN;
     let list_share = avail / 8;
@@ -106,7 +118,8 @@ fn plan(n: u64, budget: &Budget, cfg: &ExternalConfig) -> Result<Plan> {
     }
     Ok(Plan {
         chunk,
-        max_list: list_share / PER_ENTRY,
+        max_list: list_share / per_entry::<E>(),
+        per_entry: per_entry::<E>(),
         block,
         dense_limit: (dense_share / 4 / rayon::current_num_threads() as u64) as usize,
         log_messages: (!in_memory)
@@ -114,21 +127,21 @@ fn plan(n: u64, budget: &Budget, cfg: &ExternalConfig) -> Result<Plan> {
     })
 }
 
-/// Where credits accumulate.
-enum Sink {
+/// Where credits accumulate (vertices as entries' ids, `E`).
+enum Sink<E: Entry> {
     Memory {
         credits: Vec<u64>,
         _charge: crate::mem::budget::Charge,
     },
-    Log(MultiLog<u64>),
+    Log(MultiLog<u64, E>),
 }
 
-impl Sink {
+impl<E: Entry> Sink<E> {
     #[inline]
-    fn add(&mut self, reader: &mut Reader, stage: &mut Appender, v: u32, c: u64) -> Result<()> {
+    fn add(&mut self, reader: &mut Reader, stage: &mut Appender, v: E, c: u64) -> Result<()> {
         match self {
             Sink::Memory { credits, .. } => {
-                credits[v as usize] += c;
+                credits[v.get() as usize] += c;
                 Ok(())
             }
             Sink::Log(log) => log.push(reader, stage, v, c),
@@ -158,23 +171,37 @@ fn iter_stats(i: usize, t: Instant, io: IoStats, work: u64, active: u64) -> Iter
 }
 
 /// Lists the triangles of `store` and calls `f(v, |N(v)|, credit of v)` for
-/// every vertex in dense order. Needs dense ids below 2^31.
+/// every vertex in dense order. A narrow store's entries are u32s: it needs
+/// dense ids below 2^31.
 pub fn triangle_credits(
     store: &Store,
     credit: Credit,
     cfg: &ExternalConfig,
     budget: &Budget,
-    mut f: impl FnMut(u32, u32, u64),
+    f: impl FnMut(u64, u32, u64),
+) -> Result<RunStats> {
+    crate::with_label!(store, credits_as(store, credit, cfg, budget, f))
+}
+
+/// [`triangle_credits`] on entries of type `E`.
+fn credits_as<E: Entry>(
+    store: &Store,
+    credit: Credit,
+    cfg: &ExternalConfig,
+    budget: &Budget,
+    mut f: impl FnMut(u64, u32, u64),
 ) -> Result<RunStats> {
     let t0 = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
-    if n >= 1 << 31 {
-        return Err(Error::Invalid(
-            "triangle listing handles fewer than 2^31 vertices".into(),
-        ));
+    if n >= E::MAX_VERTICES {
+        return Err(Error::Invalid(format!(
+            "triangle listing handles fewer than {} vertices on a store of {}-byte ids",
+            E::MAX_VERTICES,
+            E::WORDS * 4
+        )));
     }
-    let p = plan(n, budget, cfg)?;
+    let p = plan::<E>(n, budget, cfg)?;
     // Buffers before the reader: the reader drops first, waiting for its
     // I/O into them (also on errors).
     let stream = |k: u64| WordStream::new(0, p.chunk, k << 41, budget);
@@ -201,7 +228,7 @@ pub fn triangle_credits(
 
     // 1. Orient.
     let it0 = Instant::now();
-    let blocks = orient::orient(
+    let blocks = orient::orient::<E>(
         store,
         &mut reader,
         &p,
@@ -216,7 +243,7 @@ pub fn triangle_credits(
         .push(iter_stats(0, it0, reader.stats(), 0, n));
 
     // 2. Blocks.
-    let mut sink = match p.log_messages {
+    let mut sink: Sink<E> = match p.log_messages {
         None => {
             let c = budget.charge(n * 8, "triangle credits")?;
             Sink::Memory {
@@ -262,13 +289,9 @@ pub fn triangle_credits(
             &mut sink,
             budget,
         )?;
-        stats.iterations.push(iter_stats(
-            b + 1,
-            it0,
-            reader.stats() - io0,
-            work,
-            (v1 - v0) as u64,
-        ));
+        stats
+            .iterations
+            .push(iter_stats(b + 1, it0, reader.stats() - io0, work, v1 - v0));
         progress.set(b as u64 + 1);
     }
 
@@ -279,8 +302,8 @@ pub fn triangle_credits(
     let [ms, ..] = s;
     let [stage, _] = out;
     ms.seek(&mut reader, meta, 0, 2 * n)?;
-    let mut next = 0u32;
-    let mut emit = |reader: &mut Reader, upto: u32, c: Option<(u32, u64)>| -> Result<()> {
+    let mut next = 0u64;
+    let mut emit = |reader: &mut Reader, upto: u64, c: Option<(u64, u64)>| -> Result<()> {
         while next < upto {
             let d = ms.next(reader)?;
             ms.next(reader)?;
@@ -297,7 +320,7 @@ pub fn triangle_credits(
     match sink {
         Sink::Memory { credits, .. } => {
             for (v, &c) in credits.iter().enumerate() {
-                emit(&mut reader, v as u32 + 1, Some((v as u32, c)))?;
+                emit(&mut reader, v as u64 + 1, Some((v as u64, c)))?;
             }
         }
         Sink::Log(mut log) => {
@@ -317,7 +340,7 @@ pub fn triangle_credits(
             let mut counts = MergeCounts::default();
             let iv = bounds.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
             let _c = budget.charge(iv * 16, "triangle credits of an interval")?;
-            let mut got: Vec<(u32, u64)> = Vec::with_capacity(iv as usize);
+            let mut got: Vec<(u64, u64)> = Vec::with_capacity(iv as usize);
             for (k, runs) in all_runs.into_iter().enumerate() {
                 got.clear();
                 sort_reduce(
@@ -338,7 +361,7 @@ pub fn triangle_credits(
                                 bounds[k], bounds[k + 1]
                             )));
                         }
-                        got.push((t as u32, c));
+                        got.push((t, c));
                         Ok(())
                     },
                 )?;
@@ -362,7 +385,7 @@ pub fn triangle_credits(
             });
         }
     }
-    emit(&mut reader, n as u32, None)?;
+    emit(&mut reader, n, None)?;
     ms.drain(&mut reader)?;
     let mut last = iter_stats(nb + 1, it0, reader.stats() - io0, 0, n);
     last.external = spill;

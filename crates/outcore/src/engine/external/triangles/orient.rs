@@ -3,12 +3,13 @@
 //! blocks that fit the budget.
 
 use super::super::words::{CodedSlots, WordStream};
-use super::{Bufs, Plan, PER_ENTRY, PER_VERTEX};
+use super::entry::Entry;
+use super::{Bufs, Plan, PER_VERTEX};
 use crate::error::{Error, Result};
 use crate::io::Reader;
 use crate::mem::Budget;
 use crate::progress::Progress;
-use crate::store::csr::{files, narrow, SlotWidth, PAD};
+use crate::store::csr::{files, SlotWidth, PAD};
 use crate::store::csrcode::PageDir;
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
@@ -50,30 +51,22 @@ impl Lists<'_> {
 
     /// The list's next neighbour (padding ends the list).
     #[inline]
-    fn next(&mut self, reader: &mut Reader) -> Result<Option<u32>> {
+    fn next(&mut self, reader: &mut Reader) -> Result<Option<u64>> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
         let x = match &mut self.coded {
             Some(c) => c.next(self.adj, reader)?,
-            None if self.wide => {
-                let lo = self.adj.next(reader)? as u64;
-                narrow(lo | (self.adj.next(reader)? as u64) << 32)
-            }
-            None => Some(self.adj.next(reader)?),
+            None if self.wide => Some(self.adj.next_u64(reader)?).filter(|&x| x != u64::MAX),
+            None => Some(self.adj.next(reader)?)
+                .filter(|&x| x != PAD)
+                .map(u64::from),
         };
-        let x = x.ok_or_else(|| {
-            Error::store(
-                reader.path(self.adj.file()),
-                "a slot holds an id beyond 32 bits (run `outcore verify`)",
-            )
-        })?;
-        if x == PAD {
+        if x.is_none() {
             self.skip(reader)?;
-            return Ok(None);
         }
-        Ok(Some(x))
+        Ok(x)
     }
 
     /// Skips what is left of the current list.
@@ -86,9 +79,14 @@ impl Lists<'_> {
     }
 }
 
-/// Writes the meta file (`|N(v)|, |N+(v)|` per vertex) and the oriented
-/// lists; returns the blocks as (first vertex, first word), plus (n, words).
-pub(super) fn orient(
+/// Vertices a block holds at most (its local ids are u32s shifted left by
+/// one).
+const MAX_BLOCK_VERTICES: u64 = 1 << 31;
+
+/// Writes the meta file (`|N(v)|, |N+(v)|` per vertex, two u32s) and the
+/// oriented lists (entries `E`); returns the blocks as (first vertex, first
+/// entry), plus (n, entries).
+pub(super) fn orient<E: Entry>(
     store: &Store,
     reader: &mut Reader,
     p: &Plan,
@@ -96,7 +94,7 @@ pub(super) fn orient(
     [meta, adj]: [usize; 2],
     budget: &Budget,
     progress: &mut Progress,
-) -> Result<Vec<(u32, u64)>> {
+) -> Result<Vec<(u64, u64)>> {
     let m = store.manifest();
     let n = m.num_vertices;
     let dirs: &[(&str, u64)] = if m.directed {
@@ -143,10 +141,11 @@ pub(super) fn orient(
     meta_out.switch(reader, meta, 0)?;
     adj_out.switch(reader, adj, 0)?;
     let both_always = !m.directed;
-    let mut blocks = vec![(0u32, 0u64)];
-    let (mut cost, mut words) = (0u64, 0u64);
+    let mut blocks = vec![(0u64, 0u64)];
+    let (mut cost, mut entries) = (0u64, 0u64);
     let mut heads = [None, None];
-    for v in 0..n as u32 {
+    let mut b = [0u8; 8];
+    for v in 0..n {
         if v % (1 << 16) == 0 {
             crate::cancel::check()?;
             progress.tick(|| format!("orienting: vertex {v}/{n}"));
@@ -155,7 +154,7 @@ pub(super) fn orient(
             l.start(reader)?;
             *h = l.next(reader)?;
         }
-        let (mut deg, mut len) = (0u32, 0u32);
+        let (mut deg, mut len) = (0u64, 0u64);
         let mut last = None;
         loop {
             let u = match heads {
@@ -173,7 +172,7 @@ pub(super) fn orient(
                 }
             }
             both |= dirs_seen == 2;
-            if last.is_some_and(|x| x >= u) || u as u64 >= n {
+            if last.is_some_and(|x| x >= u) || u >= n {
                 return Err(Error::store(
                     store.path(),
                     format!("the list of vertex {v} is not sorted or names a vertex beyond {n} (run `outcore verify`)"),
@@ -186,10 +185,11 @@ pub(super) fn orient(
             deg += 1;
             if u < v {
                 len += 1;
-                adj_out.push(reader, &(u << 1 | both as u32).to_le_bytes())?;
+                let k = E::oriented(u, both).put(&mut b);
+                adj_out.push(reader, &b[..k])?;
             }
         }
-        if len as u64 > p.max_list || PER_VERTEX + PER_ENTRY * len as u64 > p.block {
+        if len > p.max_list.min(u32::MAX as u64) || PER_VERTEX + p.per_entry * len > p.block {
             return Err(Error::Budget(format!(
                 "vertex {v} has {len} neighbours of higher degree, more than triangle listing holds in --memory {}; raise --memory{}",
                 crate::size::format_size(budget.limit()),
@@ -200,17 +200,27 @@ pub(super) fn orient(
                 }
             )));
         }
+        let deg = u32::try_from(deg).map_err(|_| {
+            Error::Invalid(format!(
+                "triangle listing: vertex {v} has {deg} neighbours, more than 2^32 - 1"
+            ))
+        })?;
         meta_out.push(reader, &deg.to_le_bytes())?;
-        meta_out.push(reader, &len.to_le_bytes())?;
-        let c = PER_VERTEX + PER_ENTRY * len as u64;
-        if cost + c > p.block {
-            blocks.push((v, words));
+        meta_out.push(reader, &(len as u32).to_le_bytes())?;
+        let c = PER_VERTEX + p.per_entry * len;
+        let start = blocks.last().expect("a first block");
+        // Positions in a block are u32s, local ids u32s shifted by one.
+        if cost + c > p.block
+            || v - start.0 >= MAX_BLOCK_VERTICES - 1
+            || entries + len - start.1 > u32::MAX as u64
+        {
+            blocks.push((v, entries));
             cost = 0;
         }
         cost += c;
-        words += len as u64;
+        entries += len;
     }
-    blocks.push((n as u32, words));
+    blocks.push((n, entries));
     for l in &mut lists {
         l.off.drain(reader)?;
         l.adj.drain(reader)?;

@@ -2,12 +2,16 @@
 //! oriented list (dense positions or a hash table), a merge or galloping
 //! intersection, and a prefetch of the lists a task reads next.
 
+use super::entry::Entry;
+
 /// Asks for the first cache lines of `list` (the lists a task reads lie
 /// far apart in the block; their first lines would each miss).
 #[inline]
-pub(super) fn prefetch(list: &[u32]) {
+pub(super) fn prefetch<E: Entry>(list: &[E]) {
     #[cfg(target_arch = "x86_64")]
-    for k in (0..list.len().min(48)).step_by(16) {
+    for k in
+        (0..list.len().min(192 / std::mem::size_of::<E>())).step_by(64 / std::mem::size_of::<E>())
+    {
         // SAFETY: prefetching an address inside a live slice has no effect
         // beyond the cache.
         unsafe {
@@ -27,71 +31,67 @@ pub(super) fn prefetch(list: &[u32]) {
 /// open-addressing hash table. The list is probed by the lists of the
 /// vertices pointing to its owner.
 #[derive(Default)]
-pub(super) struct Probe {
+pub(super) struct Probe<E: Entry> {
     pub dense: bool,
     pub pos: Vec<u32>,
-    keys: Vec<u32>,
+    keys: Vec<E>,
     vals: Vec<u32>,
     shift: u32,
 }
 
-impl Probe {
+impl<E: Entry> Probe<E> {
     /// Indexes `list`, the oriented list of `u`.
-    pub fn build(&mut self, list: &[u32], u: u32, dense_limit: usize) {
-        self.dense = u as usize <= dense_limit;
+    pub fn build(&mut self, list: &[E], u: E, dense_limit: usize) {
+        let u = u.get() as usize;
+        self.dense = u <= dense_limit;
         if self.dense {
-            if self.pos.len() < u as usize {
-                self.pos.resize(u as usize, 0);
+            if self.pos.len() < u {
+                self.pos.resize(u, 0);
             }
             for (j, &e) in list.iter().enumerate() {
-                if let Some(p) = self.pos.get_mut((e >> 1) as usize) {
+                if let Some(p) = self.pos.get_mut(e.index()) {
                     *p = j as u32 + 1;
                 }
             }
             return;
         }
         let cap = (list.len() * 2).next_power_of_two().max(16);
-        self.shift = 32 - cap.trailing_zeros();
+        self.shift = E::BITS - cap.trailing_zeros();
         self.keys.clear();
-        self.keys.resize(cap, u32::MAX);
+        self.keys.resize(cap, E::EMPTY);
         self.vals.resize(cap, 0);
         for (j, &e) in list.iter().enumerate() {
-            let mut h = self.slot(e >> 1);
-            while self.keys[h] != u32::MAX {
+            let mut h = e.vertex().hash(self.shift);
+            while self.keys[h] != E::EMPTY {
                 h = (h + 1) & (cap - 1);
             }
-            self.keys[h] = e >> 1;
+            self.keys[h] = e.vertex();
             self.vals[h] = j as u32;
         }
     }
 
     /// Forgets `list` (the dense array is kept zeroed between lists).
-    pub fn clear(&mut self, list: &[u32]) {
+    pub fn clear(&mut self, list: &[E]) {
         if self.dense {
             for &e in list {
-                if let Some(p) = self.pos.get_mut((e >> 1) as usize) {
+                if let Some(p) = self.pos.get_mut(e.index()) {
                     *p = 0;
                 }
             }
         }
     }
 
+    /// The position of vertex `w` (hash mode).
     #[inline]
-    fn slot(&self, w: u32) -> usize {
-        (w.wrapping_mul(0x9E37_79B1) >> self.shift) as usize
-    }
-
-    /// The position of `w` (hash mode).
-    #[inline]
-    pub fn get(&self, w: u32) -> Option<u32> {
+    pub fn get(&self, w: E) -> Option<u32> {
         let mask = self.keys.len() - 1;
-        let mut h = self.slot(w);
+        let mut h = w.hash(self.shift);
         loop {
             let k = self.keys[h];
             if k == w {
                 return Some(self.vals[h]);
             }
-            if k == u32::MAX {
+            if k == E::EMPTY {
                 return None;
             }
             h = (h + 1) & mask;
@@ -103,13 +103,17 @@ impl Probe {
 /// sums what it returns: a branch-light merge, or binary searches of the
 /// shorter list's entries in the longer when their lengths differ widely.
 #[inline]
-pub(super) fn intersect(a: &[u32], b: &[u32], mut hit: impl FnMut(usize, usize) -> u64) -> u64 {
+pub(super) fn intersect<E: Entry>(
+    a: &[E],
+    b: &[E],
+    mut hit: impl FnMut(usize, usize) -> u64,
+) -> u64 {
     let mut c = 0;
     if a.len() * 32 < b.len() {
         let mut lo = 0;
         for (i, &x) in a.iter().enumerate() {
-            lo += b[lo..].partition_point(|&y| y >> 1 < x >> 1);
-            if lo < b.len() && b[lo] >> 1 == x >> 1 {
+            lo += b[lo..].partition_point(|&y| y.vertex() < x.vertex());
+            if lo < b.len() && b[lo].vertex() == x.vertex() {
                 c += hit(i, lo);
             }
         }
@@ -118,8 +122,8 @@ pub(super) fn intersect(a: &[u32], b: &[u32], mut hit: impl FnMut(usize, usize) 
     if b.len() * 32 < a.len() {
         let mut lo = 0;
         for (j, &y) in b.iter().enumerate() {
-            lo += a[lo..].partition_point(|&x| x >> 1 < y >> 1);
-            if lo < a.len() && a[lo] >> 1 == y >> 1 {
+            lo += a[lo..].partition_point(|&x| x.vertex() < y.vertex());
+            if lo < a.len() && a[lo].vertex() == y.vertex() {
                 c += hit(lo, j);
             }
         }
@@ -127,7 +131,7 @@ pub(super) fn intersect(a: &[u32], b: &[u32], mut hit: impl FnMut(usize, usize) 
     }
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        let (x, y) = (a[i] >> 1, b[j] >> 1);
+        let (x, y) = (a[i].vertex(), b[j].vertex());
         if x == y {
             c += hit(i, j);
         }
@@ -200,5 +204,37 @@ mod tests {
             assert_eq!(hits, want, "{la} x {lb}");
             assert_eq!(c, want.len() as u64);
         }
+    }
+
+    /// u64 entries (a wide store's) keep ids past 2^32 whole: ids sharing
+    /// their low 32 bits are neither found for each other in the hash
+    /// table nor matched by the intersection.
+    #[test]
+    fn wide_entries_keep_ids_past_2_32_apart() {
+        let ids = |base: u64| -> Vec<u64> {
+            (0..300u64)
+                .map(|i| (base + i * (1 << 32) + i) << 1 | (i & 1))
+                .collect()
+        };
+        let (a, b) = (ids(5), ids(6));
+        let mut p = Probe::<u64>::default();
+        p.build(&a, 1 << 50, 1000);
+        assert!(!p.dense);
+        for (j, &e) in a.iter().enumerate() {
+            assert_eq!(p.get(e >> 1), Some(j as u32));
+            // The same low half as entry j's id.
+            assert_eq!(p.get((e >> 1) + (1 << 32)), None);
+        }
+        // 5 + i(2^32 + 1) and 6 + i(2^32 + 1) share no id; the low halves
+        // of 5 + (i+1)(2^32+1) and 6 + i(2^32+1) are equal.
+        for &e in &b {
+            assert_eq!(p.get(e >> 1), None);
+        }
+        assert_eq!(intersect(&a, &b, |_, _| 1), 0);
+        let c = intersect(&a, &a, |i, j| {
+            assert_eq!(i, j);
+            1
+        });
+        assert_eq!(c, a.len() as u64);
     }
 }
