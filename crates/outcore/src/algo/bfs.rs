@@ -299,7 +299,7 @@ pub fn bfs_planned(
                 active,
                 n,
                 m.csr.out_entries,
-                m.csr.out_slots * 4,
+                m.adjacency_bytes("out"),
                 8,
                 4,
             )),

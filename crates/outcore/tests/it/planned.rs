@@ -240,4 +240,33 @@ fn the_external_estimate_prices_the_adjacency_as_stored() {
         share(1) > 0.5 && share(1) <= 1.0 && (share(1) - share(2)).abs() < 1e-3,
         "planned: estimates {est:?}, adjacency {adj:?}"
     );
+    // BFS's hybrid planner, likewise, level by level (scaled by the share
+    // of the vertices in the frontier).
+    let bfs_est = |s: &Store| {
+        let (_, stats) = outcore::algo::bfs::bfs_planned(
+            s,
+            0,
+            EngineChoice::Auto,
+            StreamConfig::default(),
+            SelectConfig::default(),
+            &budget,
+        )
+        .unwrap();
+        let it = &stats.iterations;
+        it.iter()
+            .map(|i| (i.active_vertices, i.planner.unwrap().external_bytes as i64))
+            .collect::<Vec<_>>()
+    };
+    let levels: Vec<_> = stores.iter().map(bfs_est).collect();
+    assert!(levels[0].len() > 2, "{levels:?}");
+    for i in 1..3 {
+        assert_eq!(levels[i].len(), levels[0].len());
+        for (&(a, e), &(_, e0)) in levels[i].iter().zip(&levels[0]) {
+            let want = (adj[i] - adj[0]) as f64 * a as f64 / n as f64;
+            assert!(
+                ((e - e0) as f64 - want).abs() <= 2.0,
+                "bfs, store {i}: {levels:?}, adjacency {adj:?}"
+            );
+        }
+    }
 }
