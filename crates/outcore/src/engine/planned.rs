@@ -15,6 +15,7 @@ use crate::engine::vertex::{Edges, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::progress::Progress;
+use crate::store::csr::{Slot, SlotWidth};
 use crate::store::degrees::Degrees;
 use crate::store::Store;
 use std::time::Instant;
@@ -161,7 +162,7 @@ pub fn run<P: VertexProgram>(
                     .get(v as usize)
                     .div_ceil(m.slot_width().per_page(page))
                     .max(1);
-                let op = v as u64 * 8 / page;
+                let op = v * 8 / page;
                 if op != last_off {
                     pages += 1;
                     last_off = op;
@@ -194,7 +195,10 @@ pub fn run<P: VertexProgram>(
             let tp = TileVp::new(store, &mut st, prog);
             s.iterate(&tp, step, &mut progress)?
         } else {
-            select_step(&mut selects, &st, prog, it0)?
+            match m.slot_width() {
+                SlotWidth::Narrow => select_step::<P, u32>(&mut selects, &st, prog, it0)?,
+                SlotWidth::Wide => select_step::<P, u64>(&mut selects, &st, prog, it0)?,
+            }
         };
         it.iteration = step;
         it.planner = Some(est);
@@ -227,8 +231,9 @@ pub fn run<P: VertexProgram>(
 }
 
 /// One superstep on the select engine(s): the frontier's lists, page by
-/// page, delivered from this thread.
-fn select_step<P: VertexProgram>(
+/// page, delivered from this thread; ids of type `T` (u64 on a wide
+/// store, so no id is cut to 32 bits).
+fn select_step<P: VertexProgram, T: Slot>(
     selects: &mut [SelectEngine],
     st: &MemState<P>,
     prog: &P,
@@ -243,13 +248,13 @@ fn select_step<P: VertexProgram>(
     // message as if the arc were v -> u (Edges::Both).
     for (i, sel) in selects.iter_mut().enumerate() {
         let rev = i == 1;
-        st.for_each_sender_chunk(CHUNK, |chunk| {
+        st.for_each_sender_chunk(CHUNK, |chunk: &[T]| {
             if prog.weighted() {
                 sel.for_each_weighted(chunk, |v, nbrs, wts| {
                     edges += nbrs.len() as u64;
                     for (&u, &w) in nbrs.iter().zip(wts) {
                         // SAFETY: deliveries come from this thread only.
-                        unsafe { st.deliver(prog, v as usize, u as usize, w, rev) };
+                        unsafe { st.deliver(prog, v.get() as usize, u.get() as usize, w, rev) };
                     }
                     Ok(())
                 })
@@ -258,7 +263,7 @@ fn select_step<P: VertexProgram>(
                     edges += nbrs.len() as u64;
                     for &u in nbrs {
                         // SAFETY: deliveries come from this thread only.
-                        unsafe { st.deliver(prog, v as usize, u as usize, 1.0, rev) };
+                        unsafe { st.deliver(prog, v.get() as usize, u.get() as usize, 1.0, rev) };
                     }
                     Ok(())
                 })

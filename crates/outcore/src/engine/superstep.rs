@@ -275,20 +275,21 @@ impl<P: VertexProgram> MemState<P> {
     }
 
     /// The sending vertices, in order.
-    pub fn senders(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.n as u32).filter(|&v| self.sends(v as usize))
+    pub fn senders(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.n as u64).filter(|&v| self.sends(v as usize))
     }
 
     /// Calls `f` with the sending vertices in order, at most `chunk` at a
-    /// time (memory stays O(chunk), whatever the frontier's size).
-    pub fn for_each_sender_chunk(
+    /// time (memory stays O(chunk), whatever the frontier's size), as ids
+    /// of type `T` (the select engine's caller's: u64 on a wide store).
+    pub fn for_each_sender_chunk<T: crate::store::csr::Slot>(
         &self,
         chunk: usize,
-        mut f: impl FnMut(&[u32]) -> Result<()>,
+        mut f: impl FnMut(&[T]) -> Result<()>,
     ) -> Result<()> {
         let mut buf = Vec::with_capacity(chunk.min(self.senders as usize));
         for v in self.senders() {
-            buf.push(v);
+            buf.push(T::of(v));
             if buf.len() == chunk {
                 f(&buf)?;
                 buf.clear();

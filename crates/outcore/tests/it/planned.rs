@@ -54,9 +54,19 @@ proptest! {
         directed in any::<bool>(),
         uring in any::<bool>(),
         choice in prop_oneof![Just(EngineChoice::Auto), Just(EngineChoice::Stream), Just(EngineChoice::Select)],
+        wide in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let store = store_of(dir.path(), n, &random_edges(n, m, seed), directed, true);
+        // A wide store's select steps read u64 ids.
+        let opts = BuildOptions {
+            directed,
+            weighted: true,
+            memory: 256 << 20,
+            group_tiles: 2,
+            csr_id_bytes: if wide { 8 } else { 4 },
+            ..Default::default()
+        };
+        let store = store_in(dir.path(), n, &random_edges(n, m, seed), &opts);
         let g = MemGraph::load(&store).unwrap();
         let io = Some(if uring { Backend::Uring } else { Backend::Sync });
         let scfg = StreamConfig { io, ..Default::default() };
