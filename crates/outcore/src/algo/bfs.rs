@@ -189,6 +189,21 @@ pub fn bfs_planned(
     select_cfg: crate::engine::select::SelectConfig,
     budget: &Budget,
 ) -> Result<(Bfs, RunStats)> {
+    let cfg = (choice, stream_cfg, select_cfg);
+    crate::with_label!(store, levels(store, source, cfg, budget))
+}
+
+/// [`bfs_planned`] with frontiers of ids of type `T` (u64 on a wide store).
+fn levels<T: crate::store::csr::Slot>(
+    store: &Store,
+    source: u64,
+    (choice, stream_cfg, select_cfg): (
+        EngineChoice,
+        StreamConfig,
+        crate::engine::select::SelectConfig,
+    ),
+    budget: &Budget,
+) -> Result<(Bfs, RunStats)> {
     use crate::engine::select::SelectEngine;
     use crate::progress::Progress;
     use crate::store::degrees::Degrees;
@@ -244,7 +259,7 @@ pub fn bfs_planned(
     let mut progress = Progress::new("bfs");
     // Frontiers of up to CHUNK vertices travel as lists.
     const CHUNK: usize = 1 << 16;
-    let mut frontier: Option<Vec<u32>> = Some(vec![source as u32]);
+    let mut frontier: Option<Vec<T>> = Some(vec![T::of(source)]);
     let mut level = 0usize;
     while prog.begin(level) {
         crate::cancel::check()?;
@@ -254,14 +269,14 @@ pub fn bfs_planned(
         // (memory stays O(chunk), whatever the frontier's size).
         let small = frontier.take();
         let lv = level as u32;
-        let scan = |f: &mut dyn FnMut(&[u32]) -> Result<()>| -> Result<()> {
+        let scan = |f: &mut dyn FnMut(&[T]) -> Result<()>| -> Result<()> {
             match &small {
                 Some(l) => l.chunks(CHUNK).try_for_each(&mut *f),
                 None => {
                     let mut buf = Vec::with_capacity(CHUNK);
                     for v in 0..n as usize {
                         if prog.depth.get(v) == lv {
-                            buf.push(v as u32);
+                            buf.push(T::of(v as u64));
                             if buf.len() == CHUNK {
                                 f(&buf)?;
                                 buf.clear();
@@ -279,11 +294,12 @@ pub fn bfs_planned(
         // Select's cost: each list's pages plus its offsets page (distinct,
         // counted along the sorted frontier), each a whole page.
         let (mut active, mut select_pages, mut last_off) = (0u64, 0u64, u64::MAX);
-        scan(&mut |chunk: &[u32]| {
+        scan(&mut |chunk: &[T]| {
             for &v in chunk {
+                let v = v.get();
                 active += 1;
                 select_pages += deg.get(v as usize).div_ceil(slots_per_page).max(1);
-                let op = v as u64 * 8 / page;
+                let op = v * 8 / page;
                 if op != last_off {
                     select_pages += 1;
                     last_off = op;
@@ -317,12 +333,13 @@ pub fn bfs_planned(
             let mut count = 0u64;
             let mut edges = 0u64;
             let tc = Instant::now();
-            scan(&mut |chunk: &[u32]| {
+            scan(&mut |chunk: &[T]| {
                 select.for_each_list(chunk, |_, nbrs| {
                     edges += nbrs.len() as u64;
                     for &u in nbrs {
                         let before = count;
-                        prog.visit(u as usize, u >> TILE_BITS, &mut count);
+                        let x = u.get();
+                        prog.visit(x as usize, (x >> TILE_BITS) as u32, &mut count);
                         if count > before {
                             if let Some(l) = next.as_mut() {
                                 l.push(u);
