@@ -9,20 +9,23 @@
 //! own round (a wrong guess only costs a read). Enabled only when the pool
 //! holds at least `32 x depth` frames, so prefetched pages survive until used.
 
+use crate::store::csr::Slot;
 use std::collections::{HashSet, VecDeque};
+use std::hash::Hash;
 
-/// The run-ahead state of one loop.
-pub struct RunAhead {
+/// The run-ahead state of one loop, over ids of type `T` (the select
+/// engine's caller's: u64 on a wide store).
+pub struct RunAhead<T: Slot + Hash> {
     depth: usize,
     enabled: bool,
-    issued: Issued,
-    window: Vec<u32>,
+    issued: Issued<T>,
+    window: Vec<T>,
 }
 
-impl RunAhead {
+impl<T: Slot + Hash> RunAhead<T> {
     /// For an engine at I/O `depth` whose pool holds `frames` pages
     /// (`off`: never, as [`super::select::SelectConfig::no_run_ahead`]).
-    pub fn new(depth: usize, frames: u64, off: bool) -> RunAhead {
+    pub fn new(depth: usize, frames: u64, off: bool) -> RunAhead<T> {
         RunAhead {
             depth,
             enabled: !off && frames >= 32 * depth as u64,
@@ -34,7 +37,7 @@ impl RunAhead {
     /// The vertices to read along with a round of `round` vertices (sorted;
     /// empty when the round is large enough or nothing new is ahead);
     /// `ahead(k, out)` appends up to `k` vertices in priority order.
-    pub fn window(&mut self, round: usize, ahead: impl FnOnce(usize, &mut Vec<u32>)) -> &[u32] {
+    pub fn window(&mut self, round: usize, ahead: impl FnOnce(usize, &mut Vec<T>)) -> &[T] {
         self.window.clear();
         if !self.enabled || round >= self.depth {
             return &self.window;
@@ -53,7 +56,7 @@ impl RunAhead {
     }
 
     /// True when `v` is in the last window: read for later, not processed now.
-    pub fn prefetch_only(&self, v: u32) -> bool {
+    pub fn prefetch_only(&self, v: T) -> bool {
         !self.window.is_empty() && self.window.binary_search(&v).is_ok()
     }
 
@@ -66,14 +69,14 @@ impl RunAhead {
 /// The vertices prefetched lately (RASP's "Issued" set): the last `cap`,
 /// so that a vertex waiting in a later bucket is not requested in every
 /// phase until it is processed.
-struct Issued {
-    order: VecDeque<u32>,
-    set: HashSet<u32>,
+struct Issued<T> {
+    order: VecDeque<T>,
+    set: HashSet<T>,
     cap: usize,
 }
 
-impl Issued {
-    fn new(cap: usize) -> Issued {
+impl<T: Slot + Hash> Issued<T> {
+    fn new(cap: usize) -> Issued<T> {
         Issued {
             order: VecDeque::with_capacity(cap),
             set: HashSet::with_capacity(cap),
@@ -81,11 +84,11 @@ impl Issued {
         }
     }
 
-    fn contains(&self, v: u32) -> bool {
+    fn contains(&self, v: T) -> bool {
         self.set.contains(&v)
     }
 
-    fn note(&mut self, vs: &[u32]) {
+    fn note(&mut self, vs: &[T]) {
         for &v in vs {
             if self.set.insert(v) {
                 self.order.push_back(v);
@@ -104,7 +107,7 @@ mod tests {
 
     #[test]
     fn windows_hold_only_what_was_not_requested() {
-        let mut ra = RunAhead::new(4, 1000, false);
+        let mut ra = RunAhead::<u32>::new(4, 1000, false);
         assert!(ra.enabled());
         // A large round: no run-ahead.
         assert!(ra.window(4, |_, out| out.extend([1, 2])).is_empty());
@@ -121,7 +124,7 @@ mod tests {
         // Half new: the new half.
         assert_eq!(ra.window(1, |_, out| out.extend([0, 1, 30, 31])), &[30, 31]);
         // A small pool: never.
-        let mut small = RunAhead::new(4, 100, false);
+        let mut small = RunAhead::<u32>::new(4, 100, false);
         assert!(small.window(1, |_, out| out.push(1)).is_empty());
     }
 }

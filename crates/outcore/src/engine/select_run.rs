@@ -124,10 +124,10 @@ pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool, budget
 /// lists are `max_degs`) hold at most [`SLOT_CHUNK`] slots; a longer single
 /// list gets a range of its own. Reads offsets (through the engines' offset
 /// pools) only when the degree bound does not settle it.
-pub(crate) fn slot_batches(
+pub(crate) fn slot_batches<T: crate::store::csr::Slot>(
     engines: &mut [&mut SelectEngine],
     max_degs: &[u64],
-    vs: &[u32],
+    vs: &[T],
 ) -> Result<Vec<Range<usize>>> {
     let bound: u64 = max_degs.iter().sum();
     let mut out = Vec::new();

@@ -5,6 +5,7 @@
 use crate::engine::select::SelectEngine;
 use crate::engine::select_run::slot_batches;
 use crate::error::{Error, Result};
+use crate::store::csr::Slot;
 
 /// Vertices sampled for the default delta.
 const DELTA_SAMPLE: u64 = 256;
@@ -12,16 +13,18 @@ const DELTA_SAMPLE: u64 = 256;
 /// The default bucket width: the mean weight of the lists of up to
 /// [`DELTA_SAMPLE`] vertices spread over the id range and `source`, divided
 /// by `mean_degree`; 1.0 without a positive finite weight in the sample.
-pub(super) fn estimate_delta(
+pub(super) fn estimate_delta<T: Slot>(
     eng: &mut SelectEngine,
     n: u64,
-    source: u32,
+    source: T,
     mean_degree: f64,
     max_deg: u64,
-    bad: &dyn Fn(u32, u32, f64) -> Error,
+    bad: &dyn Fn(T, T, f64) -> Error,
 ) -> Result<f64> {
     let k = DELTA_SAMPLE.min(n);
-    let mut vs: Vec<u32> = (0..k).map(|i| (i * n / k) as u32).collect();
+    let mut vs: Vec<T> = (0..k)
+        .map(|i| T::of((i as u128 * n as u128 / k as u128) as u64))
+        .collect();
     vs.push(source);
     vs.sort_unstable();
     vs.dedup();

@@ -78,6 +78,7 @@ use crate::mem::budget::Charge;
 use crate::mem::{huge_vec, Budget};
 use crate::progress::Progress;
 use crate::size::format_size;
+use crate::store::csr::Slot;
 use crate::store::Store;
 use delta::estimate_delta;
 use queue::{Queue, QUEUE_CHUNK};
@@ -145,6 +146,18 @@ pub fn sssp(
     select: &SelectConfig,
     budget: &Budget,
 ) -> Result<(Sssp, RunStats)> {
+    crate::with_label!(store, sssp_as(store, source, cfg, select, budget))
+}
+
+/// [`sssp`] with queues and batches of ids of type `T` (u64 on a wide
+/// store).
+fn sssp_as<T: Slot + std::hash::Hash>(
+    store: &Store,
+    source: u64,
+    cfg: &SsspConfig,
+    select: &SelectConfig,
+    budget: &Budget,
+) -> Result<(Sssp, RunStats)> {
     let start = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
@@ -169,10 +182,12 @@ pub fn sssp(
     let state_bytes = Sssp::state_bytes(n);
     let max_deg = m.degrees.max_out;
     let entries = m.csr.out_entries;
-    // for_each_weighted gathers ids (4), weights (8) and a piece record (24)
-    // per slot; ranges and page lists take about 112 bytes per vertex.
+    // for_each_weighted gathers ids (4 or 8), weights (8) and a piece
+    // record (24) per slot; ranges and page lists take about 112 bytes per
+    // vertex.
+    let per_slot = 32 + std::mem::size_of::<T>() as u64;
     let batch_bytes = VERTEX_CHUNK.min(n as usize) as u64 * 112
-        + SLOT_CHUNK.max(max_deg).min(entries + 1) * 36
+        + SLOT_CHUNK.max(max_deg).min(entries + 1) * per_slot
         + 4096;
     let min_pool = min_pool_bytes(store, "out", true, budget);
     budget.require(
@@ -203,17 +218,17 @@ pub fn sssp(
     )?;
     let pool_charged = budget.used() - used0;
     let depth = eng.reader().depth();
-    let bad = |v: u32, u: u32, w: f64| bad_weight(store, "SSSP", v as u64, u as u64, w);
+    let bad = |v: T, u: T, w: f64| bad_weight(store, "SSSP", v.get(), u.get(), w);
 
     let delta = match cfg.delta {
         Some(d) => d,
         None => {
             let mean_degree = entries as f64 / n as f64;
-            estimate_delta(&mut eng, n, source as u32, mean_degree, max_deg, &bad)?
+            estimate_delta(&mut eng, n, T::of(source), mean_degree, max_deg, &bad)?
         }
     };
 
-    let mut st = State {
+    let mut st = State::<T> {
         dist: huge_vec(n as usize, |_| f64::INFINITY),
         queued: vec![0u64; n.div_ceil(64) as usize],
         queued_count: 0,
@@ -222,14 +237,14 @@ pub fn sssp(
         edges: 0,
     };
     st.dist[source as usize] = 0.0;
-    st.enqueue(source as u32, 0)?;
+    st.enqueue(T::of(source), 0)?;
 
     let mut phases = Phases::default();
     let mut progress = Progress::new("sssp");
     let mut phase = 0usize;
     let mut processed = 0u64;
     let mut ahead = RunAhead::new(depth, pool_bytes / eng.page_bytes(), select.no_run_ahead);
-    let mut vs: Vec<u32> = Vec::new();
+    let mut vs: Vec<T> = Vec::new();
     while let Some(b) = st.queue.first() {
         crate::cancel::check()?;
         let snap = Snap::take(&[&eng]);

@@ -5,6 +5,7 @@
 
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
+use crate::store::csr::Slot;
 use std::collections::BTreeMap;
 
 /// Bucket-queue memory is charged in steps of this.
@@ -13,9 +14,10 @@ pub(super) const QUEUE_CHUNK: u64 = 1 << 20;
 const BUCKET_OVERHEAD: u64 = 64;
 
 /// The bucket queue: sparse buckets of vertex ids (with stale entries),
-/// charged to the budget by capacity.
-pub(super) struct Queue {
-    pub(super) buckets: BTreeMap<u64, Vec<u32>>,
+/// charged to the budget by capacity; ids of type `T` (u64 on a wide
+/// store).
+pub(super) struct Queue<T: Slot> {
+    pub(super) buckets: BTreeMap<u64, Vec<T>>,
     /// Entries in `buckets`.
     pub(super) entries: u64,
     /// Sum of the capacities of the vectors in `buckets`, in entries.
@@ -26,8 +28,8 @@ pub(super) struct Queue {
     budget: Budget,
 }
 
-impl Queue {
-    pub(super) fn new(budget: &Budget) -> Queue {
+impl<T: Slot> Queue<T> {
+    pub(super) fn new(budget: &Budget) -> Queue<T> {
         Queue {
             buckets: BTreeMap::new(),
             entries: 0,
@@ -43,11 +45,12 @@ impl Queue {
     }
 
     pub(super) fn bytes(&self) -> u64 {
-        (self.cap + self.held) * 4 + self.buckets.len() as u64 * BUCKET_OVERHEAD
+        (self.cap + self.held) * std::mem::size_of::<T>() as u64
+            + self.buckets.len() as u64 * BUCKET_OVERHEAD
     }
 
     /// Pushes; false if the memory charge was refused (the entry is in).
-    pub(super) fn push(&mut self, b: u64, v: u32) -> bool {
+    pub(super) fn push(&mut self, b: u64, v: T) -> bool {
         let fresh = !self.buckets.contains_key(&b);
         let list = self.buckets.entry(b).or_default();
         let before = list.capacity();
@@ -79,7 +82,7 @@ impl Queue {
 
     /// Removes bucket `b` (empty if absent); its memory stays counted until
     /// [`Queue::done_with`].
-    pub(super) fn take(&mut self, b: u64) -> Vec<u32> {
+    pub(super) fn take(&mut self, b: u64) -> Vec<T> {
         let list = self.buckets.remove(&b).unwrap_or_default();
         self.entries -= list.len() as u64;
         self.cap -= list.capacity() as u64;
@@ -88,13 +91,13 @@ impl Queue {
     }
 
     /// Releases a list from [`Queue::take`].
-    pub(super) fn done_with(&mut self, list: Vec<u32>) {
+    pub(super) fn done_with(&mut self, list: Vec<T>) {
         self.held -= list.capacity() as u64;
         drop(list);
         self.fit();
     }
 
-    pub(super) fn retain(&mut self, keep: impl Fn(u64, u32) -> bool) {
+    pub(super) fn retain(&mut self, keep: impl Fn(u64, T) -> bool) {
         let (mut entries, mut cap) = (0u64, 0u64);
         self.buckets.retain(|&b, list| {
             list.retain(|&v| keep(b, v));

@@ -5,6 +5,7 @@
 use super::queue::Queue;
 use crate::error::{Error, Result};
 use crate::size::format_size;
+use crate::store::csr::Slot;
 
 /// Bucket index of a finite non-negative distance (saturating).
 #[inline]
@@ -12,29 +13,38 @@ pub(super) fn bucket_of(d: f64, delta: f64) -> u64 {
     (d / delta) as u64
 }
 
-/// Distances, queued flags and the bucket queue.
-pub(super) struct State {
+/// Distances, queued flags and the bucket queue; ids of type `T` (u64 on
+/// a wide store).
+pub(super) struct State<T: Slot> {
     pub(super) dist: Vec<f64>,
     /// Bit v: v's current distance has not been relaxed from yet; then v has
     /// exactly one live entry, in bucket `bucket_of(dist[v])`.
     pub(super) queued: Vec<u64>,
     pub(super) queued_count: u64,
-    pub(super) queue: Queue,
+    pub(super) queue: Queue<T>,
     pub(super) delta: f64,
     /// Edges relaxed in the current phase.
     pub(super) edges: u64,
 }
 
-impl State {
+/// The word and bit of `v`'s queued flag.
+#[inline]
+fn flag<T: Slot>(v: T) -> (usize, u64) {
+    let v = v.get();
+    ((v >> 6) as usize, 1 << (v & 63))
+}
+
+impl<T: Slot> State<T> {
     #[inline]
-    fn is_queued(&self, v: u32) -> bool {
-        self.queued[(v >> 6) as usize] >> (v & 63) & 1 != 0
+    fn is_queued(&self, v: T) -> bool {
+        let (w, bit) = flag(v);
+        self.queued[w] & bit != 0
     }
 
     #[inline]
-    fn set_queued(&mut self, v: u32, on: bool) {
-        let w = &mut self.queued[(v >> 6) as usize];
-        let bit = 1u64 << (v & 63);
+    fn set_queued(&mut self, v: T, on: bool) {
+        let (w, bit) = flag(v);
+        let w = &mut self.queued[w];
         if on {
             *w |= bit;
             self.queued_count += 1;
@@ -45,12 +55,12 @@ impl State {
     }
 
     /// Marks `v` queued and files it in bucket `b`.
-    pub(super) fn enqueue(&mut self, v: u32, b: u64) -> Result<()> {
+    pub(super) fn enqueue(&mut self, v: T, b: u64) -> Result<()> {
         self.set_queued(v, true);
         self.push(v, b)
     }
 
-    fn push(&mut self, v: u32, b: u64) -> Result<()> {
+    fn push(&mut self, v: T, b: u64) -> Result<()> {
         if self.queue.push(b, v) {
             return Ok(());
         }
@@ -69,13 +79,13 @@ impl State {
     }
 
     /// The live entries of bucket `b`, removed from the queue and unflagged.
-    pub(super) fn take(&mut self, b: u64) -> Vec<u32> {
+    pub(super) fn take(&mut self, b: u64) -> Vec<T> {
         let mut cur = self.queue.take(b);
         let delta = self.delta;
         cur.retain(|&v| {
-            let w = &mut self.queued[(v >> 6) as usize];
-            let bit = 1u64 << (v & 63);
-            if *w & bit != 0 && bucket_of(self.dist[v as usize], delta) == b {
+            let (w, bit) = flag(v);
+            let w = &mut self.queued[w];
+            if *w & bit != 0 && bucket_of(self.dist[v.get() as usize], delta) == b {
                 *w &= !bit;
                 self.queued_count -= 1;
                 true
@@ -90,21 +100,21 @@ impl State {
     #[inline]
     pub(super) fn relax(
         &mut self,
-        v: u32,
-        nbrs: &[u32],
+        v: T,
+        nbrs: &[T],
         ws: &[f64],
-        bad: &dyn Fn(u32, u32, f64) -> Error,
+        bad: &dyn Fn(T, T, f64) -> Error,
     ) -> Result<()> {
-        let dv = self.dist[v as usize];
+        let dv = self.dist[v.get() as usize];
         self.edges += nbrs.len() as u64;
         for (&u, &w) in nbrs.iter().zip(ws) {
             if w.is_nan() || w < 0.0 {
                 return Err(bad(v, u, w));
             }
             let nd = dv + w;
-            let old = self.dist[u as usize];
+            let old = self.dist[u.get() as usize];
             if nd < old {
-                self.dist[u as usize] = nd;
+                self.dist[u.get() as usize] = nd;
                 let b = bucket_of(nd, self.delta);
                 if !self.is_queued(u) {
                     self.enqueue(u, b)?;
@@ -119,13 +129,13 @@ impl State {
 
     /// Up to `k` queued vertices of the lowest buckets, smallest distance
     /// first (RASP's priority-queue run-ahead), appended to `out`.
-    pub(super) fn lookahead(&self, k: usize, out: &mut Vec<u32>) {
+    pub(super) fn lookahead(&self, k: usize, out: &mut Vec<T>) {
         let mut scan = 4 * k;
-        let mut cand: Vec<u32> = Vec::new();
+        let mut cand: Vec<T> = Vec::new();
         for (&b, list) in &self.queue.buckets {
             cand.clear();
             for &v in list.iter().take(scan) {
-                if self.is_queued(v) && bucket_of(self.dist[v as usize], self.delta) == b {
+                if self.is_queued(v) && bucket_of(self.dist[v.get() as usize], self.delta) == b {
                     cand.push(v);
                 }
             }
@@ -133,7 +143,7 @@ impl State {
             let want = k - out.len();
             if cand.len() >= want {
                 cand.sort_unstable_by(|&a, &c| {
-                    self.dist[a as usize].total_cmp(&self.dist[c as usize])
+                    self.dist[a.get() as usize].total_cmp(&self.dist[c.get() as usize])
                 });
                 out.extend_from_slice(&cand[..want]);
                 return;
@@ -159,8 +169,8 @@ impl State {
     fn compact(&mut self) {
         let (queued, dist, delta) = (&self.queued, &self.dist, self.delta);
         self.queue.retain(|b, v| {
-            queued[(v >> 6) as usize] >> (v & 63) & 1 != 0
-                && bucket_of(dist[v as usize], delta) == b
+            let (w, bit) = flag(v);
+            queued[w] & bit != 0 && bucket_of(dist[v.get() as usize], delta) == b
         });
     }
 }
