@@ -1,44 +1,65 @@
 //! A k-core batch's adjacency-list pieces as the select engine delivers them
 //! (one per page of a list, in any order), and the merge of a vertex's
 //! sorted out- and in-list into its neighbour set (no duplicates, not itself).
+//! Ids are of the select engine's caller's type `T` (u64 on a wide store).
+
+use crate::store::csr::Slot;
 
 /// Per-thread scratch: one vertex's out- and in-list, its neighbour set and
 /// the h-index counts.
-#[derive(Default)]
-pub(super) struct Scratch {
-    out: Vec<u32>,
-    inn: Vec<u32>,
-    pub(super) set: Vec<u32>,
+pub(super) struct Scratch<T> {
+    out: Vec<T>,
+    inn: Vec<T>,
+    pub(super) set: Vec<T>,
     pub(super) counts: Vec<u32>,
+}
+
+impl<T> Default for Scratch<T> {
+    fn default() -> Self {
+        Scratch {
+            out: Vec::new(),
+            inn: Vec::new(),
+            set: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
 }
 
 /// One piece of an adjacency list from the select engine.
 #[derive(Clone, Copy)]
-pub(super) struct Piece {
-    pub(super) v: u32,
+pub(super) struct Piece<T> {
+    pub(super) v: T,
     /// Index of the engine (0 = out, 1 = in).
     pub(super) dir: u8,
     /// The piece's first neighbour: pieces of one list are disjoint sorted
     /// runs, so ordering them by it restores the sorted list.
-    pub(super) first: u32,
+    pub(super) first: T,
     at: usize,
     len: u32,
 }
 
 /// A batch's list pieces, gathered as they arrive (in any page order).
-#[derive(Default)]
-pub(super) struct Gather {
-    pub(super) flat: Vec<u32>,
-    pub(super) pieces: Vec<Piece>,
+pub(super) struct Gather<T> {
+    pub(super) flat: Vec<T>,
+    pub(super) pieces: Vec<Piece<T>>,
 }
 
-impl Gather {
+impl<T> Default for Gather<T> {
+    fn default() -> Self {
+        Gather {
+            flat: Vec::new(),
+            pieces: Vec::new(),
+        }
+    }
+}
+
+impl<T: Slot> Gather<T> {
     pub(super) fn clear(&mut self) {
         self.flat.clear();
         self.pieces.clear();
     }
 
-    pub(super) fn piece(&mut self, v: u32, dir: u8, nbrs: &[u32]) {
+    pub(super) fn piece(&mut self, v: T, dir: u8, nbrs: &[T]) {
         self.pieces.push(Piece {
             v,
             dir,
@@ -51,7 +72,7 @@ impl Gather {
 
     /// The neighbour set of `v` (its pieces are `pieces[r]`, sorted by
     /// direction and first neighbour) without `v`, sorted, into `sc.set`.
-    pub(super) fn neighbours(&self, v: u32, r: std::ops::Range<usize>, sc: &mut Scratch) {
+    pub(super) fn neighbours(&self, v: T, r: std::ops::Range<usize>, sc: &mut Scratch<T>) {
         sc.set.clear();
         sc.out.clear();
         sc.inn.clear();

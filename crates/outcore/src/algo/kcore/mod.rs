@@ -58,6 +58,7 @@ use crate::mem::budget::Charge;
 use crate::mem::{huge_vec, Budget};
 use crate::progress::Progress;
 use crate::size::format_size;
+use crate::store::csr::{Slot, SlotWidth};
 use crate::store::Store;
 use gather::Gather;
 use state::State;
@@ -115,10 +116,20 @@ pub fn kcore_vertices(k: &KCore, min_core: u32) -> Vec<u32> {
 
 /// Runs the k-core decomposition of `store` inside `budget`.
 pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(KCore, RunStats)> {
+    crate::with_label!(store, kcore_as(store, select, budget))
+}
+
+/// [`kcore`] with batches and lists of ids of type `T` (u64 on a wide
+/// store); the estimates stay u32.
+fn kcore_as<T: Slot>(
+    store: &Store,
+    select: &SelectConfig,
+    budget: &Budget,
+) -> Result<(KCore, RunStats)> {
     let start = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
-    if n >= u32::MAX as u64 {
+    if T::WIDTH == SlotWidth::Narrow && n >= u32::MAX as u64 {
         return Err(Error::Invalid(format!(
             "{n} vertices do not fit u32 dense ids"
         )));
@@ -132,17 +143,18 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
     let entries = m.csr.out_entries + m.csr.in_entries;
     let bound: u64 = max_degs.iter().sum();
     let state_bytes = KCore::state_bytes(n);
-    // Gathered neighbours and neighbours to wake (4 + 4 bytes a slot),
-    // pieces (24 bytes, one per vertex and page), per thread the scratch
+    // Gathered neighbours and neighbours to wake (two ids a slot), pieces
+    // (24 or 32 bytes, one per vertex and page), per thread the scratch
     // lists and h-index counts (16 bytes per entry of the longest union),
     // per vertex the engines' ranges and page lists (about 112 bytes) and
     // the batch, bounds, h-indices and drops (32 bytes).
     let threads = rayon::current_num_threads().max(1) as u64;
     let slots = SLOT_CHUNK.max(bound).min(entries + 1);
     let vertices = VERTEX_CHUNK.min(n as usize) as u64;
-    let batch_bytes = slots * 8
-        + (vertices + slots / 256 + 1) * 24
-        + threads * 16 * (bound.min(n) + 1)
+    let id = std::mem::size_of::<T>() as u64;
+    let batch_bytes = slots * 2 * id
+        + (vertices + slots / 256 + 1) * std::mem::size_of::<gather::Piece<T>>() as u64
+        + threads * (4 + 3 * id) * (bound.min(n) + 1)
         + vertices * (112 + 32)
         + 4096;
     let min_pool: u64 = dirs
@@ -194,8 +206,8 @@ pub fn kcore(store: &Store, select: &SelectConfig, budget: &Budget) -> Result<(K
 
     let mut iterations = Vec::new();
     let mut progress = Progress::new("kcore");
-    let mut g = Gather::default();
-    let mut batch: Vec<u32> = Vec::new();
+    let mut g = Gather::<T>::default();
+    let mut batch: Vec<T> = Vec::new();
     let mut iter = 0usize;
     while st.active_count > 0 {
         let snap = Snap::take(&engines.iter().collect::<Vec<_>>());

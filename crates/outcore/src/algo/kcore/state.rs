@@ -5,6 +5,7 @@
 
 use super::gather::{Gather, Scratch};
 use crate::engine::select_run::VERTEX_CHUNK;
+use crate::store::csr::Slot;
 use rayon::prelude::*;
 
 /// Estimates, the active bitmap and the h-index scratch.
@@ -17,7 +18,7 @@ pub(super) struct State {
 impl State {
     /// Moves up to [`VERTEX_CHUNK`] active vertices at or after `cursor`
     /// (ascending) into `batch`, clearing their bits; advances `cursor`.
-    pub(super) fn take_active(&mut self, cursor: &mut u64, n: u64, batch: &mut Vec<u32>) {
+    pub(super) fn take_active<T: Slot>(&mut self, cursor: &mut u64, n: u64, batch: &mut Vec<T>) {
         batch.clear();
         while *cursor < n && batch.len() < VERTEX_CHUNK {
             let wi = (*cursor / 64) as usize;
@@ -29,7 +30,7 @@ impl State {
             while word != 0 && batch.len() < VERTEX_CHUNK {
                 let b = word.trailing_zeros() as u64;
                 word &= word - 1;
-                batch.push((wi as u64 * 64 + b) as u32);
+                batch.push(T::of(wi as u64 * 64 + b));
                 self.active[wi] &= !(1u64 << b);
                 self.active_count -= 1;
                 *cursor = wi as u64 * 64 + b + 1;
@@ -38,7 +39,8 @@ impl State {
     }
 
     #[inline]
-    pub(super) fn activate(&mut self, u: u32) {
+    pub(super) fn activate<T: Slot>(&mut self, u: T) {
+        let u = u.get();
         let w = &mut self.active[(u >> 6) as usize];
         let bit = 1u64 << (u & 63);
         if *w & bit == 0 {
@@ -57,7 +59,7 @@ impl State {
     /// batches), then applied; the activation test then sees the new
     /// estimates, so a neighbour in the same batch is activated if it
     /// counted a vertex that dropped.
-    pub(super) fn update(&mut self, vs: &[u32], g: &Gather) -> u64 {
+    pub(super) fn update<T: Slot>(&mut self, vs: &[T], g: &Gather<T>) -> u64 {
         // The pieces of vs[i] are pieces[bounds[i]..bounds[i + 1]].
         let mut bounds = Vec::with_capacity(vs.len() + 1);
         let mut at = 0usize;
@@ -82,7 +84,7 @@ impl State {
                     .map(|(k, &v)| {
                         let i = base + k;
                         g.neighbours(v, bounds[i]..bounds[i + 1], &mut sc);
-                        h_index(est, &sc.set, est[v as usize], &mut sc.counts)
+                        h_index(est, &sc.set, est[v.get() as usize], &mut sc.counts)
                     })
                     .collect::<Vec<u32>>()
             })
@@ -90,15 +92,15 @@ impl State {
         // (index in vs, old estimate, new estimate)
         let mut dropped: Vec<(usize, u32, u32)> = Vec::new();
         for (i, (&v, &h)) in vs.iter().zip(&hs).enumerate() {
-            let old = self.est[v as usize];
+            let old = self.est[v.get() as usize];
             if h < old {
-                self.est[v as usize] = h;
+                self.est[v.get() as usize] = h;
                 dropped.push((i, old, h));
             }
         }
         // u counted v while est(v) >= est(u); it no longer does if est(u) > h.
         let est = &self.est;
-        let wake: Vec<Vec<u32>> = dropped
+        let wake: Vec<Vec<T>> = dropped
             .par_chunks((dropped.len() / (8 * rayon::current_num_threads())).max(64))
             .map(|part| {
                 let mut sc = Scratch::default();
@@ -106,7 +108,7 @@ impl State {
                 for &(i, old, h) in part {
                     g.neighbours(vs[i], bounds[i]..bounds[i + 1], &mut sc);
                     out.extend(sc.set.iter().copied().filter(|&u| {
-                        let eu = est[u as usize];
+                        let eu = est[u.get() as usize];
                         eu > h && eu <= old
                     }));
                 }
@@ -122,7 +124,7 @@ impl State {
 
 /// The largest h <= `cap` such that at least h of `nbrs` have an estimate
 /// >= h (`counts`: zeroed scratch, left zeroed).
-pub(super) fn h_index(est: &[u32], nbrs: &[u32], cap: u32, counts: &mut Vec<u32>) -> u32 {
+pub(super) fn h_index<T: Slot>(est: &[u32], nbrs: &[T], cap: u32, counts: &mut Vec<u32>) -> u32 {
     let k = (nbrs.len() as u64).min(cap as u64) as usize;
     if k == 0 {
         return 0;
@@ -132,7 +134,7 @@ pub(super) fn h_index(est: &[u32], nbrs: &[u32], cap: u32, counts: &mut Vec<u32>
     }
     let counts = &mut counts[..=k];
     for &u in nbrs {
-        let e = est[u as usize] as usize;
+        let e = est[u.get() as usize] as usize;
         counts[e.min(k)] += 1;
     }
     let mut h = 0;

@@ -38,20 +38,26 @@ fn a_wide_slot_beyond_32_bits_is_refused() {
     let err = verify(wide.path()).unwrap_err().to_string();
     assert!(err.contains("csr/out.adj"), "{err}");
     let budget = Budget::new(64 << 20);
-    let e = kcore(&wide, &SelectConfig::default(), &budget)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("beyond 32 bits"), "select: {e}");
-    // Read as u64 ids, the select engine refuses it past the vertex count;
-    // so do the walks, which read a wide store so.
+    // Read as u32 ids, the select engine refuses it as no 32-bit id; read
+    // as u64 ids, past the vertex count. So do k-core and the walks, which
+    // read a wide store so.
     let mut eng =
         SelectEngine::new(&wide, "out", false, &budget, &SelectConfig::default()).unwrap();
+    let e = eng
+        .for_each_list(&[0u32], |_, _| Ok(()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("beyond 32 bits"), "select, u32: {e}");
     let e = eng
         .for_each_list(&[0u64], |_, _| Ok(()))
         .unwrap_err()
         .to_string();
     assert!(e.contains("beyond the 5000 vertices"), "select, u64: {e}");
     drop(eng);
+    let e = kcore(&wide, &SelectConfig::default(), &budget)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("beyond the 5000 vertices"), "kcore: {e}");
     let walk = WalkConfig {
         walks_per_vertex: 1,
         length: 3,
