@@ -103,12 +103,12 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     );
     // A targeted query on the select engine: only the pages of the lists it needs.
     let mut eng = SelectEngine::new(&store, "out", false, &budget(), &SelectConfig::default())?;
-    let probe = ids.dense_of_rank((n as u64).min(7).saturating_sub(1)) as u32;
+    let probe = ids.dense_of_rank((n as u64).min(7).saturating_sub(1));
     let (vs, q) = query::khop(&mut eng, probe, 2)?;
     crate::outln!(
         "khop: {} vertices within 2 hops of vertex {} in {:.3} ms, {} pages read (select engine)",
         vs.len(),
-        ids.get(probe as u64),
+        ids.get(probe),
         q.seconds * 1e3,
         q.pages_touched
     )?;

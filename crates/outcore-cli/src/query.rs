@@ -179,16 +179,16 @@ impl Ids {
         Ok(Ids(IdLookup::open(store)?))
     }
 
-    fn dense(&self, id: &str) -> Result<Option<u32>> {
-        Ok(self.0.dense_of_text(id)?.map(|v| v as u32))
+    fn dense(&self, id: &str) -> Result<Option<u64>> {
+        Ok(self.0.dense_of_text(id)?)
     }
 
-    fn must(&self, id: &str) -> Result<u32> {
+    fn must(&self, id: &str) -> Result<u64> {
         self.dense(id)?
             .ok_or_else(|| anyhow::anyhow!("vertex {id} is not in the graph"))
     }
 
-    fn read_set(&self, path: &PathBuf) -> Result<Vec<u32>> {
+    fn read_set(&self, path: &PathBuf) -> Result<Vec<u64>> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let (mut lines, mut ids) = (Vec::new(), Vec::new());

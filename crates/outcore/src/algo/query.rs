@@ -90,7 +90,7 @@ pub struct QueryStats {
 
 /// Vertices within `k` hops of `source` along out-edges (undirected stores:
 /// neighbours), the source included, sorted.
-pub fn khop(eng: &mut SelectEngine, source: u32, k: u32) -> Result<(Vec<u32>, QueryStats)> {
+pub fn khop(eng: &mut SelectEngine, source: u64, k: u32) -> Result<(Vec<u64>, QueryStats)> {
     let meter = Meter::start(eng);
     if k == 0 {
         // Nothing is expanded: only check the source exists.
@@ -106,12 +106,12 @@ pub fn khop(eng: &mut SelectEngine, source: u32, k: u32) -> Result<(Vec<u32>, Qu
 /// once; for undirected stores each edge once as (min, max).
 pub fn egonet(
     eng: &mut SelectEngine,
-    source: u32,
+    source: u64,
     k: u32,
     directed: bool,
-) -> Result<(Vec<(u32, u32)>, QueryStats)> {
+) -> Result<(Vec<(u64, u64)>, QueryStats)> {
     let meter = Meter::start(eng);
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edges: Vec<(u64, u64)> = Vec::new();
     // Interior vertices (levels < k): all their neighbours are in the set.
     let x = expand(eng, source, k, |v, nbrs| {
         edges.extend(
@@ -131,12 +131,12 @@ pub fn egonet(
 /// as in [`egonet`].
 pub fn induced(
     eng: &mut SelectEngine,
-    vertices: &[u32],
+    vertices: &[u64],
     directed: bool,
-) -> Result<(Vec<(u32, u32)>, QueryStats)> {
+) -> Result<(Vec<(u64, u64)>, QueryStats)> {
     let meter = Meter::start(eng);
     let set = sorted_set(vertices);
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edges: Vec<(u64, u64)> = Vec::new();
     filtered_edges(eng, &set, &set, directed, &mut edges)?;
     edges.sort_unstable();
     let stats = meter.finish(eng, edges.len());
@@ -149,14 +149,14 @@ pub fn induced(
 /// (min, max)), sorted. See the module documentation.
 pub fn cross(
     eng: &mut SelectEngine,
-    set_a: &[u32],
-    set_b: &[u32],
+    set_a: &[u64],
+    set_b: &[u64],
     directed: bool,
-) -> Result<(Vec<(u32, u32)>, QueryStats)> {
+) -> Result<(Vec<(u64, u64)>, QueryStats)> {
     let meter = Meter::start(eng);
     let a = sorted_set(set_a);
     let b = sorted_set(set_b);
-    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut edges: Vec<(u64, u64)> = Vec::new();
     // Ids in sets whose lists are not read are checked by their largest.
     if a.is_empty() || b.is_empty() {
         check_ids(eng, &a)?;
@@ -215,8 +215,8 @@ pub fn cross(
 /// A vertex result (dense ids) as original ids, ascending. `original` maps
 /// a dense id to its original id.
 pub fn original_vertices<T: Ord>(
-    vs: &[u32],
-    mut original: impl FnMut(u32) -> Result<T>,
+    vs: &[u64],
+    mut original: impl FnMut(u64) -> Result<T>,
 ) -> Result<Vec<T>> {
     let mut out = vs
         .iter()
@@ -232,9 +232,9 @@ pub fn original_vertices<T: Ord>(
 /// both ends in A ∩ B ([`cross_min_max`]); those are oriented by original
 /// id instead, the others keep their orientation.
 pub fn original_edges<T: Ord>(
-    edges: &[(u32, u32)],
-    min_max: impl Fn(u32, u32) -> bool,
-    mut original: impl FnMut(u32) -> Result<T>,
+    edges: &[(u64, u64)],
+    min_max: impl Fn(u64, u64) -> bool,
+    mut original: impl FnMut(u64) -> Result<T>,
 ) -> Result<Vec<(T, T)>> {
     let mut out = edges
         .iter()
@@ -253,7 +253,7 @@ pub fn original_edges<T: Ord>(
 
 /// For [`original_edges`] of an undirected [`cross`] result: edge `(a, b)`
 /// (a in A, b in B) was oriented as (min, max) iff `b` is in A and `a` in B.
-pub fn cross_min_max(set_a: &[u32], set_b: &[u32]) -> impl Fn(u32, u32) -> bool {
+pub fn cross_min_max(set_a: &[u64], set_b: &[u64]) -> impl Fn(u64, u64) -> bool {
     let (a, b) = (sorted_set(set_a), sorted_set(set_b));
     move |s, d| contains(&a, d) && contains(&b, s)
 }
@@ -261,23 +261,23 @@ pub fn cross_min_max(set_a: &[u32], set_b: &[u32]) -> impl Fn(u32, u32) -> bool 
 /// The result of a level-by-level expansion.
 struct Expansion {
     /// Every vertex within `k` hops, sorted.
-    members: Vec<u32>,
+    members: Vec<u64>,
     /// The vertices at exactly `k` hops (their lists were not read), sorted.
-    last: Vec<u32>,
+    last: Vec<u64>,
 }
 
 /// Breadth-first expansion from `source` for `k` levels: `interior(v, piece)`
 /// gets every list piece read (the lists of the vertices at distance < k).
 fn expand(
     eng: &mut SelectEngine,
-    source: u32,
+    source: u64,
     k: u32,
-    mut interior: impl FnMut(u32, &[u32]),
+    mut interior: impl FnMut(u64, &[u64]),
 ) -> Result<Expansion> {
     let mut seen: IdSet = HashSet::default();
     seen.insert(source);
     let mut frontier = vec![source];
-    let mut next: Vec<u32> = Vec::new();
+    let mut next: Vec<u64> = Vec::new();
     let mut level = 0u32;
     while level < k && !frontier.is_empty() {
         crate::cancel::check()?;
@@ -295,7 +295,7 @@ fn expand(
         std::mem::swap(&mut frontier, &mut next);
         level += 1;
     }
-    let mut members: Vec<u32> = seen.into_iter().collect();
+    let mut members: Vec<u64> = seen.into_iter().collect();
     members.sort_unstable();
     Ok(Expansion {
         members,
@@ -308,10 +308,10 @@ fn expand(
 /// in `set` (sorted, unique); undirected, only those with `v <= u`.
 fn filtered_edges(
     eng: &mut SelectEngine,
-    vs: &[u32],
-    set: &[u32],
+    vs: &[u64],
+    set: &[u64],
     directed: bool,
-    edges: &mut Vec<(u32, u32)>,
+    edges: &mut Vec<(u64, u64)>,
 ) -> Result<()> {
     if vs.is_empty() {
         return Ok(());
@@ -328,7 +328,7 @@ fn filtered_edges(
 }
 
 /// `xs` sorted and deduplicated.
-fn sorted_set(xs: &[u32]) -> Vec<u32> {
+fn sorted_set(xs: &[u64]) -> Vec<u64> {
     let mut s = xs.to_vec();
     s.sort_unstable();
     s.dedup();
@@ -336,7 +336,7 @@ fn sorted_set(xs: &[u32]) -> Vec<u32> {
 }
 
 /// Fails if the largest id of `sorted` is out of range (costs one offsets page).
-fn check_ids(eng: &mut SelectEngine, sorted: &[u32]) -> Result<()> {
+fn check_ids(eng: &mut SelectEngine, sorted: &[u64]) -> Result<()> {
     if let Some(&max) = sorted.last() {
         eng.ranges(&[max])?;
     }
@@ -344,7 +344,7 @@ fn check_ids(eng: &mut SelectEngine, sorted: &[u32]) -> Result<()> {
 }
 
 #[inline]
-fn contains(sorted: &[u32], x: u32) -> bool {
+fn contains(sorted: &[u64], x: u64) -> bool {
     sorted.binary_search(&x).is_ok()
 }
 
@@ -377,22 +377,22 @@ impl Meter {
 }
 
 /// A hash set of vertex ids with a cheap multiplicative hash.
-type IdSet = HashSet<u32, BuildHasherDefault<IdHasher>>;
+type IdSet = HashSet<u64, BuildHasherDefault<IdHasher>>;
 
-/// Fibonacci hashing of a `u32`, high bits folded down.
+/// Fibonacci hashing of a `u64` id, high bits folded down.
 #[derive(Default)]
 struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     #[inline]
-    fn write_u32(&mut self, x: u32) {
-        let h = (self.0 ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    fn write_u64(&mut self, x: u64) {
+        let h = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         self.0 = h ^ (h >> 29);
     }
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.write_u32(b as u32);
+            self.write_u64(b as u64);
         }
     }
 

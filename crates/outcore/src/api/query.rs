@@ -10,13 +10,13 @@ use crate::store::{Id, IdLookup, Store};
 /// Which query, with its arguments in dense ids.
 pub enum Query<'a> {
     /// Vertices within `hops` of `source`.
-    Khop { source: u32, hops: u32 },
+    Khop { source: u64, hops: u32 },
     /// The subgraph induced by the vertices within `hops` of `source`.
-    Egonet { source: u32, hops: u32 },
+    Egonet { source: u64, hops: u32 },
     /// The subgraph induced by `vertices`.
-    Induced { vertices: &'a [u32] },
+    Induced { vertices: &'a [u64] },
     /// Edges from a vertex of `a` to one of `b`.
-    Cross { a: &'a [u32], b: &'a [u32] },
+    Cross { a: &'a [u64], b: &'a [u64] },
 }
 
 impl Query<'_> {
@@ -71,7 +71,7 @@ pub fn run(
     q: &Query<'_>,
 ) -> Result<(Answer, QueryStats)> {
     let directed = store.manifest().directed;
-    let original = |v: u32| lookup.original(v as u64);
+    let original = |v: u64| lookup.original(v);
     let (edges, stats, cross_sets) = match *q {
         Query::Khop { source, hops } => {
             let (vs, st) = query::khop(eng, source, hops)?;

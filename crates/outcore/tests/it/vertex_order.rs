@@ -167,8 +167,8 @@ fn query_answers(
         ..Default::default()
     };
     let mut eng = SelectEngine::new(store, "out", false, &Budget::new(1 << 30), &cfg).unwrap();
-    let dense = |o: u64| ids.dense_of_original(o, n).unwrap() as u32;
-    let original = |v: u32| Ok(ids.get(v as u64).as_u64().unwrap());
+    let dense = |o: u64| ids.dense_of_original(o, n).unwrap();
+    let original = |v: u64| Ok(ids.get(v).as_u64().unwrap());
     let mut out = Vec::new();
     for k in 0..3 {
         let (vs, _) = query::khop(&mut eng, dense(s), k).unwrap();
@@ -184,7 +184,7 @@ fn query_answers(
     let (two, _) = query::khop(&mut eng, dense(s), 2).unwrap();
     let two: Vec<u64> = query::original_vertices(&two, original).unwrap();
     let half: Vec<u64> = two.iter().step_by(2).copied().collect();
-    let set = |v: &[u64]| v.iter().map(|&o| dense(o)).collect::<Vec<u32>>();
+    let set = |v: &[u64]| v.iter().map(|&o| dense(o)).collect::<Vec<u64>>();
     let (es, _) = query::induced(&mut eng, &set(&half), directed).unwrap();
     let es = query::original_edges(&es, |_, _| !directed, original).unwrap();
     out.push(format!("induced: {es:?}"));

@@ -143,27 +143,27 @@ impl Model {
         }
     }
 
-    fn dense(&self, v: u32) -> u32 {
+    fn dense(&self, v: u32) -> u64 {
         self.ids
             .dense_of_original(v as u64, self.g.n as u64)
-            .unwrap() as u32
+            .unwrap()
     }
 
-    fn dense_set(&self, vs: &[u32]) -> Vec<u32> {
+    fn dense_set(&self, vs: &[u32]) -> Vec<u64> {
         vs.iter().map(|&v| self.dense(v)).collect()
     }
 
-    fn original(&self, v: u32) -> Result<u64, outcore::Error> {
-        Ok(self.ids.get(v as u64).as_u64().unwrap())
+    fn original(&self, v: u64) -> Result<u64, outcore::Error> {
+        Ok(self.ids.get(v).as_u64().unwrap())
     }
 
-    fn vertices(&self, vs: &[u32]) -> Vec<u32> {
+    fn vertices(&self, vs: &[u64]) -> Vec<u32> {
         assert!(vs.windows(2).all(|w| w[0] < w[1]), "sorted in dense ids");
         let out = query::original_vertices(vs, |v| self.original(v)).unwrap();
         out.into_iter().map(|v| v as u32).collect()
     }
 
-    fn edges(&self, es: &[(u32, u32)], min_max: impl Fn(u32, u32) -> bool) -> Vec<(u32, u32)> {
+    fn edges(&self, es: &[(u64, u64)], min_max: impl Fn(u64, u64) -> bool) -> Vec<(u32, u32)> {
         assert!(es.windows(2).all(|w| w[0] < w[1]), "sorted in dense ids");
         let out = query::original_edges(es, min_max, |v| self.original(v)).unwrap();
         out.into_iter().map(|(a, b)| (a as u32, b as u32)).collect()

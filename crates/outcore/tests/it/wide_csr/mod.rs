@@ -333,3 +333,26 @@ fn triangle_entries_widen_on_wide_stores() {
         }
     }
 }
+
+/// The queries read u64 ids (either width): k-hop, egonet, induced and
+/// cross on a wide store give the narrow store's answers.
+#[test]
+fn queries_agree_on_wide_stores() {
+    use outcore::algo::query;
+    let n = 8_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (narrow, wide) = pair(dir.path(), n, &edges_of(n, 30_000, 8), true, false, 4096);
+    let budget = Budget::new(64 << 20);
+    let answers = |s: &Store| {
+        let mut eng =
+            SelectEngine::new(s, "out", false, &budget, &SelectConfig::default()).unwrap();
+        let (two, _) = query::khop(&mut eng, 5, 2).unwrap();
+        let (ego, _) = query::egonet(&mut eng, 5, 2, true).unwrap();
+        let half: Vec<u64> = two.iter().step_by(2).copied().collect();
+        let (ind, _) = query::induced(&mut eng, &half, true).unwrap();
+        let (cross, _) = query::cross(&mut eng, &half, &two, true).unwrap();
+        assert!(two.len() > 100 && !ind.is_empty() && !cross.is_empty());
+        (two, ego, ind, cross)
+    };
+    assert!(answers(&narrow) == answers(&wide));
+}
