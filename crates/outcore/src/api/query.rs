@@ -51,8 +51,9 @@ pub fn dense_ids<T: Slot, S: AsRef<str>>(
             match lookup.dense_of_text(id)? {
                 Some(v) if v < T::PAD.get() => Ok(T::of(v)),
                 Some(v) => Err(Error::Invalid(format!(
-                    "{}vertex {id} has dense id {v}, past the 32-bit ids this query reads",
-                    at(i)
+                    "{}vertex {id} has dense id {v}, past the {}-bit ids this query reads",
+                    at(i),
+                    8 * std::mem::size_of::<T>()
                 ))),
                 None => Err(Error::Invalid(format!(
                     "{}vertex {id} is not in the graph",

@@ -108,8 +108,8 @@ impl KCore {
 }
 
 /// The k-core subgraph's vertices (core number >= `min_core`), sorted dense ids.
-pub fn kcore_vertices(k: &KCore, min_core: u32) -> Vec<u32> {
-    (0..k.core.len() as u32)
+pub fn kcore_vertices(k: &KCore, min_core: u32) -> Vec<u64> {
+    (0..k.core.len() as u64)
         .filter(|&v| k.core[v as usize] >= min_core)
         .collect()
 }
@@ -145,9 +145,10 @@ fn kcore_as<T: Slot>(
     let state_bytes = KCore::state_bytes(n);
     // Gathered neighbours and neighbours to wake (two ids a slot), pieces
     // (24 or 32 bytes, one per vertex and page), per thread the scratch
-    // lists and h-index counts (16 bytes per entry of the longest union),
-    // per vertex the engines' ranges and page lists (about 112 bytes) and
-    // the batch, bounds, h-indices and drops (32 bytes).
+    // lists and h-index counts (three ids and 4 bytes per entry of the
+    // longest union), per vertex the engines' ranges and page lists (about
+    // 112 bytes) and the batch (an id), bounds, h-indices and drops (28
+    // bytes).
     let threads = rayon::current_num_threads().max(1) as u64;
     let slots = SLOT_CHUNK.max(bound).min(entries + 1);
     let vertices = VERTEX_CHUNK.min(n as usize) as u64;
@@ -155,7 +156,7 @@ fn kcore_as<T: Slot>(
     let batch_bytes = slots * 2 * id
         + (vertices + slots / 256 + 1) * std::mem::size_of::<gather::Piece<T>>() as u64
         + threads * (4 + 3 * id) * (bound.min(n) + 1)
-        + vertices * (112 + 32)
+        + vertices * (112 + 28 + id)
         + 4096;
     let min_pool: u64 = dirs
         .iter()

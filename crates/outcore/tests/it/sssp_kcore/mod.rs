@@ -112,7 +112,7 @@ fn check_kcore(store: &Store, g: &MemGraph, sel: &SelectConfig) {
     let max = expect.iter().copied().max().unwrap_or(0);
     assert_eq!(got.max_core(), max);
     for k in [0, 1, 2, max / 2, max, max + 1] {
-        let want: Vec<u32> = (0..g.n as u32)
+        let want: Vec<u64> = (0..g.n as u64)
             .filter(|&v| expect[v as usize] >= k)
             .collect();
         assert_eq!(kcore_vertices(&got, k), want, "the {k}-core");

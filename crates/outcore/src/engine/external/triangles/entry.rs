@@ -1,8 +1,10 @@
-//! The oriented entry of triangle listing, `u << 1 | both`, at the store's
-//! id width: u32 on a narrow store (vertices below 2^31, 4 bytes an entry,
-//! as before), u64 on a wide one. The oriented file, the block's lists and
-//! index, the probe tables and the credit logs hold entries and ids of
-//! this type; the runner picks it by the slot width.
+//! The oriented entry of triangle listing, `u << 1 | both`: u32 on a
+//! narrow store of fewer than 2^31 vertices (4 bytes an entry, as before),
+//! u64 on a wide store or a larger one. The oriented file, the block's
+//! lists and index, the probe tables and the credit log's buffer hold
+//! entries and ids of this type (the log's records on disk keep 4-byte
+//! interval-local targets); the runner picks it by the slot width and the
+//! vertex count.
 
 use super::super::words::WordStream;
 use crate::error::Result;

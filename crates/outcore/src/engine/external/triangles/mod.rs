@@ -7,8 +7,8 @@
 //!    ignoring direction, N(v) (self excluded), writes `(|N(v)|, |N+(v)|)` to
 //!    a meta file and the oriented list N+(v) = {u in N(v) : u < v} to an
 //!    adjacency file, each entry `u << 1 | both` (`both`: arcs run both ways
-//!    between u and v; a u32 on a narrow store, a u64 on a wide one:
-//!    `entry.rs`). Dense ids go by descending degree, so a vertex keeps
+//!    between u and v; a u32 on a narrow store of fewer than 2^31
+//!    vertices, else a u64: `entry.rs`). Dense ids go by descending degree, so a vertex keeps
 //!    only its neighbours of higher degree: |N+(v)| <= sqrt(2m), and a hub
 //!    with hundreds of thousands of neighbours keeps few.
 //! 2. **Blocks**: consecutive vertices whose oriented lists fit the budget
@@ -36,6 +36,7 @@ use crate::error::{Error, Result};
 use crate::io::{IoStats, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::progress::Progress;
+use crate::store::csr::SlotWidth;
 use crate::store::Store;
 use std::time::Instant;
 
@@ -171,8 +172,8 @@ fn iter_stats(i: usize, t: Instant, io: IoStats, work: u64, active: u64) -> Iter
 }
 
 /// Lists the triangles of `store` and calls `f(v, |N(v)|, credit of v)` for
-/// every vertex in dense order. A narrow store's entries are u32s: it needs
-/// dense ids below 2^31.
+/// every vertex in dense order. The oriented entries are u32s on a narrow
+/// store of fewer than 2^31 vertices, else u64s.
 pub fn triangle_credits(
     store: &Store,
     credit: Credit,
@@ -180,7 +181,14 @@ pub fn triangle_credits(
     budget: &Budget,
     f: impl FnMut(u64, u32, u64),
 ) -> Result<RunStats> {
-    crate::with_label!(store, credits_as(store, credit, cfg, budget, f))
+    // u32 entries name fewer than 2^31 vertices: a narrow store with more
+    // takes u64 entries too.
+    let m = store.manifest();
+    if m.slot_width() == SlotWidth::Wide || m.num_vertices >= <u32 as Entry>::MAX_VERTICES {
+        credits_as::<u64>(store, credit, cfg, budget, f)
+    } else {
+        credits_as::<u32>(store, credit, cfg, budget, f)
+    }
 }
 
 /// [`triangle_credits`] on entries of type `E`.
@@ -255,7 +263,7 @@ fn credits_as<E: Entry>(
             let iv = cfg
                 .interval_vertices
                 .unwrap_or(p.block / 32)
-                .clamp(1, n.max(1));
+                .clamp(1, n.clamp(1, super::log::MAX_INTERVAL));
             let k = n.div_ceil(iv).max(1);
             let bounds: Vec<u64> = (0..=k).map(|i| (i * iv).min(n)).collect();
             let files = (0..k)

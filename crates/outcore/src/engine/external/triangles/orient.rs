@@ -79,8 +79,8 @@ impl Lists<'_> {
     }
 }
 
-/// Vertices a block holds at most (its local ids are u32s shifted left by
-/// one).
+/// A block holds fewer vertices than this (its local ids are u32s shifted
+/// left by one).
 const MAX_BLOCK_VERTICES: u64 = 1 << 31;
 
 /// Writes the meta file (`|N(v)|, |N+(v)|` per vertex, two u32s) and the
