@@ -84,9 +84,7 @@ pub fn demo(a: DemoArgs) -> Result<()> {
     );
     let (w, stats) = wcc::wcc(&store, engine("wcc"), &budget())?;
     let n = store.manifest().num_vertices as usize;
-    let components = (0..n)
-        .filter(|&v| w.value(v) as u64 == ids.rank(v as u64))
-        .count();
+    let components = (0..n).filter(|&v| w.value(v) == ids.rank(v as u64)).count();
     crate::run::print_summary(
         &stats,
         &format!("{components} components (isolated vertices included)"),

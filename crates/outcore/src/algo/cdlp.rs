@@ -99,15 +99,17 @@ impl<L: Label> VertexProgram for CdlpVp<L> {
     }
 }
 
-/// CDLP on `store`: labels (ranks; print with `original_of_rank`) by dense id.
+/// CDLP on `store`: labels (ranks; print with `original_of_rank`) by dense id,
+/// 8 bytes a vertex whatever the store's width ([`cdlp_on_disk`] keeps them
+/// on disk).
 pub fn cdlp(
     store: &Store,
     cfg: &CdlpConfig,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Vec<u32>, RunStats)> {
+) -> Result<(Vec<u64>, RunStats)> {
     let on_disk = cdlp_on_disk(store, cfg, ext, budget)?;
-    crate::algo::vertex::collected(on_disk, budget, crate::engine::vertex::id32)
+    crate::algo::vertex::collected(on_disk, budget, |l| l)
 }
 
 /// [`cdlp`] with the labels (ranks) left on disk.

@@ -300,25 +300,21 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
         }
         Algorithm::Wcc => {
             let (values, stats) = if o.engine == EngineChoice::Select {
-                let (w, stats) = planned::run(
-                    store,
-                    &mut vertex::wcc::WccVp::<u32>::new(),
-                    usize::MAX,
-                    o.engine,
-                    engine,
-                    &select,
-                    budget,
-                )?;
-                let values = VertexValues::memory(Kind::Label, move |v| w[v as usize] as u64);
-                (values, stats)
-            } else if external(stream::required_bytes(store, wcc::Wcc::state_bytes(n))) {
+                let (w, stats) = vertex::wcc::planned(store, o.engine, engine, &select, budget)?;
+                (VertexValues::memory(Kind::Label, w), stats)
+            } else if external(stream::required_bytes(
+                store,
+                wcc::Wcc::state_bytes(store.manifest()),
+            )) {
                 let (w, stats) = vertex::wcc::run_on_disk(store, &ext, budget)?;
                 (VertexValues::disk(Kind::Label, w, |x| x), stats)
             } else {
                 only(EngineChoice::Stream, "stream")?;
                 let (w, stats) = wcc::wcc(store, engine, budget)?;
-                let values = VertexValues::memory(Kind::Label, move |v| w.value(v as usize) as u64);
-                (values, stats)
+                (
+                    VertexValues::memory(Kind::Label, move |v| w.value(v as usize)),
+                    stats,
+                )
             };
             // A component's label is the rank of its smallest vertex.
             let mut values = values;

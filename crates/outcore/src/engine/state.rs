@@ -93,6 +93,55 @@ impl U32s {
     }
 }
 
+/// A vector of u64 values readable and writable from several threads: the
+/// wide twin of [`U32s`] (labels of a store with 64-bit ids).
+pub struct U64s(Vec<AtomicU64>);
+
+impl U64s {
+    /// From values.
+    pub fn from_fn(n: usize, f: impl Fn(usize) -> u64) -> U64s {
+        U64s(crate::mem::huge_vec(n, |i| AtomicU64::new(f(i))))
+    }
+}
+
+/// Per-vertex atomic cells of one width, read and written as u64: the
+/// tile programs whose state holds an id or a rank ([`U32s`] on a narrow
+/// store, [`U64s`] on a wide one) are generic over it, so their hot loops
+/// are compiled once per width.
+pub trait IdCells: Sync {
+    /// Bytes a cell takes.
+    const BYTES: u64;
+    /// Cell `i`.
+    fn id(&self, i: usize) -> u64;
+    /// Sets cell `i` to `v` (below 2^32 in [`U32s`]).
+    fn set_id(&self, i: usize, v: u64);
+}
+
+impl IdCells for U32s {
+    const BYTES: u64 = 4;
+    #[inline(always)]
+    fn id(&self, i: usize) -> u64 {
+        self.get(i) as u64
+    }
+    #[inline(always)]
+    fn set_id(&self, i: usize, v: u64) {
+        debug_assert!(v <= u32::MAX as u64, "{v} is no 32-bit id");
+        self.set(i, v as u32)
+    }
+}
+
+impl IdCells for U64s {
+    const BYTES: u64 = 8;
+    #[inline(always)]
+    fn id(&self, i: usize) -> u64 {
+        self.0[i].load(Relaxed)
+    }
+    #[inline(always)]
+    fn set_id(&self, i: usize, v: u64) {
+        self.0[i].store(v, Relaxed)
+    }
+}
+
 /// One flag per block.
 pub struct Flags(Vec<AtomicBool>);
 

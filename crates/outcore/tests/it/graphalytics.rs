@@ -57,7 +57,7 @@ fn example_graphs_pass_graphalytics_validation() {
             );
 
             let (w, _) = wcc::wcc(&store, cfg.clone(), &budget).unwrap();
-            write_vertex_labels(&out("wcc"), &store, |v| w.value(v as usize) as u64).unwrap();
+            write_vertex_labels(&out("wcc"), &store, |v| w.value(v as usize)).unwrap();
             validate(&out("wcc"), &expected("wcc"), rule_for("wcc").unwrap()).unwrap();
             // Labels are the smallest original id of each component, as there.
             assert_eq!(

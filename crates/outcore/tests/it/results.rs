@@ -52,7 +52,7 @@ fn check(seed: u64, order: VertexOrder, budget: u64) {
 
     // WCC labels.
     let (w, _) = vertex::wcc::run(&store, &ext, &budget).unwrap();
-    write_vertex_labels(&dir.path().join("a"), &store, |v| w[v as usize] as u64).unwrap();
+    write_vertex_labels(&dir.path().join("a"), &store, |v| w[v as usize]).unwrap();
     let (mut wd, _) = vertex::wcc::run_on_disk(&store, &ext, &budget).unwrap();
     results::write_labels(&out.at(&dir.path().join("b")), wd.as_mut()).unwrap();
     assert_eq!(read("a"), read("b"), "wcc labels ({order})");

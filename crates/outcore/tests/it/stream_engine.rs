@@ -73,7 +73,7 @@ fn check(store: &Store, expect: &Expected, c: &StreamConfig) -> RunStats {
     // WCC, exact labels.
     let (w, wcc_stats) = wcc::wcc(store, c.clone(), &budget).unwrap();
     for (v, &e) in expect.wcc.iter().enumerate() {
-        assert_eq!(w.value(v), e, "wcc label of {v}");
+        assert_eq!(w.value(v), e as u64, "wcc label of {v}");
     }
     // BFS, exact depths.
     if n > 0 {
@@ -254,7 +254,7 @@ fn the_ring_follows_the_budget() {
     assert_eq!(k, 4);
     assert!((4 << 20..=32 << 20).contains(&seg), "{seg}");
     // The smallest budget still runs, on two segments.
-    let need = stream::required_bytes(&store, wcc::Wcc::state_bytes(n));
+    let need = stream::required_bytes(&store, wcc::Wcc::state_bytes(store.manifest()));
     let (k, _) = segments(need, StreamConfig::default());
     assert_eq!(k, 2);
     // An explicit count is kept when it fits, refused when it does not.

@@ -104,15 +104,12 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
     let (w, _) = wcc::wcc(store, stream.clone(), &budget).unwrap();
     assert_eq!(
         (0..n as usize).map(|v| w.value(v)).collect::<Vec<_>>(),
-        reference::wcc(&g)
+        common::wide(reference::wcc(&g))
     );
     files.insert(
         "wcc",
         text(&|p| {
-            write_vertex_values(p, store, |v| {
-                ids.original_of_rank(w.value(v as usize) as u64)
-            })
-            .unwrap()
+            write_vertex_values(p, store, |v| ids.original_of_rank(w.value(v as usize))).unwrap()
         }),
     );
 

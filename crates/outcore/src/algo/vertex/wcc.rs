@@ -4,8 +4,12 @@
 //! on a wide store ([`Label`]).
 
 use crate::engine::external::ExternalConfig;
+use crate::engine::planned;
+use crate::engine::planner::EngineChoice;
+use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::vertex::{id32, Aggregate, Edges, Label, VertexInfo, VertexProgram};
+use crate::engine::stream::StreamConfig;
+use crate::engine::vertex::{Aggregate, Edges, Label, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
 use crate::store::Store;
@@ -70,9 +74,11 @@ impl<L: Label> VertexProgram for WccVp<L> {
     }
 }
 
-/// WCC on the external engine: component labels (ranks) by dense id.
-pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u32>, RunStats)> {
-    super::collected(run_on_disk(store, ext, budget)?, budget, id32)
+/// WCC on the external engine: component labels (ranks) by dense id, 8
+/// bytes a vertex whatever the store's width ([`run_on_disk`] keeps them on
+/// disk).
+pub fn run(store: &Store, ext: &ExternalConfig, budget: &Budget) -> Result<(Vec<u64>, RunStats)> {
+    super::collected(run_on_disk(store, ext, budget)?, budget, |l| l)
 }
 
 /// [`run`] with the labels (ranks) left on disk.
@@ -90,6 +96,32 @@ pub fn run_on_disk(
         super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s: &L| s.id())
     }
     crate::with_label!(store, on(store, ext, budget))
+}
+
+/// Labels held in memory: the label (rank) of a dense id.
+pub type Labels = Box<dyn Fn(u64) -> u64>;
+
+/// WCC in memory through the planner (stream or select engine by `choice`),
+/// its labels at the store's width.
+pub fn planned(
+    store: &Store,
+    choice: EngineChoice,
+    stream: StreamConfig,
+    select: &SelectConfig,
+    budget: &Budget,
+) -> Result<(Labels, RunStats)> {
+    fn on<L: Label>(
+        store: &Store,
+        choice: EngineChoice,
+        stream: StreamConfig,
+        select: &SelectConfig,
+        budget: &Budget,
+    ) -> Result<(Labels, RunStats)> {
+        let mut p = WccVp::<L>::new();
+        let (w, stats) = planned::run(store, &mut p, usize::MAX, choice, stream, select, budget)?;
+        Ok((Box::new(move |v| w[v as usize].id()), stats))
+    }
+    crate::with_label!(store, on(store, choice, stream, select, budget))
 }
 
 #[cfg(test)]

@@ -303,3 +303,8 @@ pub fn drop_csr_page_sums(store: &Path) {
     }
     std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
 }
+
+/// A reference's u32 labels as the u64 labels the library returns.
+pub fn wide(labels: Vec<u32>) -> Vec<u64> {
+    labels.into_iter().map(u64::from).collect()
+}
