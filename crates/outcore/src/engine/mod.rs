@@ -10,7 +10,6 @@
 //! I/O, caching and parallelism to the engine.
 
 pub mod external;
-pub mod frontier;
 pub mod planned;
 pub mod planner;
 pub mod pool;

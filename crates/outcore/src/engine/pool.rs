@@ -2,7 +2,7 @@
 //! processed segments into one arena charged to the budget, kept while the
 //! algorithm says they may be needed, compacted (memmove) when full.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use std::mem::MaybeUninit;
@@ -31,6 +31,12 @@ pub struct CachePool {
 impl CachePool {
     /// A pool of `bytes` for a store of `tiles` tiles (0 bytes: no caching).
     pub fn new(bytes: u64, tiles: usize, budget: &Budget) -> Result<CachePool> {
+        if tiles > u32::MAX as usize {
+            return Err(Error::Invalid(format!(
+                "{tiles} tiles are more than the stream engine numbers (2^32 - 1); \
+                 use --engine external"
+            )));
+        }
         let charge = if bytes > 0 {
             Some(budget.charge(bytes, "cache pool")?)
         } else {
@@ -230,6 +236,14 @@ mod tests {
         assert_eq!(p.used_bytes(), 32);
         assert!(!p.insert(3, &[0; 11], |_| false)); // larger than the pool
         assert!(!p.insert(4, &[0; 3], |_| false)); // full, and already analysed this round
+    }
+
+    /// Slots name their tiles in u32: more tiles are refused, not wrapped.
+    #[test]
+    fn more_tiles_than_u32_are_refused() {
+        let b = Budget::new(1 << 20);
+        let e = CachePool::new(40, u32::MAX as usize + 1, &b).err().unwrap();
+        assert!(e.to_string().contains("--engine external"), "{e}");
     }
 
     #[test]

@@ -309,11 +309,11 @@ impl SelectEngine {
         let width = self.width;
         let slots_per_page = width.per_page(self.page_bytes);
         // (page, vertex index) for every page of every list.
-        let mut touch: Vec<(u64, u32)> = Vec::new();
+        let mut touch: Vec<(u64, usize)> = Vec::new();
         for (i, &(s, e)) in ranges.iter().enumerate() {
             if e > s {
                 for p in (s / slots_per_page)..=((e - 1) / slots_per_page) {
-                    touch.push((p, i as u32));
+                    touch.push((p, i));
                 }
             }
         }
@@ -329,13 +329,13 @@ impl SelectEngine {
                 let lo = touch.partition_point(|t| t.0 < page);
                 let hi = touch.partition_point(|t| t.0 <= page);
                 for &(_, i) in &touch[lo..hi] {
-                    let (s, e) = ranges[i as usize];
+                    let (s, e) = ranges[i];
                     let (a, b) = (s.max(first) - first, e.min(first + slots_per_page) - first);
                     list.clear();
                     if width.extend(bytes, a as usize, b as usize, &mut list).is_none() {
                         return Err(Error::store(
                             adj_path,
-                            format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i as usize].get()),
+                            format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i].get()),
                         ));
                     }
                     while list.last() == Some(&T::PAD) {
@@ -344,7 +344,7 @@ impl SelectEngine {
                     if let Some(u) = list.iter().map(|u| u.get()).find(|&u| u >= n) {
                         return Err(Error::store(
                             adj_path,
-                            format!("the list of vertex {} holds {u}, beyond the {n} vertices (the store is corrupted: run `outcore verify`)", vs[i as usize].get()),
+                            format!("the list of vertex {} holds {u}, beyond the {n} vertices (the store is corrupted: run `outcore verify`)", vs[i].get()),
                         ));
                     }
                     if !list.is_empty() {

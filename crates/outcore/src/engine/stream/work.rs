@@ -49,14 +49,14 @@ pub(super) fn process<P: TileProgram>(
     let plan = assign_work(metas, needs, batch, threads, min);
     let edges_done = AtomicU64::new(0);
     let run = |t: usize| {
-        let mut work: Vec<(u128, u32, Dir)> = Vec::with_capacity(batch.len());
+        let mut work: Vec<(u128, usize, Dir)> = Vec::with_capacity(batch.len());
         for (b, &(i, _)) in batch.iter().enumerate() {
             let m = metas[i];
             if needs[i] & 1 != 0 && plan.thread[b][0] as usize == t {
-                work.push((work_key(m.row, m.col, false), b as u32, Dir::Forward));
+                work.push((work_key(m.row, m.col, false), b, Dir::Forward));
             }
             if needs[i] & 2 != 0 && plan.thread[b][1] as usize == t {
-                work.push((work_key(m.row, m.col, true), b as u32, Dir::Reverse));
+                work.push((work_key(m.row, m.col, true), b, Dir::Reverse));
             }
         }
         work.sort_unstable_by_key(|w| (w.0, w.1));
@@ -69,7 +69,7 @@ pub(super) fn process<P: TileProgram>(
             // differs in its last bit only): a coded tile is decoded once.
             let both = work.get(w + 1).is_some_and(|x| x.1 == b);
             w += 1 + both as usize;
-            let (i, edges) = batch[b as usize];
+            let (i, edges) = batch[b];
             let m = metas[i];
             let apply = |edges: &[u32], dir: Dir| {
                 let tile = Tile {
