@@ -49,6 +49,8 @@ pub(super) fn enumerate(
 ) -> Result<U32s> {
     let m = store.manifest();
     let n = m.num_vertices;
+    // Its ids are u32 (`NONE` above them), as are the maps it composes.
+    super::order::past_u32(n, "--order bfs")?;
     let state = 20 * n + 2 * n.div_ceil(1 << TILE_BITS);
     let need = required_bytes(store, state) + POOLS;
     if budget.available() < need {

@@ -88,7 +88,7 @@ fn build_with(
     budget: &Budget,
     given: &mut Option<OrderMaps>,
 ) -> Result<BuildReport> {
-    let dir = StoreDir::create(dest, opts.force)?;
+    let mut dir = StoreDir::create(dest, opts.force)?;
     let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
     let budget = budget.clone();
     let s = &scratch.0;
@@ -101,23 +101,34 @@ fn build_with(
     }
     // Ids not known to fit 32 bits are first read as if they did (8-byte
     // edges: half the bytes to sort and spill); the first wider id starts
-    // the build over with 16-byte edges.
-    let mut built = match (opts.external_ids, opts.weighted) {
-        (true, _) => Built::Outgrown,
-        (false, true) => {
-            build_any::<f64, Keyed<f64>>(source, dir, s, opts, &budget, None, !narrow, given)?
-        }
-        (false, false) => {
-            build_any::<(), Keyed<()>>(source, dir, s, opts, &budget, None, !narrow, given)?
-        }
-    };
-    if let Built::Wide = built {
-        let dir = StoreDir::create(dest, opts.force)?;
-        built = match opts.weighted {
-            true => build_any::<f64, Orig<f64>>(source, dir, s, opts, &budget, None, false, given)?,
-            false => build_any::<(), Orig<()>>(source, dir, s, opts, &budget, None, false, given)?,
+    // the build over with 16-byte edges. A narrow build that counts more
+    // vertices than u32 ids hold starts over wide.
+    let (mut opts, mut edges16) = (std::borrow::Cow::Borrowed(opts), false);
+    let built = loop {
+        let o = opts.as_ref();
+        let speculative = !narrow && !edges16;
+        let built = match (o.external_ids, o.weighted, edges16) {
+            (true, ..) => Built::Outgrown,
+            (false, true, false) => {
+                build_any::<f64, Keyed<f64>>(source, dir, s, o, &budget, None, speculative, given)?
+            }
+            (false, false, false) => {
+                build_any::<(), Keyed<()>>(source, dir, s, o, &budget, None, speculative, given)?
+            }
+            (false, true, true) => {
+                build_any::<f64, Orig<f64>>(source, dir, s, o, &budget, None, false, given)?
+            }
+            (false, false, true) => {
+                build_any::<(), Orig<()>>(source, dir, s, o, &budget, None, false, given)?
+            }
         };
-    }
+        match built {
+            Built::Wide => edges16 = true,
+            Built::Wider => opts.to_mut().csr_id_bytes = 8,
+            built => break built,
+        }
+        dir = StoreDir::create(dest, opts.force)?;
+    };
     if let Built::Done(report) = built {
         return Ok(report);
     }
@@ -128,8 +139,8 @@ fn build_with(
     }
     let dir = StoreDir::create(dest, opts.force)?;
     match opts.weighted {
-        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints, given),
-        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints, given),
+        true => ranked::<f64>(source, dir, s, &opts, &budget, Ids::Ints, given),
+        false => ranked::<()>(source, dir, s, &opts, &budget, Ids::Ints, given),
     }
 }
 
@@ -253,4 +264,7 @@ enum Built {
     Outgrown,
     /// `speculative` and an edge id is wider than 32 bits.
     Wide,
+    /// A narrow build counted more vertices than it numbers
+    /// ([`BuildOptions::narrow_max`]): build again wide.
+    Wider,
 }

@@ -47,6 +47,11 @@ pub struct BuildOptions {
     /// `--csr-id-bytes`) to exercise it on small graphs.
     #[doc(hidden)]
     pub csr_id_bytes: u64,
+    /// The most vertices a narrow build numbers (`u32::MAX`, the most u32
+    /// ids hold); a build that counts more after reading its input starts
+    /// again wide. Lowered by tests to exercise that restart.
+    #[doc(hidden)]
+    pub narrow_max: u64,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
     /// in tests; `None` lets the budget decide.
     #[doc(hidden)]
@@ -82,6 +87,7 @@ impl Default for BuildOptions {
             compress: false,
             csr_code: Default::default(),
             csr_id_bytes: 4,
+            narrow_max: u32::MAX as u64,
             sort_buffer_cap: None,
             sort_tiles: false,
             bfs_lists_on_disk: false,
@@ -93,9 +99,9 @@ impl Default for BuildOptions {
 impl BuildOptions {
     /// Whether the build carries dense ids as u64 and writes a wide store
     /// (8-byte CSR slots): when `csr_id_bytes` asks for it, or when a
-    /// dense source has more vertices than u32 ids hold.
+    /// dense source has more vertices than u32 ids hold (`narrow_max`).
     pub(super) fn wide(&self, dense_n: Option<u64>) -> bool {
-        self.csr_id_bytes == 8 || dense_n.is_some_and(|n| n > u32::MAX as u64)
+        self.csr_id_bytes == 8 || dense_n.is_some_and(|n| n > self.narrow_max)
     }
 
     /// Checks the options.

@@ -31,7 +31,7 @@ pub(super) fn degree_order<E: InputEdge, I: DenseId>(
             &format!("--order degree on {n} vertices"),
             &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
         )
-        .and_then(|_| past_u32(n))
+        .and_then(|_| past_u32(n, "--order degree"))
         .map_err(or_original_order)?;
     let dense_charge = budget
         .charge(4 * n, "degree order: degrees, then dense ids")
@@ -171,7 +171,7 @@ pub(super) fn degree_fits(n: u64, budget: &Budget, auto: bool) -> Result<bool> {
             &format!("--order degree on {n} vertices"),
             &[("degrees and permutation, 8 bytes a vertex", 8 * n)],
         )
-        .and_then(|_| past_u32(n))
+        .and_then(|_| past_u32(n, "--order degree"))
         .map_err(or_original_order);
     match fits {
         Err(Error::Budget(m)) if auto => {
@@ -182,14 +182,15 @@ pub(super) fn degree_fits(n: u64, budget: &Budget, auto: bool) -> Result<bool> {
     }
 }
 
-/// The degree order's maps hold u32 dense ids: past 2^32 - 1 vertices it
-/// is refused as a budget refusal is (an error for `--order degree`, the
-/// original order for `--order auto`). Its 8 bytes a vertex would be 32
-/// GiB there anyway.
-fn past_u32(n: u64) -> Result<()> {
+/// The degree and Cuthill-McKee orders' maps (and `order.bin`) hold u32
+/// dense ids: past 2^32 - 1 vertices `order` is refused as a budget
+/// refusal is (an error when asked for, the original order for `--order
+/// auto`). Their 8 and 20 bytes a vertex would be 32 and 80 GiB there
+/// anyway.
+pub(super) fn past_u32(n: u64, order: &str) -> Result<()> {
     match n > u32::MAX as u64 {
         true => Err(Error::Budget(format!(
-            "--order degree on {n} vertices: its maps hold at most {} vertices",
+            "{order} on {n} vertices: its maps hold at most {} vertices",
             u32::MAX
         ))),
         false => Ok(()),

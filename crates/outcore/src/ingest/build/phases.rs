@@ -126,6 +126,9 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     drop(pipeline);
     let n = idmap.len();
     check_count(n)?;
+    if I::BYTES == 4 && n > opts.narrow_max {
+        return Ok(Built::Wider);
+    }
     // The input's sample in ranks, for the remap's sorters.
     let sample = remap::Sample {
         ranks: shape
