@@ -134,9 +134,8 @@ macro_rules! with_label {
     };
 }
 
-/// A rank or dense id in 32 bits: a narrow [`Label`], or an in-memory
-/// run's label. Every store holds fewer than 2^32 vertices until the
-/// build's refusal is lifted (DESIGN.md, "Wide ids").
+/// A rank or dense id in 32 bits: a narrow [`Label`] (a narrow store holds
+/// at most 2^32 - 1 vertices; wider builds write wide stores).
 #[inline]
 pub fn id32(v: u64) -> u32 {
     debug_assert!(v < u32::MAX as u64, "{v} is no 32-bit id");

@@ -14,6 +14,10 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The version of a wide store (`csr.id_bytes` 8): readers that predate it
 /// refuse it instead of reading its 8-byte slots as two ids each.
 pub const WIDE_FORMAT_VERSION: u32 = 2;
+/// The most vertices a store holds: 2^32 blocks of 2^16 (the tiles' u32
+/// block numbers; the tile order is a u64 and the stream engine's work key
+/// takes 32-bit blocks).
+pub const MAX_VERTICES: u64 = 1 << 48;
 /// The manifest's file name inside a store directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -255,20 +259,18 @@ impl Manifest {
     }
 
     /// `csr.id_bytes` is 4 or 8 and matches the format version; the
-    /// vertices fit the u32 ids the engines of this version read.
+    /// vertices fit the store's ids: u32 ids (less their padding value) in
+    /// a narrow store, [`MAX_VERTICES`] in a wide one.
     fn check_ids(&self, dir: &Path) -> Result<()> {
-        let b = self.csr.id_bytes;
-        if self.num_vertices > u32::MAX as u64 {
-            return Err(Error::store(
-                dir,
-                format!(
-                    "the manifest says {} vertices, and this version reads at most {} (u32 ids): the store is damaged, or from a newer outcore",
-                    self.num_vertices,
-                    u32::MAX
-                ),
-            ));
-        }
-        let why = if SlotWidth::of_id_bytes(b).is_none() {
+        let (b, n) = (self.csr.id_bytes, self.num_vertices);
+        let why = if n > MAX_VERTICES {
+            format!("{n} vertices, and a store holds at most {MAX_VERTICES}")
+        } else if b == 4 && n > u32::MAX as u64 {
+            format!(
+                "{n} vertices in a store of 4-byte ids (at most {})",
+                u32::MAX
+            )
+        } else if SlotWidth::of_id_bytes(b).is_none() {
             format!("CSR ids of {b} bytes (4 or 8 are known)")
         } else if Self::version_for(b) != self.format_version {
             format!(

@@ -2,7 +2,6 @@
 //! invariants of every layout; the first problem is returned as an error
 //! naming the broken file.
 
-use super::csr::PAD;
 use super::csrscan::scan_csr;
 use super::degrees;
 use super::file::checksum;
@@ -44,10 +43,12 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     progress.done(|| format!("{} files", report.files));
     let bad = |rel: &str, msg: String| Error::store(path, format!("{rel}: {msg}"));
     let n = m.num_vertices;
-    if n > u32::MAX as u64 {
+    // The order maps hold u32 dense ids and ranks (the builds that write
+    // them refuse more vertices).
+    if m.has_order_map && n > u32::MAX as u64 {
         return Err(bad(
             "manifest.json",
-            format!("{n} vertices is more than supported"),
+            format!("an order map on {n} vertices, more than its 32-bit ids hold"),
         ));
     }
 
@@ -205,7 +206,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             Ok(())
         };
         scan_csr(&store, which, m.weighted, |v, slot, u, _| {
-            if u >= n || u == PAD as u64 {
+            if u >= n {
                 return Err(bad(&adj, format!("vertex {v} has neighbour {u} >= {n}")));
             }
             match cur {
@@ -256,7 +257,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     // Degree order: degrees (out + in when directed) non-increasing in the
     // dense id, equal degrees by increasing rank.
     if m.vertex_order == VertexOrder::Degree {
-        let rank = |v: usize| ranks.as_ref().map_or(v as u32, |r| r[v]);
+        let rank = |v: usize| ranks.as_ref().map_or(v as u64, |r| r[v] as u64);
         let degree = |v: usize| {
             let d = out_deg[v] as u64 + in_deg.get(v).map_or(0, |&d| d as u64);
             d.min(u32::MAX as u64)

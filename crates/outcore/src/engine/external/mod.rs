@@ -95,9 +95,6 @@ fn run_with<P: VertexProgram, T: Slot>(
     let t0 = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
-    if n > u32::MAX as u64 {
-        return Err(Error::Invalid("more than 2^32 - 1 vertices".into()));
-    }
     let sz = sizes::<P, T>(n, prog.weighted(), m.csr.compression.is_some(), budget, cfg)?;
     let sbytes = P::State::BYTES;
     // Grid windows cover whole tile blocks: intervals cut at block edges

@@ -13,19 +13,17 @@ use crate::ingest::EdgeSource;
 use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::store::file::{StoreDir, WriteLe};
+use crate::store::manifest::MAX_VERTICES;
 use crate::store::{ORDER_FILE, ORDER_INV_FILE};
 use std::path::Path;
 use std::time::Instant;
 
-/// Refuses a store of more than 2^32 - 1 vertices (a dense source's, the
-/// id map's, or the ranking's on disk): the build could write it (its ids,
-/// ranks and slots are u64 past that), but no engine reads one yet
-/// (DESIGN.md, "Wide ids").
+/// Refuses a store of more than [`MAX_VERTICES`] (2^48) vertices: a dense
+/// source's, the id map's, or the ranking's on disk.
 pub(crate) fn check_count(n: u64) -> Result<()> {
-    match n > u32::MAX as u64 {
+    match n > MAX_VERTICES {
         true => Err(Error::Invalid(format!(
-            "{n} vertices: this version supports at most {}",
-            u32::MAX
+            "{n} vertices: a store holds at most {MAX_VERTICES} (2^48)"
         ))),
         false => Ok(()),
     }

@@ -148,10 +148,15 @@ fn validation() {
     c.b = 0.0;
     c.c = 0.0;
     c.validate().unwrap();
+    c.scale = 49;
+    invalid(&c, "at most 48");
+    c.scale = 48;
+    c.edge_factor = 1 << 16;
+    invalid(&c, "overflows");
     c.scale = 32;
-    invalid(&c, "at most 31");
-    c.scale = 31;
-    c.edge_factor = 1 << 33;
+    c.edge_factor = 1 << 31;
+    c.validate().unwrap();
+    c.edge_factor = 1 << 32;
     invalid(&c, "overflows");
     c.edge_factor = 16;
     c.validate().unwrap();

@@ -137,9 +137,8 @@ impl IdMap {
 
     /// A map from sorted distinct ids; the identity if they are exactly `0..n`.
     /// Sparse ids past 2^32 - 1 of them (whose bucket bounds would not fit
-    /// 32 bits, and whose list alone is 32 GiB) are refused by their count
-    /// (`build::check_count`) while no engine reads such a store; once it
-    /// does, they are a budget error and the build ranks them on disk.
+    /// 32 bits, and whose list alone is 32 GiB) are a budget error: the
+    /// build ranks them on disk.
     pub fn from_sorted(ids: Vec<u64>, budget: &Budget) -> Result<IdMap> {
         let n = ids.len() as u64;
         if ids.last().is_none_or(|&l| l == n - 1) {
@@ -156,8 +155,8 @@ impl IdMap {
             return IdMap::ranked(min, n, words.into_iter(), budget);
         }
         if n > u32::MAX as u64 {
-            // Refused by their count first (no engine reads such a store
-            // yet), not after the input is ranked again on disk.
+            // More than a store holds is refused now, not after the input
+            // is ranked again on disk.
             crate::ingest::build::check_count(n)?;
             return Err(Error::Budget(format!(
                 "{n} sparse vertex ids: the in-memory id map holds at most {}",

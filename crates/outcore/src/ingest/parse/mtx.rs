@@ -120,16 +120,16 @@ pub(crate) fn read_header(file: &InputFile) -> Result<MtxHeader> {
         if skip_blanks(&line, q) != line.len() {
             return Err(size_err());
         }
-        // Every declared row and column is a vertex (isolated ones too):
-        // a size beyond what a store holds is refused here, before the
-        // build would list billions of them.
+        // Every declared row and column is a vertex (isolated ones too),
+        // listed one by one: a size past 2^32 - 1 is refused here, before
+        // the build would list trillions of them (found by fuzzing).
         if nums[0].max(nums[1]) > u32::MAX as u64 {
             return Err(Error::parse(
                 path,
                 r.lines,
                 &line,
                 format!(
-                    "the size line declares {} x {}: a store holds fewer than 2^32 vertices",
+                    "the size line declares {} x {}: a Matrix Market input lists at most 2^32 - 1 vertices",
                     nums[0], nums[1]
                 ),
             ));

@@ -1,6 +1,6 @@
 //! Wide stores refused: a slot past 32 bits or past the vertex count, an
 //! offset past coded wide pages, a manifest that contradicts itself, a
-//! build of more than 2^32 - 1 vertices.
+//! build of more than 2^48 vertices.
 
 use super::pair;
 use crate::common::*;
@@ -124,20 +124,27 @@ fn rewrite_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 }
 
 /// A manifest whose id width is unknown, or disagrees with its format
-/// version, or whose vertices pass u32 ids (a newer outcore's wide store),
-/// is refused on open; so are build options asking for such a store.
+/// version, or whose vertices pass its ids (u32 ids in a narrow store,
+/// 2^48 in any), is refused on open; so are build options asking for such
+/// a store.
 #[test]
 fn contradicting_widths_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (narrow, wide) = pair(dir.path(), 50, &edges_of(50, 200, 1), false, false, 4096);
     Store::open(narrow.path()).unwrap();
     Store::open(wide.path()).unwrap();
-    let cases: [(&Path, &str, serde_json::Value, &str); 4] = [
+    let cases: [(&Path, &str, serde_json::Value, &str); 5] = [
+        (
+            narrow.path(),
+            "num_vertices",
+            (1u64 << 32).into(),
+            "4294967296 vertices in a store of 4-byte ids (at most 4294967295)",
+        ),
         (
             wide.path(),
             "num_vertices",
-            (1u64 << 32).into(),
-            "4294967296 vertices, and this version reads at most 4294967295",
+            ((1u64 << 48) + 1).into(),
+            "281474976710657 vertices, and a store holds at most 281474976710656",
         ),
         (wide.path(), "csr.id_bytes", 3.into(), "CSR ids of 3 bytes"),
         (
@@ -171,15 +178,14 @@ fn contradicting_widths_are_refused() {
     assert!(e.contains("4 or 8"), "{e}");
 }
 
-/// A dense source of more than 2^32 - 1 vertices is refused plainly before
-/// the read, whatever the order and the code (the engines read u32 ids);
-/// nothing is left behind.
+/// A dense source of more than 2^48 vertices is refused plainly before the
+/// read, whatever the order and the code; nothing is left behind.
 #[test]
-fn a_build_past_32_bits_is_refused_plainly() {
+fn a_build_past_48_bits_is_refused_plainly() {
     outcore::progress::set_quiet(true);
-    let n = (1u64 << 32) + 5;
-    let edges = [(0, n - 1, 1.0), (1 << 32, 3, 2.0), (7, 1 << 32, 1.0)];
-    let count = "4294967301 vertices: this version supports at most 4294967295";
+    let n = (1u64 << 48) + 5;
+    let edges = [(0, n - 1, 1.0), (1 << 32, 3, 2.0), (7, 1 << 48, 1.0)];
+    let count = "281474976710661 vertices: a store holds at most 281474976710656 (2^48)";
     let cases = [
         (VertexOrder::Original, false, false, count),
         (VertexOrder::Degree, false, false, count),

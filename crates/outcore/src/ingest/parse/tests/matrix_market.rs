@@ -126,7 +126,7 @@ fn mtx_rejected_headers() {
         // hundreds of trillions of isolated vertices.
         (
             b"%%MatrixMarket matrix coordinate real general\n3 444444444444444 1\n1 2 1\n",
-            "fewer than 2^32 vertices",
+            "at most 2^32 - 1 vertices",
         ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
