@@ -348,7 +348,7 @@ impl SelectEngine {
                         ));
                     }
                     if !list.is_empty() {
-                        f(vs[i as usize], s.max(first), s, &list)?;
+                        f(vs[i], s.max(first), s, &list)?;
                     }
                 }
                 Ok(())
