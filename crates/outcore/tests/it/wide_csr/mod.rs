@@ -84,7 +84,7 @@ fn pair_with(
             store_in(&dir.join("wide"), n, edges, &wide),
         );
     }
-    let bits = if n % 2 == 0 { 40 } else { 31 };
+    let bits = if n.is_multiple_of(2) { 40 } else { 31 };
     let spread = |v: u64| v.wrapping_mul(0x9E37_79B9) % (1 << bits);
     let edges: Vec<_> = edges
         .iter()
