@@ -4,7 +4,6 @@
 //! - [`select`]: TurboGraph's pin-and-slide over the CSR pages of active vertices.
 //! - [`external`]: GraFBoost's sort-reduce over PartitionedVC's per-interval
 //!   logs, vertex state on disk; runs any [`vertex::VertexProgram`].
-//! - [`frontier`]: the active vertices, sparse or dense (Ligra's vertexSubset).
 //!
 //! Algorithms implement [`program::TileProgram`] once and leave scheduling,
 //! I/O, caching and parallelism to the engine.

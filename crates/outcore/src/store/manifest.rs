@@ -14,10 +14,11 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The version of a wide store (`csr.id_bytes` 8): readers that predate it
 /// refuse it instead of reading its 8-byte slots as two ids each.
 pub const WIDE_FORMAT_VERSION: u32 = 2;
-/// The most vertices a store holds: 2^32 blocks of 2^16 (the tiles' u32
-/// block numbers; the tile order is a u64 and the stream engine's work key
-/// takes 32-bit blocks).
-pub const MAX_VERTICES: u64 = 1 << 48;
+/// The most vertices a store holds: 2^32 - 1 blocks of 2^16 (2^48 - 2^16),
+/// the tiles' u32 block numbers less the tile index's end mark (row
+/// `u32::MAX`); the tile order is a u64 and the stream engine's work key
+/// takes 32-bit blocks.
+pub const MAX_VERTICES: u64 = (u32::MAX as u64) << crate::store::tiles::TILE_BITS;
 /// The manifest's file name inside a store directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 

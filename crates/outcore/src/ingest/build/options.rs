@@ -106,6 +106,12 @@ impl BuildOptions {
 
     /// Checks the options.
     pub fn validate(&self) -> Result<()> {
+        if self.narrow_max > u32::MAX as u64 {
+            return Err(Error::Invalid(format!(
+                "narrow_max {} is more than 32-bit ids hold",
+                self.narrow_max
+            )));
+        }
         if !self.group_tiles.is_power_of_two() || self.group_tiles > 1 << 16 {
             return Err(Error::Invalid(format!(
                 "--group-tiles {} must be a power of two between 1 and 65536",

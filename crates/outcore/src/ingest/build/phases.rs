@@ -18,12 +18,12 @@ use crate::store::{ORDER_FILE, ORDER_INV_FILE};
 use std::path::Path;
 use std::time::Instant;
 
-/// Refuses a store of more than [`MAX_VERTICES`] (2^48) vertices: a dense
-/// source's, the id map's, or the ranking's on disk.
+/// Refuses a store of more than [`MAX_VERTICES`] (2^48 - 2^16) vertices: a
+/// dense source's, the id map's, or the ranking's on disk.
 pub(crate) fn check_count(n: u64) -> Result<()> {
     match n > MAX_VERTICES {
         true => Err(Error::Invalid(format!(
-            "{n} vertices: a store holds at most {MAX_VERTICES} (2^48)"
+            "{n} vertices: a store holds at most {MAX_VERTICES} (2^48 - 2^16)"
         ))),
         false => Ok(()),
     }
@@ -125,6 +125,12 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     let n = idmap.len();
     check_count(n)?;
     if I::BYTES == 4 && n > opts.narrow_max {
+        // A degree order asked for is refused now, not after another pass.
+        if by_degree && !opts.order_auto {
+            order::degree_fits(n, &budget, false)?;
+        }
+        let note = format!("{n} vertices, more than 32-bit ids hold: building again with 64-bit ids (another pass over the input)");
+        crate::progress::Progress::new("vertex ids").done(|| note);
         return Ok(Built::Wider);
     }
     // The input's sample in ranks, for the remap's sorters.

@@ -73,7 +73,7 @@ impl std::fmt::Display for GenKind {
 #[derive(Clone, Debug)]
 pub struct GenConfig {
     pub kind: GenKind,
-    /// kron/rmat: `2^scale` vertices (default 16); at most 48.
+    /// kron/rmat: `2^scale` vertices (default 16); at most 47.
     pub scale: u32,
     /// kron/rmat: `edge_factor * 2^scale` edge samples (default 16).
     pub edge_factor: u64,
@@ -145,8 +145,8 @@ impl GenConfig {
         let bad = |msg: String| Err(Error::Invalid(format!("{}: {msg}", self.kind)));
         match self.kind {
             GenKind::Kron | GenKind::Rmat => {
-                if self.scale > 48 {
-                    return bad(format!("scale {} is too large (at most 48)", self.scale));
+                if self.scale > 47 {
+                    return bad(format!("scale {} is too large (at most 47)", self.scale));
                 }
                 if self
                     .edge_factor

@@ -148,10 +148,10 @@ fn validation() {
     c.b = 0.0;
     c.c = 0.0;
     c.validate().unwrap();
-    c.scale = 49;
-    invalid(&c, "at most 48");
     c.scale = 48;
-    c.edge_factor = 1 << 16;
+    invalid(&c, "at most 47");
+    c.scale = 47;
+    c.edge_factor = 1 << 17;
     invalid(&c, "overflows");
     c.scale = 32;
     c.edge_factor = 1 << 31;

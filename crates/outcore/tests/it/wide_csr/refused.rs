@@ -1,6 +1,6 @@
 //! Wide stores refused: a slot past 32 bits or past the vertex count, an
 //! offset past coded wide pages, a manifest that contradicts itself, a
-//! build of more than 2^48 vertices.
+//! build of more vertices than a store holds.
 
 use super::pair;
 use crate::common::*;
@@ -125,8 +125,8 @@ fn rewrite_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 
 /// A manifest whose id width is unknown, or disagrees with its format
 /// version, or whose vertices pass its ids (u32 ids in a narrow store,
-/// 2^48 in any), is refused on open; so are build options asking for such
-/// a store.
+/// 2^48 - 2^16 in any), is refused on open; so are build options asking
+/// for such a store.
 #[test]
 fn contradicting_widths_are_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -143,8 +143,8 @@ fn contradicting_widths_are_refused() {
         (
             wide.path(),
             "num_vertices",
-            ((1u64 << 48) + 1).into(),
-            "281474976710657 vertices, and a store holds at most 281474976710656",
+            ((1u64 << 48) - (1 << 16) + 1).into(),
+            "281474976645121 vertices, and a store holds at most 281474976645120",
         ),
         (wide.path(), "csr.id_bytes", 3.into(), "CSR ids of 3 bytes"),
         (
@@ -178,14 +178,15 @@ fn contradicting_widths_are_refused() {
     assert!(e.contains("4 or 8"), "{e}");
 }
 
-/// A dense source of more than 2^48 vertices is refused plainly before the
-/// read, whatever the order and the code; nothing is left behind.
+/// A dense source of more than 2^48 - 2^16 vertices (2^32 - 1 blocks) is
+/// refused plainly before the read, whatever the order and the code;
+/// nothing is left behind.
 #[test]
-fn a_build_past_48_bits_is_refused_plainly() {
+fn a_build_past_the_last_block_is_refused_plainly() {
     outcore::progress::set_quiet(true);
-    let n = (1u64 << 48) + 5;
-    let edges = [(0, n - 1, 1.0), (1 << 32, 3, 2.0), (7, 1 << 48, 1.0)];
-    let count = "281474976710661 vertices: a store holds at most 281474976710656 (2^48)";
+    let n = (1u64 << 48) - (1 << 16) + 5;
+    let edges = [(0, n - 1, 1.0), (1 << 32, 3, 2.0), (7, n - 2, 1.0)];
+    let count = "281474976645125 vertices: a store holds at most 281474976645120 (2^48 - 2^16)";
     let cases = [
         (VertexOrder::Original, false, false, count),
         (VertexOrder::Degree, false, false, count),
