@@ -127,12 +127,16 @@ fn build_with(
             Built::Wider => opts.to_mut().csr_id_bytes = 8,
             built => break built,
         }
+        // The last pass's sorter files go on the reaper thread: gone before
+        // the next pass creates files of the same names.
+        super::reap::wait_removed();
         dir = StoreDir::create(dest, opts.force)?;
     };
     if let Built::Done(report) = built {
         return Ok(report);
     }
     // The ids outgrew the in-memory map: start again, ranking them on disk.
+    super::reap::wait_removed();
     if !opts.external_ids {
         let note = "the vertex ids outgrow the id map's share of the budget; ranking them on disk instead (a second pass over the input)";
         Progress::new("vertex ids").done(|| note.to_string());

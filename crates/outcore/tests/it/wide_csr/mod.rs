@@ -238,6 +238,28 @@ proptest! {
     }
 }
 
+/// A build that spilled its input and starts over wide (`Built::Wider`)
+/// writes the narrow build's store: its second pass's sorter files take
+/// the names of the first pass's, which the reaper must have removed first
+/// (the property test above, in a loaded CI run, lost that race with a
+/// "No such file"; on an idle machine the reaper wins it anyway).
+#[test]
+fn a_wide_restart_after_spilling() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        directed: false,
+        weighted: true,
+        compress: true,
+        memory: 128 << 20,
+        sort_buffer_cap: Some(32 << 10),
+        ..Default::default()
+    };
+    let (n, seed) = (829, 11048192312453818724);
+    let edges = edges_of(n, 9596, seed);
+    let (narrow, wide) = pair_with(dir.path(), n, &edges, &opts, false, true);
+    check_pair(&narrow, &wide);
+}
+
 /// Lists of exactly a wide page (512 slots), a page and one, and many
 /// pages, and the ids at both ends.
 #[test]
