@@ -100,7 +100,11 @@ impl Wcc {
 
     /// Bytes of vertex state on the store of manifest `m`.
     pub fn state_bytes(m: &Manifest) -> u64 {
-        Wcc::bytes(m.num_vertices, if Wcc::wide(m) { 8 } else { 4 })
+        let label_bytes = match Wcc::wide(m) {
+            true => U64s::BYTES,
+            false => U32s::BYTES,
+        };
+        Wcc::bytes(m.num_vertices, label_bytes)
     }
 
     fn bytes(n: u64, label_bytes: u64) -> u64 {

@@ -261,7 +261,8 @@ impl Manifest {
 
     /// `csr.id_bytes` is 4 or 8 and matches the format version; the
     /// vertices fit the store's ids: u32 ids (less their padding value) in
-    /// a narrow store, [`MAX_VERTICES`] in a wide one.
+    /// a narrow store and in the order maps (the builds that write them
+    /// refuse more), [`MAX_VERTICES`] in a wide one.
     fn check_ids(&self, dir: &Path) -> Result<()> {
         let (b, n) = (self.csr.id_bytes, self.num_vertices);
         let why = if n > MAX_VERTICES {
@@ -271,6 +272,8 @@ impl Manifest {
                 "{n} vertices in a store of 4-byte ids (at most {})",
                 u32::MAX
             )
+        } else if self.has_order_map && n > u32::MAX as u64 {
+            format!("an order map on {n} vertices (its ids are 32-bit)")
         } else if SlotWidth::of_id_bytes(b).is_none() {
             format!("CSR ids of {b} bytes (4 or 8 are known)")
         } else if Self::version_for(b) != self.format_version {

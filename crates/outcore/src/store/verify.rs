@@ -43,14 +43,6 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     progress.done(|| format!("{} files", report.files));
     let bad = |rel: &str, msg: String| Error::store(path, format!("{rel}: {msg}"));
     let n = m.num_vertices;
-    // The order maps hold u32 dense ids and ranks (the builds that write
-    // them refuse more vertices).
-    if m.has_order_map && n > u32::MAX as u64 {
-        return Err(bad(
-            "manifest.json",
-            format!("an order map on {n} vertices, more than its 32-bit ids hold"),
-        ));
-    }
 
     if m.has_id_map {
         let mut r = LeReader::open(&store.file(IDS_FILE))?;

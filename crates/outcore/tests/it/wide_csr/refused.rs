@@ -124,8 +124,8 @@ fn rewrite_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 }
 
 /// A manifest whose id width is unknown, or disagrees with its format
-/// version, or whose vertices pass its ids (u32 ids in a narrow store,
-/// 2^48 - 2^16 in any), is refused on open; so are build options asking
+/// version, or whose vertices pass its ids (u32 ids in a narrow store or
+/// an order map, 2^48 - 2^16 in any), is refused on open; so are build options asking
 /// for such a store.
 #[test]
 fn contradicting_widths_are_refused() {
@@ -133,7 +133,14 @@ fn contradicting_widths_are_refused() {
     let (narrow, wide) = pair(dir.path(), 50, &edges_of(50, 200, 1), false, false, 4096);
     Store::open(narrow.path()).unwrap();
     Store::open(wide.path()).unwrap();
-    let cases: [(&Path, &str, serde_json::Value, &str); 5] = [
+    assert!(wide.manifest().has_order_map);
+    let cases: [(&Path, &str, serde_json::Value, &str); 6] = [
+        (
+            wide.path(),
+            "num_vertices",
+            (1u64 << 32).into(),
+            "an order map on 4294967296 vertices (its ids are 32-bit)",
+        ),
         (
             narrow.path(),
             "num_vertices",
