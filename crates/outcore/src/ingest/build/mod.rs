@@ -103,6 +103,12 @@ fn build_with(
     // edges: half the bytes to sort and spill); the first wider id starts
     // the build over with 16-byte edges. A narrow build that counts more
     // vertices than u32 ids hold starts over wide.
+    // A pass starting over: the last pass's sorter files go on the reaper
+    // thread, gone before the next pass creates files of the same names.
+    let again = |force| {
+        super::reap::wait_removed();
+        StoreDir::create(dest, force)
+    };
     let (mut opts, mut edges16) = (std::borrow::Cow::Borrowed(opts), false);
     let built = loop {
         let o = opts.as_ref();
@@ -127,21 +133,17 @@ fn build_with(
             Built::Wider => opts.to_mut().csr_id_bytes = 8,
             built => break built,
         }
-        // The last pass's sorter files go on the reaper thread: gone before
-        // the next pass creates files of the same names.
-        super::reap::wait_removed();
-        dir = StoreDir::create(dest, opts.force)?;
+        dir = again(opts.force)?;
     };
     if let Built::Done(report) = built {
         return Ok(report);
     }
     // The ids outgrew the in-memory map: start again, ranking them on disk.
-    super::reap::wait_removed();
     if !opts.external_ids {
         let note = "the vertex ids outgrow the id map's share of the budget; ranking them on disk instead (a second pass over the input)";
         Progress::new("vertex ids").done(|| note.to_string());
     }
-    let dir = StoreDir::create(dest, opts.force)?;
+    let dir = again(opts.force)?;
     match opts.weighted {
         true => ranked::<f64>(source, dir, s, &opts, &budget, Ids::Ints, given),
         false => ranked::<()>(source, dir, s, &opts, &budget, Ids::Ints, given),
