@@ -15,7 +15,10 @@ NetworkX installed, `nx.pagerank(G, backend="outcore")` runs NetworkX's
 functions on outcore (see `outcore.nx`).
 
 Errors raise the exceptions in `outcore.errors` (bad input, budget, corrupted
-store) with the messages the `outcore` command line prints.
+store) with the messages the `outcore` command line prints, its flags named
+as the Python arguments that set them; an unknown keyword is a TypeError
+that lists the valid ones, a number out of range a ValueError that gives
+the range.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
-from . import _outcore
+from . import _checks, _outcore
 from .errors import (BudgetError, DiskFullError, InputError, OutcoreError, OutcoreIOError,
                      StoreError)
 from ._edges import edge_arrays
-from .store import Result, Size, Store, Vertex, _bytes
+from .result import Result
+from .store import Size, Store, Vertex
 
 __version__ = _outcore.__version__
 
@@ -40,6 +44,19 @@ __all__ = [
 ]
 
 PathLike = Union[str, os.PathLike]
+
+# The options of the builds beyond the arguments they name.
+_IMPORT_OPTIONS = ("header", "columns", "delimiter", "ids", "tmp_dir", "order", "drop_self_loops",
+                   "page_size", "group_tiles", "compress")
+_GENERATE_PARAMS = ("scale", "edge_factor", "a", "b", "c", "vertices", "edges", "rows", "cols",
+                    "max_weight", "seed", "directed", "weighted", "tmp_dir", "order", "compress")
+
+
+def __dir__() -> list:
+    """The public API (what `__all__` lists, the version and the `errors`
+    module), not the names the package imports for itself."""
+    return sorted(__all__ + ["__version__", "errors", "__doc__", "__name__", "__file__",
+                             "__path__", "__all__"])
 
 
 def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
@@ -72,16 +89,17 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
         InputError: a line does not parse (the message names file and line).
         BudgetError: the budget is too small.
     """
+    _checks.known("import_edges", import_edges, format_options, _IMPORT_OPTIONS)
+    format_options = _checks.check("import_edges", dict(format_options, page_size=_checks.size(
+        "import_edges", "page_size", format_options.get("page_size"))))
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths]
-    if "tmp_dir" in format_options and format_options["tmp_dir"] is not None:
+    if format_options.get("tmp_dir") is not None:
         format_options["tmp_dir"] = os.fspath(format_options["tmp_dir"])
-    if "page_size" in format_options:
-        format_options["page_size"] = _bytes(format_options["page_size"])
     _outcore.import_edges(paths, os.fspath(store), format=format, directed=directed,
-                          weighted=weighted, memory=_bytes(memory), force=force,
-                          progress=progress, **format_options)
+                          weighted=weighted, memory=_checks.size("import_edges", "memory", memory),
+                          force=force, progress=progress, **format_options)
     return Store(store)
 
 
@@ -97,8 +115,11 @@ def generate(kind: str, store: PathLike, *, memory: Size = None, force: bool = F
             `seed`, `directed`, `weighted`, `tmp_dir`, `order`, `compress` — as
             `outcore generate`'s options. The same seed gives the same graph.
     """
-    _outcore.generate(kind, os.fspath(store), memory=_bytes(memory), force=force,
-                      progress=progress, **params)
+    _checks.known("generate", generate, params, _GENERATE_PARAMS)
+    if params.get("tmp_dir") is not None:
+        params["tmp_dir"] = os.fspath(params["tmp_dir"])
+    _outcore.generate(kind, os.fspath(store), memory=_checks.size("generate", "memory", memory),
+                      force=force, progress=progress, **params)
     return Store(store)
 
 
@@ -121,6 +142,7 @@ def from_networkx(G, store: PathLike, memory: Size = None, *, weight: Optional[s
             an unweighted store. A graph with no such attribute gives an
             unweighted store.
     """
+    memory = _checks.size("from_networkx", "memory", memory)
     if G.is_multigraph():
         raise InputError("from_networkx: multigraphs are not supported (outcore stores one "
                          "edge per vertex pair); convert with nx.Graph(G) or nx.DiGraph(G)")
@@ -132,5 +154,5 @@ def from_networkx(G, store: PathLike, memory: Size = None, *, weight: Optional[s
     src, dst, w = edge_arrays(G, weight if weighted else None, 1.0, index)
     verts = np.array(nodes if index is None else range(len(nodes)), dtype=np.uint64)
     _outcore.build_from_arrays(os.fspath(store), src, dst, w, verts, directed=G.is_directed(),
-                               memory=_bytes(memory), force=force, progress=progress)
+                               memory=memory, force=force, progress=progress)
     return Store(store, _nodes=None if index is None else nodes)

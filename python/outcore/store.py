@@ -1,5 +1,5 @@
-"""`Store` (an on-disk graph and every algorithm and query on it) and
-`Result` (one value per vertex, as numpy arrays)."""
+"""`Store`: an on-disk graph and every algorithm and query on it. Results
+come back as `Result`s (one value per vertex, numpy arrays)."""
 
 from __future__ import annotations
 
@@ -10,72 +10,19 @@ from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _outcore
+from . import _checks, _outcore
+from .result import Result
 
 Size = Union[int, str, None]
 Vertex = Union[int, str]
 
 __all__ = ["Store", "Result", "Size", "Vertex"]
 
-
-def _bytes(size: Size) -> Optional[int]:
-    """A budget as bytes: an int, or text such as "512MiB", "4GiB", "4GB"."""
-    if size is None or isinstance(size, int):
-        return size
-    return _outcore.parse_size(str(size))
-
-
-class Result:
-    """One value per vertex, in ascending original id.
-
-    Attributes:
-        ids: original ids (numpy uint64; a numpy object array of str for a
-            store of string ids, or of the nodes of a graph converted with
-            `from_networkx`).
-        values: numpy float64 for ranks, distances (inf when unreachable)
-            and clustering coefficients; int64 for depths (2**63 - 1 when
-            unreachable), core numbers and labels (a label is the original
-            id of a vertex: the smallest of a WCC component).
-        stats: the run's statistics, the dict `outcore run --stats` writes.
-        seconds: wall time of the run (without gathering the arrays).
-        iterations: iterations done (pagerank, cdlp), else None.
-        summary: the one line the CLI prints.
-    """
-
-    def __init__(self, algorithm: str, ids: np.ndarray, values: np.ndarray,
-                 stats: dict, summary: str, seconds: float,
-                 iterations: Optional[int]) -> None:
-        self.algorithm = algorithm
-        self.ids = ids
-        self.values = values
-        self.stats = stats
-        self.summary = summary
-        self.seconds = seconds
-        self.iterations = iterations
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __repr__(self) -> str:
-        return (f"<outcore.Result {self.algorithm}: {len(self)} vertices, "
-                f"{self.summary}, {self.seconds:.3f}s>")
-
-    def to_dict(self) -> dict:
-        """{original id: value} with Python scalars."""
-        return dict(zip(self.ids.tolist(), self.values.tolist()))
-
-    def to_pandas(self):
-        """A pandas DataFrame with columns `id` and `value`."""
-        import pandas as pd
-
-        return pd.DataFrame({"id": self.ids, "value": self.values})
-
-    def top(self, k: int = 10) -> list:
-        """The `k` vertices of largest value as (id, value) pairs, largest
-        first (ties by ascending id)."""
-        order = np.lexsort((np.arange(len(self.values)), -self.values.astype(np.float64)))
-        return [(self.ids[i].item() if hasattr(self.ids[i], "item") else self.ids[i],
-                 self.values[i].item()) for i in order[:k]]
+# Options every algorithm takes besides its own (the engines'), and those
+# of the queries.
+_RUN_OPTIONS = ("memory", "engine", "io", "segment", "segments", "cache", "depth", "tmp_dir",
+                "progress")
+_QUERY_OPTIONS = ("memory", "io", "depth")
 
 
 class Store:
@@ -166,18 +113,32 @@ class Store:
 
     # --- algorithms ------------------------------------------------------
 
-    def _run(self, algorithm: str, *, memory: Size = None, **kw: Any) -> Result:
-        if "source" in kw and kw["source"] is not None:
+    def _run(self, algorithm: str, **kw: Any) -> Result:
+        # The method's own arguments and the engines' options, checked.
+        _checks.known(algorithm, getattr(Store, algorithm), kw, _RUN_OPTIONS)
+        kw = _checks.check(algorithm, kw)
+        asked = dict(kw)
+        picked = None
+        if kw.get("source") is not None:
             s = kw["source"]
-            kw["source"] = s if s == "max-degree" else self._id_text(s)
+            if isinstance(s, str) and s == "max-degree":
+                # Resolved here, so that the Result says which vertex it was.
+                kw["source"] = self._raw.max_degree_vertex()
+                picked = self._texts_out([kw["source"]])[0]
+                picked = picked.item() if isinstance(picked, np.generic) else picked
+            else:
+                kw["source"] = self._id_text(s)
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        ids, values, stats, summary, seconds, iterations = self._raw.run(
-            algorithm, memory=_bytes(memory), **kw)
+        ids, values, stats, summary, seconds, iterations = self._raw.run(algorithm, **kw)
         # What was run, as `outcore run --stats` records it.
         stats = json.loads(stats)
         stats.update(command="run", outcore_version=_outcore.__version__, started_at=started,
-                     store=self.path,
-                     parameters=dict(kw, algorithm=algorithm, memory=_bytes(memory)))
+                     store=self.path, parameters=dict(asked, algorithm=algorithm))
+        if asked.get("source") is not None:
+            stats["source"] = asked["source"] if picked is None else picked
+        if picked is not None:
+            summary = f"{summary}, from {picked!r} (highest degree)" if isinstance(
+                picked, str) else f"{summary}, from {picked} (highest degree)"
         ids = self._ids_out(ids)
         if isinstance(values, list) or (algorithm in ("wcc", "cdlp") and self._nodes is not None):
             values = self._ids_out(values)
@@ -194,8 +155,10 @@ class Store:
                          weighted=weighted, memory=memory, engine=engine, **options)
 
     def bfs(self, source: Vertex, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
-        """Hop depth from `source` (an original id, or "max-degree") along
-        out-edges; 2**63 - 1 for vertices not reached."""
+        """Hop depth from `source` (an original id, or "max-degree": the
+        vertex of highest out-degree, the smallest id of several, which
+        `stats["source"]` names) along out-edges; 2**63 - 1 for vertices
+        not reached (missing values in `to_pandas()`)."""
         return self._run("bfs", source=source, memory=memory, engine=engine, **options)
 
     def wcc(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
@@ -205,8 +168,10 @@ class Store:
 
     def sssp(self, source: Vertex, delta: Optional[float] = None, memory: Size = None,
              engine: str = "auto", **options: Any) -> Result:
-        """Shortest-path distances from `source` along weighted out-edges
-        (weight 1 in an unweighted store); inf when unreachable."""
+        """Shortest-path distances from `source` (an original id, or
+        "max-degree" as for `bfs`) along weighted out-edges (the store must
+        be weighted; `bfs` counts hops); inf when unreachable (NaN in
+        `to_pandas()`). `delta`: delta-stepping's bucket width (> 0)."""
         return self._run("sssp", source=source, delta=delta, memory=memory, engine=engine,
                          **options)
 
@@ -270,6 +235,15 @@ class Store:
         counted in hops, or with `weighted=True` by total edge weight
         (Dijkstra order, NetworkX's `weight=`; on the external engine)."""
         options.update(normalized=normalized, weighted=weighted, memory=memory, engine=engine)
+        if samples is not None and _checks.check_int("betweenness", "samples", samples, 1) > (
+                n := self.num_vertices):
+            raise ValueError(f"betweenness(): samples must be between 1 and the {n} vertices, "
+                             f"got {samples}")
+        if sources is not None:
+            sources = list(sources)
+            if not sources:
+                raise ValueError("betweenness(): sources is empty; give at least one vertex, "
+                                 "or None for every vertex")
         if sources is None:
             return self._run("betweenness", samples=samples, seed=seed, **options)
         import tempfile
@@ -283,13 +257,14 @@ class Store:
 
     # --- queries ---------------------------------------------------------
 
-    def _query(self, kind: str, **kw: Any):
+    def _query(self, kind: str, options: dict, **kw: Any):
+        _checks.known(kind, getattr(Store, kind), options, _QUERY_OPTIONS)
+        kw = _checks.check(kind, dict(kw, **options))
         for key in ("vertices", "set_a", "set_b"):
             if kw.get(key) is not None:
                 kw[key] = [self._id_text(v) for v in kw[key]]
         if kw.get("source") is not None:
             kw["source"] = self._id_text(kw["source"])
-        kw["memory"] = _bytes(kw.get("memory"))
         first, second, _stats = self._raw.query(kind, **kw)
         if second is None:
             return self._texts_out(first)
@@ -302,18 +277,18 @@ class Store:
     def khop(self, source: Vertex, hops: int = 1, memory: Size = None, **options: Any) -> np.ndarray:
         """The vertices within `hops` out-edges of `source` (itself
         included), ascending."""
-        return self._query("khop", source=source, hops=hops, memory=memory, **options)
+        return self._query("khop", options, source=source, hops=hops, memory=memory)
 
     def egonet(self, source: Vertex, hops: int = 1, memory: Size = None, **options: Any) -> np.ndarray:
         """The edges among the vertices within `hops` of `source`: an (m, 2)
         array of (source, target), sorted (undirected: smaller id first)."""
-        return self._query("egonet", source=source, hops=hops, memory=memory, **options)
+        return self._query("egonet", options, source=source, hops=hops, memory=memory)
 
     def induced(self, vertices: Iterable[Vertex], memory: Size = None, **options: Any) -> np.ndarray:
         """The edges among `vertices`, as `egonet`."""
-        return self._query("induced", vertices=list(vertices), memory=memory, **options)
+        return self._query("induced", options, vertices=list(vertices), memory=memory)
 
     def cross(self, a: Iterable[Vertex], b: Iterable[Vertex], memory: Size = None,
               **options: Any) -> np.ndarray:
         """The edges from a vertex of `a` to one of `b`, as `egonet`."""
-        return self._query("cross", set_a=list(a), set_b=list(b), memory=memory, **options)
+        return self._query("cross", options, set_a=list(a), set_b=list(b), memory=memory)

@@ -202,7 +202,7 @@ def test_errors_are_python_exceptions(tmp_path):
         outcore.open(tmp_path / "nothing.oc")
     g = random_graph(5, True, n=50, m=100)
     s = outcore.from_networkx(g, tmp_path / "g.oc", progress=False)
-    with pytest.raises(outcore.BudgetError, match="raise --memory"):
+    with pytest.raises(outcore.BudgetError, match="raise memory="):
         s.pagerank(memory="1KiB", progress=False)
     with pytest.raises(outcore.InputError, match="not in the graph"):
         s.bfs(10**15, progress=False)

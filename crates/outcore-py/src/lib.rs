@@ -24,7 +24,9 @@ mod build;
 use build::{build_from_arrays, generate, import_edges};
 
 /// An outcore error as the Python exception the package defines for it
-/// (`outcore.errors`), with the CLI's message.
+/// (`outcore.errors`), with the CLI's message in Python's terms: the flags
+/// it names become the arguments that set them (`outcore.errors`'
+/// `_python_message`: `--weighted` reads `weighted=True`).
 pub(crate) fn to_py(e: outcore::Error) -> PyErr {
     use outcore::Error as E;
     let class = match &e {
@@ -36,12 +38,20 @@ pub(crate) fn to_py(e: outcore::Error) -> PyErr {
         E::Interrupted => return PyKeyboardInterrupt::new_err("interrupted"),
     };
     let msg = e.to_string();
-    Python::attach(
-        |py| match py.import("outcore.errors").and_then(|m| m.getattr(class)) {
+    Python::attach(|py| {
+        let errors = match py.import("outcore.errors") {
+            Ok(m) => m,
+            Err(err) => return err,
+        };
+        let msg = errors
+            .call_method1("_python_message", (&msg,))
+            .and_then(|m| m.extract::<String>())
+            .unwrap_or(msg);
+        match errors.getattr(class) {
             Ok(cls) => PyErr::from_type(cls.cast_into().expect("an exception class"), msg),
             Err(err) => err,
-        },
-    )
+        }
+    })
 }
 
 /// Sets progress output for one call, and restores it after.
@@ -192,6 +202,16 @@ impl RawStore {
     /// `outcore info --json`, as text.
     fn info_json(&self) -> String {
         api::info_json(&self.store).to_string()
+    }
+
+    /// The vertex `source="max-degree"` picks (the highest out-degree; of
+    /// several, the smallest original id), as its original id in text.
+    fn max_degree_vertex(&self, py: Python<'_>) -> PyResult<String> {
+        let store = &self.store;
+        interruptible(py, false, || {
+            let dense = api::run::max_degree_vertex(store)?;
+            Ok(id_text(&IdLookup::open(store)?.original(dense)?))
+        })
     }
 
     /// Recomputes every checksum; returns (files, bytes) checked.

@@ -1,0 +1,105 @@
+"""`Result`: one value per vertex of a run, as numpy arrays."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ._checks import check_int
+
+__all__ = ["Result", "UNREACHED"]
+
+#: The depth `bfs` gives a vertex it did not reach (i64::MAX).
+UNREACHED = 2**63 - 1
+
+
+def _unreached(algorithm: str, values: np.ndarray) -> Optional[np.ndarray]:
+    """Where `values` hold the algorithm's mark for "not reached" (None when
+    it has none): bfs depths of 2**63 - 1, sssp distances of inf."""
+    if algorithm == "bfs" and values.dtype == np.int64:
+        return values == UNREACHED
+    if algorithm == "sssp" and values.dtype == np.float64:
+        return np.isinf(values)
+    return None
+
+
+class Result:
+    """One value per vertex, in ascending original id.
+
+    Attributes:
+        ids: original ids (numpy uint64; a numpy object array of str for a
+            store of string ids, or of the nodes of a graph converted with
+            `from_networkx`).
+        values: numpy float64 for ranks, distances (inf when unreachable)
+            and clustering coefficients; int64 for depths (2**63 - 1 when
+            unreachable), core numbers and labels (a label is the original
+            id of a vertex: the smallest of a WCC component).
+        stats: the run's statistics, the dict `outcore run --stats` writes;
+            `stats["source"]` is the source vertex of bfs, sssp and
+            randomwalk (the one picked, for `source="max-degree"`).
+        seconds: wall time of the run (without gathering the arrays).
+        iterations: iterations done (pagerank, cdlp), else None.
+        summary: the one line the CLI prints.
+    """
+
+    def __init__(self, algorithm: str, ids: np.ndarray, values: np.ndarray,
+                 stats: dict, summary: str, seconds: float,
+                 iterations: Optional[int]) -> None:
+        self.algorithm = algorithm
+        self.ids = ids
+        self.values = values
+        self.stats = stats
+        self.summary = summary
+        self.seconds = seconds
+        self.iterations = iterations
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return (f"<outcore.Result {self.algorithm}: {len(self)} vertices, "
+                f"{self.summary}, {self.seconds:.3f}s>")
+
+    @property
+    def unreached(self) -> np.ndarray:
+        """A bool array: True for the vertices a bfs or sssp did not reach
+        (all False for the other algorithms)."""
+        mask = _unreached(self.algorithm, self.values)
+        return np.zeros(len(self.values), dtype=bool) if mask is None else mask
+
+    def to_numpy(self) -> np.ndarray:
+        """The values, a numpy array in the order of `ids` (not a copy).
+        Vertices not reached keep the engines' marks: 2**63 - 1 in bfs's
+        int64 depths, inf in sssp's float64 distances (`unreached` is the
+        mask of them; `to_pandas()` shows them as missing values)."""
+        return self.values
+
+    def to_dict(self) -> dict:
+        """{original id: value} with Python scalars (unreached vertices
+        keep their marks, as in `to_numpy()`)."""
+        return dict(zip(self.ids.tolist(), self.values.tolist()))
+
+    def to_pandas(self):
+        """A pandas DataFrame with columns `id` and `value`. Vertices not
+        reached are missing values: `<NA>` in bfs's depths (a nullable
+        "Int64" column), NaN in sssp's distances."""
+        import pandas as pd
+
+        values = self.values
+        mask = _unreached(self.algorithm, values)
+        if mask is not None and values.dtype == np.int64:
+            values = pd.arrays.IntegerArray(values, mask)
+        elif mask is not None:
+            values = np.where(mask, np.nan, values)
+        return pd.DataFrame({"id": self.ids, "value": values})
+
+    def top(self, k: int = 10) -> list:
+        """The `k` vertices of largest value as (id, value) pairs, largest
+        first (ties by ascending id); unreached vertices are left out."""
+        k = check_int("top", "k", k, 0)
+        keep = np.flatnonzero(~self.unreached)
+        values = self.values[keep]
+        order = keep[np.lexsort((keep, -values.astype(np.float64)))]
+        return [(self.ids[i].item() if hasattr(self.ids[i], "item") else self.ids[i],
+                 self.values[i].item()) for i in order[:k]]
