@@ -13,127 +13,48 @@ Configuration, `nx.config.backends.outcore`:
         directory, e.g. /tmp). Each is a directory `outcore-nx-*` removed
         when the converted graph is garbage collected, or at exit.
 
-Arguments the backend cannot honour (personalization, callable weights,
+Arguments outcore's engines cannot honour (personalization, nstart and
+dangling for pagerank, callable, negative or zero weights, weighted
+clustering, endpoints in betweenness, a seeded maximal_independent_set,
 multigraphs, self-loops where the semantics differ, directed graphs for
-core_number and clustering) are declined through `can_run`, so NetworkX
-runs its own implementation instead (with `nx.config.fallback_to_nx`).
+core_number and clustering) run NetworkX's own implementation, on the same
+graph, inside the backend: the answer is NetworkX's whether the backend was
+asked for with `backend="outcore"` or picked by `backend_priority`, and no
+NotImplementedError is raised. `native(name, args, kwargs)` tells which way
+a call goes (True, or the reason), and the `networkx` logger says so at
+DEBUG level.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+import logging
 import random
 import re
-import shutil
-import tempfile
-import weakref
 
 import networkx as nx
-import numpy as np
 
-from . import _outcore
-from ._edges import edge_arrays
-from .store import Store
+from ._nxgraph import OutcoreGraph, graph as _graph, weights as _weights
 
-__all__ = ["BackendInterface", "OutcoreGraph", "get_info"]
+__all__ = ["BackendInterface", "OutcoreGraph", "get_info", "native"]
 
 _UNREACHED = 2**63 - 1
-
-
-class OutcoreGraph:
-    """A NetworkX graph converted to a temporary outcore store."""
-
-    __networkx_backend__ = "outcore"
-
-    def __init__(self, G, weight=None, default=1.0, uniform_is_unweighted=False):
-        self.G = G
-        self.nodes = list(G)
-        # Nodes that are ints in 0..2**64 are the store's ids; others are
-        # numbered in G's order and mapped back.
-        self.ints = all(type(v) is int and 0 <= v < 2**64 for v in self.nodes)
-        self.index = None if self.ints else {v: i for i, v in enumerate(self.nodes)}
-        self.weighted = weight is not None
-        self.min_weight = None
-        self.store = None
-        if not self.nodes:
-            return
-        cfg = nx.config.backends.outcore
-        tmp = tempfile.mkdtemp(prefix="outcore-nx-", dir=cfg.get("tmp_dir"))
-        self._cleanup = weakref.finalize(self, shutil.rmtree, tmp, True)
-        src, dst, w = edge_arrays(G, weight, default, self.index)
-        if w is not None and len(w):
-            self.min_weight = float(w.min())
-        if uniform_is_unweighted and w is not None and (len(w) == 0 or (w[0] > 0 and (w == w[0]).all())):
-            # Equal weights rank as no weights (PageRank): the fast engines.
-            w, self.weighted = None, False
-        path = f"{tmp}/g.oc"
-        verts = (np.fromiter(self.nodes, np.uint64, len(self.nodes)) if self.ints
-                 else np.arange(len(self.nodes), dtype=np.uint64))
-        _outcore.build_from_arrays(path, src, dst, w, verts, directed=G.is_directed(),
-                                   memory=_memory(), progress=False)
-        self.store = Store(path)
-
-    def is_directed(self):
-        return self.G.is_directed()
-
-    def is_multigraph(self):
-        return False
-
-    def __len__(self):
-        return len(self.nodes)
-
-    def __contains__(self, v):
-        try:
-            return v in self.G
-        except TypeError:
-            return False
-
-    def node(self, i):
-        """The node of store id `i`."""
-        return i if self.ints else self.nodes[i]
-
-    def id_text(self, v):
-        """The store id of node `v`, as text."""
-        return str(v if self.ints else self.index[v])
-
-    def run(self, method, **kw):
-        kw.setdefault("progress", bool(nx.config.backends.outcore.get("progress", False)))
-        kw.setdefault("memory", _memory())
-        return getattr(self.store, method)(**kw)
-
-    def values(self, result, cast=float):
-        """{node: value} from a Result whose ids are node numbers."""
-        ids = result.ids.tolist()
-        keys = ids if self.ints else [self.nodes[i] for i in ids]
-        return {k: cast(x) for k, x in zip(keys, result.values.tolist())}
-
-
-def _memory():
-    m = nx.config.backends.outcore.get("memory")
-    return m if m is None or isinstance(m, int) else _outcore.parse_size(str(m))
-
-
-def _graph(G):
-    return G.G if isinstance(G, OutcoreGraph) else G
-
-
-def _weights(G, weight):
-    if weight is None:
-        return []
-    return [d.get(weight, 1) for _, _, d in _graph(G).edges(data=True)]
+_log = logging.getLogger("networkx")
 
 
 # --- the functions -------------------------------------------------------
 
 
 def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None,
-             weight="weight", dangling=None, *, backend=None, **backend_kwargs):
+             weight="weight", dangling=None):
     n = len(G)
     if n == 0:
         return {}
     # NetworkX stops once the L1 change is below n * tol, after at most max_iter.
-    r = G.run("pagerank", iterations=max_iter, damping=alpha, tol=n * tol,
-              weighted=G.weighted)
+    # Weights all equal rank as none (the engines' unweighted PageRank).
+    r = G.run("pagerank", weight=weight, iterations=max_iter, damping=alpha, tol=n * tol,
+              weighted=not G.uniform(weight))
     change = re.search(r"last L1 change ([-+0-9.e]+|inf|NaN)", r.summary)
     converged = r.iterations > 0 and change is not None and float(change.group(1)) < n * tol
     if r.iterations >= max_iter and not converged:
@@ -151,32 +72,32 @@ def _components(G):
     return list(groups.values())
 
 
-def connected_components(G, *, backend=None, **backend_kwargs):
+def connected_components(G):
     yield from _components(G)
 
 
-def number_connected_components(G, *, backend=None, **backend_kwargs):
+def number_connected_components(G):
     return len(_components(G))
 
 
-def weakly_connected_components(G, *, backend=None, **backend_kwargs):
+def weakly_connected_components(G):
     yield from _components(G)
 
 
-def number_weakly_connected_components(G, *, backend=None, **backend_kwargs):
+def number_weakly_connected_components(G):
     return len(_components(G))
 
 
-def _from_source(G, source, method, cutoff, cast):
-    r = G.run(method, source=G.id_text(source))
+def _from_source(G, source, method, cutoff, cast, weight=None):
+    r = G.run(method, weight=weight, source=G.id_text(source))
     found = [(x, i) for i, x in zip(r.ids.tolist(), r.values.tolist())
              if x != _UNREACHED and x != float("inf") and (cutoff is None or x <= cutoff)]
     found.sort()
-    return {G.node(i): cast(x) for x, i in found}
+    # The source's distance is NetworkX's int 0 whatever the weights' type.
+    return {G.node(i): (0 if G.node(i) == source and x == 0 else cast(x)) for x, i in found}
 
 
-def single_source_shortest_path_length(G, source, cutoff=None, *, backend=None,
-                                       **backend_kwargs):
+def single_source_shortest_path_length(G, source, cutoff=None):
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} is not in G")
     if cutoff is None:
@@ -184,15 +105,17 @@ def single_source_shortest_path_length(G, source, cutoff=None, *, backend=None,
     return _from_source(G, source, "bfs", cutoff, int)
 
 
-def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight", *,
-                                       backend=None, **backend_kwargs):
+def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     if source not in G:
         raise nx.NodeNotFound(f"Node {source} not found in graph")
+    if weight is None:
+        # NetworkX reads `d.get(None, 1)`: every edge weighs 1, hops.
+        return _from_source(G, source, "bfs", cutoff, int)
     ints = all(isinstance(w, int) for w in _weights(G, weight))
-    return _from_source(G, source, "sssp", cutoff, int if ints else float)
+    return _from_source(G, source, "sssp", cutoff, int if ints else float, weight)
 
 
-def core_number(G, *, backend=None, **backend_kwargs):
+def core_number(G):
     if len(G) == 0:
         return {}
     return G.values(G.run("kcore"), int)
@@ -210,33 +133,55 @@ def _pick(values, G, nodes):
     return {v: values[v] for v in nodes}
 
 
-def clustering(G, nodes=None, weight=None, *, backend=None, **backend_kwargs):
+def clustering(G, nodes=None, weight=None):
     c = {v: (x if x else 0) for v, x in _lcc(G).items()}
     return _pick(c, G, nodes)
 
 
-def triangles(G, nodes=None, *, backend=None, **backend_kwargs):
+def triangles(G, nodes=None):
     t = G.values(G.run("triangles"), int) if len(G) else {}
     return _pick(t, G, nodes)
 
 
+def _rescale():
+    """NetworkX's own rescaling of sampled betweenness (3.5+), or None."""
+    try:
+        from networkx.algorithms.centrality.betweenness import _rescale as rescale
+    except ImportError:
+        return None
+    return rescale if "sampled_nodes" in inspect.signature(rescale).parameters else None
+
+
 def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False,
-                           seed=None, *, backend=None, **backend_kwargs):
+                           seed=None):
+    n = len(G)
+    if n == 0:
+        return {}
+    if k is None or k == n:
+        return G.values(G.run("betweenness", weight=weight, normalized=normalized,
+                              weighted=weight is not None))
+    # NetworkX's sources: `seed` is what its py_random_state made of the
+    # seed given (a random.Random; the same made here of one not passed so).
+    sources = nx.utils.create_py_random_state(seed).sample(list(G), k)
+    # outcore's sums from given sources, as betweenness_centrality_subset
+    # scales them unnormalized (halved in an undirected graph of 3+ nodes),
+    # brought back to the raw sums and scaled by NetworkX's own _rescale.
+    r = G.run("betweenness", weight=weight, sources=[G.id_text(v) for v in sources],
+              normalized=False, weighted=weight is not None)
+    halved = not G.is_directed() and n >= 3
+    raw = {v: 2 * x if halved else x for v, x in G.values(r).items()}
+    return _rescale()(raw, n, normalized=normalized, directed=G.is_directed(), endpoints=False,
+                      sampled_nodes=sources)
+
+
+def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None):
     if len(G) == 0:
         return {}
-    return G.values(G.run("betweenness", normalized=normalized,
-                          weighted=weight is not None and G.weighted))
+    return G.values(G.run("betweenness", weight=weight, sources=[G.id_text(v) for v in sources],
+                          normalized=normalized, weighted=weight is not None))
 
 
-def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None, *,
-                                  backend=None, **backend_kwargs):
-    if len(G) == 0:
-        return {}
-    return G.values(G.run("betweenness", sources=[G.id_text(v) for v in sources],
-                          normalized=normalized, weighted=weight is not None and G.weighted))
-
-
-def maximal_independent_set(G, nodes=None, seed=None, *, backend=None, **backend_kwargs):
+def maximal_independent_set(G, nodes=None, seed=None):
     # Luby's algorithm with priorities drawn once (outcore's seed 0): a
     # maximal independent set, as NetworkX's is for seed=None.
     if len(G) == 0:
@@ -244,7 +189,7 @@ def maximal_independent_set(G, nodes=None, seed=None, *, backend=None, **backend
     return [v for v, x in G.values(G.run("mis"), int).items() if x]
 
 
-# --- what runs where -----------------------------------------------------
+# --- what runs on outcore ------------------------------------------------
 
 
 def _undirected(G, a):
@@ -269,13 +214,8 @@ def _weights_ok(G, a, ok, what):
     w = a.get("weight")
     if callable(w):
         return "weight functions are not supported"
-    converted = a.get("G")
-    if isinstance(converted, OutcoreGraph):
-        # Checked once, when it was converted.
-        good = converted.min_weight is None or ok(converted.min_weight)
-    else:
-        good = all(isinstance(x, (int, float)) and not isinstance(x, bool) and ok(x)
-                   for x in _weights(G, w))
+    good = all(isinstance(x, (int, float)) and not isinstance(x, bool) and ok(x)
+               for x in _weights(G, w))
     return good or f"weights must be {what} numbers"
 
 
@@ -302,6 +242,17 @@ def _unweighted(G, a):
     return a.get("weight") is None or "weighted clustering is not supported"
 
 
+def _betweenness_args(G, a):
+    if a.get("endpoints"):
+        return "endpoints: not supported"
+    k = a.get("k")
+    if k is None or k == len(G):
+        return True
+    if not isinstance(k, int) or not 1 <= k < len(G):
+        return "k: NetworkX raises its own error"
+    return _rescale() is not None or "k: this NetworkX's scaling of samples is not known"
+
+
 _CHECKS = {
     "pagerank": _pagerank_args,
     "connected_components": _undirected,
@@ -315,9 +266,7 @@ _CHECKS = {
     "triangles": _undirected,
     # Weights: positive (with zero-weight edges NetworkX's heap order decides
     # which equal paths it counts).
-    "betweenness_centrality": _both(_positive_weights, lambda G, a: (
-        not a.get("endpoints") and (a.get("k") is None or a.get("k") == len(G))
-    ) or "endpoints and k: not supported"),
+    "betweenness_centrality": _both(_positive_weights, _betweenness_args),
     "betweenness_centrality_subset": _both(_positive_weights, lambda G, a: (
         isinstance(a.get("sources"), (list, tuple, set))
         and isinstance(a.get("targets"), (list, tuple, set)) and set(a["targets"]) == set(G)
@@ -331,8 +280,47 @@ _CHECKS = {
         or "nodes and seed: NetworkX's own random sequence is expected"),
 }
 
-# The edge attribute each function reads its weights from (argument name).
-_WEIGHT_ARG = {"pagerank": "weight", "single_source_dijkstra_path_length": "weight"}
+
+def _bound(name, args, kwargs):
+    """The arguments of a call of NetworkX's `name`, defaults applied."""
+    func = nx.utils.backends._registered_algorithms[name].orig_func
+    bound = inspect.signature(func).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return func, bound
+
+
+def native(name, args, kwargs):
+    """True when outcore's engines run NetworkX's `name` with these
+    arguments; else the reason NetworkX's own implementation runs."""
+    if name not in _CHECKS:
+        return f"{name} is not one of the backend's functions"
+    kwargs = {k: v for k, v in kwargs.items() if k != "backend"}
+    try:
+        _, bound = _bound(name, args, kwargs)
+    except TypeError as e:
+        return str(e)
+    a = bound.arguments
+    G = _graph(a.get("G"))
+    if G is None or G.is_multigraph():
+        return "multigraphs are not supported"
+    return _CHECKS[name](G, a)
+
+
+def _dispatched(f):
+    """`f` on outcore's engines when it can honour the arguments, else
+    NetworkX's own implementation on the NetworkX graph."""
+
+    @functools.wraps(f)
+    def run(*args, backend=None, **kwargs):
+        why = native(f.__name__, args, kwargs)
+        if why is True:
+            return f(*args, **kwargs)
+        _log.debug("outcore runs NetworkX's own %s: %s", f.__name__, why)
+        func, bound = _bound(f.__name__, args, kwargs)
+        bound.arguments["G"] = _graph(bound.arguments["G"])
+        return func(*bound.args, **bound.kwargs)
+
+    return run
 
 
 class BackendInterface:
@@ -344,19 +332,14 @@ class BackendInterface:
                         graph_name=None):
         if isinstance(G, OutcoreGraph):
             return G
-        if G.is_multigraph():
-            raise NotImplementedError("outcore does not store multigraphs")
+        # The stores are built when a function runs on outcore, each of the
+        # attribute the function's `weight` names (edge_attrs says which
+        # attribute this call needs, but NetworkX's cache hands a converted
+        # graph to later calls that need another, or none).
         weight, default = None, 1.0
         if edge_attrs:
             (weight, default), = list(edge_attrs.items())[:1]
-            default = 1.0 if default is None else default
-        elif name in _WEIGHT_ARG:
-            weight = "weight"
-        if name == "single_source_dijkstra_path_length" and weight is None:
-            # NetworkX's weight=None: every edge weighs 1 (an attribute no
-            # edge has, so each gets the default).
-            weight, default = object(), 1.0
-        return OutcoreGraph(G, weight, default, uniform_is_unweighted=name == "pagerank")
+        return OutcoreGraph(G, weight, 1.0 if default is None else default)
 
     @staticmethod
     def convert_to_nx(obj, *, name=None):
@@ -364,20 +347,9 @@ class BackendInterface:
 
     @staticmethod
     def can_run(name, args, kwargs):
-        func = nx.utils.backends._registered_algorithms.get(name)
-        check = _CHECKS.get(name)
-        if func is None or check is None:
-            return False
-        try:
-            bound = inspect.signature(func).bind(*args, **kwargs)
-        except TypeError as e:
-            return str(e)
-        bound.apply_defaults()
-        a = bound.arguments
-        G = _graph(a.get("G"))
-        if G is None or G.is_multigraph():
-            return "multigraphs are not supported"
-        return check(G, a)
+        # Whatever outcore cannot honour runs NetworkX's code inside the
+        # backend (`_dispatched`), so the backend runs every call of these.
+        return name in _CHECKS
 
     @staticmethod
     def should_run(name, args, kwargs):
@@ -389,7 +361,7 @@ for _f in (pagerank, connected_components, number_connected_components,
            single_source_shortest_path_length, single_source_dijkstra_path_length,
            core_number, clustering, triangles, maximal_independent_set,
            betweenness_centrality, betweenness_centrality_subset):
-    setattr(BackendInterface, _f.__name__, staticmethod(_f))
+    setattr(BackendInterface, _f.__name__, staticmethod(_dispatched(_f)))
 
 
 def get_info():

@@ -80,18 +80,24 @@ def test_backend_results_are_networkx_types():
         [1, 2, 3], [5, 6]]
 
 
-def test_backend_declines_what_it_cannot_honour():
-    from outcore.nx import BackendInterface as B
+def test_backend_runs_networkx_for_what_outcore_cannot_honour():
+    from outcore.nx import native
 
     g = nx.path_graph(4)
-    assert B.can_run("pagerank", (g,), {}) is True
-    assert isinstance(B.can_run("pagerank", (g,), {"personalization": {0: 1}}), str)
-    assert B.can_run("pagerank", (nx.MultiGraph(g),), {}) is not True
+    assert native("pagerank", (g,), {}) is True
+    assert isinstance(native("pagerank", (g,), {"personalization": {0: 1}}), str)
+    assert native("pagerank", (nx.MultiGraph(g),), {}) is not True
     g.add_edge(0, 0)
-    assert B.can_run("core_number", (g,), {}) is not True
-    assert B.can_run("core_number", (nx.DiGraph([(0, 1)]),), {}) is not True
+    assert native("core_number", (g,), {}) is not True
+    assert native("core_number", (nx.DiGraph([(0, 1)]),), {}) is not True
     w = nx.Graph([(0, 1, {"weight": -1})])
-    assert B.can_run("single_source_dijkstra_path_length", (w, 0), {}) is not True
+    assert native("single_source_dijkstra_path_length", (w, 0), {}) is not True
+    # ... and gives NetworkX's answer for it, asked for by name.
+    d = nx.DiGraph([(0, 1, {"weight": -1})])
+    assert native("single_source_dijkstra_path_length", (d, 0), {}) is not True
+    assert nx.single_source_dijkstra_path_length(d, 0, backend="outcore") == {0: 0, 1: -1}
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.core_number(g, backend="outcore")  # as NetworkX itself
 
 
 def test_converted_stores_live_in_the_configured_tmp_dir(tmp_path):
