@@ -33,8 +33,8 @@ pub struct RunArgs {
     /// pagerank: stop once an iteration changes the ranks by less than this (L1).
     #[arg(long)]
     pub tol: Option<f64>,
-    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9); default: half of RAM.
-    #[arg(long, value_parser = crate::parse_size)]
+    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM; default: half of RAM.
+    #[arg(long, value_parser = crate::parse_memory)]
     pub memory: Option<u64>,
     /// Write one `id value` line per vertex (original ids, LDBC format).
     #[arg(long)]
@@ -148,7 +148,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         samples: a.samples,
         normalized: a.normalized,
     };
-    let budget = Budget::new(opts.memory);
+    let budget = Budget::checked(opts.memory)?;
     let mut run = outcore::api::run(&store, &opts, &budget)?;
     // Results left on disk by the external engine go out through a sort by
     // rank beside the store (or in --tmp-dir) when dense ids are not ranks.

@@ -265,7 +265,7 @@ impl RawStore {
         let store = &self.store;
         let (cols, stats, summary, seconds, iters) = interruptible(py, progress, || {
             let t = Instant::now();
-            let budget = Budget::new(opts.memory);
+            let budget = Budget::checked(opts.memory)?;
             let mut run = api::run(store, &opts, &budget)?;
             let seconds = t.elapsed().as_secs_f64();
             let scratch = api::run::scratch_dir(store, opts.tmp_dir.as_deref());
@@ -339,7 +339,7 @@ impl RawStore {
                 "cross" => Query::Cross { a: &va, b: &vb },
                 k => return Err(outcore::Error::Invalid(format!("unknown query `{k}`"))),
             };
-            let budget = Budget::new(memory.unwrap_or_else(Budget::default_limit));
+            let budget = Budget::checked(memory.unwrap_or_else(Budget::default_limit))?;
             let cfg = SelectConfig {
                 io,
                 depth,

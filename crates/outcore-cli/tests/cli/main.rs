@@ -3,6 +3,7 @@
 //! the tests are grouped by topic in the modules below, and the helpers
 //! they share are here.
 
+mod budget_limit;
 mod errors;
 mod generate;
 mod import;

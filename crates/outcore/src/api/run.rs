@@ -211,6 +211,7 @@ pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
 /// Runs `o.algorithm` on `store` inside `budget` (whose limit is
 /// `o.memory`'s); the values stay where the engine left them.
 pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
+    crate::mem::budget::check_limit(budget.limit())?;
     let alg = o.algorithm;
     let n = store.manifest().num_vertices;
     let engine = StreamConfig {
