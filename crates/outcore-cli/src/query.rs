@@ -224,6 +224,9 @@ pub fn query(q: Query) -> Result<()> {
             },
         ),
     };
+    for path in [&a.out, &a.stats].into_iter().flatten() {
+        outcore::outfile::check_writable(path)?;
+    }
     let t = Instant::now();
     let store = Store::open(&a.store)?;
     let directed = store.manifest().directed;

@@ -121,6 +121,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
         _ => {}
     }
+    // Every output, before the run (a missing directory fails now, not
+    // after the work).
+    for path in [&a.out, &a.stats, &a.kcore_out, &a.walks]
+        .into_iter()
+        .flatten()
+    {
+        outcore::outfile::check_writable(path)?;
+    }
     let started = crate::utc_now();
     let store = Store::open(&a.store)?;
     let opts = RunOptions {

@@ -8,6 +8,7 @@ mod errors;
 mod generate;
 mod import;
 mod orders;
+mod outputs;
 mod query;
 mod run;
 

@@ -54,6 +54,8 @@ pub fn import(
     let Some(first) = inputs.first() else {
         return Err(Error::Invalid("no input files to import".into()));
     };
+    build.validate()?;
+    crate::outfile::check_store_dest(out, build.force, inputs)?;
     let format = match format {
         Some(f) => f,
         None => guess_format(first)?,

@@ -212,6 +212,9 @@ pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
 /// `o.memory`'s); the values stay where the engine left them.
 pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     crate::mem::budget::check_limit(budget.limit())?;
+    if let Some(path) = &o.walks_out {
+        crate::outfile::check_writable(path)?;
+    }
     let alg = o.algorithm;
     let n = store.manifest().num_vertices;
     let engine = StreamConfig {
