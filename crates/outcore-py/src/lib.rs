@@ -30,7 +30,7 @@ pub(crate) fn to_py(e: outcore::Error) -> PyErr {
     let class = match &e {
         E::Parse { .. } | E::Invalid(_) => "InputError",
         E::Budget(_) => "BudgetError",
-        E::Store { .. } => "StoreError",
+        E::Store { .. } | E::NoStore { .. } => "StoreError",
         E::DiskFull { .. } => "DiskFullError",
         E::Io { .. } => "OutcoreIOError",
         E::Interrupted => return PyKeyboardInterrupt::new_err("interrupted"),

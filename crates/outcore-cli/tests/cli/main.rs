@@ -7,6 +7,7 @@ mod budget_limit;
 mod errors;
 mod generate;
 mod import;
+mod not_a_store;
 mod orders;
 mod outputs;
 mod query;
