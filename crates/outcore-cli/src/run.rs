@@ -106,7 +106,9 @@ pub struct RunArgs {
     /// scaled as NetworkX scales it).
     #[arg(long, value_name = "K")]
     pub samples: Option<u64>,
-    /// betweenness: normalize as NetworkX's normalized=True.
+    /// betweenness: normalize as NetworkX's normalized=True (dividing by the
+    /// pairs of other vertices). Off by default, unlike NetworkX, whose
+    /// default is normalized=True: pass --normalized to compare with it.
     #[arg(long)]
     pub normalized: bool,
 }
@@ -182,11 +184,26 @@ pub fn run(a: RunArgs) -> Result<()> {
             o.insert("started_at".into(), started.into());
             o.insert("store".into(), a.store.display().to_string().into());
             o.insert("parameters".into(), parameters(&a, budget.limit()));
+            // The source as chosen (max-degree names its vertex here).
+            let chosen = run.source.as_ref().map(|id| id.to_string());
+            o.insert("source_vertex".into(), crate::id_json(chosen.as_deref()));
         }
         let text = serde_json::to_string_pretty(&j)?;
         outcore::outfile::write(path, (text + "\n").as_bytes())?;
     }
     print_summary(&run.stats, &run.summary);
+    if a.out.is_none() {
+        // No values written: what a person reads of them instead.
+        for line in
+            outcore::api::figures::highlights(a.algorithm, &mut run.values, &store, &budget)?
+        {
+            eprintln!("{line}");
+        }
+        eprintln!(
+            "--out FILE writes every vertex's value ({} vertices)",
+            store.manifest().num_vertices
+        );
+    }
     Ok(())
 }
 

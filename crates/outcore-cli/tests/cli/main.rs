@@ -11,6 +11,7 @@ mod not_a_store;
 mod orders;
 mod outputs;
 mod query;
+mod readable;
 mod run;
 
 use assert_cmd::Command;

@@ -3,6 +3,8 @@
 //! this module) and as the Python package does. Each function takes every
 //! option the CLI has, with the CLI's defaults.
 
+mod algorithm;
+pub mod figures;
 pub mod info;
 pub mod query;
 pub mod run;
