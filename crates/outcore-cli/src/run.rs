@@ -192,8 +192,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         outcore::outfile::write(path, (text + "\n").as_bytes())?;
     }
     print_summary(&run.stats, &run.summary);
-    if a.out.is_none() {
-        // No values written: what a person reads of them instead.
+    if a.out.is_none() && !outcore::progress::quiet() {
+        // No values written: what a person reads of them instead (with
+        // --quiet, the summary line alone).
         for line in
             outcore::api::figures::highlights(a.algorithm, &mut run.values, &store, &budget)?
         {

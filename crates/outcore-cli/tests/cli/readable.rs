@@ -2,10 +2,12 @@
 //! stderr the ten top vertices of a score (or the key figures of the
 //! answer) and says that `--out` writes every value; all of them agree with
 //! the `--out` file, on the in-memory engines and on the external one,
-//! whose values stay on disk. `--source max-degree` names the vertex it
-//! chose in the summary and in `--stats`.
+//! whose values stay on disk (`--quiet` keeps the summary line alone).
+//! `--source max-degree` names the vertex it chose in the summary and in
+//! `--stats`.
 
 use crate::outcore;
+use assert_cmd::Command;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -25,9 +27,14 @@ fn store(dir: &Path) {
         .success();
 }
 
+/// `outcore` without `--quiet`.
+fn loud() -> Command {
+    Command::cargo_bin("outcore").unwrap()
+}
+
 /// (stderr of the run without `--out`, the `--out` file's `id value` pairs).
 fn both(dir: &Path, args: &[&str]) -> (String, Vec<(u64, String)>) {
-    let o = outcore().current_dir(dir).args(args).output().unwrap();
+    let o = loud().current_dir(dir).args(args).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{args:?}: {err}");
     assert!(o.stdout.is_empty(), "{args:?}: stdout carries data only");

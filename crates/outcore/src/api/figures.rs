@@ -87,8 +87,8 @@ fn top_vertices(
 ) -> Result<Vec<(u64, u64)>> {
     let kind = values.kind();
     let mut ranks = store.rank_reader()?;
-    // A min-heap of the best so far: (key, Reverse(rank)), dense id, value.
-    let mut heap: BinaryHeap<Reverse<((u64, Reverse<u64>), u64, u64)>> = BinaryHeap::new();
+    // By (key, Reverse(rank)); the dense id and value ride along.
+    let mut best = Best::default();
     let mut err = None;
     values.for_each_dense(store, budget, &mut |v, x| {
         let rank = match ranks.next_rank() {
@@ -101,23 +101,46 @@ fn top_vertices(
         if kind == Kind::Float && f64::from_bits(x).is_nan() {
             return;
         }
-        let item = Reverse(((order_key(kind, x), Reverse(rank)), v, x));
-        if heap.len() < TOP {
-            heap.push(item);
-        } else if heap.peek().is_some_and(|worst| item < *worst) {
-            heap.pop();
-            heap.push(item);
-        }
+        best.push(((order_key(kind, x), Reverse(rank)), v, x));
     })?;
     if let Some(e) = err {
         return Err(e);
     }
-    // Ascending by Reverse is descending by key.
-    Ok(heap
-        .into_sorted_vec()
+    Ok(best
+        .largest_first()
         .into_iter()
-        .map(|Reverse((_, v, x))| (v, x))
+        .map(|(_, v, x)| (v, x))
         .collect())
+}
+
+/// The [`TOP`] largest items pushed (a min-heap of them).
+struct Best<T: Ord>(BinaryHeap<Reverse<T>>);
+
+impl<T: Ord> Default for Best<T> {
+    fn default() -> Self {
+        Best(BinaryHeap::new())
+    }
+}
+
+impl<T: Ord> Best<T> {
+    fn push(&mut self, item: T) {
+        let item = Reverse(item);
+        if self.0.len() < TOP {
+            self.0.push(item);
+        } else if self.0.peek().is_some_and(|worst| item < *worst) {
+            self.0.pop();
+            self.0.push(item);
+        }
+    }
+
+    fn largest_first(self) -> Vec<T> {
+        // Ascending by Reverse is descending.
+        self.0
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Reverse(t)| t)
+            .collect()
+    }
 }
 
 /// The largest groups of equal labels (labels are ranks): their number
@@ -176,20 +199,12 @@ where
 /// The [`TOP`] largest of (size, label) pairs with a size, largest first;
 /// of equal sizes, the smallest label first.
 fn largest(items: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
-    let mut heap: BinaryHeap<Reverse<(u64, Reverse<u64>)>> = BinaryHeap::new();
+    let mut best = Best::default();
     for (size, label) in items.filter(|p| p.0 > 0) {
-        let item = Reverse((size, Reverse(label)));
-        if heap.len() < TOP {
-            heap.push(item);
-        } else if heap.peek().is_some_and(|worst| item < *worst) {
-            heap.pop();
-            heap.push(item);
-        }
+        best.push((size, Reverse(label)));
     }
-    heap.into_sorted_vec()
-        .into_iter()
-        .map(|Reverse((s, Reverse(l)))| (s, l))
-        .collect()
+    let sorted = best.largest_first().into_iter();
+    sorted.map(|(s, Reverse(l))| (s, l)).collect()
 }
 
 /// The largest groups of the labels `pass` streams (twice), in `k`
