@@ -18,7 +18,7 @@ use std::path::PathBuf;
     about = "Graph analytics on graphs larger than memory, from an SSD, inside a memory budget"
 )]
 struct Cli {
-    /// No progress output on stderr.
+    /// No progress output on stderr (a run prints its summary line only).
     #[arg(long, short, global = true)]
     quiet: bool,
     #[command(subcommand)]
