@@ -198,7 +198,7 @@ def test_errors_are_python_exceptions(tmp_path):
     assert isinstance(e.value, ValueError)
     assert not (tmp_path / "b.oc").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["bad.txt"]
-    with pytest.raises(outcore.StoreError, match="not a directory"):
+    with pytest.raises(outcore.StoreError, match="no such store"):
         outcore.open(tmp_path / "nothing.oc")
     g = random_graph(5, True, n=50, m=100)
     s = outcore.from_networkx(g, tmp_path / "g.oc", progress=False)

@@ -23,7 +23,7 @@ pub struct DemoArgs {
     #[arg(long, default_value = "demo.oc")]
     pub out: PathBuf,
     /// Memory budget of the build and of every algorithm (kept small, so the demo works out of core).
-    #[arg(long, value_parser = crate::parse_size, default_value = "256MiB")]
+    #[arg(long, value_parser = crate::parse_memory, default_value = "256MiB")]
     pub memory: u64,
 }
 

@@ -199,6 +199,7 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
 }
 
 pub fn export(a: ExportArgs) -> Result<()> {
+    outcore::outfile::check_writable(&a.out)?;
     let store = Store::open(&a.store)?;
     let n = outcore::store::export::export(&store, a.layout, a.both_directions, &a.out)?;
     if a.out.as_os_str() != "-" {

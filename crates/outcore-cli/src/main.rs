@@ -18,7 +18,7 @@ use std::path::PathBuf;
     about = "Graph analytics on graphs larger than memory, from an SSD, inside a memory budget"
 )]
 struct Cli {
-    /// No progress output on stderr.
+    /// No progress output on stderr (a run prints its summary line only).
     #[arg(long, short, global = true)]
     quiet: bool,
     #[command(subcommand)]
@@ -56,8 +56,8 @@ pub struct StoreArgs {
     /// The store directory to create.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9); default: half of RAM.
-    #[arg(long, value_parser = parse_size)]
+    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM; default: half of RAM.
+    #[arg(long, value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Replace an existing store.
     #[arg(long)]
@@ -153,6 +153,14 @@ pub fn utc_now() -> String {
 
 fn parse_size(s: &str) -> Result<u64, String> {
     outcore::size::parse_size(s).map_err(|e| e.to_string())
+}
+
+/// A `--memory` value: a size, refused above the machine's RAM before any
+/// work starts.
+fn parse_memory(s: &str) -> Result<u64, String> {
+    let bytes = parse_size(s)?;
+    outcore::mem::budget::check_limit(bytes).map_err(|e| e.to_string())?;
+    Ok(bytes)
 }
 
 fn main() {

@@ -38,7 +38,7 @@ pub struct Common {
     pub stats: Option<PathBuf>,
     /// Memory budget of the buffer pool, like every command: default half of
     /// RAM (the pool never grows beyond the store's files).
-    #[arg(long, value_parser = crate::parse_size)]
+    #[arg(long, value_parser = crate::parse_memory)]
     pub memory: Option<u64>,
     /// I/O backend: uring (io_uring + O_DIRECT) or sync (positioned reads);
     /// default: uring when available.
@@ -224,11 +224,14 @@ pub fn query(q: Query) -> Result<()> {
             },
         ),
     };
+    for path in [&a.out, &a.stats].into_iter().flatten() {
+        outcore::outfile::check_writable(path)?;
+    }
     let t = Instant::now();
     let store = Store::open(&a.store)?;
     let directed = store.manifest().directed;
     let ids = Ids::open(&store)?;
-    let budget = Budget::new(a.memory);
+    let budget = Budget::checked(a.memory)?;
     let cfg = SelectConfig {
         io: a.io,
         depth: a.depth,

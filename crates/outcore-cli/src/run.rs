@@ -33,8 +33,8 @@ pub struct RunArgs {
     /// pagerank: stop once an iteration changes the ranks by less than this (L1).
     #[arg(long)]
     pub tol: Option<f64>,
-    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9); default: half of RAM.
-    #[arg(long, value_parser = crate::parse_size)]
+    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM; default: half of RAM.
+    #[arg(long, value_parser = crate::parse_memory)]
     pub memory: Option<u64>,
     /// Write one `id value` line per vertex (original ids, LDBC format).
     #[arg(long)]
@@ -106,7 +106,9 @@ pub struct RunArgs {
     /// scaled as NetworkX scales it).
     #[arg(long, value_name = "K")]
     pub samples: Option<u64>,
-    /// betweenness: normalize as NetworkX's normalized=True.
+    /// betweenness: normalize as NetworkX's normalized=True (dividing by the
+    /// pairs of other vertices). Off by default, unlike NetworkX, whose
+    /// default is normalized=True: pass --normalized to compare with it.
     #[arg(long)]
     pub normalized: bool,
 }
@@ -120,6 +122,14 @@ pub fn run(a: RunArgs) -> Result<()> {
             bail!("--k and --kcore-out belong to `run kcore`")
         }
         _ => {}
+    }
+    // Every output, before the run (a missing directory fails now, not
+    // after the work).
+    for path in [&a.out, &a.stats, &a.kcore_out, &a.walks]
+        .into_iter()
+        .flatten()
+    {
+        outcore::outfile::check_writable(path)?;
     }
     let started = crate::utc_now();
     let store = Store::open(&a.store)?;
@@ -148,7 +158,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         samples: a.samples,
         normalized: a.normalized,
     };
-    let budget = Budget::new(opts.memory);
+    let budget = Budget::checked(opts.memory)?;
     let mut run = outcore::api::run(&store, &opts, &budget)?;
     // Results left on disk by the external engine go out through a sort by
     // rank beside the store (or in --tmp-dir) when dense ids are not ranks.
@@ -174,11 +184,27 @@ pub fn run(a: RunArgs) -> Result<()> {
             o.insert("started_at".into(), started.into());
             o.insert("store".into(), a.store.display().to_string().into());
             o.insert("parameters".into(), parameters(&a, budget.limit()));
+            // The source as chosen (max-degree names its vertex here).
+            let chosen = run.source.as_ref().map(|id| id.to_string());
+            o.insert("source_vertex".into(), crate::id_json(chosen.as_deref()));
         }
         let text = serde_json::to_string_pretty(&j)?;
         outcore::outfile::write(path, (text + "\n").as_bytes())?;
     }
     print_summary(&run.stats, &run.summary);
+    if a.out.is_none() && !outcore::progress::quiet() {
+        // No values written: what a person reads of them instead (with
+        // --quiet, the summary line alone).
+        for line in
+            outcore::api::figures::highlights(a.algorithm, &mut run.values, &store, &budget)?
+        {
+            eprintln!("{line}");
+        }
+        eprintln!(
+            "--out FILE writes every vertex's value ({} vertices)",
+            store.manifest().num_vertices
+        );
+    }
     Ok(())
 }
 

@@ -32,7 +32,7 @@ pub(crate) fn to_py(e: outcore::Error) -> PyErr {
     let class = match &e {
         E::Parse { .. } | E::Invalid(_) => "InputError",
         E::Budget(_) => "BudgetError",
-        E::Store { .. } => "StoreError",
+        E::Store { .. } | E::NoStore { .. } => "StoreError",
         E::DiskFull { .. } => "DiskFullError",
         E::Io { .. } => "OutcoreIOError",
         E::Interrupted => return PyKeyboardInterrupt::new_err("interrupted"),
@@ -285,7 +285,7 @@ impl RawStore {
         let store = &self.store;
         let (cols, stats, summary, seconds, iters) = interruptible(py, progress, || {
             let t = Instant::now();
-            let budget = Budget::new(opts.memory);
+            let budget = Budget::checked(opts.memory)?;
             let mut run = api::run(store, &opts, &budget)?;
             let seconds = t.elapsed().as_secs_f64();
             let scratch = api::run::scratch_dir(store, opts.tmp_dir.as_deref());
@@ -359,7 +359,7 @@ impl RawStore {
                 "cross" => Query::Cross { a: &va, b: &vb },
                 k => return Err(outcore::Error::Invalid(format!("unknown query `{k}`"))),
             };
-            let budget = Budget::new(memory.unwrap_or_else(Budget::default_limit));
+            let budget = Budget::checked(memory.unwrap_or_else(Budget::default_limit))?;
             let cfg = SelectConfig {
                 io,
                 depth,

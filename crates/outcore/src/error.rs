@@ -32,6 +32,10 @@ pub enum Error {
     /// A store that is corrupt, half-written or of an unknown version.
     #[error("store {}: {msg}", path.display())]
     Store { path: PathBuf, msg: String },
+    /// A store path with no store there: nothing at all, an edge list, a
+    /// file inside a store; the message says what to pass instead.
+    #[error("{msg}")]
+    NoStore { path: PathBuf, msg: String },
     /// The memory budget cannot hold what the operation needs.
     #[error("memory budget: {0}")]
     Budget(String),

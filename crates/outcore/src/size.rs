@@ -53,6 +53,25 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+/// The largest size not above `bytes` that reads back as a `--memory`
+/// value, to two decimals of its unit: `23.47GiB` for 23.475 GiB.
+pub fn largest_size_arg(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (name, unit) in UNITS {
+        if bytes >= unit {
+            // Hundredths of the unit, rounded down.
+            let h = (bytes as u128 * 100 / unit as u128) as u64;
+            return format!("{}.{:02}{name}", h / 100, h % 100);
+        }
+    }
+    bytes.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +93,21 @@ mod tests {
         assert!(parse_size("").is_err());
         assert_eq!(format_size(3 << 29), "1.50 GiB");
         assert_eq!(format_size(12), "12 B");
+        for b in [
+            12,
+            4095,
+            1 << 30,
+            (23 << 30) + (1 << 29) - 1,
+            25_199_898_624,
+            u64::MAX,
+        ] {
+            let arg = largest_size_arg(b);
+            let back = parse_size(&arg).unwrap();
+            assert!(
+                back <= b && back as f64 >= b as f64 * 0.99,
+                "{b}: {arg} = {back}"
+            );
+        }
+        assert_eq!(largest_size_arg(3 << 29), "1.50GiB");
     }
 }

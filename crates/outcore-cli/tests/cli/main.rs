@@ -3,11 +3,15 @@
 //! the tests are grouped by topic in the modules below, and the helpers
 //! they share are here.
 
+mod budget_limit;
 mod errors;
 mod generate;
 mod import;
+mod not_a_store;
 mod orders;
+mod outputs;
 mod query;
+mod readable;
 mod run;
 
 use assert_cmd::Command;

@@ -3,6 +3,8 @@
 //! this module) and as the Python package does. Each function takes every
 //! option the CLI has, with the CLI's defaults.
 
+mod algorithm;
+pub mod figures;
 pub mod info;
 pub mod query;
 pub mod run;
@@ -54,6 +56,8 @@ pub fn import(
     let Some(first) = inputs.first() else {
         return Err(Error::Invalid("no input files to import".into()));
     };
+    build.validate()?;
+    crate::outfile::check_store_dest(out, build.force, inputs)?;
     let format = match format {
         Some(f) => f,
         None => guess_format(first)?,

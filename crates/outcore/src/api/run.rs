@@ -14,74 +14,10 @@ use crate::engine::stream::{self, StreamConfig};
 use crate::error::{Error, Result};
 use crate::io::Backend;
 use crate::mem::Budget;
-use crate::store::{IdLookup, Store};
+use crate::store::{Id, IdLookup, Store};
 use std::path::{Path, PathBuf};
 
-/// The algorithms `run` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Algorithm {
-    Pagerank,
-    Wcc,
-    Bfs,
-    Sssp,
-    Kcore,
-    Cdlp,
-    Lcc,
-    Triangles,
-    Coloring,
-    Mis,
-    Randomwalk,
-    Betweenness,
-}
-
-impl Algorithm {
-    pub const ALL: [Algorithm; 12] = [
-        Algorithm::Pagerank,
-        Algorithm::Wcc,
-        Algorithm::Bfs,
-        Algorithm::Sssp,
-        Algorithm::Kcore,
-        Algorithm::Cdlp,
-        Algorithm::Lcc,
-        Algorithm::Triangles,
-        Algorithm::Coloring,
-        Algorithm::Mis,
-        Algorithm::Randomwalk,
-        Algorithm::Betweenness,
-    ];
-
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Pagerank => "pagerank",
-            Algorithm::Wcc => "wcc",
-            Algorithm::Bfs => "bfs",
-            Algorithm::Sssp => "sssp",
-            Algorithm::Kcore => "kcore",
-            Algorithm::Cdlp => "cdlp",
-            Algorithm::Lcc => "lcc",
-            Algorithm::Triangles => "triangles",
-            Algorithm::Coloring => "coloring",
-            Algorithm::Mis => "mis",
-            Algorithm::Randomwalk => "randomwalk",
-            Algorithm::Betweenness => "betweenness",
-        }
-    }
-}
-
-impl std::str::FromStr for Algorithm {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Algorithm> {
-        Algorithm::ALL
-            .into_iter()
-            .find(|a| a.name() == s)
-            .ok_or_else(|| {
-                Error::Invalid(format!(
-                    "unknown algorithm `{s}`: expected pagerank, wcc, bfs, sssp, kcore, cdlp, lcc, triangles, coloring, mis, randomwalk or betweenness"
-                ))
-            })
-    }
-}
+pub use super::algorithm::Algorithm;
 
 /// Every parameter of a run (those an algorithm does not take are ignored).
 #[derive(Clone, Debug)]
@@ -164,6 +100,9 @@ pub struct Run {
     pub summary: String,
     /// pagerank and cdlp: the iterations done.
     pub iterations: Option<usize>,
+    /// bfs, sssp, randomwalk: the source vertex (original id), as given or
+    /// as `max-degree` chose it.
+    pub source: Option<Id<'static>>,
 }
 
 /// Where results that are sorted on their way out go: `tmp_dir`, else the
@@ -211,6 +150,10 @@ pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
 /// Runs `o.algorithm` on `store` inside `budget` (whose limit is
 /// `o.memory`'s); the values stay where the engine left them.
 pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
+    crate::mem::budget::check_limit(budget.limit())?;
+    if let Some(path) = &o.walks_out {
+        crate::outfile::check_writable(path)?;
+    }
     let alg = o.algorithm;
     let n = store.manifest().num_vertices;
     let engine = StreamConfig {
@@ -258,6 +201,12 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
         format!("{w}{done} iterations, last L1 change {change:.3e}")
     };
     let float = |x: u64| x;
+    // The source, once (max-degree scans the degrees).
+    let src = match (alg, &o.source) {
+        (Algorithm::Bfs | Algorithm::Sssp, s) => Some(source(store, s.as_deref(), alg.name())?),
+        (Algorithm::Randomwalk, Some(s)) => Some(source(store, Some(s), alg.name())?),
+        _ => None,
+    };
     let (values, stats, iterations, summary) = match alg {
         Algorithm::Pagerank
             if o.weighted
@@ -330,7 +279,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             (values, stats, None, format!("{components} components"))
         }
         Algorithm::Bfs => {
-            let dense = source(store, o.source.as_deref(), "bfs")?;
+            let dense = src.expect("resolved above");
             let (mut values, stats) = if external(stream::required_bytes(
                 store,
                 bfs::Bfs::state_bytes(n) + 2 * n,
@@ -357,7 +306,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             (values, stats, None, s)
         }
         Algorithm::Sssp => {
-            let dense = source(store, o.source.as_deref(), "sssp")?;
+            let dense = src.expect("resolved above");
             let (mut values, stats) = if external(sssp::Sssp::state_bytes(n) + (16 << 20)) {
                 let (d, stats) = vertex::sssp::run_on_disk(store, dense, &ext, budget)?;
                 (VertexValues::disk(Kind::Float, d, float), stats)
@@ -369,11 +318,17 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                     VertexValues::memory(Kind::Float, move |v| d.value(v as usize).to_bits());
                 (values, stats)
             };
-            let mut reached = 0u64;
+            let (mut reached, mut far) = (0u64, 0f64);
             values.for_each_dense(store, budget, &mut |_, x| {
-                reached += f64::from_bits(x).is_finite() as u64
+                let d = f64::from_bits(x);
+                if d.is_finite() {
+                    reached += 1;
+                    far = far.max(d);
+                }
             })?;
-            (values, stats, None, format!("{reached} vertices reached"))
+            let far = super::figures::readable(far);
+            let s = format!("{reached} vertices reached, farthest at distance {far}");
+            (values, stats, None, s)
         }
         Algorithm::Kcore => {
             let (mut values, stats) = if external(kcore::KCore::state_bytes(n) + (16 << 20)) {
@@ -389,16 +344,28 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             values.for_each_dense(store, budget, &mut |_, x| max = max.max(x))?;
             (values, stats, None, format!("max core {max}"))
         }
-        Algorithm::Betweenness => super::run_more::run(store, o, engine, &select, &ext, budget)?,
+        Algorithm::Betweenness => {
+            super::run_more::run(store, o, src, engine, &select, &ext, budget)?
+        }
         _ => {
             only(EngineChoice::External, "external")?;
-            super::run_more::run(store, o, engine, &select, &ext, budget)?
+            super::run_more::run(store, o, src, engine, &select, &ext, budget)?
         }
+    };
+    let source = match src {
+        Some(v) => Some(IdLookup::open(store)?.original(v)?.into_owned()),
+        None => None,
+    };
+    let summary = match (&source, o.source.as_deref()) {
+        (Some(id), Some("max-degree")) => format!("from {id} (max-degree): {summary}"),
+        (Some(id), _) => format!("from {id}: {summary}"),
+        (None, _) => summary,
     };
     Ok(Run {
         values,
         stats,
         summary,
         iterations,
+        source,
     })
 }

@@ -6,7 +6,7 @@
 //! the run's statistics, the iterations done (where that means something)
 //! and a one-line summary.
 
-use super::run::{source, Algorithm, RunOptions};
+use super::run::{Algorithm, RunOptions};
 use super::values::{Kind, VertexValues};
 use crate::algo::{
     betweenness, betweenness_weighted, cdlp, coloring, lcc, mis, randomwalk, triangles,
@@ -24,10 +24,12 @@ use crate::store::{IdLookup, Store};
 pub type Outcome = (VertexValues, RunStats, Option<usize>, String);
 
 /// Runs `o.algorithm`, one of those above (the caller has checked that
-/// `--engine` allows the external-only ones).
+/// `--engine` allows the external-only ones); `src`: the dense id of
+/// `o.source`, resolved.
 pub fn run(
     store: &Store,
     o: &RunOptions,
+    src: Option<u64>,
     stream: StreamConfig,
     select: &SelectConfig,
     ext: &ExternalConfig,
@@ -102,10 +104,7 @@ pub fn run(
                 length: o.length,
                 seed: o.seed,
                 restart: o.restart,
-                source: match &o.source {
-                    Some(_) => Some(source(store, o.source.as_deref(), "randomwalk")?),
-                    None => None,
-                },
+                source: src,
             };
             let w = match &o.walks_out {
                 None => randomwalk::random_walks(store, &cfg, ext, budget, None)?,

@@ -85,9 +85,18 @@ impl NameSorter {
         if self.arena.len() + name.len() > self.arena_cap || self.spans.len() == self.spans_cap {
             self.spill()?;
         }
-        if self.arena.capacity() == 0 {
-            self.arena.reserve_exact(self.arena_cap);
-            self.spans.reserve_exact(self.spans_cap);
+        // Grown as names come (doubling), up to the caps: a large budget
+        // over a few names reserves what they take.
+        if self.arena.len() + name.len() > self.arena.capacity() {
+            let want = (2 * self.arena.capacity())
+                .max(self.arena.len() + name.len())
+                .max(64 << 10)
+                .min(self.arena_cap);
+            self.arena.reserve_exact(want - self.arena.len());
+        }
+        if self.spans.len() == self.spans.capacity() {
+            let want = (2 * self.spans.capacity()).max(4096).min(self.spans_cap);
+            self.spans.reserve_exact(want - self.spans.len());
         }
         self.spans
             .push((self.arena.len() as u32, name.len() as u32));

@@ -42,9 +42,18 @@ impl Budget {
         }
     }
 
-    /// The default budget: half of physical memory (at least 256 MiB).
+    /// A budget of `limit` bytes a person asked for: refused, by
+    /// [`check_limit`], when it is more than the machine's memory.
+    pub fn checked(limit: u64) -> Result<Budget> {
+        check_limit(limit)?;
+        Ok(Budget::new(limit))
+    }
+
+    /// The default budget: half of physical memory (at least 256 MiB, at
+    /// most all of it).
     pub fn default_limit() -> u64 {
-        (physical_memory_bytes() / 2).max(256 << 20)
+        let ram = physical_memory_bytes();
+        (ram / 2).max(256 << 20).min(ram)
     }
 
     /// The limit in bytes.
@@ -150,6 +159,40 @@ impl Drop for Charge {
     }
 }
 
+/// Makes room in `v`, a buffer of at most `cap` elements that is full at
+/// its capacity: doubles it (at least 4096 elements), up to `cap`. Buffers
+/// whose size comes from the budget grow so, from empty, rather than being
+/// reserved whole: a large budget over a small input reserves what the
+/// input needs (the budget's charge covers `cap` all the same).
+#[cold]
+pub fn grow_toward<T>(v: &mut Vec<T>, cap: usize) {
+    let want = (2 * v.capacity()).max(4096).min(cap);
+    v.reserve_exact(want.saturating_sub(v.len()));
+}
+
+/// Refuses a budget above the machine's physical memory, naming the RAM
+/// and the largest budget accepted. The budget is what a run may hold
+/// resident: past RAM it could only swap or be killed, and what the engines
+/// reserve beside their charges would not be there (an allocation larger
+/// than RAM fails outright where the kernel does not overcommit). Every
+/// budget a person gives (the CLI's `--memory`, the Python `memory=`) is
+/// checked here: where it is parsed, where a build validates its options,
+/// and where a run starts.
+pub fn check_limit(limit: u64) -> Result<()> {
+    let ram = physical_memory_bytes();
+    if limit <= ram {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "a memory budget of {} is more than this machine's {} of RAM; give at most {} \
+         (the default is half of RAM, {})",
+        crate::size::format_size(limit),
+        crate::size::format_size(ram),
+        crate::size::largest_size_arg(ram),
+        crate::size::format_size(Budget::default_limit()),
+    )))
+}
+
 /// Physical memory of the machine in bytes (from `sysconf`).
 pub fn physical_memory_bytes() -> u64 {
     // SAFETY: sysconf has no preconditions.
@@ -249,6 +292,23 @@ mod tests {
         assert_eq!(b.used(), 600);
         assert_eq!(b.peak(), 600);
         assert!(peak_rss_bytes() > 0);
+    }
+
+    /// A budget above RAM is refused naming the RAM and the largest budget
+    /// accepted, which is accepted; the default fits.
+    #[test]
+    fn budgets_above_ram_are_refused() {
+        let ram = physical_memory_bytes();
+        let err = Budget::checked(ram + 1).unwrap_err().to_string();
+        let largest = crate::size::largest_size_arg(ram);
+        assert!(
+            err.contains(&crate::size::format_size(ram)) && err.contains(&largest),
+            "{err}"
+        );
+        let ok = crate::size::parse_size(&largest).unwrap();
+        assert_eq!(Budget::checked(ok).unwrap().limit(), ok);
+        assert!(check_limit(ram).is_ok() && check_limit(u64::MAX).is_err());
+        assert!(Budget::default_limit() <= ram);
     }
 
     /// glibc's arenas, counted from `malloc_info`'s report.

@@ -142,22 +142,7 @@ pub struct StoreDir {
 impl StoreDir {
     /// Starts a store at `dest`; refuses an existing `dest` unless `force`.
     pub fn create(dest: &Path, force: bool) -> Result<StoreDir> {
-        if dest.exists() && !force {
-            return Err(Error::Invalid(format!(
-                "{} already exists; pass --force to replace it",
-                dest.display()
-            )));
-        }
-        if dest.exists()
-            && dest.is_dir()
-            && !dest.join(MANIFEST_FILE).exists()
-            && dir_nonempty(dest)
-        {
-            return Err(Error::Invalid(format!(
-                "{} exists and is not an outcore store; refusing to replace it even with --force",
-                dest.display()
-            )));
-        }
+        crate::outfile::check_store_dest(dest, force, &[])?;
         let name = dest
             .file_name()
             .ok_or_else(|| Error::Invalid(format!("{}: not a valid store path", dest.display())))?;
@@ -165,12 +150,6 @@ impl StoreDir {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        if !parent.is_dir() {
-            return Err(Error::Invalid(format!(
-                "{}: the directory does not exist",
-                parent.display()
-            )));
-        }
         // Builds killed before they could clean up left these.
         crate::stale::clean(&parent, &name.to_string_lossy(), "outcore-tmp");
         let tmp = parent.join(format!(
@@ -363,12 +342,6 @@ fn remove_any(p: &Path) -> Result<()> {
         Ok(_) => std::fs::remove_file(p).at(p),
         Err(_) => Ok(()),
     }
-}
-
-fn dir_nonempty(p: &Path) -> bool {
-    std::fs::read_dir(p)
-        .map(|mut d| d.next().is_some())
-        .unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -294,10 +294,7 @@ impl Manifest {
     pub fn read(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
         if !dir.is_dir() {
-            return Err(Error::store(
-                dir,
-                "not a directory (expected an outcore store)",
-            ));
+            return Err(super::missing::not_a_store(dir));
         }
         if !path.exists() {
             return Err(Error::store(

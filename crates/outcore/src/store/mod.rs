@@ -35,6 +35,7 @@ pub mod export;
 pub mod file;
 mod ids;
 pub mod manifest;
+mod missing;
 pub mod pagesums;
 mod placed;
 pub mod read;

@@ -108,7 +108,9 @@ impl<M: Value, T: Slot> MultiLog<M, T> {
         )?;
         let k = files.len();
         Ok(MultiLog {
-            buf: Vec::with_capacity(cap),
+            // Grown as messages come, up to `cap` (the charge): a large
+            // budget over a small graph reserves what the graph sends.
+            buf: Vec::new(),
             cap,
             _charge: charge,
             bounds,
@@ -129,6 +131,9 @@ impl<M: Value, T: Slot> MultiLog<M, T> {
         target: T,
         m: M,
     ) -> Result<()> {
+        if self.buf.len() == self.buf.capacity() {
+            crate::mem::budget::grow_toward(&mut self.buf, self.cap);
+        }
         self.buf.push((target, m));
         self.counts.messages += 1;
         if self.buf.len() == self.cap {

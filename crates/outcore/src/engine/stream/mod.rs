@@ -174,13 +174,19 @@ impl StreamEngine {
             true => Some(budget.charge(decode_bytes(threads), "tile decoding")?),
             false => None,
         };
-        let pool_bytes = |budget: &Budget| {
-            let avail = budget.available().saturating_sub(SLACK);
-            cfg.cache_bytes.map_or(avail, |c| c.min(avail))
-        };
         // Decoded tiles all fit (beside the decoding scratch): cache them so.
         let scratch_words = tiles.max_tile_bytes;
         let plain_bytes = store.manifest().tiles.edges * 4 + 4 * scratch_words;
+        // The rest of the budget, but never more than every tile (decoded,
+        // when coded): the arena is reserved whole, and a large budget over
+        // a small graph must not reserve the budget.
+        let all_tiles = tiles
+            .file_len
+            .max(if coded.is_some() { plain_bytes } else { 0 });
+        let pool_bytes = |budget: &Budget| {
+            let avail = budget.available().saturating_sub(SLACK).min(all_tiles);
+            cfg.cache_bytes.map_or(avail, |c| c.min(avail))
+        };
         let pool_plain = match coded.is_some() && pool_bytes(budget) >= plain_bytes {
             true => Some((
                 Vec::with_capacity(scratch_words as usize),

@@ -153,7 +153,9 @@ impl<R: Record> BucketSorter<R> {
             dir: dir.to_path_buf(),
             split,
             budget: budget.clone(),
-            buf: Vec::with_capacity(records as usize),
+            // Grown as records come, up to `capacity` (the charge): a
+            // large budget over a small input reserves what the input holds.
+            buf: Vec::new(),
             capacity: records as usize,
             charge,
             enc_charge,
@@ -211,8 +213,8 @@ impl<R: Record> BucketSorter<R> {
     /// Adds one record.
     #[inline]
     pub fn push(&mut self, r: R) -> Result<()> {
-        if self.buf.len() == self.capacity {
-            self.spill()?;
+        if self.buf.len() == self.buf.capacity().min(self.capacity) {
+            self.make_room()?;
         }
         self.buf.push(r);
         self.pushed += 1;
@@ -224,17 +226,32 @@ impl<R: Record> BucketSorter<R> {
     pub fn extend(&mut self, mut it: impl Iterator<Item = R>) -> Result<()> {
         loop {
             let before = self.buf.len();
-            let room = self.capacity - before;
+            let room = self.buf.capacity().min(self.capacity) - before;
+            if room == 0 {
+                match it.next() {
+                    Some(r) => self.push(r)?,
+                    None => return Ok(()),
+                }
+                continue;
+            }
             self.buf.extend(it.by_ref().take(room));
-            self.pushed += (self.buf.len() - before) as u64;
-            if self.buf.len() < self.capacity {
+            let added = self.buf.len() - before;
+            self.pushed += added as u64;
+            if added < room {
                 return Ok(());
             }
-            match it.next() {
-                Some(r) => self.push(r)?,
-                None => return Ok(()),
-            }
         }
+    }
+
+    /// A full buffer spills; one that has not reached `capacity` grows
+    /// toward it.
+    #[cold]
+    fn make_room(&mut self) -> Result<()> {
+        if self.buf.len() >= self.capacity {
+            return self.spill();
+        }
+        crate::mem::budget::grow_toward(&mut self.buf, self.capacity);
+        Ok(())
     }
 
     /// Records pushed so far.

@@ -137,6 +137,7 @@ impl BuildOptions {
                 self.csr_id_bytes
             )));
         }
+        crate::mem::budget::check_limit(self.memory)?;
         if self.memory < MIN_MEMORY {
             return Err(Error::Budget(format!(
                 "--memory {} is below the {} a build needs",

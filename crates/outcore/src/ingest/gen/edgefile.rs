@@ -163,6 +163,7 @@ pub fn write_edge_file(
             path.display()
         )));
     }
+    crate::outfile::check_writable(path)?;
     if !force && fs::symlink_metadata(path).is_ok() {
         return Err(Error::Invalid(format!(
             "{}: already exists (use --force to overwrite)",

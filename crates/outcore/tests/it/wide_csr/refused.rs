@@ -208,8 +208,10 @@ fn a_build_past_the_last_block_is_refused_plainly() {
             order,
             order_auto,
             compress,
-            // Room for the degree order's 32 GiB: the count refuses it.
-            memory: 64 << 30,
+            // The largest budget accepted (a budget above RAM is refused):
+            // the count refuses the build before the degree order's 32 GiB
+            // is asked of it.
+            memory: outcore::mem::budget::physical_memory_bytes(),
             ..Default::default()
         };
         let path = dir.path().join("g.oc");

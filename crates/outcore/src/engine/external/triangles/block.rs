@@ -76,7 +76,8 @@ pub(super) fn block<E: Entry>(
     ms.seek(reader, meta, 0, 2 * v1)?;
     ls.seek(reader, adj, 0, w1 * words)?;
     let cap = p.max_list as usize;
-    let mut ul: Vec<E> = Vec::with_capacity(cap);
+    // The lists scanned hold at most the `w1` entries before the block's end.
+    let mut ul: Vec<E> = Vec::with_capacity(cap.min(w1 as usize));
     let mut tasks: Vec<(usize, usize, usize)> = Vec::new();
     // (u, list start, index entries start..end)
     let mut batch: Vec<(E, usize, usize, usize)> = Vec::new();

@@ -296,7 +296,8 @@ fn walks_with<T: Slot>(
                 degrees: crate::store::degrees::DegreeStream::open(store.path(), "out")?,
                 at: 0,
                 deg: 0,
-                chunk: Vec::with_capacity(sz.records),
+                // Grown toward `sz.records` as walkers come.
+                chunk: Vec::new(),
                 moves: Vec::new(),
                 walkers: 0,
                 moved: 0,
@@ -312,6 +313,9 @@ fn walks_with<T: Slot>(
                 let (cap, lo) = (sz.records, sz.bounds[i]);
                 // Targets are local to the interval.
                 let mut sink = |x: u32, w: u64| -> Result<()> {
+                    if step.chunk.len() == step.chunk.capacity() {
+                        crate::mem::budget::grow_toward(&mut step.chunk, cap);
+                    }
                     step.chunk.push((T::of(lo + x as u64), w));
                     if step.chunk.len() == cap {
                         step.process(&mut select, next, &mut visits, &mut path)?;
