@@ -113,7 +113,8 @@ impl IdLookup {
         if ok {
             return Ok(());
         }
-        let why = format!("it disagrees with {ORDER_FILE} (dense id {v}, rank {r})");
+        let why =
+            format!("it and {ORDER_FILE} disagree (dense id {v}, rank {r}): one is corrupted");
         Err(Error::damaged(&self.store, ORDER_INV_FILE, why))
     }
 
