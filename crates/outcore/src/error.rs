@@ -84,6 +84,35 @@ impl Error {
             msg: msg.into(),
         }
     }
+
+    /// A damaged file of the store at `store`: names the file (`rel`, as
+    /// the manifest lists it) and what is wrong with it, and says what to
+    /// do. Every reader and command that finds damage reports it here, so
+    /// the advice is the same everywhere.
+    pub fn damaged(store: impl AsRef<Path>, rel: &str, why: impl std::fmt::Display) -> Error {
+        let store = store.as_ref();
+        Error::store(
+            store,
+            format!(
+                "store file {rel} is damaged ({why}); run `outcore verify {}` for details \
+                 and re-import the graph",
+                store.display()
+            ),
+        )
+    }
+
+    /// Damage that `outcore verify` found (the details are here): what
+    /// [`Error::damaged`] says, less the advice to verify.
+    pub fn damage_verified(
+        store: impl AsRef<Path>,
+        rel: &str,
+        why: impl std::fmt::Display,
+    ) -> Error {
+        Error::store(
+            store,
+            format!("store file {rel} is damaged ({why}); re-import the graph"),
+        )
+    }
 }
 
 /// Attaches a path to `std::io::Result`s.

@@ -141,12 +141,7 @@ impl TileSet {
             })?;
             let got = checksum(&store.file(rel))?;
             if &got != want {
-                return Err(Error::store(
-                    store.path(),
-                    format!(
-                        "{rel}: checksum mismatch; the store is damaged (run `outcore verify`)"
-                    ),
-                ));
+                return Err(Error::damaged(store.path(), rel, "checksum mismatch"));
             }
         }
         let raw = std::fs::read(store.file(INDEX_FILE))
@@ -160,14 +155,15 @@ impl TileSet {
         let mut max_tile_bytes = 0;
         if coded {
             max_tile_bytes = frame_pieces(&entries, file_len, piece_bytes, aligned, &mut tiles)
-                .ok_or_else(|| Error::store(store.path(), "tiles/index.bin is inconsistent"))?;
+                .ok_or_else(|| Error::damaged(store.path(), INDEX_FILE, "it is inconsistent"))?;
         }
         for w in entries.windows(2).filter(|_| !coded) {
             let (a, b) = (w[0], w[1]);
             if b.first < a.first || b.first * 4 > file_len {
-                return Err(Error::store(
+                return Err(Error::damaged(
                     store.path(),
-                    "tiles/index.bin is inconsistent",
+                    INDEX_FILE,
+                    "it is inconsistent",
                 ));
             }
             let (offset, bytes) = (a.first * 4, (b.first - a.first) * 4);
@@ -194,10 +190,8 @@ impl TileSet {
         if entries.last().is_none_or(|e| !e.is_sentinel())
             || entries.len() as u64 != m.tiles.index_entries() + 1
         {
-            return Err(Error::store(
-                store.path(),
-                "tiles/index.bin does not match the manifest",
-            ));
+            let why = "it does not match the manifest";
+            return Err(Error::damaged(store.path(), INDEX_FILE, why));
         }
         let chunk_sums = read_u64s(&store.file(CHUNKS_FILE))?;
         Ok(TileSet {

@@ -132,7 +132,7 @@ pub fn calibrate(
     let mut backend_name = String::new();
     for (round, &depth) in depths.iter().enumerate() {
         let mut reader = Reader::new(backend, depth)?;
-        let fi = reader.open(path)?;
+        let fi = reader.open(path, "calibration sample")?;
         let pages = reader.file_len(fi) / page_bytes;
         if pages == 0 {
             return Err(Error::Invalid(format!(

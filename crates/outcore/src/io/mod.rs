@@ -20,6 +20,7 @@
 
 mod buffer;
 pub mod calibrate;
+mod ends;
 mod engine;
 pub(crate) mod fault;
 mod open;
@@ -165,7 +166,9 @@ impl Reader {
     /// Opens a file with `O_DIRECT` (falling back to buffered reads, with
     /// [`Reader::direct`] false, on filesystems that refuse `O_DIRECT`, e.g.
     /// some tmpfs and procfs); returns its index for [`ReadReq::file`].
-    pub fn open(&mut self, path: &Path) -> Result<usize> {
+    /// `role` says what the file holds ("offsets", "state", ...): errors
+    /// of its reads name it ([`Reader::role`]).
+    pub fn open(&mut self, path: &Path, role: &'static str) -> Result<usize> {
         let (file, direct) = open_direct(path, Access::Read, false)?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
         if meta.is_dir() {
@@ -174,29 +177,38 @@ impl Reader {
                 path.display()
             )));
         }
-        Ok(self.add_file(path, file, direct, meta.len()))
+        Ok(self.add_file(path, file, direct, meta.len(), role))
     }
 
     /// Creates (or truncates) `path` for direct reads and writes (buffered
     /// where the filesystem refuses `O_DIRECT`); returns its index for
     /// [`WriteReq::file`] and [`ReadReq::file`]. The caller removes the file.
-    pub fn create(&mut self, path: &Path) -> Result<usize> {
+    pub fn create(&mut self, path: &Path, role: &'static str) -> Result<usize> {
         let (file, direct) = open_direct(path, Access::Create, false)?;
-        Ok(self.add_file(path, file, direct, 0))
+        Ok(self.add_file(path, file, direct, 0, role))
     }
 
     /// Takes over a file opened elsewhere ([`open_direct`], writable or
-    /// not; `direct`: as it said); returns its index.
-    pub fn adopt(&mut self, path: &Path, file: File, direct: bool) -> usize {
-        self.add_file(path, file, direct, 0)
+    /// not; `direct`: as it said) and written through this reader from
+    /// empty; returns its index.
+    pub fn adopt(&mut self, path: &Path, file: File, direct: bool, role: &'static str) -> usize {
+        self.add_file(path, file, direct, 0, role)
     }
 
-    fn add_file(&mut self, path: &Path, file: File, direct: bool, len: u64) -> usize {
+    fn add_file(
+        &mut self,
+        path: &Path,
+        file: File,
+        direct: bool,
+        len: u64,
+        role: &'static str,
+    ) -> usize {
         self.files.push(FileEntry {
             path: path.to_path_buf(),
             file: Arc::new(file),
             direct,
             len,
+            role,
         });
         self.files.len() - 1
     }
@@ -206,7 +218,9 @@ impl Reader {
         self.files[file].direct
     }
 
-    /// The length of `file` when it was opened. Panics on an unknown index.
+    /// The length of `file` when it was opened, grown by the writes queued
+    /// since: a read must find every byte below it ([`Reader::wait`]).
+    /// Panics on an unknown index.
     pub fn file_len(&self, file: usize) -> u64 {
         self.files[file].len
     }
@@ -352,13 +366,7 @@ impl Reader {
         loop {
             if let Some(i) = self.ready.iter().position(|c| c.tag == tag) {
                 let mut c = self.ready.swap_remove(i);
-                fault::apply(&mut c);
-                self.stats.requests += 1;
-                match (c.write, &c.result) {
-                    (false, Ok(b)) => self.stats.bytes_read += *b as u64,
-                    (true, Ok(b)) => self.stats.bytes_written += *b as u64,
-                    _ => {}
-                }
+                self.settle(&mut c);
                 return Ok(c);
             }
             self.engine.poll(0, &mut self.ready)?;
@@ -381,16 +389,12 @@ impl Reader {
     /// Moves ready completions to `out`, counting them; returns how many.
     fn deliver(&mut self, out: &mut Vec<Completion>) -> usize {
         let n = self.ready.len();
-        for c in &mut self.ready {
-            fault::apply(c);
-            self.stats.requests += 1;
-            match (c.write, &c.result) {
-                (false, Ok(b)) => self.stats.bytes_read += *b as u64,
-                (true, Ok(b)) => self.stats.bytes_written += *b as u64,
-                _ => {}
-            }
+        let mut ready = std::mem::take(&mut self.ready);
+        for c in &mut ready {
+            self.settle(c);
         }
-        out.append(&mut self.ready);
+        out.append(&mut ready);
+        self.ready = ready;
         n
     }
 

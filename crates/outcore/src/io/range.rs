@@ -82,7 +82,8 @@ pub fn read_range(
                 std::io::Error::new(
                     std::io::ErrorKind::UnexpectedEof,
                     format!(
-                        "wanted {len} bytes at offset {offset} but the file ends at {}",
+                        "{}: wanted {len} bytes at offset {offset}, but the file ends at {}",
+                        f.role,
                         pos + got as u64
                     ),
                 ),

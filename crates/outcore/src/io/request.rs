@@ -92,11 +92,16 @@ pub(crate) struct Req {
 pub struct Completion {
     /// The request's tag.
     pub tag: u64,
-    /// Bytes read (short only at end of file) or written (always all), or the
-    /// error (without the path: see [`Reader::path`](super::Reader::path)).
+    /// Bytes read or written (always all), or the error (without the path:
+    /// see [`Reader::path`](super::Reader::path)). A read is short only at
+    /// the file's end (its length as the reader knows it): the rest of its
+    /// buffer is then zeroed; one that stops before is an `UnexpectedEof`
+    /// error naming the file's role.
     pub result: std::io::Result<usize>,
     /// True for a [`WriteReq`].
     pub write: bool,
+    /// The request (a write's as a read's fields), for the checks above.
+    pub(crate) req: ReadReq,
 }
 
 /// One open file.
@@ -106,4 +111,6 @@ pub(crate) struct FileEntry {
     pub(crate) file: Arc<File>,
     pub(crate) direct: bool,
     pub(crate) len: u64,
+    /// What the file holds, for errors.
+    pub(crate) role: &'static str,
 }

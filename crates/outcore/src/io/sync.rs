@@ -199,6 +199,7 @@ fn worker(jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Completion>) {
             tag: r.tag,
             result,
             write,
+            req: r,
         };
         if done.send(c).is_err() {
             // The engine is gone; keep draining so no job is left half-done.

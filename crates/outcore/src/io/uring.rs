@@ -211,12 +211,17 @@ impl UringEngine {
             match outcome {
                 None => self.push(idx),
                 Some(result) => {
-                    let (tag, write) = (s.req.r.tag, s.req.write);
+                    let (req, write) = (s.req.r, s.req.write);
                     self.slots[idx as usize] = None;
                     self.free.push(idx);
                     self.in_flight -= 1;
                     finished += 1;
-                    out.push(Completion { tag, result, write });
+                    out.push(Completion {
+                        tag: req.tag,
+                        result,
+                        write,
+                        req,
+                    });
                 }
             }
         }

@@ -17,8 +17,23 @@ use xxhash_rust::xxh3::Xxh3;
 /// [`read_u64s`]) of a listed file hash what they read and compare at the
 /// end, so a damaged degree, order, id or index file is an error wherever
 /// it is read, not only in `verify` (issue 12).
-static EXPECTED: std::sync::Mutex<BTreeMap<PathBuf, FileEntry>> =
+static EXPECTED: std::sync::Mutex<BTreeMap<PathBuf, Expected>> =
     std::sync::Mutex::new(BTreeMap::new());
+
+/// What a file of an open store must hold, and where it is (for errors).
+#[derive(Clone, Debug)]
+pub(crate) struct Expected {
+    store: PathBuf,
+    rel: String,
+    entry: FileEntry,
+}
+
+impl Expected {
+    /// The file is damaged: `why`.
+    pub(crate) fn damaged(&self, why: impl std::fmt::Display) -> Error {
+        Error::damaged(&self.store, &self.rel, why)
+    }
+}
 
 /// Records the files of the store at `store` as its manifest lists them.
 /// A process that opens many stores in turn (a fuzzer, a long Python
@@ -29,23 +44,36 @@ pub(crate) fn expect_files(store: &Path, manifest: &Manifest) {
         e.retain(|p, _| p.exists());
     }
     for (rel, entry) in &manifest.files {
-        e.insert(store.join(rel), entry.clone());
+        let want = Expected {
+            store: store.to_path_buf(),
+            rel: rel.clone(),
+            entry: entry.clone(),
+        };
+        e.insert(store.join(rel), want);
     }
 }
 
 /// What `path` must hold, when it is a file of an open store.
-pub(crate) fn expected(path: &Path) -> Option<FileEntry> {
+pub(crate) fn expected(path: &Path) -> Option<Expected> {
     let e = EXPECTED.lock().unwrap_or_else(|p| p.into_inner());
     e.get(path).cloned()
 }
 
-/// Checks the length and hash of what was read of `path` against `want`.
-pub(crate) fn check_read(path: &Path, want: &FileEntry, bytes: u64, h: &Xxh3) -> Result<()> {
-    if bytes != want.bytes || format!("{:016x}", h.digest()) != want.xxh3 {
-        return Err(Error::store(
-            path,
-            "does not match its checksum in the manifest: the store is damaged (run `outcore verify`)",
-        ));
+/// Damage to the file at `path`: [`Error::damaged`] when it is a file of
+/// an open store (named as its manifest names it), else a store error
+/// naming the path.
+pub(crate) fn damaged_at(path: &Path, why: impl std::fmt::Display) -> Error {
+    match expected(path) {
+        Some(want) => want.damaged(why),
+        None => Error::store(path, why.to_string()),
+    }
+}
+
+/// Checks the length and hash of what was read of a file against `want`.
+pub(crate) fn check_read(want: &Expected, bytes: u64, h: &Xxh3) -> Result<()> {
+    let e = &want.entry;
+    if bytes != e.bytes || format!("{:016x}", h.digest()) != e.xxh3 {
+        return Err(want.damaged("checksum mismatch"));
     }
     Ok(())
 }
@@ -56,7 +84,7 @@ pub(crate) fn check_read(path: &Path, want: &FileEntry, bytes: u64, h: &Xxh3) ->
 pub(crate) struct CheckedStream {
     input: std::io::BufReader<Faulty<File>>,
     path: PathBuf,
-    want: Option<FileEntry>,
+    want: Option<Expected>,
     h: Xxh3,
     bytes: u64,
 }
@@ -75,18 +103,22 @@ impl CheckedStream {
 
     /// Fills `buf`; the read that ends the file checks it.
     pub fn read_exact(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.input.read_exact(buf).map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => Error::store(
-                &self.path,
-                "shorter than the vertex count says (run `outcore verify`)",
-            ),
-            _ => Error::io(&self.path, e),
-        })?;
+        self.input
+            .read_exact(buf)
+            .map_err(|e| match (e.kind(), &self.want) {
+                (std::io::ErrorKind::UnexpectedEof, Some(want)) => {
+                    want.damaged("shorter than the vertex count says")
+                }
+                (std::io::ErrorKind::UnexpectedEof, None) => {
+                    Error::store(&self.path, "shorter than the vertex count says")
+                }
+                _ => Error::io(&self.path, e),
+            })?;
         if let Some(want) = &self.want {
             self.h.update(buf);
             self.bytes += buf.len() as u64;
-            if self.bytes >= want.bytes {
-                check_read(&self.path, want, self.bytes, &self.h)?;
+            if self.bytes >= want.entry.bytes {
+                check_read(want, self.bytes, &self.h)?;
             }
         }
         Ok(())
@@ -94,6 +126,15 @@ impl CheckedStream {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file is damaged: `why` ([`Error::damaged`] for a file of an
+    /// open store).
+    pub fn damaged(&self, why: impl std::fmt::Display) -> Error {
+        match &self.want {
+            Some(want) => want.damaged(why),
+            None => Error::store(&self.path, why.to_string()),
+        }
     }
 }
 
@@ -104,28 +145,26 @@ pub fn read_chunks(path: &Path, unit: usize, f: impl FnMut(&[u8]) -> Result<()>)
         Some(want) => {
             let mut h = Xxh3::new();
             let mut bytes = 0u64;
-            read_chunks_unchecked(
-                path,
-                unit,
-                |b| {
-                    h.update(b);
-                    bytes += b.len() as u64;
-                    Ok(())
-                },
-                f,
-            )?;
-            check_read(path, &want, bytes, &h)
+            let seen = |b: &[u8]| {
+                h.update(b);
+                bytes += b.len() as u64;
+                Ok(())
+            };
+            read_chunks_unchecked(path, unit, seen, f, |why| want.damaged(why))?;
+            check_read(&want, bytes, &h)
         }
-        None => read_chunks_unchecked(path, unit, |_| Ok(()), f),
+        None => read_chunks_unchecked(path, unit, |_| Ok(()), f, |why| Error::store(path, why)),
     }
 }
 
-/// [`read_chunks`] without the check; `seen` sees every chunk first.
+/// [`read_chunks`] without the check; `seen` sees every chunk first;
+/// `bad` makes the error of a size that is not whole records.
 fn read_chunks_unchecked(
     path: &Path,
     unit: usize,
     mut seen: impl FnMut(&[u8]) -> Result<()>,
     mut f: impl FnMut(&[u8]) -> Result<()>,
+    bad: impl Fn(String) -> Error,
 ) -> Result<()> {
     let mut file = Faulty(File::open(path).at(path)?);
     let chunk = (1 << 20) / unit * unit;
@@ -146,10 +185,7 @@ fn read_chunks_unchecked(
         }
     }
     if have % unit != 0 {
-        return Err(Error::store(
-            path,
-            format!("size is not a multiple of {unit} bytes"),
-        ));
+        return Err(bad(format!("size is not a multiple of {unit} bytes")));
     }
     if have > 0 {
         seen(&buf[..have])?;
@@ -171,6 +207,7 @@ pub fn checksum(path: &Path) -> Result<FileEntry> {
             bytes += b.len() as u64;
             Ok(())
         },
+        |why| Error::store(path, why),
     )?;
     Ok(FileEntry {
         bytes,

@@ -109,7 +109,7 @@ impl CheckedReader {
     }
 
     fn early(&self) -> Error {
-        Error::store(&self.path, "ends early")
+        super::file::damaged_at(&self.path, "ends early")
     }
 }
 
@@ -220,12 +220,15 @@ pub fn scan_csr(
     };
     let mut slot = 0u64;
     if u64::from_le_bytes(off.req()?) != 0 {
-        return Err(Error::store(&off.path, "the first offset is not 0"));
+        return Err(super::file::damaged_at(
+            &off.path,
+            "the first offset is not 0",
+        ));
     }
     for v in 0..n {
         let end = u64::from_le_bytes(off.req()?);
         if end < slot {
-            return Err(Error::store(
+            return Err(super::file::damaged_at(
                 &off.path,
                 format!("offsets decrease at vertex {v}"),
             ));
@@ -234,7 +237,7 @@ pub fn scan_csr(
         while slot < end {
             let x = adj
                 .next()?
-                .ok_or_else(|| Error::store(adj.path(), "ends early"))?;
+                .ok_or_else(|| super::file::damaged_at(adj.path(), "ends early"))?;
             let wt = match weights.as_mut() {
                 Some(r) => f64::from_le_bytes(r.req()?),
                 None => 1.0,
@@ -242,7 +245,7 @@ pub fn scan_csr(
             if x == WIDE_PAD {
                 padding = true;
             } else if padding {
-                return Err(Error::store(
+                return Err(super::file::damaged_at(
                     adj.path(),
                     format!("the list of vertex {v} has a gap at slot {slot}"),
                 ));
@@ -253,7 +256,10 @@ pub fn scan_csr(
         }
     }
     if adj.next()?.is_some() {
-        return Err(Error::store(adj.path(), "holds slots past the last offset"));
+        return Err(super::file::damaged_at(
+            adj.path(),
+            "holds slots past the last offset",
+        ));
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! and `degrees/{out,in}.ovf` ((vertex u64, degree u64) pairs by vertex).
 
 use super::file::{read_chunks, DataWriter, StoreDir, WriteLe};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::path::Path;
 
 /// The marker for "degree in the overflow table".
@@ -88,8 +88,8 @@ pub fn for_each(
             let mut deg = u16::from_le_bytes([d[0], d[1]]) as u64;
             if deg == OVERFLOW as u64 {
                 if k + 1 >= ovf.len() || ovf[k] != v {
-                    return Err(Error::store(
-                        store.join(&o),
+                    return Err(super::file::damaged_at(
+                        &store.join(&o),
                         format!("no overflow entry for vertex {v}"),
                     ));
                 }
@@ -102,8 +102,8 @@ pub fn for_each(
         Ok(())
     })?;
     if k != ovf.len() {
-        return Err(Error::store(
-            store.join(&o),
+        return Err(super::file::damaged_at(
+            &store.join(&o),
             "overflow entries without a marked vertex",
         ));
     }
@@ -132,8 +132,8 @@ impl Degrees {
                 .iter()
                 .any(|&(v, _)| compact.get(v as usize) != Some(&OVERFLOW))
         {
-            return Err(Error::store(
-                store.join(&o),
+            return Err(super::file::damaged_at(
+                &store.join(&o),
                 "overflow table does not match the compact degrees",
             ));
         }
@@ -199,7 +199,7 @@ impl DegreeStream {
         let mut d = u16::from_le_bytes(b) as u64;
         if d == OVERFLOW as u64 {
             if self.k + 1 >= self.overflow.len() || self.overflow[self.k] != self.v {
-                return Err(Error::store(
+                return Err(super::file::damaged_at(
                     self.compact.path(),
                     format!("no overflow entry for vertex {}", self.v),
                 ));

@@ -1,7 +1,7 @@
 //! Store files: checksummed writers, atomic store directories, checked readers.
 
 pub use super::checked::{checksum, read_chunks, read_u64s};
-pub(crate) use super::checked::{expect_files, CheckedStream};
+pub(crate) use super::checked::{damaged_at, expect_files, CheckedStream};
 use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
 pub use super::placed::PlacedFile;
 use crate::error::{Error, IoContext, Result};

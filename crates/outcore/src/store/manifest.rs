@@ -284,10 +284,7 @@ impl Manifest {
         } else {
             return Ok(());
         };
-        Err(Error::store(
-            dir,
-            format!("the manifest says {why}: the store is damaged"),
-        ))
+        Err(Error::damaged(dir, MANIFEST_FILE, format!("it says {why}")))
     }
 
     /// Reads and checks the manifest of the store at `dir`.
@@ -322,17 +319,14 @@ impl Manifest {
                 ),
             ));
         }
-        let mut m: Manifest = serde_json::from_value(value)
-            .map_err(|e| Error::store(dir, format!("manifest.json is damaged: {e}")))?;
+        let mut m: Manifest =
+            serde_json::from_value(value).map_err(|e| Error::damaged(dir, MANIFEST_FILE, e))?;
         m.check_ids(dir)?;
         if let Some(c) = m.checksum.take() {
             let body = text.strip_suffix(b"\n").unwrap_or(&text);
             let field = format!("\"checksum\": \"{c}\"");
             if self_hash(body, &field).as_deref() != Some(c.as_str()) {
-                return Err(Error::store(
-                    dir,
-                    "manifest.json does not match its checksum: the store is damaged",
-                ));
+                return Err(Error::damaged(dir, MANIFEST_FILE, "checksum mismatch"));
             }
         }
         Ok(m)

@@ -46,6 +46,7 @@ pub mod verify;
 pub mod walk;
 
 use crate::error::{Error, Result};
+use crate::io::Reader;
 pub use manifest::{Manifest, VertexOrder};
 use std::path::{Path, PathBuf};
 
@@ -76,31 +77,20 @@ impl Store {
         file::expect_files(path, &manifest);
         for (rel, entry) in &manifest.files {
             let p = path.join(rel);
-            let meta = std::fs::metadata(&p)
-                .map_err(|_| Error::store(path, format!("{rel} is missing")))?;
+            let meta = std::fs::metadata(&p).map_err(|_| Error::damaged(path, rel, "missing"))?;
             if meta.len() != entry.bytes {
-                return Err(Error::store(
-                    path,
-                    format!(
-                        "{rel} has {} bytes, the manifest says {}: the store is damaged",
-                        meta.len(),
-                        entry.bytes
-                    ),
-                ));
+                let why = format!("{} bytes, the manifest says {}", meta.len(), entry.bytes);
+                return Err(Error::damaged(path, rel, why));
             }
         }
         if manifest.has_order_map && manifest.vertex_order == VertexOrder::Original {
-            return Err(Error::store(
-                path,
-                "the manifest lists a vertex order map for the original order: the store is damaged",
-            ));
+            let why = "it lists a vertex order map for the original order";
+            return Err(Error::damaged(path, manifest::MANIFEST_FILE, why));
         }
         let q = manifest.tiles.group_tiles;
         if !q.is_power_of_two() || q > 1 << 16 {
-            return Err(Error::store(
-                path,
-                format!("the manifest says tile groups are {q} tiles a side, not a power of two up to 65536: the store is damaged"),
-            ));
+            let why = format!("tile groups of {q} tiles a side, not a power of two up to 65536");
+            return Err(Error::damaged(path, manifest::MANIFEST_FILE, why));
         }
         let codecs = [
             (
@@ -132,10 +122,8 @@ impl Store {
         // A file listed that the manifest's own flags do not call for: the
         // manifest was damaged (a flag read as absent would be a wrong answer).
         if let Some(extra) = manifest.files.keys().find(|f| !required.contains(f)) {
-            return Err(Error::store(
-                path,
-                format!("the manifest lists {extra}, which a store of its shape does not have: the store is damaged"),
-            ));
+            let why = format!("it lists {extra}, which a store of its shape does not have");
+            return Err(Error::damaged(path, manifest::MANIFEST_FILE, why));
         }
         Ok(Store {
             path: path.to_path_buf(),
@@ -156,6 +144,26 @@ impl Store {
     /// Path of a store file.
     pub fn file(&self, rel: &str) -> PathBuf {
         self.path.join(rel)
+    }
+
+    /// Opens store file `rel` in `reader` for direct reads (`role`: what
+    /// it holds, for errors) and checks that it still has the length the
+    /// manifest records, so that the reader's reads, which must find every
+    /// byte up to that length, never take a file cut short for a shorter
+    /// one ([`crate::io::Reader::wait`]).
+    pub fn open_in(&self, reader: &mut Reader, rel: &str, role: &'static str) -> Result<usize> {
+        let f = reader.open(&self.file(rel), role)?;
+        match self.manifest.files.get(rel) {
+            Some(e) if e.bytes != reader.file_len(f) => {
+                let why = format!(
+                    "{} bytes, the manifest says {}",
+                    reader.file_len(f),
+                    e.bytes
+                );
+                Err(Error::damaged(&self.path, rel, why))
+            }
+            _ => Ok(f),
+        }
     }
 
     /// Loads the id maps: dense id -> rank -> original id, and back (each
@@ -189,22 +197,16 @@ impl Store {
                     .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
             );
             if buf.iter().any(|&r| r as u64 >= n) {
-                return Err(Error::store(
-                    &self.path,
-                    format!(
-                        "{ORDER_FILE} holds a rank beyond the {n} vertices (run `outcore verify`)"
-                    ),
-                ));
+                let why = format!("it holds a rank beyond the {n} vertices");
+                return Err(Error::damaged(&self.path, ORDER_FILE, why));
             }
             f(next, &buf);
             next += buf.len() as u64;
             Ok(())
         })?;
         if next != self.manifest.num_vertices {
-            return Err(Error::store(
-                &self.path,
-                format!("{ORDER_FILE} does not hold one rank per vertex"),
-            ));
+            let why = "it does not hold one rank per vertex";
+            return Err(Error::damaged(&self.path, ORDER_FILE, why));
         }
         Ok(true)
     }
@@ -236,10 +238,8 @@ impl Store {
             Ok(())
         })?;
         if out.len() as u64 != n || out.iter().any(|&x| x as u64 >= n) {
-            return Err(Error::store(
-                &self.path,
-                format!("{rel} does not hold one id below {n} per vertex"),
-            ));
+            let why = format!("it does not hold one id below {n} per vertex");
+            return Err(Error::damaged(&self.path, rel, why));
         }
         Ok(out)
     }
@@ -264,10 +264,8 @@ impl RankStream {
                 r.read_exact(&mut b)?;
                 let x = u32::from_le_bytes(b);
                 if x as u64 >= self.n {
-                    return Err(Error::store(
-                        r.path(),
-                        format!("rank {x} of dense id {v} is beyond the {} vertices (run `outcore verify`)", self.n),
-                    ));
+                    let why = format!("rank {x} of dense id {v} is beyond the {} vertices", self.n);
+                    return Err(r.damaged(why));
                 }
                 Ok(x as u64)
             }

@@ -51,20 +51,12 @@ impl PageSums {
         let charge = budget.charge(want.bytes, "page checksums")?;
         let path = store.file(&name);
         if &checksum(&path)? != want {
-            return Err(Error::store(
-                store.path(),
-                format!("{name}: checksum mismatch; the store is damaged (run `outcore verify`)"),
-            ));
+            return Err(Error::damaged(store.path(), &name, "checksum mismatch"));
         }
         let sums = read_u64s(&path)?;
         if sums.len() as u64 != len.div_ceil(PAGE_BYTES) {
-            return Err(Error::store(
-                store.path(),
-                format!(
-                    "{name}: {} page sums for {len} bytes of {rel}; the store is damaged",
-                    sums.len()
-                ),
-            ));
+            let why = format!("{} page sums for {len} bytes of {rel}", sums.len());
+            return Err(Error::damaged(store.path(), &name, why));
         }
         Ok(Some(Arc::new(PageSums {
             rel: rel.to_string(),
@@ -76,28 +68,29 @@ impl PageSums {
     }
 
     /// Checks `bytes`, read from file offset `at` (a multiple of
-    /// [`PAGE_BYTES`]): every page they hold whole, and the file's short
-    /// last page when they reach it. Bytes past the file's end (padding of
-    /// a direct read) are ignored.
+    /// [`PAGE_BYTES`]): every page they reach, the file's short last page
+    /// included. Bytes past the file's end (padding of a direct read) are
+    /// ignored; bytes that end inside a page before the file's end as the
+    /// manifest records it (a file cut short) are damage, as is a page
+    /// that fails its checksum.
     pub fn check(&self, at: u64, bytes: &[u8]) -> Result<()> {
         debug_assert!(at.is_multiple_of(PAGE_BYTES));
         let end = (at + bytes.len() as u64).min(self.len);
         let mut off = at;
         while off < end {
             let page_end = (off + PAGE_BYTES).min(self.len);
+            let p = (off / PAGE_BYTES) as usize;
             if page_end > end {
-                break;
+                let why = format!(
+                    "it ends at offset {end}, inside page {p}, but the manifest records {} bytes",
+                    self.len
+                );
+                return Err(Error::damaged(&self.path, &self.rel, why));
             }
             let b = &bytes[(off - at) as usize..(page_end - at) as usize];
-            let p = (off / PAGE_BYTES) as usize;
             if self.sums.get(p) != Some(&chunk_sum(b)) {
-                return Err(Error::store(
-                    &self.path,
-                    format!(
-                        "{}: page {p} (offset {off}) fails its checksum; the store is damaged (run `outcore verify`)",
-                        self.rel
-                    ),
-                ));
+                let why = format!("page {p} (offset {off}) fails its checksum");
+                return Err(Error::damaged(&self.path, &self.rel, why));
             }
             off = page_end;
         }

@@ -80,7 +80,7 @@ impl LeReader {
     }
 
     fn early(&self) -> Error {
-        Error::store(&self.path, "ends early")
+        super::file::damaged_at(&self.path, "ends early")
     }
 }
 
@@ -119,19 +119,22 @@ pub fn scan_tiles(
     while cur.0 != u32::MAX {
         let next = read_entry(&mut index)?;
         if next.2 < cur.2 {
-            return Err(Error::store(index.path(), "tile start edges decrease"));
+            return Err(super::file::damaged_at(
+                index.path(),
+                "tile start edges decrease",
+            ));
         }
         pairs.clear();
         let count = if compressed {
             if next.2 > cur.2 && cur.2 / CHUNK_BYTES != (next.2 - 1) / CHUNK_BYTES {
-                return Err(Error::store(
+                return Err(super::file::damaged_at(
                     index.path(),
                     format!("the frame at byte {} straddles a chunk", cur.2),
                 ));
             }
             edges.req_bytes(&mut frame, (next.2 - cur.2) as usize)?;
             super::tilecode::decode_strict(&frame, |s, d| pairs.push((s, d))).map_err(|e| {
-                Error::store(edges.path(), format!("the frame at byte {}: {e}", cur.2))
+                super::file::damaged_at(edges.path(), format!("the frame at byte {}: {e}", cur.2))
             })?;
             pairs.len() as u64
         } else {
@@ -158,7 +161,10 @@ pub fn scan_tiles(
         cur = next;
     }
     if edges.next_u16()?.is_some() {
-        return Err(Error::store(edges.path(), "holds edges past the last tile"));
+        return Err(super::file::damaged_at(
+            edges.path(),
+            "holds edges past the last tile",
+        ));
     }
     Ok(())
 }

@@ -29,19 +29,17 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
         progress.tick(|| rel.clone());
         let got = checksum(&store.file(rel))?;
         if got != *entry {
-            return Err(Error::store(
-                path,
-                format!(
-                    "{rel}: checksum mismatch (manifest: {} bytes, xxh3 {}; file: {} bytes, xxh3 {})",
-                    entry.bytes, entry.xxh3, got.bytes, got.xxh3
-                ),
-            ));
+            let why = format!(
+                "checksum mismatch (manifest: {} bytes, xxh3 {}; file: {} bytes, xxh3 {})",
+                entry.bytes, entry.xxh3, got.bytes, got.xxh3
+            );
+            return Err(Error::damage_verified(path, rel, why));
         }
         report.files += 1;
         report.bytes += got.bytes;
     }
     progress.done(|| format!("{} files", report.files));
-    let bad = |rel: &str, msg: String| Error::store(path, format!("{rel}: {msg}"));
+    let bad = |rel: &str, msg: String| Error::damage_verified(path, rel, msg);
     let n = m.num_vertices;
 
     if m.has_id_map {
@@ -284,16 +282,14 @@ fn check_chunks(path: &Path) -> Result<()> {
     let expect = super::file::read_u64s(&path.join(CHUNKS_FILE))?;
     let got = h.finish();
     if let Some(i) = (0..got.len().max(expect.len())).find(|&i| got.get(i) != expect.get(i)) {
-        return Err(Error::store(
-            path,
-            format!("{EDGES_FILE}: chunk {i} does not match {CHUNKS_FILE}"),
-        ));
+        let why = format!("chunk {i} does not match {CHUNKS_FILE}");
+        return Err(Error::damage_verified(path, EDGES_FILE, why));
     }
     Ok(())
 }
 
 fn check_groups(path: &Path, geom: &TileGeometry, groups: u64, tiles: u64) -> Result<()> {
-    let bad = |rel: &str, msg: String| Error::store(path, format!("{rel}: {msg}"));
+    let bad = |rel: &str, msg: String| Error::damage_verified(path, rel, msg);
     let mut gr = LeReader::open(&path.join(GROUPS_FILE))?;
     // The first tile of each group, from the index.
     let mut ir = LeReader::open(&path.join(INDEX_FILE))?;

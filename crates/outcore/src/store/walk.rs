@@ -5,7 +5,7 @@
 
 use super::file::CheckedStream;
 use super::{Id, IdLookup, Store, IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE, ORDER_INV_FILE};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -79,13 +79,8 @@ impl RankWalk {
                 s.read(&mut b)?;
                 let v = u32::from_le_bytes(b) as u64;
                 if v >= self.n {
-                    return Err(Error::store(
-                        s.0.path(),
-                        format!(
-                            "dense id {v} is beyond the {} vertices (run `outcore verify`)",
-                            self.n
-                        ),
-                    ));
+                    let why = format!("dense id {v} is beyond the {} vertices", self.n);
+                    return Err(s.0.damaged(why));
                 }
                 v
             }
@@ -96,12 +91,7 @@ impl RankWalk {
             (None, Some((off, bytes, start))) => {
                 let end = off.u64()?;
                 if end < *start || end - *start > 1 << 30 {
-                    return Err(Error::store(
-                        off.0.path(),
-                        format!(
-                            "{IDS_OFF_FILE} does not index {IDS_STR_FILE} (run `outcore verify`)"
-                        ),
-                    ));
+                    return Err(off.0.damaged(format!("it does not index {IDS_STR_FILE}")));
                 }
                 self.name.resize((end - *start) as usize, 0);
                 bytes.read(&mut self.name)?;

@@ -5,7 +5,7 @@
 //! engine with intervals from a few vertices to one, on both I/O backends;
 //! weighted (Dijkstra order) against a Dijkstra Brandes on the external engine.
 
-use crate::common::{dense_store, hub_edges};
+use crate::common::{dense_store, dense_store_in, hub_edges};
 use outcore::algo::betweenness::{
     betweenness, betweenness_on_disk, reference, sample, scales, BcConfig,
 };
@@ -203,4 +203,58 @@ fn weighted_ties_are_exact() {
     let store = dense_store(dir.path(), 2, &[(0, 1, -1.0)], true, true);
     let err = weighted_on_disk(&store, &cfg, &ext, &budget).err().unwrap();
     assert!(err.to_string().contains("0 -> 1 has weight -1"), "{err}");
+}
+
+/// Issue 49: a store whose offsets file ends in a partial page (20,000
+/// vertices: 160,008 bytes of offsets, 264 in the last page). Sources whose
+/// offsets lie in that page start with a frontier of one vertex, so the
+/// external engine reads just that page (a sparse superstep), which it
+/// refused as a short read (vertices in their original order: the last
+/// ones have lists). Unweighted with given sources, weighted with
+/// given and sampled sources, one interval or several, both I/O backends:
+/// every result equals the in-memory reference.
+#[test]
+fn an_offsets_file_ending_in_a_partial_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 20_000u64;
+    let edges = weighted(hub_edges(n, 3 * n as usize, 49), 49);
+    let order = outcore::store::VertexOrder::Original;
+    let store = dense_store_in(dir.path(), n, &edges, true, true, order);
+    for f in ["csr/out.off", "csr/in.off"] {
+        let len = std::fs::metadata(store.file(f)).unwrap().len();
+        assert!(!len.is_multiple_of(4096), "{f}: {len} bytes");
+    }
+    let g = MemGraph::load(&store).unwrap();
+    // The last offsets page holds the offsets of vertices 19,968 on.
+    let last_page: Vec<u64> = (19_968..n)
+        .filter(|&v| !g.out[v as usize].is_empty())
+        .collect();
+    assert!(last_page.len() >= 3, "{last_page:?}");
+    let given = vec![last_page[0], last_page[last_page.len() / 2], n - 1];
+    for (sources, sampled) in [(given, false), (vec![last_page[1], n - 2], true)] {
+        let cfg = BcConfig {
+            sources: Some(sources.clone()),
+            sampled,
+            normalized: false,
+        };
+        let k = sampled.then_some(sources.len() as u64);
+        let scale = scales(n, k, false, true);
+        let want = reference(&g, Some(&sources), scale);
+        let want_w = weighted_reference(&g, Some(&sources), scale);
+        for (io, interval) in [(Backend::Uring, None), (Backend::Sync, Some(7_000))] {
+            let ext = ExternalConfig {
+                io: Some(io),
+                interval_vertices: interval,
+                ..Default::default()
+            };
+            let budget = Budget::new(64 << 20);
+            let (mut vals, _) = betweenness_on_disk(&store, &cfg, &ext, &budget).unwrap();
+            let got = collect(vals.as_mut(), &budget, f64::from_bits).unwrap();
+            assert!(close(&got, &want), "{io} {interval:?}: unweighted");
+            drop(vals);
+            let (mut vals, _) = weighted_on_disk(&store, &cfg, &ext, &budget).unwrap();
+            let got = collect(vals.as_mut(), &budget, f64::from_bits).unwrap();
+            assert!(close(&got, &want_w), "{io} {interval:?}: weighted");
+        }
+    }
 }

@@ -18,7 +18,8 @@ pub fn wait_for(reader: &mut Reader, file: usize, tag: u64) -> Result<usize> {
 }
 
 /// Reads `buf.len()` bytes (aligned) at `offset` of `file`; returns how many
-/// arrived (short only at end of file).
+/// arrived: short only at the file's end, the rest of `buf` then zeroed (a
+/// read that stops before the end is an error: [`Reader::wait`]).
 pub fn read_into(reader: &mut Reader, file: usize, offset: u64, buf: &mut [u8]) -> Result<usize> {
     if buf.is_empty() {
         return Ok(0);
@@ -44,16 +45,10 @@ pub fn read_exact(
     want: usize,
 ) -> Result<()> {
     let got = read_into(reader, file, offset, buf)?;
-    if got < want {
-        return Err(Error::io(
-            reader.path(file),
-            std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                format!("wanted {want} bytes at offset {offset}, the file ends after {got}"),
-            ),
-        ));
+    match got < want {
+        true => Err(reader.ended_early(file, offset, want, got)),
+        false => Ok(()),
     }
-    Ok(())
 }
 
 /// Reads `bytes` of slot `i` (slots `stride` bytes apart, aligned) into the

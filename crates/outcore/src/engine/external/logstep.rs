@@ -154,7 +154,8 @@ pub(super) fn superstep<P: VertexProgram, T: Slot>(
                 |reader, x, d, w| {
                     // Every id is checked, sent along or not.
                     if d >= n {
-                        return Err(Error::store(store.path(), format!("a CSR list names vertex {d} beyond the {n} vertices (run `outcore verify`)")));
+                        let why = format!("a list names vertex {d}, beyond the {n} vertices");
+                        return Err(Error::damaged(store.path(), &l.rel, why));
                     }
                     let m0 = match cur {
                         Some((cx, m)) if cx == x => m,

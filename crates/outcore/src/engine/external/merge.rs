@@ -246,14 +246,9 @@ impl<'b, M: Value> Cursor<'b, M> {
         let room = s.len() - ALIGN;
         let len = (align_up(want_bytes) as usize).min(room);
         let got = read_into(reader, self.run.file, self.at, &mut s[ALIGN..ALIGN + len])?;
-        if (got as u64) < want_bytes.min(len as u64) {
-            return Err(Error::io(
-                reader.path(self.run.file),
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "an update log ends inside a run",
-                ),
-            ));
+        let want = want_bytes.min(len as u64) as usize;
+        if got < want {
+            return Err(reader.ended_early(self.run.file, self.at, want, got));
         }
         self.at += got as u64;
         self.pos = ALIGN - keep;

@@ -114,14 +114,14 @@ fn run_with<P: VertexProgram, T: Slot>(
     let bit_stride = align_up(iv.div_ceil(64) * 8);
     let dir = SpillDir::new(store, cfg.tmp_dir.as_deref())?;
     let mut reader = Reader::new(cfg.io, 8)?;
-    let state_file = reader.create(&dir.0.join("state.bin"))?;
-    let bits_file = reader.create(&dir.0.join("active.bin"))?;
+    let state_file = reader.create(&dir.0.join("state.bin"), "state")?;
+    let bits_file = reader.create(&dir.0.join("active.bin"), "active flags")?;
     let logs: Vec<usize> = (0..k)
-        .map(|i| reader.create(&dir.0.join(format!("log-{i}.bin"))))
+        .map(|i| reader.create(&dir.0.join(format!("log-{i}.bin")), "update log"))
         .collect::<Result<_>>()?;
     let scratch = [
-        reader.create(&dir.0.join("merge-a.bin"))?,
-        reader.create(&dir.0.join("merge-b.bin"))?,
+        reader.create(&dir.0.join("merge-a.bin"), "merge run")?,
+        reader.create(&dir.0.join("merge-b.bin"), "merge run")?,
     ];
     // Lists the messages travel along.
     let weighted = prog.weighted();
@@ -158,8 +158,8 @@ fn run_with<P: VertexProgram, T: Slot>(
     let grid_reads = sz.chunk as u64;
     let mut words = grid::Words {
         files: [
-            reader.create(&dir.0.join("words-a.bin"))?,
-            reader.create(&dir.0.join("words-b.bin"))?,
+            reader.create(&dir.0.join("words-a.bin"), "outgoing words")?,
+            reader.create(&dir.0.join("words-b.bin"), "outgoing words")?,
         ],
         ready: None,
         sends: Vec::new(),

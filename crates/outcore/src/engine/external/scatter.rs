@@ -28,6 +28,8 @@ struct Plan {
 /// Files of one list direction.
 #[derive(Clone)]
 pub struct ListFiles {
+    /// The adjacency as the manifest lists it, for errors.
+    pub rel: String,
     pub adj: usize,
     pub off: usize,
     pub weights: Option<usize>,
@@ -235,27 +237,28 @@ pub fn for_each_edge(
                 // the plain read.
                 let (s, e) = d.aligned_span(p.p0, p.p1, ALIGN as u64);
                 if (got as u64) < e - s {
-                    return Err(Error::Invalid(format!(
-                        "{}: short read of the coded adjacency",
-                        reader.path(files.adj).display()
-                    )));
+                    return Err(reader.ended_early(files.adj, s, (e - s) as usize, got));
                 }
                 let bytes = &cb[slot].as_slice()[..(e - s) as usize];
                 check(&files.sums[0], s, bytes)?;
                 let out = &mut adj_bufs[slot].as_mut_slice()[..pages * ALIGN];
                 d.decode(p.p0, p.p1, bytes, s, out)?;
                 got = pages * ALIGN;
-            } else if got < pages * ALIGN && (got as u64) < reader.file_len(files.adj) - p.p0 * 4096
-            {
-                return Err(Error::Invalid(format!(
-                    "{}: short read of the adjacency",
-                    reader.path(files.adj).display()
-                )));
+            } else if got < pages * ALIGN {
+                // Page-packed lists fill whole pages: the plan's pages hold
+                // its lists' slots, so a file ending inside them is damaged.
+                let at = p.p0 * ALIGN as u64;
+                return Err(reader.ended_early(files.adj, at, pages * ALIGN, got));
             }
             let wts: Option<&[u8]> = match (files.weights, wts_bufs.as_ref()) {
                 (Some(w), Some(wb)) => {
                     let n = wait_for(reader, w, (1 << 41) + 2 * slot as u64 + 1)?;
                     read += n as u64;
+                    // A weight a slot: whole pages, as the adjacency's.
+                    if n < wpp * pages * ALIGN {
+                        let at = p.p0 * (wpp * ALIGN) as u64;
+                        return Err(reader.ended_early(w, at, wpp * pages * ALIGN, n));
+                    }
                     let b = wb[slot].as_slice();
                     check(
                         &files.sums[2],

@@ -36,12 +36,13 @@ pub(super) fn open_lists(
         };
         let sums = |rel: &str| PageSums::load(store, rel, budget);
         lists.push(ListFiles {
+            rel: a.clone(),
             width: store.manifest().slot_width(),
             coded,
-            adj: reader.open(&store.file(&a))?,
-            off: reader.open(&store.file(&o))?,
+            adj: store.open_in(reader, &a, "adjacency")?,
+            off: store.open_in(reader, &o, "offsets")?,
             weights: if weighted {
-                Some(reader.open(&store.file(&w))?)
+                Some(store.open_in(reader, &w, "weights")?)
             } else {
                 None
             },

@@ -104,7 +104,7 @@ impl WordStream {
                 aligned,
                 &mut self.bufs[0].as_mut_slice()[..len],
             )?;
-            self.check(reader, got, want)?;
+            self.check(reader, aligned, got, want)?;
             pagesums::check(&self.sums, aligned, &self.bufs[0].as_slice()[..got])?;
             self.next_at += len as u64;
             self.left -= want as u64;
@@ -238,7 +238,7 @@ impl WordStream {
             ));
         };
         let got = wait_for(reader, self.file, tag)?;
-        self.check(reader, got, want)?;
+        self.check(reader, at, got, want)?;
         pagesums::check(&self.sums, at, &self.bufs[self.cur ^ 1].as_slice()[..got])?;
         self.cur ^= 1;
         self.pos = 0;
@@ -271,17 +271,11 @@ impl WordStream {
         Ok(())
     }
 
-    fn check(&self, reader: &Reader, got: usize, want: usize) -> Result<()> {
-        if got < want {
-            return Err(Error::io(
-                reader.path(self.file),
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!("wanted {want} bytes, the file ends after {got}"),
-                ),
-            ));
+    fn check(&self, reader: &Reader, at: u64, got: usize, want: usize) -> Result<()> {
+        match got < want {
+            true => Err(reader.ended_early(self.file, at, want, got)),
+            false => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -383,7 +377,7 @@ mod tests {
         let budget = Budget::new(64 << 20);
         for io in [crate::io::Backend::Sync, crate::io::Backend::Uring] {
             let mut reader = Reader::new(Some(io), 4).unwrap();
-            let f = reader.open(&path).unwrap();
+            let f = reader.open(&path, "test").unwrap();
             let mut ws = WordStream::new(f, ALIGN, 1 << 40, &budget).unwrap();
             for start in [1u64, 2, 1023] {
                 let pairs = (words.len() as u64 - start) / 2;

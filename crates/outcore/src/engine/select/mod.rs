@@ -59,8 +59,9 @@ pub struct SelectEngine {
     page_bytes: u64,
     n: u64,
     pages_touched: u64,
-    /// The adjacency and offsets files, for errors.
-    paths: [std::path::PathBuf; 2],
+    /// The store and its adjacency and offsets files, for errors.
+    store_path: std::path::PathBuf,
+    rels: [String; 2],
     /// Slots of a coded adjacency (its file's length says nothing of them).
     adj_slots: Option<u64>,
     /// Bytes a slot of the plain adjacency takes.
@@ -103,11 +104,10 @@ impl SelectEngine {
             Some(_) => crate::store::csrcode::files(which).0,
             None => a,
         };
-        let paths = [store.file(&a), store.file(&o)];
-        let adj_file = reader.open(&paths[0])?;
-        let off_file = reader.open(&paths[1])?;
+        let adj_file = store.open_in(&mut reader, &a, "adjacency")?;
+        let off_file = store.open_in(&mut reader, &o, "offsets")?;
         let w_file = if weights {
-            Some(reader.open(&store.file(&w))?)
+            Some(store.open_in(&mut reader, &w, "weights")?)
         } else {
             None
         };
@@ -198,7 +198,8 @@ impl SelectEngine {
             page_bytes,
             n: m.num_vertices,
             pages_touched: 0,
-            paths,
+            store_path: store.path().to_path_buf(),
+            rels: [a, o],
             adj_slots: adj_pages.map(|p| p * m.slot_width().per_page(page_bytes)),
             width: m.slot_width(),
         })
@@ -217,6 +218,11 @@ impl SelectEngine {
             offsets: self.off.stats(),
             weights: self.wts.as_ref().map(|w| w.stats()).unwrap_or_default(),
         }
+    }
+
+    /// The adjacency read is damaged: `why` ([`Error::damaged`]).
+    pub fn damaged(&self, why: impl std::fmt::Display) -> Error {
+        Error::damaged(&self.store_path, &self.rels[0], why)
     }
 
     /// Page size of the CSR files.
@@ -268,10 +274,8 @@ impl SelectEngine {
             .adj_slots
             .unwrap_or_else(|| self.reader.file_len(self.adj_file) / self.width.bytes());
         if let Some(&(s, e)) = out.iter().find(|&&(s, e)| s > e || e > slots) {
-            return Err(Error::store(
-                &self.paths[1],
-                format!("an adjacency list spans slots {s}..{e} of {slots} (the store is corrupted: run `outcore verify`)"),
-            ));
+            let why = format!("an adjacency list spans slots {s}..{e} of {slots}");
+            return Err(Error::damaged(&self.store_path, &self.rels[1], why));
         }
         Ok(out)
     }
@@ -322,7 +326,7 @@ impl SelectEngine {
         pages.dedup();
         self.pages_touched += pages.len() as u64;
         let mut list: Vec<T> = Vec::new();
-        let (n, adj_path) = (self.n, &self.paths[0]);
+        let (n, store_path, adj) = (self.n, &self.store_path, &self.rels[0]);
         self.adj
             .for_each_page(&mut self.reader, self.adj_file, &pages, |page, bytes| {
                 let first = page * slots_per_page;
@@ -332,20 +336,25 @@ impl SelectEngine {
                     let (s, e) = ranges[i];
                     let (a, b) = (s.max(first) - first, e.min(first + slots_per_page) - first);
                     list.clear();
-                    if width.extend(bytes, a as usize, b as usize, &mut list).is_none() {
-                        return Err(Error::store(
-                            adj_path,
-                            format!("the list of vertex {} holds an id beyond 32 bits (the store is corrupted: run `outcore verify`)", vs[i].get()),
-                        ));
+                    if width
+                        .extend(bytes, a as usize, b as usize, &mut list)
+                        .is_none()
+                    {
+                        let why = format!(
+                            "the list of vertex {} holds an id beyond 32 bits",
+                            vs[i].get()
+                        );
+                        return Err(Error::damaged(store_path, adj, why));
                     }
                     while list.last() == Some(&T::PAD) {
                         list.pop();
                     }
                     if let Some(u) = list.iter().map(|u| u.get()).find(|&u| u >= n) {
-                        return Err(Error::store(
-                            adj_path,
-                            format!("the list of vertex {} holds {u}, beyond the {n} vertices (the store is corrupted: run `outcore verify`)", vs[i].get()),
-                        ));
+                        let why = format!(
+                            "the list of vertex {} holds {u}, beyond the {n} vertices",
+                            vs[i].get()
+                        );
+                        return Err(Error::damaged(store_path, adj, why));
                     }
                     if !list.is_empty() {
                         f(vs[i], s.max(first), s, &list)?;

@@ -275,10 +275,8 @@ impl Flight {
             let got = c.result.map_err(|e| Error::io(store.file(EDGES_FILE), e))?;
             let want = len.min(file_len.saturating_sub(offset));
             if (got as u64) < want {
-                return Err(Error::store(
-                    store.path(),
-                    format!("{EDGES_FILE}: short read at offset {offset} ({got} of {want} bytes)"),
-                ));
+                let why = format!("{got} of {want} bytes at offset {offset}: the file ends early");
+                return Err(Error::damaged(store.path(), EDGES_FILE, why));
             }
             self.pending[seg] -= 1;
         }
@@ -337,10 +335,8 @@ fn verify_chunks(seg: &[u8], load: &Load, tiles: &TileSet, store: &Store) -> Res
         let len = CHUNK_BYTES.min(tiles.file_len.saturating_sub(file_off)) as usize;
         let bytes = &seg[buf_off as usize..buf_off as usize + len];
         if tiles.chunk_sums.get(c) != Some(&chunk_sum(bytes)) {
-            return Err(Error::store(
-                store.path(),
-                format!("{EDGES_FILE}: chunk {c} (offset {file_off}) fails its checksum; the store is damaged"),
-            ));
+            let why = format!("chunk {c} (offset {file_off}) fails its checksum");
+            return Err(Error::damaged(store.path(), EDGES_FILE, why));
         }
         Ok(())
     })

@@ -201,7 +201,7 @@ impl StreamEngine {
         let per_seg = seg.div_ceil(cfg.request_bytes.max(ALIGN as u64)) as usize;
         let depth = cfg.depth.max(k * per_seg).min(MAX_DEPTH);
         let mut reader = Reader::new(cfg.io, depth)?;
-        let file = reader.open(&store.file(EDGES_FILE))?;
+        let file = store.open_in(&mut reader, EDGES_FILE, "tiles")?;
         Ok(StreamEngine {
             store: store.clone(),
             reader,

@@ -57,7 +57,7 @@ pub(super) fn write_sections(
         let path = &files[w.file];
         let (f, d) = open_direct(path, access(!w.create), buffered)?;
         direct &= d;
-        let file = io.adopt(path, f, d);
+        let file = io.adopt(path, f, d, "bucket");
         reqs.push(WriteReq {
             file,
             offset: w.at,

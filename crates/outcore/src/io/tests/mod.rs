@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 mod basics;
+mod ends;
 mod queue;
 mod reads;
 mod writes;
@@ -85,7 +86,7 @@ fn random_reads_in(
         r.set_chunk(c);
     }
     assert_eq!(r.backend(), backend);
-    let f = r.open(path).unwrap();
+    let f = r.open(path, "test").unwrap();
     assert_eq!(r.file_len(f), data.len() as u64);
     let blocks = (data.len() as u64).div_ceil(ALIGN as u64);
     let mut rng = Rng(seed);

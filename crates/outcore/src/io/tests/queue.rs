@@ -13,7 +13,7 @@ fn wait_zero_does_not_block() {
     let (path, data) = make_file(dir.path(), "f", 8 << 20);
     for b in BACKENDS {
         let mut r = Reader::new(Some(b), 4).unwrap();
-        let f = r.open(&path).unwrap();
+        let f = r.open(&path, "test").unwrap();
         let mut out = Vec::new();
         // Nothing pending: returns at once, whatever min is.
         r.wait(5, &mut out).unwrap();
@@ -63,7 +63,7 @@ fn bad_requests_are_errors_not_panics() {
     let (path, _) = make_file(dir.path(), "f", 64 << 10);
     for b in BACKENDS {
         let mut r = Reader::new(Some(b), 4).unwrap();
-        let f = r.open(&path).unwrap();
+        let f = r.open(&path, "test").unwrap();
         let mut buf = AlignedBuf::new(2 * ALIGN, &budget(), "test").unwrap();
         let good = ReadReq {
             file: f,
@@ -106,7 +106,7 @@ fn bad_requests_are_errors_not_panics() {
             .truncate(true)
             .open(&wpath)
             .unwrap();
-        let w = r.add_file(&wpath, wfile, false, 8192);
+        let w = r.add_file(&wpath, wfile, false, 8192, "test");
         let q = ReadReq { file: w, ..good };
         // SAFETY: buf outlives the wait.
         unsafe { r.submit(&[q, good]).unwrap() };
@@ -119,9 +119,9 @@ fn bad_requests_are_errors_not_panics() {
         let e = Error::io(r.path(w), std::io::Error::from_raw_os_error(libc::EBADF));
         assert!(e.to_string().contains("/w:"), "{e}");
         // Directories and missing files are refused at open.
-        assert!(r.open(dir.path()).is_err());
+        assert!(r.open(dir.path(), "test").is_err());
         assert!(matches!(
-            r.open(&dir.path().join("missing")),
+            r.open(&dir.path().join("missing"), "test"),
             Err(Error::Io { .. })
         ));
     }
@@ -136,7 +136,7 @@ fn dropping_a_busy_reader_waits_for_its_reads() {
             .map(|_| AlignedBuf::new(64 << 10, &budget(), "test").unwrap())
             .collect();
         let mut r = Reader::new(Some(b), 8).unwrap();
-        let f = r.open(&path).unwrap();
+        let f = r.open(&path, "test").unwrap();
         let reqs: Vec<ReadReq> = bufs
             .iter_mut()
             .enumerate()

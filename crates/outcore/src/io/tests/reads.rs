@@ -10,7 +10,7 @@ fn random_reads_on_disk_are_direct_and_match() {
     let dir = disk_dir();
     let (path, data) = make_file(dir.path(), "f", 3 * 1024 * 1024 + 1234);
     let mut r = Reader::new(Some(Backend::Sync), 4).unwrap();
-    let f = r.open(&path).unwrap();
+    let f = r.open(&path, "test").unwrap();
     assert!(
         r.direct(f),
         "O_DIRECT refused on the target dir's filesystem"
@@ -39,7 +39,7 @@ fn random_reads_on_tmpfs_match() {
     };
     let (path, data) = make_file(dir.path(), "f", 2 * 1024 * 1024 + 77);
     let mut r = Reader::new(Some(Backend::Sync), 4).unwrap();
-    let f = r.open(&path).unwrap();
+    let f = r.open(&path, "test").unwrap();
     eprintln!("tmpfs: direct = {}", r.direct(f));
     for (i, b) in BACKENDS.into_iter().enumerate() {
         random_reads(b, &path, &data, 7 + i as u64);
@@ -52,7 +52,7 @@ fn buffered_fallback_where_o_direct_is_refused() {
     let want = std::fs::read("/proc/version").unwrap();
     for b in BACKENDS {
         let mut r = Reader::new(Some(b), 4).unwrap();
-        let f = r.open(Path::new("/proc/version")).unwrap();
+        let f = r.open(Path::new("/proc/version"), "test").unwrap();
         assert!(!r.direct(f));
         let mut buf = AlignedBuf::new(ALIGN, &budget(), "test").unwrap();
         let req = ReadReq {
@@ -78,7 +78,7 @@ fn large_request_in_one_piece() {
     let (path, data) = make_file(dir.path(), "f", (32 << 20) + 5);
     for b in BACKENDS {
         let mut r = Reader::new(Some(b), 2).unwrap();
-        let f = r.open(&path).unwrap();
+        let f = r.open(&path, "test").unwrap();
         let mut buf = AlignedBuf::new(40 << 20, &budget(), "test").unwrap();
         let q = ReadReq {
             file: f,
@@ -107,7 +107,7 @@ fn read_range_any_alignment() {
         for b in BACKENDS {
             let bud = Budget::new(64 << 20);
             let mut r = Reader::new(Some(b), 4).unwrap();
-            let f = r.open(&path).unwrap();
+            let f = r.open(&path, "test").unwrap();
             let mut rng = Rng(99);
             for _ in 0..50 {
                 let off = rng.below(data.len() as u64);
@@ -164,7 +164,7 @@ fn throughput() {
     let b = budget();
     for backend in BACKENDS {
         let mut r = Reader::new(Some(backend), DEPTH).unwrap();
-        let f = r.open(&path).unwrap();
+        let f = r.open(&path, "test").unwrap();
         let mut bufs: Vec<AlignedBuf> = (0..DEPTH)
             .map(|_| AlignedBuf::new(REQ, &b, "throughput").unwrap())
             .collect();

@@ -12,7 +12,7 @@ fn writes_round_trip_on_both_backends() {
     for backend in [Backend::Uring, Backend::Sync] {
         let mut r = Reader::new(Some(backend), 4).unwrap();
         let path = dir.path().join(format!("w-{backend}"));
-        let f = r.create(&path).unwrap();
+        let f = r.create(&path, "test").unwrap();
         let mut bufs: Vec<AlignedBuf> = (0..3)
             .map(|i| {
                 let mut b = AlignedBuf::new(2 * ALIGN, &budget, "test").unwrap();

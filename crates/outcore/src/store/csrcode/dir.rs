@@ -15,6 +15,9 @@ use std::path::PathBuf;
 pub struct PageDir {
     offsets: Vec<u64>,
     pub(super) path: PathBuf,
+    /// The store and the coded adjacency's name in it, for errors.
+    store: PathBuf,
+    rel: String,
     pub(super) page_bytes: usize,
     /// Pages carry a tag ([`super::HUFF`]), or are all stream-vbyte ([`SVB`]).
     tagged: bool,
@@ -38,10 +41,7 @@ impl PageDir {
         let charge = budget.charge(entry.bytes, "CSR page directory")?;
         let path = store.file(&pgi);
         if &crate::store::file::checksum(&path)? != entry {
-            return Err(Error::store(
-                &path,
-                "checksum mismatch; the store is damaged (run `outcore verify`)",
-            ));
+            return Err(Error::damaged(store.path(), &pgi, "checksum mismatch"));
         }
         let offsets = read_u64s(&path)?;
         let coded = m.files.get(&adz).map_or(0, |f| f.bytes);
@@ -65,16 +65,14 @@ impl PageDir {
                 .windows(2)
                 .all(|w| w[0] < w[1] && w[1] - w[0] <= max);
         if !ok {
-            return Err(Error::store(
-                &path,
-                format!(
-                    "does not describe {pages} coded pages in {coded} bytes; the store is damaged"
-                ),
-            ));
+            let why = format!("it does not describe {pages} coded pages in {coded} bytes");
+            return Err(Error::damaged(store.path(), &pgi, why));
         }
         Ok(Some(PageDir {
             offsets,
             path: store.file(&adz),
+            store: store.path().to_path_buf(),
+            rel: adz,
             page_bytes,
             tagged: codec != SVB,
             wide: width == SlotWidth::Wide,
@@ -107,6 +105,11 @@ impl PageDir {
         )
     }
 
+    /// The coded adjacency is damaged: `why`.
+    pub(super) fn damaged(&self, why: impl std::fmt::Display) -> Error {
+        Error::damaged(&self.store, &self.rel, why)
+    }
+
     /// Decodes pages `p0..p1` from `buf` (coded bytes read from file offset
     /// `at`, covering their span) into `out` (`(p1 - p0)` plain pages).
     pub fn decode(&self, p0: u64, p1: u64, buf: &[u8], at: u64, out: &mut [u8]) -> Result<()> {
@@ -124,17 +127,10 @@ impl PageDir {
             match decoded {
                 Ok(n) if n == bytes.len() => {}
                 Ok(n) => {
-                    return Err(Error::store(
-                        &self.path,
-                        format!("coded page {p} ends after {n} of its {} bytes; the store is damaged (run `outcore verify`)", bytes.len()),
-                    ))
+                    let why = format!("coded page {p} ends after {n} of its {} bytes", bytes.len());
+                    return Err(self.damaged(why));
                 }
-                Err(why) => {
-                    return Err(Error::store(
-                        &self.path,
-                        format!("coded page {p}: {why}; the store is damaged (run `outcore verify`)"),
-                    ))
-                }
+                Err(why) => return Err(self.damaged(format!("coded page {p}: {why}"))),
             }
         }
         Ok(())

@@ -155,16 +155,11 @@ impl CodedReads {
     ) -> Result<()> {
         let n = n.map_err(|e| Error::io(&self.dir.path, e))?;
         if (n as u64) < e - s {
-            return Err(Error::io(
-                &self.dir.path,
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "short read of coded pages: {n} of {} bytes at offset {s}",
-                        e - s
-                    ),
-                ),
-            ));
+            let why = format!(
+                "the coded pages at offset {s} end after {n} of their {} bytes",
+                e - s
+            );
+            return Err(self.dir.damaged(why));
         }
         pagesums::check(sums, s, &self.bufs[slot].as_slice()[..(e - s) as usize])
     }

@@ -113,12 +113,9 @@ impl IdLookup {
         if ok {
             return Ok(());
         }
-        Err(Error::store(
-            &self.store,
-            format!(
-                "{ORDER_FILE} and {ORDER_INV_FILE} disagree (dense id {v}, rank {r}): the store is corrupted (run `outcore verify`)"
-            ),
-        ))
+        let why =
+            format!("it and {ORDER_FILE} disagree (dense id {v}, rank {r}): one is corrupted");
+        Err(Error::damaged(&self.store, ORDER_INV_FILE, why))
     }
 
     /// The name of rank `r` (string ids).
@@ -126,10 +123,8 @@ impl IdLookup {
         let a = u64::from_le_bytes(self.read(off, IDS_OFF_FILE, r, self.n + 1)?);
         let b = u64::from_le_bytes(self.read(off, IDS_OFF_FILE, r + 1, self.n + 1)?);
         if b < a || b - a > 1 << 30 {
-            return Err(Error::store(
-                &self.store,
-                format!("{IDS_OFF_FILE} does not index {IDS_STR_FILE} (run `outcore verify`)"),
-            ));
+            let why = format!("it does not index {IDS_STR_FILE}");
+            return Err(Error::damaged(&self.store, IDS_OFF_FILE, why));
         }
         let mut name = vec![0u8; (b - a) as usize];
         bytes
@@ -157,10 +152,8 @@ impl IdLookup {
                 let id = at(r)?;
                 let ok = (r == 0 || at(r - 1)? < id) && (r + 1 == self.n || at(r + 1)? > id);
                 if !ok {
-                    return Err(Error::store(
-                        &self.store,
-                        format!("{IDS_FILE} is not increasing at rank {r}: the store is corrupted (run `outcore verify`)"),
-                    ));
+                    let why = format!("ids are not increasing at rank {r}");
+                    return Err(Error::damaged(&self.store, IDS_FILE, why));
                 }
                 Ok(Id::Int(id))
             }

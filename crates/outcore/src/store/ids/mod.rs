@@ -148,10 +148,8 @@ impl OriginalIds {
         } else if m.has_id_map {
             let ids = file::read_u64s(&store.file(IDS_FILE))?;
             if ids.len() as u64 != n {
-                return Err(Error::store(
-                    store.path(),
-                    "ids.bin does not hold one id per vertex",
-                ));
+                let why = "it does not hold one id per vertex";
+                return Err(Error::damaged(store.path(), IDS_FILE, why));
             }
             Names::Ints(ids)
         } else {
@@ -234,9 +232,7 @@ fn check_offsets(store: &Store, off: &[u64], len: u64) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::store(
-            store.path(),
-            format!("{IDS_OFF_FILE} does not index {IDS_STR_FILE} (run `outcore verify`)"),
-        ))
+        let why = format!("it does not index {IDS_STR_FILE}");
+        Err(Error::damaged(store.path(), IDS_OFF_FILE, why))
     }
 }

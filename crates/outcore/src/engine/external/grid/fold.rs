@@ -137,10 +137,8 @@ impl Grid {
             let span = &self.spans[si];
             let want = span.len.min(self.tiles.file_len - span.start);
             if got < want {
-                return Err(Error::store(
-                    store.path(),
-                    format!("{EDGES_FILE}: {got} of {want} bytes at offset {} arrived; the file is truncated", span.start),
-                ));
+                let why = format!("{got} of {want} bytes at offset {} arrived", span.start);
+                return Err(Error::damaged(store.path(), EDGES_FILE, why));
             }
             self.verify(store, si)?;
             counts.tile_bytes += span.len.min(self.tiles.file_len - span.start);
@@ -283,17 +281,17 @@ impl Grid {
         let end = (span.start + span.len).min(self.tiles.file_len);
         let first = span.start / CHUNK_BYTES;
         (first..end.div_ceil(CHUNK_BYTES)).try_for_each(|c| {
-                let off = c * CHUNK_BYTES;
-                let len = CHUNK_BYTES.min(self.tiles.file_len - off) as usize;
-                let at = (off - span.start) as usize;
-                match self.tiles.chunk_sums.get(c as usize) == Some(&chunk_sum(&buf[at..at + len])) {
-                    true => Ok(()),
-                    false => Err(Error::store(
-                        store.path(),
-                        format!("{EDGES_FILE}: chunk {c} (offset {off}) fails its checksum; the store is damaged"),
-                    )),
+            let off = c * CHUNK_BYTES;
+            let len = CHUNK_BYTES.min(self.tiles.file_len - off) as usize;
+            let at = (off - span.start) as usize;
+            match self.tiles.chunk_sums.get(c as usize) == Some(&chunk_sum(&buf[at..at + len])) {
+                true => Ok(()),
+                false => {
+                    let why = format!("chunk {c} (offset {off}) fails its checksum");
+                    Err(Error::damaged(store.path(), EDGES_FILE, why))
                 }
-            })
+            }
+        })
     }
 
     /// Makes `cur` the words window `wi` (window index, buffer); prefetches

@@ -153,7 +153,7 @@ impl Grid {
         let win = WIN_BLOCKS * BLOCK * 8;
         Ok(Grid {
             tiles,
-            edges_file: reader.open(&store.file(EDGES_FILE))?,
+            edges_file: store.open_in(reader, EDGES_FILE, "tiles")?,
             words_file: usize::MAX,
             undirected: !m.directed,
             reverse: reverse || !m.directed,

@@ -222,8 +222,8 @@ fn credits_as<E: Entry>(
     };
     let dir = SpillDir::new(store, cfg.tmp_dir.as_deref())?;
     let mut reader = Reader::new(cfg.io, 8)?;
-    let meta = reader.create(&dir.0.join("tri-meta.bin"))?;
-    let adj = reader.create(&dir.0.join("tri-adj.bin"))?;
+    let meta = reader.create(&dir.0.join("tri-meta.bin"), "oriented list lengths")?;
+    let adj = reader.create(&dir.0.join("tri-adj.bin"), "oriented lists")?;
     let mut stats = RunStats {
         algorithm: "triangles".into(),
         engine: "external".into(),
@@ -267,7 +267,7 @@ fn credits_as<E: Entry>(
             let k = n.div_ceil(iv).max(1);
             let bounds: Vec<u64> = (0..=k).map(|i| (i * iv).min(n)).collect();
             let files = (0..k)
-                .map(|i| reader.create(&dir.0.join(format!("tri-log-{i}.bin"))))
+                .map(|i| reader.create(&dir.0.join(format!("tri-log-{i}.bin")), "triangle log"))
                 .collect::<Result<Vec<_>>>()?;
             Sink::Log(MultiLog::with_combine(
                 cap,
@@ -339,8 +339,8 @@ fn credits_as<E: Entry>(
             let log_counts = log.counts;
             drop(log);
             let scratch = [
-                reader.create(&dir.0.join("tri-merge-a.bin"))?,
-                reader.create(&dir.0.join("tri-merge-b.bin"))?,
+                reader.create(&dir.0.join("tri-merge-a.bin"), "merge run")?,
+                reader.create(&dir.0.join("tri-merge-b.bin"), "merge run")?,
             ];
             let run_buffer = ((p.block / 64) as usize).clamp(ALIGN, 1 << 20) / ALIGN * ALIGN;
             let memory = cfg.merge_memory.unwrap_or(p.block / 2).min(p.block / 2);

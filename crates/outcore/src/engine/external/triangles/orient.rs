@@ -17,6 +17,10 @@ use std::sync::Arc;
 
 /// One direction's lists, read in vertex order.
 struct Lists<'a> {
+    /// The store, the offsets and the adjacency, for errors.
+    store: &'a Store,
+    off_rel: String,
+    adj_rel: String,
     off: &'a mut WordStream,
     adj: &'a mut WordStream,
     /// Slot where the current list starts.
@@ -35,18 +39,12 @@ impl Lists<'_> {
         self.skip(reader)?;
         let end = self.off.next_u64(reader)?;
         if end < self.at {
-            return Err(Error::store(
-                reader.path(self.off_file()),
-                "offsets decrease (run `outcore verify`)",
-            ));
+            let why = format!("offsets decrease ({} after {})", end, self.at);
+            return Err(Error::damaged(self.store.path(), &self.off_rel, why));
         }
         self.left = end - self.at;
         self.at = end;
         Ok(())
-    }
-
-    fn off_file(&self) -> usize {
-        self.off.file()
     }
 
     /// The list's next neighbour (padding ends the list).
@@ -106,7 +104,7 @@ pub(super) fn orient<E: Entry>(
     let Bufs { s, out } = bufs;
     for (&(d, slots), pair) in dirs.iter().zip(s.chunks_exact_mut(2)) {
         let (a, o, _) = files(d);
-        let of = reader.open(&store.file(&o))?;
+        let of = store.open_in(reader, &o, "offsets")?;
         let [off, adj] = pair else { unreachable!() };
         let coded = PageDir::load(store, d, budget)?.map(Arc::new);
         let sums = |rel: &str| PageSums::load(store, rel, budget);
@@ -114,17 +112,23 @@ pub(super) fn orient<E: Entry>(
         match &coded {
             Some(dir) => {
                 let (adz, _) = crate::store::csrcode::files(d);
-                let zf = reader.open(&store.file(&adz))?;
+                let zf = store.open_in(reader, &adz, "adjacency")?;
                 adj.seek_bytes(reader, zf, 0, dir.coded_bytes(), sums(&adz)?)?;
             }
             None => {
-                let af = reader.open(&store.file(&a))?;
+                let af = store.open_in(reader, &a, "adjacency")?;
                 // Words: two a slot in a wide store.
                 let words = slots * m.slot_width().bytes() / 4;
                 adj.seek_checked(reader, af, 0, words, sums(&a)?)?;
             }
         }
         let l = Lists {
+            store,
+            off_rel: o.clone(),
+            adj_rel: match &coded {
+                Some(_) => crate::store::csrcode::files(d).0,
+                None => a.clone(),
+            },
             off,
             adj,
             at: 0,
@@ -133,7 +137,11 @@ pub(super) fn orient<E: Entry>(
             wide: store.manifest().slot_width() == SlotWidth::Wide,
         };
         if l.off.next_u64(reader)? != 0 {
-            return Err(Error::store(store.file(&o), "the first offset is not 0"));
+            return Err(Error::damaged(
+                store.path(),
+                &o,
+                "the first offset is not 0",
+            ));
         }
         lists.push(l);
     }
@@ -173,10 +181,10 @@ pub(super) fn orient<E: Entry>(
             }
             both |= dirs_seen == 2;
             if last.is_some_and(|x| x >= u) || u >= n {
-                return Err(Error::store(
-                    store.path(),
-                    format!("the list of vertex {v} is not sorted or names a vertex beyond {n} (run `outcore verify`)"),
-                ));
+                let why =
+                    format!("the list of vertex {v} is not sorted or names a vertex beyond {n}");
+                let rels: Vec<&str> = lists.iter().map(|l| l.adj_rel.as_str()).collect();
+                return Err(Error::damaged(store.path(), &rels.join(" or "), why));
             }
             last = Some(u);
             if u == v {

@@ -138,11 +138,11 @@ impl<T: Slot> Gen<T> {
     ) -> Result<Gen<T>> {
         let mut reader = Reader::new(cfg.io, 8)?;
         let files = (0..sz.bounds.len() - 1)
-            .map(|i| reader.create(&dir.0.join(format!("{tag}-{i}.bin"))))
+            .map(|i| reader.create(&dir.0.join(format!("{tag}-{i}.bin")), "walker log"))
             .collect::<Result<Vec<_>>>()?;
         let scratch = [
-            reader.create(&dir.0.join(format!("{tag}-merge-a.bin")))?,
-            reader.create(&dir.0.join(format!("{tag}-merge-b.bin")))?,
+            reader.create(&dir.0.join(format!("{tag}-merge-a.bin")), "merge run")?,
+            reader.create(&dir.0.join(format!("{tag}-merge-b.bin")), "merge run")?,
         ];
         Ok(Gen {
             stage: Appender::new(files[0], 0, sz.staging, budget)?,

@@ -3,7 +3,7 @@
 
 use super::{next_move, Gen, Move, WalkConfig};
 use crate::engine::select::SelectEngine;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::store::csr::Slot;
 
 /// One step's walkers, moved a chunk at a time.
@@ -78,9 +78,8 @@ impl<T: Slot> Step<'_, T> {
                 Ok(())
             })?;
             if found != self.moves.len() {
-                return Err(Error::Invalid(
-                    "a vertex's degree and its adjacency list disagree (the store is corrupted: run `outcore verify`)".into(),
-                ));
+                let why = "a vertex's list is shorter than its degree in degrees/out";
+                return Err(select.damaged(why));
             }
             self.moved += found as u64;
         }

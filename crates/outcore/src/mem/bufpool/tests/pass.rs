@@ -39,7 +39,7 @@ fn for_each_page_reads_the_file() {
                 let b = Budget::new(1 << 30);
                 let mut pool = BufferPool::new(frames, pb, file_pages, &b).unwrap();
                 let mut reader = Reader::new(Some(backend), depth).unwrap();
-                let fi = reader.open(&path).unwrap();
+                let fi = reader.open(&path, "test").unwrap();
                 // Random order with duplicates, more pages than frames.
                 let pages: Vec<u64> = (0..1000).map(|_| rng.below(file_pages)).collect();
                 check_pass(&mut pool, &mut reader, fi, &pages, &data);
@@ -93,7 +93,7 @@ fn for_each_page_with_larger_pages_on_tmpfs() {
         let b = Budget::new(1 << 30);
         let mut pool = BufferPool::new(5, pb, 64, &b).unwrap();
         let mut reader = Reader::new(Some(backend), 16).unwrap();
-        let fi = reader.open(&path).unwrap();
+        let fi = reader.open(&path, "test").unwrap();
         let pages: Vec<u64> = (0..500).map(|_| rng.below(64)).collect();
         check_pass(&mut pool, &mut reader, fi, &pages, &data);
         check_pass(&mut pool, &mut reader, fi, &pages, &data);
@@ -110,7 +110,7 @@ fn for_each_page_errors() {
         let b = Budget::new(1 << 30);
         let mut pool = BufferPool::new(3, pb, 12, &b).unwrap();
         let mut reader = Reader::new(Some(backend), 4).unwrap();
-        let fi = reader.open(&path).unwrap();
+        let fi = reader.open(&path, "test").unwrap();
         // Beyond the page table.
         let e = pool
             .for_each_page(&mut reader, fi, &[1, 12], |_, _| Ok(()))
@@ -204,7 +204,7 @@ fn a_panicking_callback_leaves_no_read_in_flight() {
         let b = Budget::new(1 << 30);
         let mut pool = BufferPool::new(64, pb, 256, &b).unwrap();
         let mut reader = Reader::new(Some(backend), 32).unwrap();
-        let fi = reader.open(&path).unwrap();
+        let fi = reader.open(&path, "test").unwrap();
         let pages: Vec<u64> = (0..256).collect();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pool.for_each_page(&mut reader, fi, &pages, |_, _| -> Result<()> {
@@ -225,7 +225,7 @@ fn short_read_is_an_error() {
     let mut pool = BufferPool::new(2, pb, 8, &b).unwrap();
     for backend in [Backend::Uring, Backend::Sync] {
         let mut reader = Reader::new(Some(backend), 4).unwrap();
-        let fi = reader.open(&path).unwrap();
+        let fi = reader.open(&path, "test").unwrap();
         // The file shrinks after it was opened.
         let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         f.set_len(2 * pb as u64 + 100).unwrap();
@@ -233,8 +233,9 @@ fn short_read_is_an_error() {
             .for_each_page(&mut reader, fi, &[0, 3], |_, _| Ok(()))
             .unwrap_err()
             .to_string();
+        // The reader finds the file cut short (issue 49: it names the role).
         assert!(
-            e.contains("short read of page 3") && e.contains("pages.bin"),
+            e.contains("test: 0 of 4096 bytes at offset 12288") && e.contains("pages.bin"),
             "{e}"
         );
         assert_eq!(pool.pinned(), 0);
