@@ -46,7 +46,8 @@ pub(crate) fn plain_name(path: &Path) -> String {
 }
 
 /// Checks that `path` exists, is a regular file (or a symlink to one) and can
-/// be opened for reading.
+/// be opened for reading: not a directory (an outcore store says so), not
+/// a pipe.
 pub(crate) fn check(path: &Path) -> Result<InputFile> {
     let meta = std::fs::metadata(path).at(path)?;
     if meta.is_dir() {
@@ -59,6 +60,18 @@ pub(crate) fn check(path: &Path) -> Result<InputFile> {
         return Err(Error::io(
             path,
             io::Error::new(io::ErrorKind::InvalidInput, what),
+        ));
+    }
+    if !meta.is_file() {
+        // The first bytes are sniffed and every pass reads the input again:
+        // a pipe would be read empty after the first look.
+        return Err(Error::io(
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is not a regular file (a pipe or a device?): inputs are read more than once; \
+                 save it to a file first (`outcore import -` does so with standard input)",
+            ),
         ));
     }
     File::open(path).at(path)?;

@@ -142,6 +142,15 @@ fn inputs_that_are_not_text_are_refused_by_their_first_bytes() {
     std::fs::write(store.join("manifest.json"), "{}").unwrap();
     let msg = refused(&store, InputFormat::Snap, &opts());
     assert!(msg.contains("an outcore store"), "{msg}");
+    // A pipe would be read empty after the first look.
+    let fifo = d.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let msg = refused(&fifo, InputFormat::Snap, &opts());
+    assert!(
+        msg.contains("not a regular file") && msg.contains("import -"),
+        "{msg}"
+    );
 }
 
 #[test]
