@@ -75,10 +75,12 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
         memory: the budget ("512MiB", "4GiB" or bytes; default half of RAM).
         force: replace an existing store.
         progress: progress and the build report on stderr.
-        **format_options: the CLI's other import options: `header` (csv/tsv
-            first line is a header), `columns` ("SRC,DST[,W]" numbers or
-            header names), `delimiter` (one character, or "tab"), `ids`
-            ("auto", "int" or "string"), `tmp_dir`, `order` ("auto",
+        **format_options: the CLI's other import options: `header`
+            (snap/csv/tsv first line is a header), `columns` ("SRC,DST[,W]"
+            numbers or header names), `delimiter` (one character, or "tab"),
+            `ids` ("auto", "int" or "string"), `allow_empty` (build a store
+            without edges from an input that has none instead of refusing
+            it), `tmp_dir`, `order` ("auto",
             "degree", "bfs", "original"), `drop_self_loops`, `page_size`,
             `group_tiles`, `compress` (True or "fast": code the tiles in
             frames of gaps and the CSR in stream-vbyte; "small": the CSR in
@@ -86,7 +88,8 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
             fewer bytes per edge, the same results).
 
     Raises:
-        InputError: a line does not parse (the message names file and line).
+        InputError: a line does not parse (the message names file and line),
+            the input is not text (its format is named) or has no edges.
         BudgetError: the budget is too small.
     """
     _checks.known("import_edges", import_edges, format_options, _IMPORT_OPTIONS)

@@ -83,7 +83,9 @@ pub struct ImportArgs {
     /// Read a weight column.
     #[arg(long)]
     pub weighted: bool,
-    /// csv/tsv: the first line of each file is a header.
+    /// snap/csv/tsv: the first line of each file is a header. (Without it,
+    /// a first line that is not numeric while the next is is read as a
+    /// header too; a note says so.)
     #[arg(long)]
     pub header: bool,
     /// csv/tsv: SRC,DST[,W] as 0-based column numbers, or header names with --header.
@@ -98,6 +100,10 @@ pub struct ImportArgs {
     /// (a note on stderr says so).
     #[arg(long, default_value = "auto")]
     pub ids: outcore::ingest::parse::IdKind,
+    /// Build a store without edges from an input that has none (empty
+    /// files, only comments or a header), instead of refusing it.
+    #[arg(long)]
+    pub allow_empty: bool,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -213,6 +219,7 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
         directed,
         delimiter: a.delimiter,
         ids: a.ids,
+        allow_empty: a.allow_empty,
     };
     let opts = options(&a.store, directed, a.weighted, String::new());
     let report = outcore::api::import(&a.inputs, &out, a.format, &popts, &opts)?;

@@ -59,7 +59,7 @@ fn report(r: BuildReport, progress: bool) -> String {
 /// Imports edge lists into a store; returns the build's one-line report.
 #[pyfunction]
 #[pyo3(signature = (paths, store, *, format=None, directed=true, weighted=false, memory=None,
-    force=false, header=false, columns=None, delimiter=None, ids="auto", tmp_dir=None,
+    force=false, header=false, columns=None, delimiter=None, ids="auto", allow_empty=false, tmp_dir=None,
     order="auto", drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(false),
     progress=true))]
 #[allow(clippy::too_many_arguments)]
@@ -76,6 +76,7 @@ pub fn import_edges(
     columns: Option<String>,
     delimiter: Option<&str>,
     ids: &str,
+    allow_empty: bool,
     tmp_dir: Option<PathBuf>,
     order: &str,
     drop_self_loops: bool,
@@ -102,6 +103,7 @@ pub fn import_edges(
         directed,
         delimiter,
         ids: parse(ids)?,
+        allow_empty,
     };
     let opts = build_options(
         memory,

@@ -58,21 +58,22 @@ impl Error {
         }
     }
 
-    /// A parse error; `text` is shortened so a binary blob does not flood the terminal.
+    /// A parse error; `text` is shortened so a binary blob does not flood
+    /// the terminal, and escaped ([`escape_text`]).
     pub fn parse(
         path: impl AsRef<Path>,
         line: u64,
         text: &[u8],
         expected: impl Into<String>,
     ) -> Error {
-        let mut s = String::from_utf8_lossy(text).into_owned();
-        if s.chars().count() > 120 {
-            s = s.chars().take(117).collect::<String>() + "...";
+        let mut end = text.len();
+        while end > 0 && matches!(text[end - 1], b'\r' | b'\n') {
+            end -= 1;
         }
         Error::Parse {
             path: path.as_ref().to_path_buf(),
             line,
-            text: s.trim_end_matches(['\r', '\n']).to_string(),
+            text: escape_text(&text[..end], 120),
             expected: expected.into(),
         }
     }
@@ -115,6 +116,52 @@ impl Error {
     }
 }
 
+/// `bytes` as printable text of at most `max` characters (`...` ending a
+/// shortened one): UTF-8 as is, but control characters other than tab
+/// escaped (`\0`, `\r`, `\x1b`) and bytes that are not UTF-8 shown as
+/// `\xNN`, so a binary file's bytes never reach the terminal raw.
+pub fn escape_text(bytes: &[u8], max: usize) -> String {
+    let mut out = String::new();
+    // Characters written, and the length of `out` while they leave room
+    // for the `...`.
+    let (mut chars, mut cut) = (0, 0);
+    let mut push = |piece: &str, out: &mut String| {
+        chars += piece.chars().count();
+        out.push_str(piece);
+        if chars + 3 <= max {
+            cut = out.len();
+        }
+        chars <= max
+    };
+    'all: for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let piece = match c {
+                '\0' => "\\0".to_string(),
+                '\r' => "\\r".to_string(),
+                '\n' => "\\n".to_string(),
+                c if c != '\t' && (c as u32) < 0x80 && c.is_control() => {
+                    format!("\\x{:02x}", c as u32)
+                }
+                c if c != '\t' && c.is_control() => c.escape_unicode().to_string(),
+                c => c.to_string(),
+            };
+            if !push(&piece, &mut out) {
+                break 'all;
+            }
+        }
+        for b in chunk.invalid() {
+            if !push(&format!("\\x{b:02x}"), &mut out) {
+                break 'all;
+            }
+        }
+    }
+    if chars > max {
+        out.truncate(cut);
+        out.push_str("...");
+    }
+    out
+}
+
 /// Attaches a path to `std::io::Result`s.
 pub trait IoContext<T> {
     /// Maps the error with [`Error::io`].
@@ -124,5 +171,28 @@ pub trait IoContext<T> {
 impl<T> IoContext<T> for std::io::Result<T> {
     fn at(self, path: impl AsRef<Path>) -> Result<T> {
         self.map_err(|e| Error::io(path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_shortened() {
+        assert_eq!(escape_text(b"1\t2 \xc3\xa9", 120), "1\t2 \u{e9}");
+        assert_eq!(
+            escape_text(b"a\x00b\x1b[1m\r\xff\xfe", 120),
+            r"a\0b\x1b[1m\r\xff\xfe"
+        );
+        assert_eq!(escape_text("\u{85}".as_bytes(), 120), r"\u{85}");
+        let long = escape_text(&[b'x'; 200], 120);
+        assert_eq!(long, "x".repeat(117) + "...");
+        // An escape is never cut.
+        let long = escape_text(&[0u8; 100], 120);
+        assert_eq!(long, r"\0".repeat(58) + "...");
+        assert_eq!(escape_text(&[b'y'; 120], 120), "y".repeat(120));
+        let e = Error::parse("f.txt", 3, b"\x00\x01 2\r\n", "expected text");
+        assert_eq!(e.to_string(), r"f.txt:3: expected text; found `\0\x01 2`");
     }
 }

@@ -91,3 +91,132 @@ fn inputs_are_recognised() {
         "{e}"
     );
 }
+
+/// The files of a store but its manifest (which records timings), by path.
+fn store_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_dir() {
+            let inner = store_files(&e.path());
+            files.extend(inner.into_iter().map(|(n, b)| (format!("{name}/{n}"), b)));
+        } else if name != "manifest.json" {
+            files.push((name, std::fs::read(e.path()).unwrap()));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A `src dst` header line changes nothing: the store equals the one built
+/// without it (snap found by its next line or announced with --header,
+/// csv after a comment), and a note says the line was read as a header.
+#[test]
+fn a_header_line_builds_the_store_built_without_it() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let body = "1 2\n2 3\n3 1\n7 1\n";
+    std::fs::write(p.join("plain.txt"), body).unwrap();
+    let o = import(p, &["plain.txt", "--out", "plain.oc"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = edges_of(p, "plain.oc");
+    assert_eq!(want, ["1 2", "2 3", "3 1", "7 1"]);
+    let csv = format!("# edges\nsrc,dst\n{}", body.replace(' ', ","));
+    for (name, text, extra) in [
+        ("h.txt", format!("src dst\n{body}"), None),
+        ("hh.txt", format!("src dst\n{body}"), Some("--header")),
+        ("h.csv", csv, None),
+    ] {
+        std::fs::write(p.join(name), text).unwrap();
+        let store = format!("{name}.oc");
+        let mut args = vec![name, "--out", &store];
+        args.extend(extra);
+        let mut c = bin();
+        c.current_dir(p).arg("import").args(&args);
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{name}: {err}");
+        if extra.is_none() {
+            assert!(err.contains("reading it as a header"), "{name}: {err}");
+        }
+        assert_eq!(edges_of(p, &store), want, "{name}");
+        assert!(
+            store_files(&p.join(&store)) == store_files(&p.join("plain.oc")),
+            "{name}: the store's files differ"
+        );
+    }
+}
+
+/// Binary inputs are refused by their first bytes, naming the format and
+/// echoing no byte raw; ids past 2^64 - 1 are an error; an input without
+/// edges is refused unless --allow-empty; a short line says what it lacks
+/// and messages name the separator in use.
+#[test]
+fn inputs_are_never_silently_misread() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let fails = |args: &[&str], needles: &[&str]| {
+        let o = import(p, args, None);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: `{n}` not in {err}");
+        }
+        let raw = o
+            .stderr
+            .iter()
+            .any(|&b| b >= 0x80 || (b < 0x20 && b != b'\n'));
+        assert!(!raw, "{args:?}: raw bytes in {err:?}");
+        assert!(!p.join("x.oc").exists(), "{args:?}: a store was left");
+        err
+    };
+    std::fs::write(p.join("g.parquet"), b"PAR1\x15\x04\x15\x80\x01\x00\x00\xff").unwrap();
+    fails(&["g.parquet", "--out", "x.oc"], &["g.parquet", "Parquet"]);
+    std::fs::write(p.join("g.arrow"), b"ARROW1\x00\x00\xff\xff\xff\xff\x10").unwrap();
+    fails(&["g.arrow", "--out", "x.oc"], &["g.arrow", "Arrow IPC"]);
+    std::fs::write(p.join("g.zip"), b"PK\x03\x04\x14\x00\x00\x00\x08\x00").unwrap();
+    fails(
+        &["g.zip", "--format", "csv", "--out", "x.oc"],
+        &["zip archive"],
+    );
+    fails(&[env!("CARGO_BIN_EXE_outcore"), "--out", "x.oc"], &["ELF"]);
+    std::fs::write(p.join("n.txt"), b"1 2\n\xff\x00\x1b[2J 3\n").unwrap();
+    fails(
+        &["n.txt", "--out", "x.oc"],
+        &["n.txt:2:", "NUL byte", r"\xff\0\x1b[2J 3"],
+    );
+    // An id past 2^64 - 1 on the first line: an error, not a name.
+    std::fs::write(p.join("big.txt"), "18446744073709551616 1\n1 2\n").unwrap();
+    fails(&["big.txt", "--out", "x.oc"], &["big.txt:1:", "too large"]);
+    // No edges.
+    std::fs::write(p.join("empty.txt"), "# nothing here\n").unwrap();
+    fails(
+        &["empty.txt", "--out", "x.oc"],
+        &["no edges", "empty.txt holds only comments", "--allow-empty"],
+    );
+    let o = import(p, &["empty.txt", "--allow-empty", "--out", "e.oc"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(edges_of(p, "e.oc").is_empty());
+    let o = import(p, &["-", "--format", "csv", "--out", "x.oc"], Some(b""));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is empty"));
+    // A one-column line: what it lacks, not --ids string.
+    std::fs::write(p.join("one.txt"), "1 2\n3\n").unwrap();
+    let err = fails(
+        &["one.txt", "--out", "x.oc"],
+        &[
+            "one.txt:2:",
+            "at least two columns, source and target",
+            "found `3`",
+        ],
+    );
+    assert!(!err.contains("--ids"), "{err}");
+    // The separator in use, not "comma".
+    std::fs::write(p.join("sp.csv"), "1 2\n3,4\n").unwrap();
+    let err = fails(
+        &["sp.csv", "--delimiter", "space", "--out", "x.oc"],
+        &["sp.csv:2:", "space-separated"],
+    );
+    assert!(!err.contains("comma"), "{err}");
+}

@@ -46,15 +46,31 @@ pub(crate) fn plain_name(path: &Path) -> String {
 }
 
 /// Checks that `path` exists, is a regular file (or a symlink to one) and can
-/// be opened for reading.
+/// be opened for reading: not a directory (an outcore store says so), not
+/// a pipe.
 pub(crate) fn check(path: &Path) -> Result<InputFile> {
     let meta = std::fs::metadata(path).at(path)?;
     if meta.is_dir() {
+        let what = if path.join("manifest.json").is_file() {
+            "is a directory: an outcore store, not an edge list (`outcore run` reads it \
+             directly; `outcore export STORE` writes its edges as text)"
+        } else {
+            "is a directory, expected an input file"
+        };
+        return Err(Error::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, what),
+        ));
+    }
+    if !meta.is_file() {
+        // The first bytes are sniffed and every pass reads the input again:
+        // a pipe would be read empty after the first look.
         return Err(Error::io(
             path,
             io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "is a directory, expected an input file",
+                "is not a regular file (a pipe or a device?): inputs are read more than once; \
+                 save it to a file first (`outcore import -` does so with standard input)",
             ),
         ));
     }
@@ -65,6 +81,36 @@ pub(crate) fn check(path: &Path) -> Result<InputFile> {
         gz: is_gz(path),
     })
 }
+
+/// The first up to `n` bytes of `file`, decompressed when `gz`.
+pub(crate) fn head(file: &InputFile, gz: bool, n: usize) -> Result<Vec<u8>> {
+    let f = File::open(&file.path).at(&file.path)?;
+    let mut r: Box<dyn Read> = match gz {
+        true => Box::new(MultiGzDecoder::new(BufReader::new(Faulty(f)))),
+        false => Box::new(Faulty(f)),
+    };
+    let mut buf = vec![0u8; n];
+    let got = fill(&mut r, &mut buf).at(&file.path)?;
+    buf.truncate(got);
+    Ok(buf)
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn fill(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// The UTF-8 byte-order mark, dropped from the start of a text file.
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Counts the bytes read from the file (compressed bytes for `.gz`).
 struct Counting<R> {
@@ -210,6 +256,9 @@ impl LineReader {
                 &line[..200],
                 "expected a text line (this line is longer than 16 MiB; is the file binary?)",
             ));
+        }
+        if self.lines == 0 && line.starts_with(BOM) {
+            line.drain(..BOM.len());
         }
         self.lines += 1;
         if line.last() == Some(&b'\n') {

@@ -24,6 +24,10 @@ pub(crate) enum Fault {
     EmptyId,
     /// Two different string ids with one fingerprint.
     Collision,
+    /// The line ends before its target field.
+    TooFewColumns,
+    /// A string vertex id holding a NUL byte or bytes that are not UTF-8.
+    NotText,
 }
 
 impl Fault {
@@ -40,6 +44,10 @@ impl Fault {
             Fault::EmptyId => "empty vertex id; ",
             Fault::Collision => {
                 "two different vertex ids share a 128-bit fingerprint (please report this input); "
+            }
+            Fault::TooFewColumns => "",
+            Fault::NotText => {
+                "a vertex id is not text (a NUL byte or bytes that are not UTF-8: is the file binary, or in another encoding?); "
             }
         }
     }

@@ -22,6 +22,7 @@ pub mod named;
 mod pipeline;
 mod sample;
 mod setup;
+mod shape;
 mod sniff;
 mod source;
 mod text;
@@ -87,6 +88,11 @@ impl InputFormat {
     fn is_delimited(self) -> bool {
         matches!(self, InputFormat::Csv | InputFormat::Tsv)
     }
+
+    /// Read as lines of text (sniffed as such, string ids allowed).
+    fn is_text(self) -> bool {
+        !matches!(self, InputFormat::Bin32 | InputFormat::Bin64)
+    }
 }
 
 impl fmt::Display for InputFormat {
@@ -119,7 +125,9 @@ pub struct ParseOptions {
     /// Read a weight column (3rd field / W column / mtx value); a missing or
     /// non-numeric weight is an error. Unweighted edges get weight 1.0.
     pub weighted: bool,
-    /// csv/tsv: the first line of each file is a header.
+    /// snap/csv/tsv: the first line of each file is a header. (A first
+    /// data line whose ids are not integers followed by one whose ids are
+    /// is taken as a header anyway, with a note.)
     pub header: bool,
     /// csv/tsv: `SRC,DST[,W]` as 0-based column indices, or header names when `header`.
     pub columns: Option<String>,
@@ -129,6 +137,10 @@ pub struct ParseOptions {
     pub delimiter: Option<u8>,
     /// What the vertex ids are (text formats).
     pub ids: IdKind,
+    /// Accept an input without edges (empty files, only comments or a
+    /// header): a store without edges. Refused by default, as a sign of
+    /// the wrong file or options.
+    pub allow_empty: bool,
 }
 
 /// What vertex ids an input holds.
@@ -140,7 +152,8 @@ pub enum IdKind {
     /// Arbitrary byte strings ([`crate::ingest::names`]): text formats only.
     String,
     /// Strings when the ids of the first data line of the first edge file
-    /// (after a csv/tsv header) are not integers, else integers (the CLI's
+    /// are not integers (digits, whatever their size) and it is no header
+    /// (no line of integer ids follows it), else integers (the CLI's
     /// default).
     Auto,
 }
@@ -193,7 +206,13 @@ pub fn open_with_block_size(
 /// True when the file at `path` (gzip or not) starts with the Matrix
 /// Market banner `%%MatrixMarket`, whatever its name.
 pub fn is_matrix_market(path: &std::path::Path) -> Result<bool> {
-    sniff::is_matrix_market(&input::check(path)?)
+    let mut file = input::check(path)?;
+    if !file.gz && sniff::sniff(&input::head(&file, false, sniff::HEAD)?) == sniff::Kind::Gzip {
+        // Compressed by its first bytes only: a binary list may start so.
+        file.gz = true;
+        return Ok(shape::is_matrix_market(&file).unwrap_or(false));
+    }
+    shape::is_matrix_market(&file)
 }
 
 /// The parser of the edge files.

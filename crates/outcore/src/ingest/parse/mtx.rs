@@ -98,12 +98,15 @@ pub(crate) fn read_header(file: &InputFile) -> Result<MtxHeader> {
         if p == line.len() || line[p] == b'%' {
             continue;
         }
-        let size_err = || {
+        let size_err = |f: Fault| {
             Error::parse(
                 path,
                 r.lines,
                 &line,
-                "expected the size line `rows cols nnz` (three non-negative integers)",
+                format!(
+                    "{}expected the size line `rows cols nnz` (three non-negative integers)",
+                    f.prefix()
+                ),
             )
         };
         let mut nums = [0u64; 3];
@@ -111,14 +114,14 @@ pub(crate) fn read_header(file: &InputFile) -> Result<MtxHeader> {
         for (k, n) in nums.iter_mut().enumerate() {
             if k > 0 {
                 if q >= line.len() || !is_blank(line[q]) {
-                    return Err(size_err());
+                    return Err(size_err(Fault::Syntax));
                 }
                 q = skip_blanks(&line, q);
             }
-            *n = parse_id(&line, &mut q).map_err(|_| size_err())?;
+            *n = parse_id(&line, &mut q).map_err(size_err)?;
         }
         if skip_blanks(&line, q) != line.len() {
-            return Err(size_err());
+            return Err(size_err(Fault::Syntax));
         }
         // Every declared row and column is a vertex (isolated ones too),
         // listed one by one: a size past 2^32 - 1 is refused here, before

@@ -13,7 +13,10 @@
 
 use super::lex::{is_blank, parse_weight, skip_blanks, token_end, Fault, LocalError};
 use super::pipeline::{BlockParser, Stats};
-use super::text::{for_each_line, line_start, Columns, DelimitedParser};
+use super::text::{
+    for_each_line, line_start, separated, too_few_blank_columns, too_few_fields, Columns,
+    DelimitedParser,
+};
 use crate::ingest::names::fingerprint;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -70,6 +73,12 @@ impl Namer {
                 }
             }
             None => {
+                // Checked once per block and name: names are written as
+                // UTF-8, and a NUL byte is no part of a name but of a
+                // binary file.
+                if name.contains(&0) || std::str::from_utf8(name).is_err() {
+                    return Err(Fault::NotText);
+                }
                 if b.bytes.len() + name.len() > u32::MAX as usize {
                     return Err(Fault::Syntax);
                 }
@@ -139,6 +148,13 @@ pub(crate) struct NamedParser(pub Layout);
 
 impl NamedParser {
     fn expected(&self, cols: Option<&Columns>, fault: Fault) -> String {
+        if fault == Fault::TooFewColumns {
+            return match (&self.0, cols) {
+                (Layout::Delimited(p), Some(c)) => too_few_fields(p.delim, c),
+                (Layout::Blanks { weighted }, _) => too_few_blank_columns(*weighted).to_string(),
+                _ => "expected one vertex id per line".to_string(),
+            };
+        }
         let what = match (&self.0, cols) {
             (Layout::Blanks { weighted: true }, _) => {
                 "expected two vertex ids, then a weight (`src dst weight`, separated by spaces or tabs)".to_string()
@@ -149,8 +165,8 @@ impl NamedParser {
             (Layout::Vertices, _) => "expected one vertex id per line".to_string(),
             (Layout::Delimited(p), Some(c)) => {
                 let mut s = format!(
-                    "expected {}-separated rows with vertex ids in columns {} and {}",
-                    p.delim_name(),
+                    "expected {} rows with vertex ids in columns {} and {}",
+                    separated(p.delim),
                     c.src,
                     c.dst
                 );
@@ -175,7 +191,7 @@ impl NamedParser {
         *p = skip_blanks(data, end);
         let end = token_end(data, *p);
         if end == *p {
-            return Err(Fault::Syntax);
+            return Err(Fault::TooFewColumns);
         }
         let dst = namer.name(&data[*p..end])?;
         *p = end;
@@ -311,7 +327,10 @@ mod tests {
         let (edges, _) = parse(Layout::Blanks { weighted: true }, "a b 2.5\n").unwrap();
         assert_eq!(edges, [e("a", "b", 2.5)]);
         let err = parse(Layout::Blanks { weighted: false }, "a b\nlonely\n").unwrap_err();
-        assert!(err.starts_with("line 2: expected two vertex ids"), "{err}");
+        assert!(
+            err.starts_with("line 2: a line needs at least two columns, source and target"),
+            "{err}"
+        );
     }
 
     #[test]

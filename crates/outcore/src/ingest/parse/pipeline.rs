@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use super::input::{open_stream, InputFile};
+use super::input::{open_stream, InputFile, BOM};
 use super::lex::LocalError;
 use crate::error::{Error, Result};
 
@@ -341,6 +341,7 @@ impl Reader {
         let mut carry: Vec<u8> = Vec::new();
         let mut records_before = 0u64;
         let mut eof = false;
+        let mut first = true;
         while !eof {
             let mut buf = self.recycle.try_recv().unwrap_or_default();
             buf.clear();
@@ -376,6 +377,11 @@ impl Reader {
                     }
                 }
             }
+            // A text file's UTF-8 byte-order mark is no part of its first line.
+            if first && matches!(self.cut, Cut::Lines { .. }) && buf.starts_with(BOM) {
+                buf.drain(..BOM.len());
+            }
+            first = false;
             if let Cut::Records(rec) = self.cut {
                 records_before += (buf.len() / rec) as u64;
                 let trailing = buf.len() % rec;

@@ -1,13 +1,12 @@
 //! Text edge lists: SNAP-style whitespace lists (also LDBC `.e`/`.v` files)
-//! and CSV/TSV with optional headers and column selection.
+//! and CSV/TSV rows with their columns picked ([`Columns`]).
 
-use super::input::{InputFile, LineReader};
 use super::lex::{
     at_field_end, clean_field, is_blank, line_end, parse_id, parse_id_field, parse_weight,
     skip_blanks, token_end, Fault, LocalError,
 };
 use super::pipeline::{BlockParser, Stats};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ingest::RawEdge;
 
 /// Whitespace-separated `src dst [weight]` lines; `#`/`%` comments.
@@ -17,6 +16,9 @@ pub(crate) struct SnapParser {
 
 impl SnapParser {
     fn expected(&self, fault: Fault) -> String {
+        if fault == Fault::TooFewColumns {
+            return too_few_blank_columns(self.weighted).to_string();
+        }
         let what = if self.weighted {
             "expected two non-negative integer vertex ids, then a weight (`src dst weight`, separated by spaces or tabs)"
         } else {
@@ -47,6 +49,56 @@ impl SnapParser {
             1.0
         };
         Ok(RawEdge { src, dst, weight })
+    }
+}
+
+/// The message for a blank-separated line with one field.
+pub(crate) fn too_few_blank_columns(weighted: bool) -> &'static str {
+    if weighted {
+        "a line needs three columns, source, target and weight, separated by spaces or tabs (this one has one)"
+    } else {
+        "a line needs at least two columns, source and target, separated by spaces or tabs (this one has one)"
+    }
+}
+
+/// The fault of a blank-separated line that did not parse, `p` at its
+/// first field: [`Fault::TooFewColumns`] when it has only one field (the
+/// line says what is missing better than its first field's fault).
+pub(crate) fn refine(data: &[u8], p: usize, fault: Fault) -> Fault {
+    let second = skip_blanks(data, token_end(data, p));
+    if second >= data.len() || data[second] == b'\n' {
+        Fault::TooFewColumns
+    } else {
+        fault
+    }
+}
+
+/// `delim` for messages: "comma-separated", "`|`-separated".
+pub(crate) fn separated(delim: u8) -> String {
+    match delim {
+        b',' => "comma-separated".into(),
+        b'\t' => "tab-separated".into(),
+        b' ' => "space-separated".into(),
+        b';' => "semicolon-separated".into(),
+        d => format!("`{}`-separated", (d as char).escape_default()),
+    }
+}
+
+/// The message for a csv/tsv row without its source or target field.
+pub(crate) fn too_few_fields(delim: u8, cols: &Columns) -> String {
+    let sep = separated(delim);
+    match (cols.src, cols.dst) {
+        (0, 1) | (1, 0) => format!(
+            "a row needs at least two {sep} columns, source and target{}",
+            match cols.weight {
+                Some(w) => format!(" (and the weight in column {w}, 0-based)"),
+                None => String::new(),
+            }
+        ),
+        (s, d) => format!(
+            "a row needs {} {sep} columns or more: the source in column {s} and the target in column {d} (0-based)",
+            s.max(d) + 1
+        ),
     }
 }
 
@@ -129,7 +181,7 @@ impl BlockParser for SnapParser {
                     data,
                     line_start(data, p),
                     line,
-                    self.expected(f),
+                    self.expected(refine(data, p, f)),
                 )),
             }
         })?;
@@ -202,7 +254,7 @@ impl Columns {
             i < max
         });
         let (Some(s), Some(d)) = (got[0], got[1]) else {
-            return Err(Fault::Syntax);
+            return Err(Fault::TooFewColumns);
         };
         let weight = match (self.weight, got[2]) {
             (None, _) => 1.0,
@@ -262,19 +314,14 @@ pub(crate) fn split_fields<'a>(
 }
 
 impl DelimitedParser {
-    pub(crate) fn delim_name(&self) -> &'static str {
-        if self.delim == b'\t' {
-            "tab"
-        } else {
-            "comma"
-        }
-    }
-
     fn expected(&self, cols: &Columns, fault: Fault) -> String {
+        if fault == Fault::TooFewColumns {
+            return too_few_fields(self.delim, cols);
+        }
         let mut s = format!(
-            "{}expected {}-separated rows with non-negative integer vertex ids in columns {} and {}",
+            "{}expected {} rows with non-negative integer vertex ids in columns {} and {}",
             fault.prefix(),
-            self.delim_name(),
+            separated(self.delim),
             cols.src,
             cols.dst
         );
@@ -341,101 +388,4 @@ impl BlockParser for DelimitedParser {
         })?;
         Ok(Stats { lines, records: 0 })
     }
-}
-
-/// Resolves the `columns` option for one CSV/TSV file (reading its header
-/// line when `header` is set).
-pub(crate) fn resolve_columns(
-    file: &InputFile,
-    delim: u8,
-    header: bool,
-    columns: Option<&str>,
-    weighted: bool,
-) -> Result<Columns> {
-    let names: Option<Vec<String>> = if header {
-        let mut r = LineReader::open(file)?;
-        let mut line = r.next_line()?.unwrap_or_default();
-        if line.starts_with(b"\xEF\xBB\xBF") {
-            line.drain(..3);
-        }
-        let mut names = Vec::new();
-        split_fields(&line, delim, |_, f| {
-            names.push(String::from_utf8_lossy(clean_field(f)).into_owned());
-            true
-        });
-        Some(names)
-    } else {
-        None
-    };
-    let Some(spec) = columns else {
-        return Ok(Columns {
-            src: 0,
-            dst: 1,
-            weight: weighted.then_some(2),
-        });
-    };
-    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
-    match (parts.len(), weighted) {
-        (2, false) | (3, true) => {}
-        (3, false) => {
-            return Err(Error::Invalid(format!(
-                "columns `{spec}` names a weight column but the input is not read weighted \
-                 (ask for weights, or give only SRC,DST)"
-            )))
-        }
-        (2, true) => {
-            return Err(Error::Invalid(format!(
-            "columns `{spec}` has no weight column but the input is read weighted (give SRC,DST,W)"
-        )))
-        }
-        _ => {
-            return Err(Error::Invalid(format!(
-                "columns `{spec}`: expected SRC,DST or SRC,DST,W (0-based indices{})",
-                if header { " or header names" } else { "" }
-            )))
-        }
-    }
-    let mut idx = [0usize; 3];
-    for (k, part) in parts.iter().enumerate() {
-        idx[k] = resolve_one(part, names.as_deref(), file, spec)?;
-    }
-    Ok(Columns {
-        src: idx[0],
-        dst: idx[1],
-        weight: weighted.then_some(idx[2]),
-    })
-}
-
-fn resolve_one(
-    part: &str,
-    names: Option<&[String]>,
-    file: &InputFile,
-    spec: &str,
-) -> Result<usize> {
-    if let Some(names) = names {
-        if let Some(i) = names.iter().position(|n| n == part) {
-            return Ok(i);
-        }
-        let folded: Vec<usize> = (0..names.len())
-            .filter(|&i| names[i].eq_ignore_ascii_case(part))
-            .collect();
-        if folded.len() == 1 {
-            return Ok(folded[0]);
-        }
-        if let Ok(i) = part.parse::<usize>() {
-            if i < names.len() {
-                return Ok(i);
-            }
-        }
-        return Err(Error::Invalid(format!(
-            "columns `{spec}`: `{part}` is not a column of the header of {} (its columns are: {})",
-            file.path.display(),
-            names.join(", ")
-        )));
-    }
-    part.parse::<usize>().map_err(|_| {
-        Error::Invalid(format!(
-            "columns `{spec}`: `{part}` is not a 0-based column index (column names need a header line)"
-        ))
-    })
 }

@@ -122,6 +122,10 @@ fn mtx_rejected_headers() {
             b"%%MatrixMarket matrix coordinate real general\n3 3\n",
             "size line",
         ),
+        (
+            b"%%MatrixMarket matrix coordinate real general\n3 3 18446744073709551616\n",
+            "too large",
+        ),
         // Found by fuzzing: a size beyond 2^32 made the build list
         // hundreds of trillions of isolated vertices.
         (

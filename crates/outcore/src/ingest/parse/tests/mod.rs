@@ -14,6 +14,7 @@ use crate::ingest::RawEdge;
 mod csv;
 mod ldbc_and_binary;
 mod matrix_market;
+mod recognised;
 mod snap;
 mod sources;
 

@@ -59,7 +59,7 @@ fn snap_errors() {
             b"# c\n1\n",
             false,
             2,
-            "expected two non-negative integer vertex ids",
+            "a line needs at least two columns, source and target",
         ),
         (
             b"1 2x\n",
