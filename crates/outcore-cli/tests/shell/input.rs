@@ -198,6 +198,20 @@ fn inputs_are_never_silently_misread() {
     let o = import(p, &["empty.txt", "--allow-empty", "--out", "e.oc"], None);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(edges_of(p, "e.oc").is_empty());
+    // Allowed, it builds in every order and layout (the locality orders
+    // have no neighbour to place), and the summaries print no -0.0.
+    for order in ["auto", "bfs", "degree", "original"] {
+        let args = ["empty.txt", "--allow-empty", "--compress", "--force"];
+        let o = import(
+            p,
+            &[&args[..], &["--order", order, "--out", "c.oc"]].concat(),
+            None,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "--order {order}: {err}");
+        assert!(!err.contains("-0.0"), "--order {order}: {err}");
+        assert!(edges_of(p, "c.oc").is_empty());
+    }
     let o = import(p, &["-", "--format", "csv", "--out", "x.oc"], Some(b""));
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is empty"));

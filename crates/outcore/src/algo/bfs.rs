@@ -392,7 +392,10 @@ fn levels<T: crate::store::csr::Slot>(
     let summed: u64 = stats.iterations.iter().map(|i| i.bytes_read).sum();
     stats.read_requests = stats.iterations.iter().map(|i| i.read_requests).sum();
     stats.io_wait_seconds = stats.iterations.iter().map(|i| i.io_wait_seconds).sum();
-    stats.compute_seconds = stats.iterations.iter().map(|i| i.compute_seconds).sum();
+    stats.compute_seconds = stats
+        .iterations
+        .iter()
+        .fold(0.0, |s, i| s + i.compute_seconds);
     stats.bytes_read = summed;
     stats.pages_touched = select.stats().pages_touched;
     stats.wall_seconds = start.elapsed().as_secs_f64();

@@ -62,7 +62,7 @@ pub fn run(
         }
         Algorithm::Lcc => {
             let (l, stats) = lcc::lcc(store, ext, budget)?;
-            let mean = l.iter().sum::<f64>() / (n.max(1) as f64);
+            let mean = l.iter().fold(0.0, |s, x| s + x) / (n.max(1) as f64);
             let values = VertexValues::memory(Kind::Float, move |v| l[v as usize].to_bits());
             (values, stats, None, format!("mean LCC {mean:.6}"))
         }

@@ -303,7 +303,10 @@ impl StreamEngine {
         stats.bytes_read = io.bytes_read;
         stats.read_requests = io.requests;
         stats.io_wait_seconds = io.wait_seconds;
-        stats.compute_seconds = stats.iterations.iter().map(|i| i.compute_seconds).sum();
+        stats.compute_seconds = stats
+            .iterations
+            .iter()
+            .fold(0.0, |s, i| s + i.compute_seconds);
         stats.wall_seconds = start.elapsed().as_secs_f64();
         stats.peak_rss_bytes = peak_rss_bytes();
     }

@@ -99,6 +99,10 @@ pub(super) fn build(
         e => e,
     })?;
     let t = Instant::now();
+    if r1.manifest.num_edges == 0 && auto {
+        // No edge, no neighbour to put near another: nothing to order.
+        return Ok(r1);
+    }
     let store = Store::open(&first_path)?;
     let found = match enumerate(&store, &budget, opts.bfs_lists_on_disk, auto) {
         Err(Error::Budget(m)) if auto => {

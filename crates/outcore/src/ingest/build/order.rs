@@ -71,7 +71,7 @@ pub(super) fn degree_order<E: InputEdge, I: DenseId>(
         },
     )?;
     let max = deg.iter().copied().max().unwrap_or(0) as f64;
-    let mean = deg.iter().map(|&d| d as f64).sum::<f64>() / n.max(1) as f64;
+    let mean = deg.iter().fold(0.0, |s, &d| s + d as f64) / n.max(1) as f64;
     if auto && max < SKEWED * mean.max(1.0) {
         progress.done(|| {
             format!(
