@@ -47,7 +47,7 @@ PathLike = Union[str, os.PathLike]
 
 # The options of the builds beyond the arguments they name.
 _IMPORT_OPTIONS = ("header", "columns", "delimiter", "ids", "tmp_dir", "order", "drop_self_loops",
-                   "page_size", "group_tiles", "compress")
+                   "page_size", "group_tiles", "compress", "allow_empty")
 _GENERATE_PARAMS = ("scale", "edge_factor", "a", "b", "c", "vertices", "edges", "rows", "cols",
                     "max_weight", "seed", "directed", "weighted", "tmp_dir", "order", "compress")
 

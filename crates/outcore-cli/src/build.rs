@@ -3,8 +3,8 @@
 use crate::StoreArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use outcore::gen::{self, EdgeFileFormat, GenConfig, GenKind};
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
-use outcore::ingest::gen::{self, EdgeFileFormat, GenConfig, GenKind};
 use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
 use outcore::size::format_size;

@@ -152,7 +152,7 @@ pub fn generate(
     compress: Compress,
     progress: bool,
 ) -> PyResult<String> {
-    use outcore::ingest::gen::{self, GenConfig, GenKind};
+    use outcore::gen::{self, GenConfig, GenKind};
     let kind: GenKind = parse(kind)?;
     let mut cfg = GenConfig::new(kind);
     if kind != GenKind::Rmat && (a.is_some() || b.is_some() || c.is_some()) {

@@ -5,9 +5,11 @@
 
 pub mod algo;
 pub mod api;
+pub mod base;
 pub mod cancel;
 pub mod engine;
 pub mod error;
+pub mod gen;
 pub mod ingest;
 pub mod io;
 pub mod mem;

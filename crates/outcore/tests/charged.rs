@@ -5,8 +5,8 @@
 //! budget does not know about shows up here even when RSS stays small.
 
 use outcore::api::{self, Algorithm, RunOptions};
+use outcore::gen::{self, GenConfig, GenKind};
 use outcore::ingest::build::{build_store, BuildOptions};
-use outcore::ingest::gen::{self, GenConfig, GenKind};
 use outcore::mem::Budget;
 use outcore::store::Store;
 use std::alloc::{GlobalAlloc, Layout, System};

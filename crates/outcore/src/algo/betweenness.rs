@@ -17,9 +17,9 @@
 //! one per BFS level forward, a wake-up of the deepest level, one per level
 //! backward; then one that scales the sums.
 
+use crate::base::rng::hash3;
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
-use crate::ingest::gen::rng::hash3;
 use crate::store::Store;
 
 const UNSEEN: u32 = u32::MAX;

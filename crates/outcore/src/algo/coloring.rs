@@ -22,11 +22,11 @@
 //! chain of decreasing priorities in each window.
 
 use crate::algo::priority::{self, higher, Msg, HELLO};
+use crate::base::rng::stream;
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
 use crate::error::Result;
-use crate::ingest::gen::rng::stream;
 use crate::mem::Budget;
 use crate::store::Store;
 

@@ -12,11 +12,11 @@
 //! then each decided vertex tells its neighbours once, `IN` or `OUT`.
 
 use crate::algo::priority::{self, higher, Msg, HELLO};
+use crate::base::rng::stream;
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
 use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::Result;
-use crate::ingest::gen::rng::stream;
 use crate::mem::Budget;
 use crate::store::Store;
 

@@ -16,7 +16,7 @@
 //! Messages carry the sender's key, so a receiver can tell higher from lower
 //! neighbours.
 
-use crate::ingest::gen::rng::hash3;
+use crate::base::rng::hash3;
 
 /// A message: the sender's key and what it says.
 pub type Msg = (u64, u32);

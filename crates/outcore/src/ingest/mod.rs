@@ -6,12 +6,9 @@
 
 pub mod bucket;
 pub mod build;
-pub mod gen;
 pub mod idmap;
-pub(crate) mod leb128;
 pub mod names;
 pub mod parse;
-mod radix;
 mod reap;
 pub mod sort;
 

@@ -8,7 +8,7 @@
 
 use super::cells::{cell_code, cell_in};
 use super::code::Code;
-use crate::ingest::leb128;
+use crate::base::leb128;
 use crate::ingest::sort::Record;
 use crate::io::ALIGN;
 

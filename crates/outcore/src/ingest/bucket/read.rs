@@ -239,7 +239,7 @@ mod tests {
             let mut head = [0u8; 5];
             for (c, run) in runs.iter().enumerate() {
                 let n = (run.len() / cells.code(pack, 0, c).rec_bytes::<K>()) as u32;
-                let len = crate::ingest::leb128::put(&mut head, n as u64);
+                let len = crate::base::leb128::put(&mut head, n as u64);
                 bytes.extend_from_slice(&head[..len]);
             }
             runs.iter().for_each(|r| bytes.extend_from_slice(r));

@@ -96,7 +96,7 @@ fn take_varint(b: &[u8]) -> Option<(u64, usize)> {
             (gather7(x), len)
         }
         // Byte by byte near a chunk's end, or longer than 8 bytes.
-        _ => crate::ingest::leb128::take(b)?,
+        _ => crate::base::leb128::take(b)?,
     };
     Some((z, i))
 }
@@ -145,7 +145,7 @@ fn put_varint(out: &mut [u8], v: u64) -> usize {
         out[..8].copy_from_slice(&x.to_le_bytes());
         return len;
     }
-    crate::ingest::leb128::put(out, v)
+    crate::base::leb128::put(out, v)
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 //! 2^48), so the padding `u64::MAX` is never one.
 
 use super::{decode_tagged, encode_entries, svb, Code};
-use crate::ingest::leb128;
+use crate::base::leb128;
 
 /// The form byte of a page of low halves and carries.
 const FORM_CODED: u8 = 0;

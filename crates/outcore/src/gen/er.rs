@@ -20,7 +20,7 @@
 
 use super::hyper::hypergeometric;
 use super::par::{Blocks, BLOCK_EDGES};
-use super::rng::{mix64, stream, Xoshiro256};
+use crate::base::rng::{mix64, stream, Xoshiro256};
 use crate::ingest::RawEdge;
 
 /// The number of distinct non-loop pairs among `n` vertices.

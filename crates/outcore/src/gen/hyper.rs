@@ -14,7 +14,7 @@
 //! The cost is proportional to the standard deviation, which is fine for the
 //! `log K`-level splitting tree of the G(n, m) generator.
 
-use super::rng::Xoshiro256;
+use crate::base::rng::Xoshiro256;
 
 /// Draw counts up to this are simulated directly.
 const DIRECT_MAX: u64 = 24;

@@ -8,7 +8,7 @@
 //! edge get independent weights.
 
 use super::par::{NumberedBlocks, BLOCK_EDGES};
-use super::rng::{hash3, hash_below, stream};
+use crate::base::rng::{hash3, hash_below, stream};
 use crate::ingest::RawEdge;
 
 /// Vertices per block (each has at most two lattice edges).
@@ -102,7 +102,7 @@ mod tests {
     use std::collections::HashSet;
 
     fn collect(g: &GridBlocks) -> Vec<RawEdge> {
-        crate::ingest::gen::par::collect_all(g)
+        crate::gen::par::collect_all(g)
     }
 
     #[test]

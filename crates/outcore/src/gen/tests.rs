@@ -263,7 +263,7 @@ fn time(cfg: &GenConfig) {
     );
 }
 
-/// Timing: `cargo test --release -p outcore --lib ingest::gen::tests::gen_speed -- --ignored --nocapture`
+/// Timing: `cargo test --release -p outcore --lib gen::tests::gen_speed -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn gen_speed() {

@@ -12,7 +12,7 @@
 //! Graph500's `scramble`), so ids are not ordered by degree.
 
 use super::par::{NumberedBlocks, BLOCK_EDGES};
-use super::rng::{hash3, stream, SplitMix64, Xoshiro256};
+use crate::base::rng::{hash3, stream, SplitMix64, Xoshiro256};
 use crate::ingest::RawEdge;
 use lanes::{Isa, LaneJumps};
 
@@ -216,7 +216,7 @@ mod tests {
     use super::*;
 
     fn collect(g: &KronBlocks) -> Vec<RawEdge> {
-        crate::ingest::gen::par::collect_all(g)
+        crate::gen::par::collect_all(g)
     }
 
     /// The lanes give every full block exactly the edges the one-by-one

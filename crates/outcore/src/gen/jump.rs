@@ -10,7 +10,7 @@
 //! state `k` steps ahead is the XOR of the states `i` steps ahead for every
 //! `r_i = 1`: 256 steps whatever `k` is.
 
-use super::rng::Xoshiro256;
+use crate::base::rng::Xoshiro256;
 use std::sync::OnceLock;
 
 /// A polynomial over GF(2) of degree below 256: bit `i` is the coefficient of `x^i`.

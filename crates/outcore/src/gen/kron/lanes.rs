@@ -15,8 +15,8 @@
 #![allow(clippy::needless_range_loop)] // lanes index several arrays at once
 
 use super::{KronBlocks, Scramble};
-use crate::ingest::gen::jump::{jump, steps, Poly};
-use crate::ingest::gen::rng::Xoshiro256;
+use crate::base::rng::Xoshiro256;
+use crate::gen::jump::{jump, steps, Poly};
 use crate::ingest::RawEdge;
 
 /// Lanes a block is cut into.

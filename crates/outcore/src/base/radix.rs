@@ -13,8 +13,34 @@
 //! reader placed its records range by range as it decoded them
 //! (`bucket::cells`).
 
-use super::sort::Record;
 use rayon::prelude::*;
+
+/// A fixed-size record with a sort key.
+pub trait Record: Copy + Send + Sync + 'static {
+    /// Encoded size in bytes.
+    const BYTES: usize;
+    /// The sort key.
+    type Key: Ord + Copy + Send + Sync;
+    /// This record's key.
+    fn key(&self) -> Self::Key;
+    /// The key as an unsigned integer with the same order (for radix sorting).
+    fn radix_key(&self) -> u128;
+    /// Writes exactly `BYTES` bytes.
+    fn encode(&self, out: &mut [u8]);
+    /// Reads a record from exactly `BYTES` bytes.
+    fn decode(buf: &[u8]) -> Self;
+    /// Bytes of the encoding that are the radix key and nothing else (the
+    /// rest follows them): the bucket sorter then stores a key as its
+    /// difference from its bucket's lowest in as few bytes as the bucket's
+    /// range needs. 0: the encoding is stored whole.
+    const KEY_BYTES: usize = 0;
+    /// The record of radix key `key` and the encoding's bytes after the key
+    /// (only called when `KEY_BYTES > 0`).
+    fn from_key(key: u128, rest: &[u8]) -> Self {
+        let _ = (key, rest);
+        unreachable!("a record without KEY_BYTES is never packed")
+    }
+}
 
 /// Bits of the MSD pass, at most.
 const MSD_BITS: u32 = 11;

@@ -17,7 +17,6 @@ mod hyper;
 mod jump;
 mod kron;
 mod par;
-pub(crate) mod rng;
 #[cfg(test)]
 mod tests;
 
