@@ -7,7 +7,7 @@
 # a crash, hang, leak or over-limit allocation fails the script and leaves
 # the input in fuzz/artifacts/TARGET.
 #
-#   bash scripts/fuzz.sh            # 15 s per target (the test suite runs 10)
+#   bash scripts/fuzz.sh            # 15 s per target (.ci/run runs 10)
 #   bash scripts/fuzz.sh 600        # longer
 #   RUNS=1000000 bash scripts/fuzz.sh parse_text   # a fixed number of executions
 #   SANITIZER=none RUNS=1000000 bash scripts/fuzz.sh store

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, Rust tests (nextest when present),
-# and the Python tests against NetworkX.
+# and the Python tests against NetworkX. Fuzzing is apart: .ci/run ends with
+# `bash scripts/fuzz.sh 10` (10 s of each target), longer runs are
+# `bash scripts/fuzz.sh 600`.
 #
 # Tests build with the release profile, the one the demo (`cargo run
-# --release -p outcore-cli -- demo`) builds: a newcomer running both README
-# commands compiles the dependencies once (plus clippy's check pass), and
-# the Python tests use the release binary the Rust tests built.
+# --release -p outcore-cli -- demo`) builds, and Cargo.toml pins the
+# features that differ between the demo's, the tests' and the extension's
+# dependencies: a newcomer running both README commands compiles the
+# library once for them (plus clippy's check pass and the test build of
+# its unit tests), and the Python tests use the release binary the Rust
+# tests built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
@@ -15,10 +20,10 @@ if command -v cargo-nextest >/dev/null 2>&1; then
 else
   cargo test --workspace --no-fail-fast --release
 fi
-# The Python package from this tree (maturin builds crates/outcore-py in
-# release, sharing target/ with the build above), then the Python tests:
-# the CLI ones use target/release/outcore, the API ones `import outcore`.
-python3 -m pip install --quiet --disable-pip-version-check .
-OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python
-# A short run of every fuzz target (scripts/fuzz.sh; needs nightly).
-bash scripts/fuzz.sh 10
+# The Python package from this tree in target/python (scripts/pypackage.sh:
+# cargo builds the extension beside the binary, no pip), then the Python
+# tests: the CLI ones use target/release/outcore, the API ones `import
+# outcore` (the package on PYTHONPATH, which their subprocesses inherit).
+bash scripts/pypackage.sh
+PYTHONPATH="$PWD/target/python${PYTHONPATH:+:$PYTHONPATH}" \
+  OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python

@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import outcore  # noqa: E402 (scripts/test.sh installs it: `pip install .`)
+import outcore  # noqa: E402 (from this tree: see conftest.py)
 
 GRAPHALYTICS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "graphalytics"
 UNREACHED = 2**63 - 1

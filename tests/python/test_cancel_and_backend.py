@@ -11,7 +11,7 @@ import time
 import networkx as nx
 import pytest
 
-import outcore  # noqa: E402 (scripts/test.sh installs it: `pip install .`)
+import outcore  # noqa: E402 (from this tree: see conftest.py)
 
 CHILD = textwrap.dedent("""
     import os, sys, outcore

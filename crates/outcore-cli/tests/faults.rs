@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{bin, names, ok_in, walk};
+use common::{bin, names, ok_in, par_map, walk};
 use std::path::{Path, PathBuf};
 
 /// Runs `args` writing `out.txt`; Ok(bytes of out.txt) or Err(stderr).
@@ -177,34 +177,56 @@ fn store_files(store: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
+/// Imports run at once by the import fault matrix, each in a directory of
+/// its own.
+const WORKERS: usize = 8;
+
 #[test]
 fn every_request_of_an_import_can_fail_and_none_gives_a_wrong_result() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    // Small sort buffers: the import spills as a large one would (at this
-    // scale, bucket writes of whole blocks as well as the last).
-    let args = [&IMPORT[..], &["--sort-buffer", "64KiB"]].concat();
-    weighted_kron(p, "10", &["--edges", "k.txt"]);
-    let import = |fault: Option<&str>| {
+    // Small sort buffers: the import spills as a large one would (bucket
+    // files in the scratch directory beside the store, written and read).
+    let args = [&IMPORT[..], &["--sort-buffer", "16KiB"]].concat();
+    weighted_kron(p, "8", &["--edges", "k.txt"]);
+    let dirs: Vec<PathBuf> = (0..WORKERS)
+        .map(|w| {
+            let dir = p.join(format!("w{w}"));
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::hard_link(p.join("k.txt"), dir.join("k.txt")).unwrap();
+            dir
+        })
+        .collect();
+    let import = |dir: &Path, fault: Option<&str>| {
         let mut c = bin();
-        c.current_dir(p).args(&args);
+        c.current_dir(dir).args(&args);
         if let Some(f) = fault {
             c.env("OUTCORE_FAULT_IO", f);
         }
         let o = c.output().unwrap();
         let got = match o.status.success() {
             true => {
-                ok_in(p, &["verify", "g.oc"]);
-                let files = store_files(&p.join("g.oc"));
-                std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+                ok_in(dir, &["verify", "g.oc"]);
+                let files = store_files(&dir.join("g.oc"));
+                std::fs::remove_dir_all(dir.join("g.oc")).unwrap();
                 Ok(files)
             }
             false => Err(String::from_utf8_lossy(&o.stderr).into_owned()),
         };
-        assert_eq!(names(p), ["k.txt"], "{fault:?} left files");
+        assert_eq!(names(dir), ["k.txt"], "{fault:?} left files");
         got
     };
-    let want = import(None).unwrap();
+    // `kind@n` for each n of `ns`, WORKERS imports at a time, in order of n.
+    let faulted = |kind: &str, ns: std::ops::Range<u64>| {
+        let ns: Vec<u64> = ns.collect();
+        let runs = par_map(&ns, WORKERS, |w, n| {
+            let fault = format!("{kind}@{n}");
+            let got = import(&dirs[w], Some(&fault));
+            (fault, got)
+        });
+        runs.into_iter()
+    };
+    let want = import(&dirs[0], None).unwrap();
     assert!(want.len() > 4);
     // Which files the failed requests were for: the input, the spill (the
     // scratch directory beside the store) and the store being written.
@@ -226,24 +248,27 @@ fn every_request_of_an_import_can_fail_and_none_gives_a_wrong_result() {
     };
     // EIO at every request until one lands past the import's end: that
     // count of requests bounds the short reads.
-    let mut requests = 0;
-    for n in 0.. {
-        let fault = format!("eio@{n}");
-        match import(Some(&fault)) {
-            Ok(got) => {
-                assert!(got == want, "{fault}: another store");
-                requests = n;
-                break;
+    let mut requests = None;
+    for from in (0..5000).step_by(WORKERS) {
+        for (n, (fault, got)) in (from..).zip(faulted("eio", from..from + WORKERS as u64)) {
+            match got {
+                Ok(got) => {
+                    assert!(got == want, "{fault}: another store");
+                    requests = Some(n);
+                    break;
+                }
+                Err(e) => check(&fault, &e),
             }
-            Err(e) => check(&fault, &e),
         }
-        assert!(n < 5000, "the import never ran out of requests");
+        if requests.is_some() {
+            break;
+        }
     }
+    let requests = requests.expect("the import never ran out of requests");
     // A short read is read on from, or an error; never another store.
     let mut read_on = 0;
-    for n in 0..requests {
-        let fault = format!("short@{n}");
-        match import(Some(&fault)) {
+    for (fault, got) in faulted("short", 0..requests) {
+        match got {
             Ok(got) => {
                 assert!(got == want, "{fault}: another store");
                 read_on += 1;
@@ -252,24 +277,30 @@ fn every_request_of_an_import_can_fail_and_none_gives_a_wrong_result() {
         }
     }
     // ENOSPC at every write: the spill's and the store's.
-    for n in 0.. {
-        let fault = format!("enospc@{n}");
-        match import(Some(&fault)) {
-            Ok(got) => {
-                assert!(got == want, "{fault}: another store");
-                break;
-            }
-            Err(e) => {
-                assert!(e.contains("disk full"), "{fault}: {e}");
-                check(&fault, &e);
+    let mut writes = None;
+    for from in (0..5000).step_by(WORKERS) {
+        for (n, (fault, got)) in (from..).zip(faulted("enospc", from..from + WORKERS as u64)) {
+            match got {
+                Ok(got) => {
+                    assert!(got == want, "{fault}: another store");
+                    writes = Some(n);
+                    break;
+                }
+                Err(e) => {
+                    assert!(e.contains("disk full"), "{fault}: {e}");
+                    check(&fault, &e);
+                }
             }
         }
-        assert!(n < 5000, "the import never ran out of writes");
+        if writes.is_some() {
+            break;
+        }
     }
+    let writes = writes.expect("the import never ran out of writes");
     // A slow device changes nothing but the time.
-    assert!(import(Some("slow@1")).unwrap() == want, "slow");
+    assert!(import(&dirs[0], Some("slow@1")).unwrap() == want, "slow");
     eprintln!(
-        "import: {requests} requests; errors by fault {tally:?}; {read_on} short@N runs gave the same store"
+        "import: {requests} requests, {writes} writes; errors by fault {tally:?}; {read_on} short@N runs gave the same store"
     );
     assert!(requests > 100, "{requests} requests");
     assert_eq!(
