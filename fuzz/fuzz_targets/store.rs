@@ -48,7 +48,7 @@ fn results(path: &Path) -> outcore::Result<Vec<Vec<(u64, u64)>>> {
         }
         let mut run = api::run(&store, &o, &budget)?;
         let scratch = api::run::scratch_dir(&store, None);
-        let out = outcore::algo::results::Out {
+        let out = outcore::engine::results::Out {
             path: Path::new("-"),
             store: &store,
             budget: &budget,

@@ -2,9 +2,9 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use outcore::algo::results;
 use outcore::api::{Algorithm, RunOptions};
 use outcore::engine::planner::EngineChoice;
+use outcore::engine::results;
 use outcore::engine::stats::RunStats;
 use outcore::io::Backend;
 use outcore::mem::Budget;

@@ -14,9 +14,9 @@ use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use outcore::algo::results::Out;
 use outcore::api::query::{Answer, Query};
 use outcore::api::{self, Columns, IdColumn, ValueColumn};
+use outcore::engine::results::Out;
 use outcore::mem::Budget;
 use outcore::store::{Id, IdLookup, Store};
 

@@ -399,7 +399,7 @@ pub fn betweenness_on_disk(
     ext: &crate::engine::external::ExternalConfig,
     budget: &crate::mem::Budget,
 ) -> Result<(
-    Box<dyn crate::algo::results::Values>,
+    Box<dyn crate::engine::results::Values>,
     crate::engine::stats::RunStats,
 )> {
     let mut p = BcVp::new(store, cfg);

@@ -404,7 +404,7 @@ pub fn weighted_on_disk(
     ext: &crate::engine::external::ExternalConfig,
     budget: &crate::mem::Budget,
 ) -> Result<(
-    Box<dyn crate::algo::results::Values>,
+    Box<dyn crate::engine::results::Values>,
     crate::engine::stats::RunStats,
 )> {
     if !store.manifest().weighted {

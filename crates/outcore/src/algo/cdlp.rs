@@ -118,14 +118,14 @@ pub fn cdlp_on_disk(
     cfg: &CdlpConfig,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     cfg.validate()?;
     fn on<L: Label>(
         store: &Store,
         cfg: &CdlpConfig,
         ext: &ExternalConfig,
         budget: &Budget,
-    ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
         let mut p = CdlpVp::<L> {
             iterations: cfg.iterations,
             _l: PhantomData,

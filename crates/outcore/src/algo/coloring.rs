@@ -236,7 +236,7 @@ pub fn coloring_on_disk(
     seed: u64,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     let mut p = ColoringVp::new(seed, store.manifest().num_vertices);
     crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
         debug_assert!(s.color < DEFERRED, "every vertex is coloured");

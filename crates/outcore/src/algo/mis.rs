@@ -115,7 +115,7 @@ pub fn mis_on_disk(
     seed: u64,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     let mut p = MisVp::new(seed, store.manifest().num_vertices);
     crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
         (s.1 .1 == IN) as u64

@@ -14,7 +14,6 @@ pub mod priority;
 pub mod query;
 pub mod randomwalk;
 pub mod reference;
-pub mod results;
 pub mod sssp;
 pub mod triangles;
 pub mod validate;

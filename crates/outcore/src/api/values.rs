@@ -5,7 +5,7 @@
 //! gathered into columns (the Python package's arrays).
 
 use crate::algo::output::{self, Ldbc};
-use crate::algo::results::{self, Out, Values};
+use crate::engine::results::{self, Out, Values};
 use crate::error::{IoContext, Result};
 use crate::mem::Budget;
 use crate::store::walk::{LabelNames, RankWalk};

@@ -13,6 +13,7 @@ pub mod planned;
 pub mod planner;
 pub mod pool;
 pub mod program;
+pub mod results;
 pub mod runahead;
 pub mod select;
 pub mod select_run;

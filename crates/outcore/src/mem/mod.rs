@@ -1,5 +1,4 @@
 //! `mem`: the memory budget every large allocation is charged to.
 pub mod budget;
-pub mod bufpool;
 pub mod prefetch;
 pub use budget::{advise_huge, huge_vec, peak_rss_bytes, Budget};

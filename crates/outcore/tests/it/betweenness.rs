@@ -11,9 +11,9 @@ use outcore::algo::betweenness::{
 };
 use outcore::algo::betweenness_weighted::{reference as weighted_reference, weighted_on_disk};
 use outcore::algo::reference::MemGraph;
-use outcore::algo::results::collect;
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::planner::EngineChoice;
+use outcore::engine::results::collect;
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;

@@ -1,14 +1,14 @@
 //! Results left on disk by the external engine, written in rank order
-//! (`algo::results`): the same bytes as the in-memory writers for values,
+//! (`engine::results`): the same bytes as the in-memory writers for values,
 //! labels and vertex sets, by degree order (a sort by rank, spilled at a
 //! small budget) and by original order (a straight merge with the id maps),
 //! for integer and string ids.
 
 use crate::common::{build, Rng};
 use outcore::algo::output::{write_vertex_labels, write_vertex_set, write_vertex_values, Ldbc};
-use outcore::algo::results::{self, Out};
 use outcore::algo::vertex;
 use outcore::engine::external::ExternalConfig;
+use outcore::engine::results::{self, Out};
 use outcore::ingest::build::BuildOptions;
 use outcore::mem::Budget;
 use outcore::store::{Store, VertexOrder};

@@ -81,7 +81,7 @@ pub fn run_on_disk(
     source: u64,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     let mut p = BfsVp { source };
     super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d as u64)
 }

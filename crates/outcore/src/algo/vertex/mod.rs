@@ -10,8 +10,8 @@ pub mod pagerank;
 pub mod sssp;
 pub mod wcc;
 
-use crate::algo::results::{StateValues, Values};
 use crate::engine::external::{self, ExternalConfig};
+use crate::engine::results::{StateValues, Values};
 use crate::engine::stats::RunStats;
 use crate::engine::vertex::VertexProgram;
 use crate::error::Result;
@@ -20,7 +20,7 @@ use crate::store::Store;
 
 /// Runs `prog` on the external engine and leaves the final states on disk:
 /// each is mapped to an 8-byte value as it is read back
-/// ([`crate::algo::results`] writes them in rank order inside the budget).
+/// ([`crate::engine::results`] writes them in rank order inside the budget).
 pub fn run_on_disk<P: VertexProgram>(
     store: &Store,
     prog: &mut P,
@@ -43,7 +43,7 @@ pub fn collected<T>(
     map: impl Fn(u64) -> T,
 ) -> Result<(Vec<T>, RunStats)> {
     Ok((
-        crate::algo::results::collect(values.as_mut(), budget, map)?,
+        crate::engine::results::collect(values.as_mut(), budget, map)?,
         stats,
     ))
 }

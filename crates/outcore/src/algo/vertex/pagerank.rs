@@ -220,13 +220,17 @@ pub fn run_weighted(
     collected(run_on_disk(store, cfg, true, ext, budget)?, budget)
 }
 
-type OnDisk = (Box<dyn crate::algo::results::Values>, PageRankVp, RunStats);
+type OnDisk = (
+    Box<dyn crate::engine::results::Values>,
+    PageRankVp,
+    RunStats,
+);
 
 fn collected(
     (mut v, p, stats): OnDisk,
     budget: &Budget,
 ) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
-    let ranks = crate::algo::results::collect(v.as_mut(), budget, f64::from_bits)?;
+    let ranks = crate::engine::results::collect(v.as_mut(), budget, f64::from_bits)?;
     Ok((ranks, p, stats))
 }
 

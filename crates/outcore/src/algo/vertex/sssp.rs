@@ -96,7 +96,7 @@ pub fn run_on_disk(
     source: u64,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     let mut p = SsspVp {
         source,
         bad_weight: Mutex::new(None),

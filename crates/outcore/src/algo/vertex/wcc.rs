@@ -86,12 +86,12 @@ pub fn run_on_disk(
     store: &Store,
     ext: &ExternalConfig,
     budget: &Budget,
-) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     fn on<L: Label>(
         store: &Store,
         ext: &ExternalConfig,
         budget: &Budget,
-    ) -> Result<(Box<dyn crate::algo::results::Values>, RunStats)> {
+    ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
         let mut p = WccVp::<L>::new();
         super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s: &L| s.id())
     }

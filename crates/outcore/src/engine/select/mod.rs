@@ -9,10 +9,10 @@
 //! are page-packed (a list that fits a page lies in one page), so a short list
 //! costs exactly one page.
 
+use crate::engine::select::bufpool::{BufferPool, PoolStats};
 use crate::error::{Error, Result};
 use crate::io::calibrate;
 use crate::io::{Backend, Reader};
-use crate::mem::bufpool::{BufferPool, PoolStats};
 use crate::mem::Budget;
 use crate::store::csr::{files, Slot, SlotWidth};
 use crate::store::csrcode::{CodedReads, PageDir};
@@ -20,6 +20,7 @@ use crate::store::pagesums::PageSums;
 use crate::store::Store;
 use std::sync::Arc;
 
+pub mod bufpool;
 mod weighted;
 
 /// Select engine settings.

@@ -1,5 +1,5 @@
 //! Reads of coded pages into staging buffers, decoded into plain pages on
-//! completion: how the select engine's buffer pool ([`crate::mem::bufpool`])
+//! completion: how the select engine's buffer pool ([`crate::engine::select::bufpool`])
 //! reads a coded adjacency. Its frames hold plain pages; its reads go
 //! through here.
 //!

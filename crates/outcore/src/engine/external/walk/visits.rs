@@ -6,7 +6,7 @@ use super::super::log::Run;
 use super::super::merge::{sort_reduce, MergeConfig, MergeCounts};
 use super::super::SpillDir;
 use super::add;
-use crate::algo::results::Values;
+use crate::engine::results::Values;
 use crate::error::Result;
 use crate::io::Reader;
 use crate::mem::Budget;
