@@ -207,7 +207,7 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
         bail!("say where to write the store: --out STORE");
     };
     // Before standard input is spooled beside it, or anything is read.
-    outcore::outfile::check_store_dest(&out, a.store.force, &a.inputs)?;
+    outcore::store::check_store_dest(&out, a.store.force, &a.inputs)?;
     // `-`: standard input, spooled to a temporary file beside the store
     // (the parser reads files in parallel blocks); removed when done.
     let _spool = crate::stdin::spool(&mut a.inputs, &out)?;

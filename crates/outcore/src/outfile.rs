@@ -27,7 +27,7 @@ fn parent_dir(path: &Path) -> &Path {
 
 /// Refuses `path` when nothing can be created there: its directory missing,
 /// not a directory or not writable.
-fn check_parent(path: &Path) -> Result<()> {
+pub(crate) fn check_parent(path: &Path) -> Result<()> {
     let dir = parent_dir(path);
     let fail = |why: String| Err(Error::Invalid(format!("{}: {why}", path.display())));
     match std::fs::metadata(dir) {
@@ -65,61 +65,10 @@ pub fn check_writable(path: &Path) -> Result<()> {
 }
 
 /// True when `a` and `b` are the same file (device and inode; hard links too).
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {
         (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
         _ => false,
-    }
-}
-
-/// Checks, before any work, that a store can be built at `dest` from
-/// `inputs`: its directory exists and is writable; an existing `dest` is
-/// refused unless `force`, and even then unless it is a store (a directory
-/// with an outcore manifest, or an empty one): `--force` never replaces a
-/// plain file, a directory of other files, an input, or a store holding an
-/// input.
-pub fn check_store_dest(dest: &Path, force: bool, inputs: &[PathBuf]) -> Result<()> {
-    let fail = |why: String| Err(Error::Invalid(format!("{}: {why}", dest.display())));
-    for input in inputs.iter().filter(|i| i.as_os_str() != "-") {
-        if same_file(input, dest) {
-            return fail(format!(
-                "is the input {}; a store cannot replace its input: choose another --out",
-                input.display()
-            ));
-        }
-        let inside = match (input.canonicalize(), dest.canonicalize()) {
-            (Ok(i), Ok(d)) => i.starts_with(d),
-            _ => false,
-        };
-        if inside {
-            return fail(format!(
-                "holds the input {}, which replacing it would delete: choose another --out",
-                input.display()
-            ));
-        }
-    }
-    if dest.file_name().is_none() {
-        return fail("not a valid store path".into());
-    }
-    check_parent(dest)?;
-    let Ok(meta) = std::fs::symlink_metadata(dest) else {
-        return Ok(());
-    };
-    if !meta.is_dir() {
-        return fail(
-            "is a file, not a store; --force replaces only a store: remove it or choose another --out"
-                .into(),
-        );
-    }
-    let empty = std::fs::read_dir(dest).is_ok_and(|mut d| d.next().is_none());
-    if !empty && !dest.join(crate::store::manifest::MANIFEST_FILE).exists() {
-        return fail(
-            "exists and is not an outcore store; refusing to replace it even with --force".into(),
-        );
-    }
-    match force {
-        true => Ok(()),
-        false => fail("already exists; pass --force to replace it".into()),
     }
 }
 
@@ -271,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn outputs_and_store_destinations_are_checked() {
+    fn outputs_are_checked() {
         let d = tempfile::tempdir().unwrap();
         let p = |n: &str| d.path().join(n);
         let err = |r: Result<()>| r.unwrap_err().to_string();
@@ -280,21 +229,5 @@ mod tests {
         assert!(err(check_writable(d.path())).contains("is a directory"));
         std::fs::write(p("e.txt"), "1 2\n").unwrap();
         assert!(err(check_writable(&p("e.txt/x"))).contains("is not a directory"));
-        let inputs = [p("e.txt")];
-        assert!(check_store_dest(&p("g.oc"), false, &inputs).is_ok());
-        assert!(err(check_store_dest(&p("e.txt"), true, &inputs)).contains("is the input"));
-        assert!(err(check_store_dest(&p("e.txt"), true, &[])).contains("not a store"));
-        std::fs::create_dir(p("g.oc")).unwrap();
-        assert!(
-            check_store_dest(&p("g.oc"), true, &[]).is_ok(),
-            "empty: fine"
-        );
-        assert!(err(check_store_dest(&p("g.oc"), false, &[])).contains("pass --force"));
-        std::fs::write(p("g.oc/notes"), "x").unwrap();
-        assert!(err(check_store_dest(&p("g.oc"), true, &[])).contains("not an outcore store"));
-        std::fs::write(p("g.oc/manifest.json"), "{}").unwrap();
-        assert!(check_store_dest(&p("g.oc"), true, &[]).is_ok());
-        let held = [p("g.oc/notes")];
-        assert!(err(check_store_dest(&p("g.oc"), true, &held)).contains("holds the input"));
     }
 }

@@ -57,7 +57,7 @@ pub fn import(
         return Err(Error::Invalid("no input files to import".into()));
     };
     build.validate()?;
-    crate::outfile::check_store_dest(out, build.force, inputs)?;
+    crate::store::check_store_dest(out, build.force, inputs)?;
     let format = match format {
         Some(f) => f,
         None => guess_format(first)?,

@@ -142,7 +142,7 @@ pub struct StoreDir {
 impl StoreDir {
     /// Starts a store at `dest`; refuses an existing `dest` unless `force`.
     pub fn create(dest: &Path, force: bool) -> Result<StoreDir> {
-        crate::outfile::check_store_dest(dest, force, &[])?;
+        super::check_store_dest(dest, force, &[])?;
         let name = dest
             .file_name()
             .ok_or_else(|| Error::Invalid(format!("{}: not a valid store path", dest.display())))?;

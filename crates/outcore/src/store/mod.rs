@@ -31,6 +31,7 @@ pub mod csr;
 pub mod csrcode;
 pub mod csrscan;
 pub mod degrees;
+mod dest;
 pub mod export;
 pub mod file;
 mod ids;
@@ -47,6 +48,7 @@ pub mod walk;
 
 use crate::error::{Error, Result};
 use crate::io::Reader;
+pub use dest::check_store_dest;
 pub use manifest::{Manifest, VertexOrder};
 use std::path::{Path, PathBuf};
 

@@ -33,7 +33,6 @@ const FLOORS: &[(&str, u8)] = &[
 const KNOWN: &[&str] = &[
     "ingest/build/cuthill_mckee.rs: ingest -> engine",
     "ingest/build/locality.rs: ingest -> engine",
-    "outfile.rs: outfile -> store",
 ];
 
 fn floor(module: &str) -> Option<u8> {

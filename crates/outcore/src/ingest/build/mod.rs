@@ -74,7 +74,7 @@ pub fn build_store(
 ) -> Result<BuildReport> {
     opts.validate()?;
     // Refused now, not after a first build.
-    crate::outfile::check_store_dest(dest, opts.force, &[])?;
+    crate::store::check_store_dest(dest, opts.force, &[])?;
     if opts.order == VertexOrder::Bfs || (opts.order_auto && opts.compress) {
         return locality::build(source, dest, opts);
     }
