@@ -25,8 +25,8 @@
 //! page does not know its vertices, and keeps no list lengths: the offsets
 //! have them). Padding is not stored: the decoder fills the page's tail.
 //!
-//! Two codes, because neither wins both ways (docs/BENCHMARKS.md, "CSR
-//! codes"): stream-vbyte decodes ten times faster, so a select run on a
+//! Two codes, because neither wins both ways
+//! (docs/history/BENCHMARKS-2026-11.md, "CSR codes"): stream-vbyte decodes ten times faster, so a select run on a
 //! fast disk is quicker with it; Huffman-coded bit lengths store 25-35%
 //! fewer bytes (under CEESOR's bits on p2p-Gnutella31), for slow disks and
 //! small budgets. `small` takes, page by page, the smaller of the two
