@@ -2,6 +2,7 @@
 exactly what NetworkX returns, and NetworkX's own tests pass against it."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,9 +43,14 @@ def test_ctrl_c_cancels_a_run_and_leaves_no_files(tmp_path):
     try:
         out, err = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
+        # Where every thread of the child waits, for the failure message.
+        stacks = ""
+        if shutil.which("gdb"):
+            stacks = subprocess.run(["gdb", "-p", str(p.pid), "-batch", "-ex", "thread apply all bt 16"],
+                                    capture_output=True, text=True, timeout=120).stdout
         p.kill()
         out, err = p.communicate()
-        pytest.fail(f"Ctrl-C did not stop the run within 60 s: {out} {err}")
+        pytest.fail(f"Ctrl-C did not stop the run within 60 s: {out} {err}\n{stacks}")
     assert p.returncode == 0, err
     assert out.split("\n")[0] == "interrupted", out + err
     assert "components" in out
