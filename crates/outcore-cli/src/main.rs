@@ -56,7 +56,7 @@ pub struct StoreArgs {
     /// The store directory to create.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM; default: half of RAM.
+    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM (or the cgroup memory limit, if lower); default: half of that.
     #[arg(long, value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Replace an existing store.

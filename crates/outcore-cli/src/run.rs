@@ -33,7 +33,7 @@ pub struct RunArgs {
     /// pagerank: stop once an iteration changes the ranks by less than this (L1).
     #[arg(long)]
     pub tol: Option<f64>,
-    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM; default: half of RAM.
+    /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM (or the cgroup memory limit, if lower); default: half of that.
     #[arg(long, value_parser = crate::parse_memory)]
     pub memory: Option<u64>,
     /// Write one `id value` line per vertex (original ids, LDBC format).

@@ -6,7 +6,7 @@
 //! machine that does not overcommit).
 
 use crate::{assert_clean, outcore, write};
-use outcore::mem::budget::physical_memory_bytes;
+use outcore::mem::budget::usable_memory_bytes;
 use outcore::size::{format_size, largest_size_arg};
 use std::path::Path;
 
@@ -26,7 +26,7 @@ fn graph(dir: &Path) {
 fn a_budget_above_ram_is_refused_naming_the_ram() {
     let d = tempfile::tempdir().unwrap();
     graph(d.path());
-    let ram = physical_memory_bytes();
+    let ram = usable_memory_bytes();
     let commands: &[&[&str]] = &[
         &["run", "pagerank", "g.oc"],
         &["run", "wcc", "g.oc", "--engine", "external"],
@@ -92,7 +92,7 @@ fn limited(dir: &Path, args: &[&str]) -> Result<(), String> {
 
 #[test]
 fn what_a_large_budget_allocates_follows_the_graph() {
-    let ram = physical_memory_bytes();
+    let ram = usable_memory_bytes();
     if ram < 6 << 30 {
         // The address-space limit below must sit well under the budget.
         eprintln!("skipped: {} of RAM", format_size(ram));
