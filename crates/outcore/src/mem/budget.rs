@@ -350,8 +350,6 @@ mod tests {
         assert!(peak_rss_bytes() > 0);
     }
 
-    /// A budget above RAM is refused naming the RAM and the largest budget
-
     /// cgroup v2 and v1 limits are read from the process's group, then the
     /// mount's root; "max" and v1's huge value mean no limit.
     #[test]
@@ -390,6 +388,8 @@ mod tests {
         assert_eq!(cgroup_limit(proc, v1_free), None);
         assert!(usable_memory_bytes() <= physical_memory_bytes());
     }
+
+    /// A budget above RAM is refused naming the RAM and the largest budget
     /// accepted, which is accepted; the default fits.
     #[test]
     fn budgets_above_ram_are_refused() {
