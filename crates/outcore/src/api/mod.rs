@@ -6,12 +6,14 @@
 mod algorithm;
 pub mod figures;
 pub mod info;
+mod parquet_out;
 pub mod query;
 pub mod run;
 mod run_more;
 pub mod values;
 
 pub use info::info_json;
+pub use parquet_out::OutFormat;
 
 pub use run::{run, Algorithm, Run, RunOptions};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
