@@ -67,9 +67,10 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
 
     Args:
         paths: one file or several (read one after the other; `.gz` is
-            decompressed).
-        format: "snap", "csv", "tsv", "mtx", "ldbc", "bin32" or "bin64"
-            (default: from the extension, else snap).
+            decompressed), or directories of Parquet files (a dataset).
+        format: "snap", "csv", "tsv", "mtx", "ldbc", "bin32", "bin64",
+            "parquet" or "arrow" (default: Parquet and Arrow IPC by their
+            first bytes, else from the extension, else snap).
         directed: keep edge direction (False: every edge is undirected).
         weighted: read a weight column.
         memory: the budget ("512MiB", "4GiB" or bytes; default half of RAM).

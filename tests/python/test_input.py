@@ -1,6 +1,6 @@
 """Inputs recognised through the Python API (issue 49): a header line
 changes nothing, an input without edges is refused unless allow_empty, a
-Parquet file is refused by its format's name."""
+Parquet file is read by its first bytes whatever its name (issue 52)."""
 
 import pandas as pd
 import pytest
@@ -35,8 +35,9 @@ def test_an_input_without_edges_needs_allow_empty(tmp_path):
     assert (s.num_vertices, s.num_edges) == (0, 0)
 
 
-def test_parquet_is_refused_by_name(tmp_path):
-    p = tmp_path / "g.parquet"
+def test_parquet_is_read_by_its_first_bytes(tmp_path):
+    p = tmp_path / "g.data"
     pd.DataFrame({"src": [1, 2], "dst": [2, 3]}).to_parquet(p)
-    with pytest.raises(outcore.InputError, match="Parquet file"):
-        outcore.import_edges(p, tmp_path / "g.oc", progress=False)
+    s = outcore.import_edges(p, tmp_path / "g.oc", progress=False)
+    assert (s.num_vertices, s.num_edges) == (3, 2)
+    assert s.pagerank(progress=False).ids.tolist() == [1, 2, 3]

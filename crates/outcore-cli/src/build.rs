@@ -68,10 +68,13 @@ pub struct GenerateArgs {
 
 #[derive(Args)]
 pub struct ImportArgs {
-    /// Input files (read one after the other; .gz is decompressed).
+    /// Input files (read one after the other; .gz is decompressed), or
+    /// directories of Parquet files (a dataset).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// snap, csv, tsv, mtx, ldbc, bin32 or bin64 (default: from the extension, else snap).
+    /// snap, csv, tsv, mtx, ldbc, bin32, bin64, parquet or arrow (default:
+    /// Parquet and Arrow IPC by their first bytes, else from the extension,
+    /// else snap).
     #[arg(long, short)]
     pub format: Option<outcore::ingest::parse::InputFormat>,
     /// Keep edge direction (the default).
@@ -88,7 +91,9 @@ pub struct ImportArgs {
     /// header too; a note says so.)
     #[arg(long)]
     pub header: bool,
-    /// csv/tsv: SRC,DST[,W] as 0-based column numbers, or header names with --header.
+    /// csv/tsv: SRC,DST[,W] as 0-based column numbers, or header names with
+    /// --header. parquet/arrow: column names (or numbers); default the first
+    /// two integer or string columns (a note says which).
     #[arg(long)]
     pub columns: Option<String>,
     /// csv/tsv: the field separator, one ASCII character (`;`, `|`, `tab`).

@@ -36,9 +36,15 @@ pub struct RunArgs {
     /// Memory budget: 512MiB, 4GiB or 4G (powers of 1024), 4GB (10^9), at most the RAM (or the cgroup memory limit, if lower); default: half of that.
     #[arg(long, value_parser = crate::parse_memory)]
     pub memory: Option<u64>,
-    /// Write one `id value` line per vertex (original ids, LDBC format).
+    /// Write one `id value` line per vertex (original ids, LDBC format),
+    /// or, for a name ending in .parquet, a Parquet file of columns `id`
+    /// and `value`.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The format of --out: text or parquet (default: parquet for a name
+    /// ending in .parquet, else text).
+    #[arg(long, requires = "out")]
+    pub out_format: Option<outcore::api::OutFormat>,
     /// Write run statistics as JSON.
     #[arg(long)]
     pub stats: Option<PathBuf>,
@@ -170,7 +176,13 @@ pub fn run(a: RunArgs) -> Result<()> {
         scratch: &scratch,
     };
     if let Some(out) = &a.out {
-        run.values.write(&to.at(out))?;
+        match a
+            .out_format
+            .unwrap_or_else(|| outcore::api::OutFormat::of(out))
+        {
+            outcore::api::OutFormat::Text => run.values.write(&to.at(out))?,
+            outcore::api::OutFormat::Parquet => run.values.write_parquet(&to.at(out))?,
+        }
     }
     if let (Some(k), Some(path)) = (a.k, &a.kcore_out) {
         run.values.write_set(&to.at(path), |x| x >= k as u64)?;

@@ -148,7 +148,8 @@ fn a_header_line_builds_the_store_built_without_it() {
     }
 }
 
-/// Binary inputs are refused by their first bytes, naming the format and
+/// Binary inputs are refused by their first bytes (a broken Parquet or
+/// Arrow file as corrupt), naming the format and
 /// echoing no byte raw; ids past 2^64 - 1 are an error; an input without
 /// edges is refused unless --allow-empty; a short line says what it lacks
 /// and messages name the separator in use.
@@ -172,9 +173,16 @@ fn inputs_are_never_silently_misread() {
         err
     };
     std::fs::write(p.join("g.parquet"), b"PAR1\x15\x04\x15\x80\x01\x00\x00\xff").unwrap();
-    fails(&["g.parquet", "--out", "x.oc"], &["g.parquet", "Parquet"]);
+    // Read as what their first bytes say, and refused as corrupt.
+    fails(
+        &["g.parquet", "--out", "x.oc"],
+        &["g.parquet", "Parquet", "corrupt"],
+    );
     std::fs::write(p.join("g.arrow"), b"ARROW1\x00\x00\xff\xff\xff\xff\x10").unwrap();
-    fails(&["g.arrow", "--out", "x.oc"], &["g.arrow", "Arrow IPC"]);
+    fails(
+        &["g.arrow", "--out", "x.oc"],
+        &["g.arrow", "Arrow IPC", "corrupt"],
+    );
     std::fs::write(p.join("g.zip"), b"PK\x03\x04\x14\x00\x00\x00\x08\x00").unwrap();
     fails(
         &["g.zip", "--format", "csv", "--out", "x.oc"],

@@ -6,12 +6,14 @@
 mod algorithm;
 pub mod figures;
 pub mod info;
+mod parquet_out;
 pub mod query;
 pub mod run;
 mod run_more;
 pub mod values;
 
 pub use info::info_json;
+pub use parquet_out::OutFormat;
 
 pub use run::{run, Algorithm, Run, RunOptions};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
@@ -22,10 +24,14 @@ use crate::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
 use crate::size::format_size;
 use std::path::{Path, PathBuf};
 
-/// Guesses the input format: Matrix Market by its banner, else from the
-/// first input's extension (`.gz` looked through), else snap. A file that
-/// cannot be read is an error, not a guess.
+/// Guesses the input format: Parquet or Arrow IPC by their first bytes (a
+/// directory: a Parquet dataset), Matrix Market by its banner, else from
+/// the first input's extension (`.gz` looked through), else snap. A file
+/// that cannot be read is an error, not a guess.
 pub fn guess_format(p: &Path) -> Result<InputFormat> {
+    if let Some(f) = parse::columnar_format(p)? {
+        return Ok(f);
+    }
     if parse::is_matrix_market(p)? {
         return Ok(InputFormat::Mtx);
     }
@@ -38,6 +44,8 @@ pub fn guess_format(p: &Path) -> Result<InputFormat> {
         "e" | "v" => InputFormat::Ldbc,
         "bin32" => InputFormat::Bin32,
         "bin64" => InputFormat::Bin64,
+        "parquet" => InputFormat::Parquet,
+        "arrow" | "feather" => InputFormat::Arrow,
         _ => InputFormat::Snap,
     })
 }

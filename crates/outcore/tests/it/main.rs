@@ -13,6 +13,7 @@ mod graphalytics;
 mod greedy;
 mod layers;
 mod lcc;
+mod parquet_in;
 mod planned;
 mod planner;
 mod queries;

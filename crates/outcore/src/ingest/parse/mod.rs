@@ -14,6 +14,7 @@
 //! (LDBC `.v`), so each pass can be repeated.
 
 mod binary;
+mod columnar;
 mod input;
 mod ldbc;
 mod lex;
@@ -58,11 +59,15 @@ pub enum InputFormat {
     Ldbc,
     Bin32,
     Bin64,
+    /// Parquet files or directories of them (a dataset).
+    Parquet,
+    /// Arrow IPC (Feather v2) files.
+    Arrow,
 }
 
 impl InputFormat {
     /// Every format, in the order they are listed to users.
-    pub const ALL: [InputFormat; 7] = [
+    pub const ALL: [InputFormat; 9] = [
         InputFormat::Snap,
         InputFormat::Csv,
         InputFormat::Tsv,
@@ -70,6 +75,8 @@ impl InputFormat {
         InputFormat::Ldbc,
         InputFormat::Bin32,
         InputFormat::Bin64,
+        InputFormat::Parquet,
+        InputFormat::Arrow,
     ];
 
     /// The name accepted by `from_str` ("snap", "csv", ...).
@@ -82,6 +89,8 @@ impl InputFormat {
             InputFormat::Ldbc => "ldbc",
             InputFormat::Bin32 => "bin32",
             InputFormat::Bin64 => "bin64",
+            InputFormat::Parquet => "parquet",
+            InputFormat::Arrow => "arrow",
         }
     }
 
@@ -91,7 +100,15 @@ impl InputFormat {
 
     /// Read as lines of text (sniffed as such, string ids allowed).
     fn is_text(self) -> bool {
-        !matches!(self, InputFormat::Bin32 | InputFormat::Bin64)
+        !matches!(
+            self,
+            InputFormat::Bin32 | InputFormat::Bin64 | InputFormat::Parquet | InputFormat::Arrow
+        )
+    }
+
+    /// Parquet or Arrow: columns read with the arrow-rs crates.
+    pub fn is_columnar(self) -> bool {
+        matches!(self, InputFormat::Parquet | InputFormat::Arrow)
     }
 }
 
@@ -181,12 +198,29 @@ pub fn open(
     format: InputFormat,
     opts: &ParseOptions,
 ) -> Result<Box<dyn EdgeSource>> {
+    if format.is_columnar() {
+        return Ok(Box::new(columnar::ColumnarSource::open(inputs, opts)?));
+    }
     Ok(Box::new(FileSource::open(
         inputs,
         format,
         opts,
         DEFAULT_BLOCK_SIZE,
     )?))
+}
+
+/// Parquet or Arrow when the first bytes of the file at `path` say so
+/// (whatever its name), or when it is a directory (a Parquet dataset).
+pub fn columnar_format(path: &std::path::Path) -> Result<Option<InputFormat>> {
+    if path.is_dir() {
+        return Ok(Some(InputFormat::Parquet));
+    }
+    input::check(path)?;
+    Ok(match columnar::columnar_kind(path)? {
+        Some(sniff::Kind::Parquet) => Some(InputFormat::Parquet),
+        Some(_) => Some(InputFormat::Arrow),
+        None => None,
+    })
 }
 
 /// [`open`] reading blocks of `block_size` bytes: small blocks exercise the

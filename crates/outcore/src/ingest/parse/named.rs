@@ -51,15 +51,15 @@ impl NamedBatch {
 
 /// Collects a block's names once each.
 #[derive(Default)]
-struct Namer {
-    batch: NamedBatch,
+pub(crate) struct Namer {
+    pub(crate) batch: NamedBatch,
     seen: HashMap<u128, u32>,
     scratch: Vec<u8>,
 }
 
 impl Namer {
     /// The fingerprint of `name`, remembering the name.
-    fn name(&mut self, name: &[u8]) -> Result<u128, Fault> {
+    pub(crate) fn name(&mut self, name: &[u8]) -> Result<u128, Fault> {
         if name.is_empty() {
             return Err(Fault::EmptyId);
         }

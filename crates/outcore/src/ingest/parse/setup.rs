@@ -214,6 +214,11 @@ impl FileSource {
                 }
                 Kind::Bin(Arc::new(parser))
             }
+            InputFormat::Parquet | InputFormat::Arrow => {
+                return Err(Error::Invalid(format!(
+                    "{format} inputs are read by the columnar reader (parse::open)"
+                )))
+            }
         };
         if !opts.allow_empty && empty.iter().all(Option::is_some) {
             let why: Vec<String> = edge_files

@@ -2,8 +2,8 @@
 //! are not text edge lists (compressed, columnar, archives, executables,
 //! documents, databases, an outcore store's manifest), so they are refused
 //! with the format's name instead of being read as lines of garbage, and
-//! gzip is decompressed whatever the file is called. Routing a format to a
-//! reader of its own (Parquet, Arrow) starts from [`Kind`].
+//! gzip is decompressed whatever the file is called. Parquet and Arrow IPC
+//! are routed to their own reader ([`super::columnar`]) by the same bytes.
 
 /// Bytes [`sniff`] looks at: a tar header's magic is at 257; NUL bytes are
 /// looked for in the first 8000, as git does.
@@ -87,14 +87,8 @@ impl Kind {
             Kind::SevenZip | Kind::Zip | Kind::Tar => {
                 "extract the edge list from the archive and import that file"
             }
-            Kind::Parquet => {
-                "write its source and target columns as csv and import that (with pandas: \
-                 `pandas.read_parquet(FILE).to_csv('edges.csv', index=False)`)"
-            }
-            Kind::ArrowIpc => {
-                "write its source and target columns as csv and import that (with pandas: \
-                 `pandas.read_feather(FILE).to_csv('edges.csv', index=False)`)"
-            }
+            Kind::Parquet => "Parquet is read with --format parquet, or without --format",
+            Kind::ArrowIpc => "Arrow IPC is read with --format arrow, or without --format",
             Kind::Orc | Kind::Avro | Kind::Hdf5 | Kind::Numpy => {
                 "write its source and target columns as csv (e.g. with pandas) and import that"
             }

@@ -1,0 +1,112 @@
+"""Parquet in and out through the CLI, with pyarrow as the oracle.
+
+Inputs written by pyarrow with its defaults (snappy, dictionary pages)
+import to the graph the same edges give as text; a Parquet input larger
+than the budget imports inside it. Results written with `--out X.parquet`
+(or `--out-format parquet`) read back with pyarrow equal the text results:
+columns `id` (uint64, or string for a store of string ids) and `value`
+(float64, int64, or labels as original ids).
+"""
+
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
+
+
+def outcore(*args, cwd=None):
+    r = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def text_values(path):
+    """`id value` lines as {id: value-text}."""
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        k, v = line.split(" ")
+        out[k] = v
+    return out
+
+
+def edges(n, m, seed):
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, m)
+    dst = (src + rng.integers(1, n, m)) % n
+    return src, dst, rng.random(m)
+
+
+def test_pyarrow_parquet_imports_as_its_text_does_and_results_read_back(tmp_path):
+    src, dst, w = edges(3000, 40_000, 1)
+    pq.write_table(pa.table({"from": src.astype(np.int64), "to": dst.astype(np.int64), "w": w}),
+                   tmp_path / "e.parquet", row_group_size=7000)
+    (tmp_path / "e.txt").write_text("".join(f"{s} {d} {float(x)!r}\n" for s, d, x in zip(src, dst, w)))
+    for name in ["e.parquet", "e.txt"]:
+        outcore("import", tmp_path / name, "--weighted", "--out", tmp_path / f"{name}.oc")
+    for algo, extra, kind in [("pagerank", [], pa.float64()), ("bfs", ["--source", src[0]], pa.int64()),
+                              ("wcc", [], pa.uint64()), ("sssp", ["--source", src[0]], pa.float64())]:
+        outs = {}
+        for name in ["e.parquet", "e.txt"]:
+            store = tmp_path / f"{name}.oc"
+            outcore("run", algo, store, *extra, "--out", tmp_path / f"{algo}-{name}.txt")
+            outcore("run", algo, store, *extra, "--out", tmp_path / f"{algo}-{name}.parquet")
+            outs[name] = tmp_path / f"{algo}-{name}"
+        # The same graph: the same text results from either import.
+        want = text_values(f"{outs['e.txt']}.txt")
+        assert text_values(f"{outs['e.parquet']}.txt") == want, algo
+        for name in outs:
+            t = pq.read_table(f"{outs[name]}.parquet")
+            assert t.schema.field("id").type == pa.uint64(), algo
+            assert t.schema.field("value").type == kind, algo
+            ids = t.column("id").to_pylist()
+            assert ids == sorted(int(k) for k in want), algo
+            for i, v in zip(ids, t.column("value").to_pylist()):
+                shown = want[str(i)]
+                if kind == pa.float64():
+                    assert math.isclose(v, float(shown), rel_tol=1e-14) or (math.isinf(v) and "inf" in shown), (algo, i)
+                else:
+                    assert v == int(shown), (algo, i)
+
+
+def test_string_ids_come_out_as_strings(tmp_path):
+    src, dst, _ = edges(500, 4000, 2)
+    names = lambda a: [f"user-{x:x}" for x in a]
+    pq.write_table(pa.table({"a": pa.array(names(src)).dictionary_encode(), "b": names(dst)}),
+                   tmp_path / "s.parquet")
+    outcore("import", tmp_path / "s.parquet", "--out", tmp_path / "s.oc")
+    outcore("run", "wcc", tmp_path / "s.oc", "--out", tmp_path / "w.txt")
+    # --out-format says it whatever the name.
+    outcore("run", "wcc", tmp_path / "s.oc", "--out-format", "parquet", "--out", tmp_path / "w.out")
+    t = pq.read_table(tmp_path / "w.out")
+    assert t.schema.field("id").type == pa.string()
+    assert t.schema.field("value").type == pa.string()
+    want = text_values(tmp_path / "w.txt")
+    assert dict(zip(t.column("id").to_pylist(), t.column("value").to_pylist())) == want
+    assert t.column("id").to_pylist() == list(want)
+
+
+def peak_rss_mib(err):
+    return float(err.split("peak RSS ")[1].split(" MiB")[0])
+
+
+def test_a_parquet_file_larger_than_the_budget_imports_inside_it(tmp_path):
+    # 9 M random edges on 2^62 ids: 144 MB of incompressible columns, in
+    # row groups of 1 Mi rows, against a budget of 128 MiB.
+    m = 9_000_000
+    rng = np.random.default_rng(3)
+    src = rng.integers(0, 1 << 62, m, dtype=np.uint64)
+    dst = rng.integers(0, 1 << 62, m, dtype=np.uint64)
+    f = tmp_path / "big.parquet"
+    pq.write_table(pa.table({"s": src, "t": dst}), f, compression="zstd", use_dictionary=False)
+    assert f.stat().st_size > 128 << 20
+    r = outcore("import", f, "--memory", "128MiB", "--out", tmp_path / "big.oc")
+    assert f"from {m} input edges" in r.stderr, r.stderr
+    mib = peak_rss_mib(r.stderr)
+    assert 0 < mib <= 128 + 64, r.stderr
