@@ -8,6 +8,7 @@
 //! Algorithms implement [`program::TileProgram`] once and leave scheduling,
 //! I/O, caching and parallelism to the engine.
 
+pub mod bits;
 pub mod external;
 pub mod planned;
 pub mod planner;

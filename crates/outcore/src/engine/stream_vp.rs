@@ -76,7 +76,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
     fn apply(&self, tile: &Tile, dir: Dir) {
         if let Some(w) = &self.st.words {
             let to = w.acc_block(tile.written_block(dir) as usize * BLOCK);
-            return self.dense(w, tile, dir, to);
+            return self.dense(w, tile, dir, to, false);
         }
         let (sb, db) = match dir {
             Dir::Forward => (tile.src_base(), tile.dst_base()),
@@ -88,6 +88,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             return;
         }
         let prog = &*self.prog;
+        let mut changed = false;
         for &e in tile.edges {
             let (a, b) = unpack(e);
             let (s, d) = if reverse {
@@ -100,17 +101,24 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             }
             // SAFETY: `d` lies in the block this call writes; the stream
             // engine runs one such call per block at a time.
-            unsafe { self.st.deliver(prog, s, d, 1.0, rev) };
+            changed |= unsafe { self.st.deliver(prog, s, d, 1.0, rev) };
         }
-        self.st.mark_received(db / BLOCK);
+        if changed {
+            self.st.mark_received(db / BLOCK);
+        }
     }
 
     fn end(&mut self, iter: usize) -> IterEnd {
         self.st.end(self.prog, iter)
     }
 
-    fn may_need_next(&self, row: u32, _col: u32) -> bool {
-        self.prog.apply_all() || self.st.block_received(row as usize)
+    /// The kernels' test: a tile's source block sends next superstep when
+    /// a message changed one of its cells (forward: the row; backward, on
+    /// an undirected store or for `Edges::Both`: the column).
+    fn may_need_next(&self, row: u32, col: u32) -> bool {
+        self.prog.apply_all()
+            || self.st.block_received(row as usize)
+            || self.dirs.len() == 2 && self.st.block_received(col as usize)
     }
 
     fn shares_blocks(&self) -> bool {
@@ -125,7 +133,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             .words
             .as_ref()
             .expect("only word programs share blocks");
-        self.dense(w, tile, dir, into)
+        self.dense(w, tile, dir, into, true)
     }
 
     fn merge_private(&self, block: u32, from: &[AtomicU64; BLOCK]) {
@@ -135,11 +143,15 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             .as_ref()
             .expect("only word programs share blocks");
         let to = w.acc_block(block as usize * BLOCK);
+        let mut changed = false;
         for (t, f) in to.iter().zip(from) {
             match f.load(Relaxed) {
                 0 => {}
-                c => Words::fold::<P>(t, c ^ w.id),
+                c => changed |= Words::fold::<P>(t, c ^ w.id),
             }
+        }
+        if changed {
+            self.st.mark_received(block as usize);
         }
     }
 }
@@ -148,9 +160,11 @@ impl<P: VertexProgram> TileVp<'_, P> {
     /// The dense fast path (programs with an identity): every edge of the
     /// tile folds its source's word into `to` (the written block's
     /// accumulators or a private copy of them), with no test per edge: a
-    /// silent source's word is the identity, which changes nothing.
+    /// silent source's word is the identity, which changes nothing. Marks
+    /// the written block received when a cell changed, unless `to` is a
+    /// private copy (the merge marks it then).
     #[inline]
-    fn dense(&self, w: &Words, tile: &Tile, dir: Dir, to: &[AtomicU64; BLOCK]) {
+    fn dense(&self, w: &Words, tile: &Tile, dir: Dir, to: &[AtomicU64; BLOCK], private: bool) {
         let (sb, db) = (tile.src_base(), tile.dst_base());
         let (from, dst) = match dir {
             Dir::Forward => (sb, db),
@@ -162,12 +176,14 @@ impl<P: VertexProgram> TileVp<'_, P> {
         let (from, out) = (w.out_block(from), w.out_block(dst));
         // Undirected: a self-loop is one edge, served forward.
         let loops = dir == Dir::Reverse && self.undirected && tile.row == tile.col;
-        match (dir, loops) {
+        let changed = match (dir, loops) {
             (Dir::Forward, _) => fold_tile::<P, false, false>(from, to, out, tile.edges),
             (Dir::Reverse, true) => fold_tile::<P, true, true>(from, to, out, tile.edges),
             (Dir::Reverse, false) => fold_tile::<P, true, false>(from, to, out, tile.edges),
+        };
+        if changed && !private {
+            self.st.mark_received(tile.written_block(dir) as usize);
         }
-        self.st.mark_received(tile.written_block(dir) as usize);
     }
 }
 
@@ -176,14 +192,16 @@ impl<P: VertexProgram> TileVp<'_, P> {
 /// `out[v]` instead, the receiver's own outgoing word, so tiles applied
 /// later in the superstep carry the new value on (the apply step reads it
 /// back; its own message changes nothing). Both sides are whole blocks, so
-/// there are no bounds checks.
+/// there are no bounds checks. Returns whether a cell changed (always true
+/// for `APPLY_ALL` programs, which every tile serves anyway).
 #[inline(always)]
 fn fold_tile<P: VertexProgram, const FLIP: bool, const SKIP_LOOPS: bool>(
     from: &[AtomicU64; BLOCK],
     to: &[AtomicU64; BLOCK],
     out: &[AtomicU64; BLOCK],
     edges: &[u32],
-) {
+) -> bool {
+    let mut changed = P::APPLY_ALL;
     for &e in edges {
         let (s, d) = unpack(e);
         if SKIP_LOOPS && s == d {
@@ -191,12 +209,16 @@ fn fold_tile<P: VertexProgram, const FLIP: bool, const SKIP_LOOPS: bool>(
         }
         let (f, t) = if FLIP { (d, s) } else { (s, d) };
         let m = from[f].load(Relaxed);
-        if P::EAGER {
-            lower::<P>(&out[t], m);
+        let c = if P::EAGER {
+            lower::<P>(&out[t], m)
         } else {
-            Words::fold::<P>(&to[t], m);
+            Words::fold::<P>(&to[t], m)
+        };
+        if !P::APPLY_ALL {
+            changed |= c;
         }
     }
+    changed
 }
 /// Whether the stream engine can run `prog` (combining, unweighted).
 pub fn supports<P: VertexProgram>(prog: &P) -> bool {

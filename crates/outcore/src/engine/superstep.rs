@@ -15,6 +15,7 @@
 //! engine's dense tile loop ([`crate::engine::stream_vp`]) runs on them
 //! without a branch per edge and may split a hub block's work over threads.
 
+use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
@@ -24,7 +25,7 @@ use crate::mem::Budget;
 use crate::store::Store;
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Per-vertex message accumulators. A cell is written only by one thread
 /// at a time: the stream engine never applies two tiles writing one block
@@ -88,26 +89,30 @@ impl Words {
     /// Combines message word `m` into accumulator `cell` (XOR-encoded with
     /// the program's identity, a constant here, so for a sum the XOR folds
     /// away). Single writer per cell: a relaxed load then store, no branch
-    /// (an empty cell decodes to the identity).
+    /// (an empty cell decodes to the identity). Returns whether the cell
+    /// changed.
     #[inline(always)]
-    pub fn fold<P: VertexProgram>(cell: &AtomicU64, m: u64) {
+    pub fn fold<P: VertexProgram>(cell: &AtomicU64, m: u64) -> bool {
         let id = const { identity::<P>() };
-        let c = cell.load(Relaxed) ^ id;
-        let x = word(P::combine(unword(c), unword(m)));
-        cell.store(x ^ id, Relaxed);
+        let c = cell.load(Relaxed);
+        let x = word(P::combine(unword(c ^ id), unword(m))) ^ id;
+        cell.store(x, Relaxed);
+        x != c
     }
 }
 
 /// Lowers the outgoing word `out` of an eager program's receiver to its
 /// combination with `m` (several threads may race here: each store is a
 /// value the vertex may send, so a lost one only delays propagation).
+/// Returns whether it lowered the word.
 #[inline(always)]
-pub fn lower<P: VertexProgram>(out: &AtomicU64, m: u64) {
+pub fn lower<P: VertexProgram>(out: &AtomicU64, m: u64) -> bool {
     let o = out.load(Relaxed);
     let x = word(P::combine(unword(o), unword(m)));
     if x != o {
         out.store(x, Relaxed);
     }
+    x != o
 }
 
 /// Calls `set(v, &mut out[v])` for every vertex, blocks in parallel;
@@ -144,11 +149,12 @@ pub struct MemState<P: VertexProgram> {
     /// The messages as words, for programs with an identity.
     pub words: Option<Words>,
     /// Next superstep's active vertices.
-    active: Vec<bool>,
+    active: Bits,
     /// Blocks (of the stream engine's tiles) with a sending vertex.
-    sending: Vec<bool>,
-    /// Blocks that received a message this superstep.
-    received: Vec<AtomicBool>,
+    sending: Bits,
+    /// Blocks where a message changed a cell this superstep (so the block
+    /// may send in the next one).
+    received: AtomicBits,
     /// Vertices sending this superstep.
     pub senders: u64,
     pub agg: Aggregate,
@@ -165,8 +171,8 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
         }
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
-    let per = std::mem::size_of::<P::State>() + 2;
-    n * per as u64 + msgs
+    // One bit a vertex for the next frontier.
+    n * std::mem::size_of::<P::State>() as u64 + Bits::bytes(n) + msgs
 }
 
 impl<P: VertexProgram> MemState<P> {
@@ -177,7 +183,7 @@ impl<P: VertexProgram> MemState<P> {
         let n = n as usize;
         let mut agg = Aggregate::default();
         let mut states = Vec::with_capacity(n);
-        let mut active = Vec::with_capacity(n);
+        let mut active = Bits::new(n);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
         for v in 0..n as u64 {
@@ -188,7 +194,7 @@ impl<P: VertexProgram> MemState<P> {
             };
             let (s, a) = prog.init(&info, &mut agg);
             states.push(s);
-            active.push(a);
+            active.set(v as usize, a);
         }
         let blocks = n.div_ceil(BLOCK).max(1);
         let words = P::IDENTITY
@@ -209,8 +215,8 @@ impl<P: VertexProgram> MemState<P> {
             acc: Cells((0..general).map(|_| UnsafeCell::new(None)).collect()),
             words,
             active,
-            sending: vec![false; blocks],
-            received: (0..blocks).map(|_| AtomicBool::new(false)).collect(),
+            sending: Bits::new(blocks),
+            received: AtomicBits::new(blocks),
             senders: 0,
             agg,
             _charge: charge,
@@ -225,7 +231,7 @@ impl<P: VertexProgram> MemState<P> {
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
         let n = self.n;
-        let scatter = |v: usize| active[v].then(|| prog.scatter(v as u64, &states[v]))?;
+        let scatter = |v: usize| active.get(v).then(|| prog.scatter(v as u64, &states[v]))?;
         let counts = match &mut self.words {
             Some(w) => {
                 let id = w.id;
@@ -240,16 +246,11 @@ impl<P: VertexProgram> MemState<P> {
             }),
         };
         self.senders = counts.iter().sum();
-        for (s, k) in self
-            .sending
-            .iter_mut()
-            .zip(counts.iter().chain(std::iter::repeat(&0)))
-        {
-            *s = *k > 0;
+        self.sending.clear();
+        for (b, k) in counts.iter().enumerate() {
+            self.sending.set(b, *k > 0);
         }
-        for r in &self.received {
-            r.store(false, Relaxed);
-        }
+        self.received.clear();
         true
     }
 
@@ -265,13 +266,13 @@ impl<P: VertexProgram> MemState<P> {
     /// True when block `b` holds a sending vertex.
     #[inline]
     pub fn block_sends(&self, b: usize) -> bool {
-        self.sending[b]
+        self.sending.get(b)
     }
 
     /// True when block `b` received a message this superstep.
     #[inline]
     pub fn block_received(&self, b: usize) -> bool {
-        self.received[b].load(Relaxed)
+        self.received.get(b)
     }
 
     /// The sending vertices, in order.
@@ -304,21 +305,22 @@ impl<P: VertexProgram> MemState<P> {
 
     /// Delivers the message of `s` along the edge `s -> d` of weight `w`
     /// (`rev`: an in-list edge, the arc `d -> s`; see
-    /// [`VertexProgram::edge_rev`]).
+    /// [`VertexProgram::edge_rev`]). Returns whether a message arrived and
+    /// changed `d`'s combined message.
     ///
     /// # Safety
     /// No other thread may deliver to `d` at the same time (the stream
     /// engine's one writer per block; the select engine's single thread).
     #[inline]
-    pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) {
+    pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) -> bool {
         let m = match &self.words {
             Some(ws) => match ws.out[s].load(Relaxed) {
-                x if x == ws.id => return,
+                x if x == ws.id => return false,
                 x => unword::<P::Msg>(x),
             },
             None => match self.out[s] {
                 Some(m) => m,
-                None => return,
+                None => return false,
             },
         };
         let msg = match rev {
@@ -327,9 +329,9 @@ impl<P: VertexProgram> MemState<P> {
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
             if P::EAGER {
-                lower::<P>(&ws.out[d], word(msg));
+                lower::<P>(&ws.out[d], word(msg))
             } else {
-                Words::fold::<P>(&ws.acc[d], word(msg));
+                Words::fold::<P>(&ws.acc[d], word(msg))
             }
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
@@ -338,50 +340,63 @@ impl<P: VertexProgram> MemState<P> {
                 Some(x) => P::combine(x, msg),
                 None => msg,
             });
+            true
+        } else {
+            false
         }
     }
 
     /// Marks block `b` as having received messages.
     #[inline]
     pub fn mark_received(&self, b: usize) {
-        self.received[b].store(true, Relaxed);
+        self.received.set(b);
     }
 
     /// Applies the superstep's messages; names the next frontier.
     pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
         let p = &*prog;
         let apply_all = p.apply_all();
-        let acc = &self.acc;
-        let words = self.words.as_ref();
+        let cells = &self.acc;
+        // A chunk is whole words of `active` (no word is shared), and the
+        // accumulators are read and zeroed through `&mut` (no locked swap).
         let chunk = 1 << 14;
+        let chunks = self.n.div_ceil(chunk);
+        let (out, id, acc): (&[AtomicU64], u64, &mut [AtomicU64]) = match &mut self.words {
+            Some(w) => (&w.out, w.id, &mut w.acc),
+            None => (&[], 0, &mut []),
+        };
+        let mut accs: Vec<&mut [AtomicU64]> = acc.chunks_mut(chunk).take(chunks).collect();
+        accs.resize_with(chunks, Default::default);
         let (count, agg) = self
             .states
             .par_chunks_mut(chunk)
-            .zip(self.active.par_chunks_mut(chunk))
+            .zip(self.active.words_mut().par_chunks_mut(chunk / 64))
+            .zip(accs)
             .enumerate()
-            .map(|(c, (states, active))| {
+            .map(|(c, ((states, active), acc))| {
                 let (mut count, mut agg) = (0u64, Aggregate::default());
-                for (i, (s, a)) in states.iter_mut().zip(active.iter_mut()).enumerate() {
+                active.fill(0);
+                for (i, s) in states.iter_mut().enumerate() {
                     let v = c * chunk + i;
-                    let m = match words {
-                        Some(w) => {
-                            // Eager: messages lowered the outgoing word (a
-                            // sender's own message changes nothing).
-                            let c = match P::EAGER {
-                                true => w.out[v].load(Relaxed),
-                                false => w.acc[v].swap(0, Relaxed) ^ w.id,
-                            };
-                            (c != w.id).then(|| unword::<P::Msg>(c))
-                        }
+                    let m = if out.is_empty() {
                         // SAFETY: every delivery of the superstep has returned.
-                        None => unsafe { (*acc.0[v].get()).take() },
+                        unsafe { (*cells.0[v].get()).take() }
+                    } else {
+                        // Eager: messages lowered the outgoing word (a
+                        // sender's own message changes nothing).
+                        let c = match P::EAGER {
+                            true => out[v].load(Relaxed),
+                            false => std::mem::take(acc[i].get_mut()) ^ id,
+                        };
+                        (c != id).then(|| unword::<P::Msg>(c))
                     };
-                    *a = match m {
+                    let a = match m {
                         Some(m) => p.apply(v as u64, s, &[m], &mut agg),
                         None if apply_all => p.apply(v as u64, s, &[], &mut agg),
                         None => false,
                     };
-                    count += *a as u64;
+                    active[i / 64] |= (a as u64) << (i % 64);
+                    count += a as u64;
                 }
                 (count, agg)
             })
