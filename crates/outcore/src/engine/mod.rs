@@ -25,3 +25,4 @@ pub mod stream_vp;
 pub mod superstep;
 pub mod tileset;
 pub mod vertex;
+pub mod words;

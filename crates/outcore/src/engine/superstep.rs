@@ -10,22 +10,25 @@
 //! Messages live in one of two forms. The general one keeps an
 //! `Option<Msg>` per vertex. Programs that declare
 //! [`VertexProgram::IDENTITY`] (messages of at most 8 bytes whose combine
-//! has an identity: PageRank's sum, BFS's and WCC's min) keep them as 64-bit
-//! words ([`Words`]): no `Option`, half the cache footprint, and the stream
-//! engine's dense tile loop ([`crate::engine::stream_vp`]) runs on them
-//! without a branch per edge and may split a hub block's work over threads.
+//! has an identity: PageRank's sum, BFS's and WCC's min) keep them as words
+//! sized to the message ([`Words`]: 4 bytes for BFS's depths and narrow WCC
+//! labels, 8 for PageRank's f64): no `Option`, and the stream engine's
+//! dense tile loop ([`crate::engine::stream_vp`]) runs on them without a
+//! branch per edge and may split a hub block's work over threads. The next
+//! frontier is a bitset, and so are the blocks that send and the blocks
+//! where a message changed a cell (the stream engine's caching hint).
 
 use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
-use crate::error::Result;
+use crate::engine::words::{lower, word_bytes, Word, Words};
+use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::Store;
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Per-vertex message accumulators. A cell is written only by one thread
 /// at a time: the stream engine never applies two tiles writing one block
@@ -35,85 +38,6 @@ struct Cells<M>(Vec<UnsafeCell<Option<M>>>);
 // SAFETY: see `Cells`: writes to a cell never overlap (the engines' rules
 // above), and reads happen in `end`, after every delivery of the superstep.
 unsafe impl<M: Send> Sync for Cells<M> {}
-
-/// A message as a word: its `Value` encoding, zero-extended to 8 bytes.
-#[inline(always)]
-pub fn word<M: Value>(m: M) -> u64 {
-    let mut b = [0u8; 8];
-    m.put(&mut b);
-    u64::from_le_bytes(b)
-}
-
-/// The message of a word (see [`word`]).
-#[inline(always)]
-pub fn unword<M: Value>(w: u64) -> M {
-    M::get(&w.to_le_bytes())
-}
-
-/// Messages as words, for programs with an [`VertexProgram::IDENTITY`].
-/// Both vectors are padded to whole tile blocks, so a block of them is a
-/// `[_; BLOCK]` indexed by 16-bit local ids without bounds checks.
-pub struct Words {
-    /// The identity's word: a vertex whose word is this sends nothing.
-    pub id: u64,
-    /// This superstep's message of each vertex (lowered during the
-    /// superstep by eager programs, [`VertexProgram::EAGER`]).
-    pub out: Vec<AtomicU64>,
-    /// Combined messages, stored XOR `id`, so zero bits mean none (the
-    /// stream engine's private copies of hub blocks start as zero bits).
-    /// Empty for eager programs: their messages lower `out` itself.
-    pub acc: Vec<AtomicU64>,
-}
-
-impl Words {
-    /// The senders' words of the block starting at `base`.
-    #[inline(always)]
-    pub fn out_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
-        self.out[base..base + BLOCK]
-            .try_into()
-            .expect("a whole block")
-    }
-
-    /// The accumulators of the block starting at `base` (an eager
-    /// program's: its outgoing words, which its messages lower).
-    #[inline(always)]
-    pub fn acc_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
-        let acc = if self.acc.is_empty() {
-            &self.out
-        } else {
-            &self.acc
-        };
-        acc[base..base + BLOCK].try_into().expect("a whole block")
-    }
-
-    /// Combines message word `m` into accumulator `cell` (XOR-encoded with
-    /// the program's identity, a constant here, so for a sum the XOR folds
-    /// away). Single writer per cell: a relaxed load then store, no branch
-    /// (an empty cell decodes to the identity). Returns whether the cell
-    /// changed.
-    #[inline(always)]
-    pub fn fold<P: VertexProgram>(cell: &AtomicU64, m: u64) -> bool {
-        let id = const { identity::<P>() };
-        let c = cell.load(Relaxed);
-        let x = word(P::combine(unword(c ^ id), unword(m))) ^ id;
-        cell.store(x, Relaxed);
-        x != c
-    }
-}
-
-/// Lowers the outgoing word `out` of an eager program's receiver to its
-/// combination with `m` (several threads may race here: each store is a
-/// value the vertex may send, so a lost one only delays propagation).
-/// Returns whether it lowered the word.
-#[inline(always)]
-pub fn lower<P: VertexProgram>(out: &AtomicU64, m: u64) -> bool {
-    let o = out.load(Relaxed);
-    let x = word(P::combine(unword(o), unword(m)));
-    if x != o {
-        out.store(x, Relaxed);
-    }
-    x != o
-}
 
 /// Calls `set(v, &mut out[v])` for every vertex, blocks in parallel;
 /// returns each block's count of the calls that returned true.
@@ -130,16 +54,8 @@ fn per_block<T: Send>(out: &mut [T], set: impl Fn(usize, &mut T) -> bool + Sync)
         .collect()
 }
 
-/// `P::IDENTITY`'s word (0 for programs without one, which never fold).
-const fn identity<P: VertexProgram>() -> u64 {
-    match P::IDENTITY {
-        Some(id) => id,
-        None => 0,
-    }
-}
-
 /// The in-memory state of a vertex program between supersteps.
-pub struct MemState<P: VertexProgram> {
+pub struct MemState<P: VertexProgram, W: Word> {
     pub n: usize,
     pub states: Vec<P::State>,
     /// This superstep's message of each vertex (None: inactive or silent);
@@ -147,7 +63,7 @@ pub struct MemState<P: VertexProgram> {
     out: Vec<Option<P::Msg>>,
     acc: Cells<P::Msg>,
     /// The messages as words, for programs with an identity.
-    pub words: Option<Words>,
+    pub words: Option<Words<W>>,
     /// Next superstep's active vertices.
     active: Bits,
     /// Blocks (of the stream engine's tiles) with a sending vertex.
@@ -167,7 +83,8 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
     let msgs = match P::IDENTITY {
         Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
             // Eager programs keep no accumulators.
-            (8 + 8 * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
+            let w = word_bytes::<P>();
+            (w + w * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
         }
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
@@ -175,9 +92,18 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
     n * std::mem::size_of::<P::State>() as u64 + Bits::bytes(n) + msgs
 }
 
-impl<P: VertexProgram> MemState<P> {
-    /// Initial states from the degrees and ranks (charged to `budget`).
-    pub fn new(store: &Store, prog: &P, budget: &Budget) -> Result<MemState<P>> {
+impl<P: VertexProgram, W: Word> MemState<P, W> {
+    /// Initial states from the degrees and ranks (charged to `budget`), the
+    /// messages in words of `W` ([`word_bytes`] of `P`).
+    pub fn new(store: &Store, prog: &P, budget: &Budget) -> Result<MemState<P, W>> {
+        if W::BYTES != word_bytes::<P>() {
+            return Err(Error::Invalid(format!(
+                "internal: {} sends {}-byte words, not {}",
+                prog.name(),
+                word_bytes::<P>(),
+                W::BYTES
+            )));
+        }
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;
@@ -200,11 +126,11 @@ impl<P: VertexProgram> MemState<P> {
         let words = P::IDENTITY
             .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
             .map(|id| Words {
-                id,
-                out: crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(id)),
+                id: W::of(id),
+                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
                 acc: match P::EAGER {
                     true => Vec::new(),
-                    false => crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(0)),
+                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
                 },
             });
         let general = if words.is_some() { 0 } else { n };
@@ -236,8 +162,9 @@ impl<P: VertexProgram> MemState<P> {
             Some(w) => {
                 let id = w.id;
                 per_block(&mut w.out[..n], |v, o| {
-                    *o.get_mut() = scatter(v).map_or(id, word);
-                    *o.get_mut() != id
+                    let x = scatter(v).map_or(id, W::msg);
+                    *W::get_mut(o) = x;
+                    x != id
                 })
             }
             None => per_block(&mut self.out, |v, o| {
@@ -258,7 +185,7 @@ impl<P: VertexProgram> MemState<P> {
     #[inline]
     pub fn sends(&self, v: usize) -> bool {
         match &self.words {
-            Some(w) => w.out[v].load(Relaxed) != w.id,
+            Some(w) => W::load(&w.out[v]) != w.id,
             None => self.out[v].is_some(),
         }
     }
@@ -314,9 +241,9 @@ impl<P: VertexProgram> MemState<P> {
     #[inline]
     pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) -> bool {
         let m = match &self.words {
-            Some(ws) => match ws.out[s].load(Relaxed) {
+            Some(ws) => match W::load(&ws.out[s]) {
                 x if x == ws.id => return false,
-                x => unword::<P::Msg>(x),
+                x => x.get::<P::Msg>(),
             },
             None => match self.out[s] {
                 Some(m) => m,
@@ -329,9 +256,9 @@ impl<P: VertexProgram> MemState<P> {
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
             if P::EAGER {
-                lower::<P>(&ws.out[d], word(msg))
+                lower::<P, W>(&ws.out[d], W::msg(msg))
             } else {
-                Words::fold::<P>(&ws.acc[d], word(msg))
+                Words::fold::<P>(&ws.acc[d], W::msg(msg))
             }
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
@@ -361,11 +288,11 @@ impl<P: VertexProgram> MemState<P> {
         // accumulators are read and zeroed through `&mut` (no locked swap).
         let chunk = 1 << 14;
         let chunks = self.n.div_ceil(chunk);
-        let (out, id, acc): (&[AtomicU64], u64, &mut [AtomicU64]) = match &mut self.words {
+        let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
             Some(w) => (&w.out, w.id, &mut w.acc),
-            None => (&[], 0, &mut []),
+            None => (&[], W::default(), &mut []),
         };
-        let mut accs: Vec<&mut [AtomicU64]> = acc.chunks_mut(chunk).take(chunks).collect();
+        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(chunk).take(chunks).collect();
         accs.resize_with(chunks, Default::default);
         let (count, agg) = self
             .states
@@ -385,10 +312,10 @@ impl<P: VertexProgram> MemState<P> {
                         // Eager: messages lowered the outgoing word (a
                         // sender's own message changes nothing).
                         let c = match P::EAGER {
-                            true => out[v].load(Relaxed),
-                            false => std::mem::take(acc[i].get_mut()) ^ id,
+                            true => W::load(&out[v]),
+                            false => std::mem::take(W::get_mut(&mut acc[i])) ^ id,
                         };
-                        (c != id).then(|| unword::<P::Msg>(c))
+                        (c != id).then(|| c.get::<P::Msg>())
                     };
                     let a = match m {
                         Some(m) => p.apply(v as u64, s, &[m], &mut agg),

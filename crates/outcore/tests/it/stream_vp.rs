@@ -127,10 +127,10 @@ fn eager_labels_travel_within_a_superstep() {
     );
 }
 
-/// Lean program state (issue 50): BFS holds its 4-byte depth, a message
-/// word and an accumulator word per vertex (words padded to whole tile
-/// blocks) and one bit for the next frontier; eager WCC its 4-byte label,
-/// a message word and the bit.
+/// Lean program state (issue 50): BFS holds its 4-byte depth, a 4-byte
+/// message word and a 4-byte accumulator word per vertex (words padded to
+/// whole tile blocks) and one bit for the next frontier; eager WCC its
+/// 4-byte label, a 4-byte message word and the bit.
 #[test]
 fn vertex_state_is_lean() {
     let dir = tempfile::tempdir().unwrap();
@@ -143,10 +143,10 @@ fn vertex_state_is_lean() {
     let cfg = StreamConfig::default;
     let mut bfs = BfsVp { source: 0 };
     let (_, stats) = stream_vp::run(&store, &mut bfs, usize::MAX, cfg(), &budget).unwrap();
-    assert_eq!(stats.vertex_state_bytes, 4 * n + (8 + 8) * padded + bits);
+    assert_eq!(stats.vertex_state_bytes, 4 * n + (4 + 4) * padded + bits);
     let mut wcc = WccVp::<u32>::new();
     let (_, stats) = stream_vp::run(&store, &mut wcc, usize::MAX, cfg(), &budget).unwrap();
-    assert_eq!(stats.vertex_state_bytes, 4 * n + 8 * padded + bits);
+    assert_eq!(stats.vertex_state_bytes, 4 * n + 4 * padded + bits);
 }
 
 /// The cache keeps a tile whose column block received a change on an
