@@ -117,6 +117,10 @@ pub struct RunArgs {
     /// default is normalized=True: pass --normalized to compare with it.
     #[arg(long)]
     pub normalized: bool,
+    /// pagerank, wcc, bfs: run the vertex program in memory (on --engine)
+    /// instead of the hand kernel; for benchmarks.
+    #[arg(long, hide = true)]
+    pub program: bool,
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -163,6 +167,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         sources: a.sources.clone(),
         samples: a.samples,
         normalized: a.normalized,
+        program: a.program,
     };
     let budget = Budget::checked(opts.memory)?;
     let mut run = outcore::api::run(&store, &opts, &budget)?;

@@ -59,6 +59,9 @@ pub struct RunOptions {
     pub samples: Option<u64>,
     /// betweenness: NetworkX's normalized=True.
     pub normalized: bool,
+    /// pagerank, wcc, bfs: run the vertex program in memory (the planned
+    /// runner, on `engine`) instead of the hand kernel (for benchmarks).
+    pub program: bool,
 }
 
 impl RunOptions {
@@ -88,6 +91,7 @@ impl RunOptions {
             sources: None,
             samples: None,
             normalized: false,
+            program: false,
         }
     }
 }
@@ -224,7 +228,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             let values = VertexValues::disk(Kind::Float, pr, float);
             (values, stats, Some(p.done_iterations), s)
         }
-        Algorithm::Pagerank if o.engine == EngineChoice::Select => {
+        Algorithm::Pagerank if o.engine == EngineChoice::Select || o.program => {
             pr_cfg.validate()?;
             let mut p = vertex::pagerank::PageRankVp::new(n, &pr_cfg);
             let (s, stats) = planned::run(
@@ -248,7 +252,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             (values, stats, Some(done), s)
         }
         Algorithm::Wcc => {
-            let (values, stats) = if o.engine == EngineChoice::Select {
+            let (values, stats) = if o.engine == EngineChoice::Select || o.program {
                 let (w, stats) = vertex::wcc::planned(store, o.engine, engine, &select, budget)?;
                 (VertexValues::memory(Kind::Label, w), stats)
             } else if external(stream::required_bytes(
@@ -290,6 +294,15 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                     false => d,
                 };
                 (VertexValues::disk(Kind::Int, b, depth), stats)
+            } else if o.program {
+                let mut p = vertex::bfs::BfsVp { source: dense };
+                let (d, stats) =
+                    planned::run(store, &mut p, usize::MAX, o.engine, engine, &select, budget)?;
+                let depth = move |v: u64| match d[v as usize] {
+                    u32::MAX => bfs::UNREACHABLE as u64,
+                    x => x as u64,
+                };
+                (VertexValues::memory(Kind::Int, depth), stats)
             } else {
                 let (b, stats) = bfs::bfs_planned(store, dense, o.engine, engine, select, budget)?;
                 let values = VertexValues::memory(Kind::Int, move |v| b.value(v as usize) as u64);

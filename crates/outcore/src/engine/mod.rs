@@ -8,6 +8,7 @@
 //! Algorithms implement [`program::TileProgram`] once and leave scheduling,
 //! I/O, caching and parallelism to the engine.
 
+pub mod bits;
 pub mod external;
 pub mod planned;
 pub mod planner;
@@ -24,3 +25,4 @@ pub mod stream_vp;
 pub mod superstep;
 pub mod tileset;
 pub mod vertex;
+pub mod words;

@@ -12,6 +12,7 @@ use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
 use crate::engine::stream_vp::{self, TileVp};
 use crate::engine::superstep::MemState;
 use crate::engine::vertex::{Edges, VertexProgram};
+use crate::engine::words::{word_bytes, Word};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::progress::Progress;
@@ -52,6 +53,23 @@ pub fn run<P: VertexProgram>(
     select_cfg: &SelectConfig,
     budget: &Budget,
 ) -> Result<(Vec<P::State>, RunStats)> {
+    let (s, c) = (stream_cfg, select_cfg);
+    match word_bytes::<P>() {
+        4 => run_in::<P, u32>(store, prog, max_steps, choice, s, c, budget),
+        _ => run_in::<P, u64>(store, prog, max_steps, choice, s, c, budget),
+    }
+}
+
+/// [`run`] with the messages in words of `W`.
+fn run_in<P: VertexProgram, W: Word>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    choice: EngineChoice,
+    stream_cfg: StreamConfig,
+    select_cfg: &SelectConfig,
+    budget: &Budget,
+) -> Result<(Vec<P::State>, RunStats)> {
     let t0 = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
@@ -78,7 +96,7 @@ pub fn run<P: VertexProgram>(
             crate::size::format_size(need)
         )));
     }
-    let mut st = MemState::new(store, prog, budget)?;
+    let mut st = MemState::<P, W>::new(store, prog, budget)?;
     let (deg, _deg) = if P::APPLY_ALL {
         (None, None)
     } else {
@@ -196,8 +214,8 @@ pub fn run<P: VertexProgram>(
             s.iterate(&tp, step, &mut progress)?
         } else {
             match m.slot_width() {
-                SlotWidth::Narrow => select_step::<P, u32>(&mut selects, &st, prog, it0)?,
-                SlotWidth::Wide => select_step::<P, u64>(&mut selects, &st, prog, it0)?,
+                SlotWidth::Narrow => select_step::<P, W, u32>(&mut selects, &st, prog, it0)?,
+                SlotWidth::Wide => select_step::<P, W, u64>(&mut selects, &st, prog, it0)?,
             }
         };
         it.iteration = step;
@@ -233,9 +251,9 @@ pub fn run<P: VertexProgram>(
 /// One superstep on the select engine(s): the frontier's lists, page by
 /// page, delivered from this thread; ids of type `T` (u64 on a wide
 /// store, so no id is cut to 32 bits).
-fn select_step<P: VertexProgram, T: Slot>(
+fn select_step<P: VertexProgram, W: Word, T: Slot>(
     selects: &mut [SelectEngine],
-    st: &MemState<P>,
+    st: &MemState<P, W>,
     prog: &P,
     t0: Instant,
 ) -> Result<IterStats> {

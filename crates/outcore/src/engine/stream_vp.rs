@@ -21,16 +21,17 @@ use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
 use crate::engine::state::BLOCK;
 use crate::engine::stats::RunStats;
 use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
-use crate::engine::superstep::{lower, state_bytes, MemState, Words};
+use crate::engine::superstep::{state_bytes, MemState};
 use crate::engine::vertex::{Edges, VertexProgram};
+use crate::engine::words::{lower, word_bytes, Word, Words};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::store::Store;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
 
 /// A vertex program and its in-memory state as a tile program.
-pub(crate) struct TileVp<'a, P: VertexProgram> {
-    pub st: &'a mut MemState<P>,
+pub(crate) struct TileVp<'a, P: VertexProgram, W: Word> {
+    pub st: &'a mut MemState<P, W>,
     pub prog: &'a mut P,
     dirs: &'static [Dir],
     /// Undirected stores keep an edge once: its reverse direction is the
@@ -39,8 +40,8 @@ pub(crate) struct TileVp<'a, P: VertexProgram> {
     undirected: bool,
 }
 
-impl<'a, P: VertexProgram> TileVp<'a, P> {
-    pub(crate) fn new(store: &Store, st: &'a mut MemState<P>, prog: &'a mut P) -> Self {
+impl<'a, P: VertexProgram, W: Word> TileVp<'a, P, W> {
+    pub(crate) fn new(store: &Store, st: &'a mut MemState<P, W>, prog: &'a mut P) -> Self {
         let directed = store.manifest().directed;
         let both = !directed || prog.edges() == Edges::Both;
         TileVp {
@@ -56,7 +57,7 @@ impl<'a, P: VertexProgram> TileVp<'a, P> {
     }
 }
 
-impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
+impl<P: VertexProgram, W: Word> TileProgram for TileVp<'_, P, W> {
     fn directions(&self) -> &'static [Dir] {
         self.dirs
     }
@@ -76,7 +77,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
     fn apply(&self, tile: &Tile, dir: Dir) {
         if let Some(w) = &self.st.words {
             let to = w.acc_block(tile.written_block(dir) as usize * BLOCK);
-            return self.dense(w, tile, dir, to);
+            return self.dense(w, tile, dir, to, false);
         }
         let (sb, db) = match dir {
             Dir::Forward => (tile.src_base(), tile.dst_base()),
@@ -88,6 +89,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             return;
         }
         let prog = &*self.prog;
+        let mut changed = false;
         for &e in tile.edges {
             let (a, b) = unpack(e);
             let (s, d) = if reverse {
@@ -100,17 +102,24 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             }
             // SAFETY: `d` lies in the block this call writes; the stream
             // engine runs one such call per block at a time.
-            unsafe { self.st.deliver(prog, s, d, 1.0, rev) };
+            changed |= unsafe { self.st.deliver(prog, s, d, 1.0, rev) };
         }
-        self.st.mark_received(db / BLOCK);
+        if changed {
+            self.st.mark_received(db / BLOCK);
+        }
     }
 
     fn end(&mut self, iter: usize) -> IterEnd {
         self.st.end(self.prog, iter)
     }
 
-    fn may_need_next(&self, row: u32, _col: u32) -> bool {
-        self.prog.apply_all() || self.st.block_received(row as usize)
+    /// The kernels' test: a tile's source block sends next superstep when
+    /// a message changed one of its cells (forward: the row; backward, on
+    /// an undirected store or for `Edges::Both`: the column).
+    fn may_need_next(&self, row: u32, col: u32) -> bool {
+        self.prog.apply_all()
+            || self.st.block_received(row as usize)
+            || self.dirs.len() == 2 && self.st.block_received(col as usize)
     }
 
     fn shares_blocks(&self) -> bool {
@@ -125,7 +134,7 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             .words
             .as_ref()
             .expect("only word programs share blocks");
-        self.dense(w, tile, dir, into)
+        self.dense(w, tile, dir, W::block_of(into), true)
     }
 
     fn merge_private(&self, block: u32, from: &[AtomicU64; BLOCK]) {
@@ -135,22 +144,28 @@ impl<P: VertexProgram> TileProgram for TileVp<'_, P> {
             .as_ref()
             .expect("only word programs share blocks");
         let to = w.acc_block(block as usize * BLOCK);
-        for (t, f) in to.iter().zip(from) {
-            match f.load(Relaxed) {
-                0 => {}
-                c => Words::fold::<P>(t, c ^ w.id),
+        let mut changed = false;
+        for (t, f) in to.iter().zip(W::block_of(from)) {
+            match W::load(f) {
+                z if z == W::default() => {}
+                c => changed |= Words::fold::<P>(t, c ^ w.id),
             }
+        }
+        if changed {
+            self.st.mark_received(block as usize);
         }
     }
 }
 
-impl<P: VertexProgram> TileVp<'_, P> {
+impl<P: VertexProgram, W: Word> TileVp<'_, P, W> {
     /// The dense fast path (programs with an identity): every edge of the
     /// tile folds its source's word into `to` (the written block's
     /// accumulators or a private copy of them), with no test per edge: a
-    /// silent source's word is the identity, which changes nothing.
+    /// silent source's word is the identity, which changes nothing. Marks
+    /// the written block received when a cell changed, unless `to` is a
+    /// private copy (the merge marks it then).
     #[inline]
-    fn dense(&self, w: &Words, tile: &Tile, dir: Dir, to: &[AtomicU64; BLOCK]) {
+    fn dense(&self, w: &Words<W>, tile: &Tile, dir: Dir, to: &[W::Cell; BLOCK], private: bool) {
         let (sb, db) = (tile.src_base(), tile.dst_base());
         let (from, dst) = match dir {
             Dir::Forward => (sb, db),
@@ -162,12 +177,14 @@ impl<P: VertexProgram> TileVp<'_, P> {
         let (from, out) = (w.out_block(from), w.out_block(dst));
         // Undirected: a self-loop is one edge, served forward.
         let loops = dir == Dir::Reverse && self.undirected && tile.row == tile.col;
-        match (dir, loops) {
-            (Dir::Forward, _) => fold_tile::<P, false, false>(from, to, out, tile.edges),
-            (Dir::Reverse, true) => fold_tile::<P, true, true>(from, to, out, tile.edges),
-            (Dir::Reverse, false) => fold_tile::<P, true, false>(from, to, out, tile.edges),
+        let changed = match (dir, loops) {
+            (Dir::Forward, _) => fold_tile::<P, W, false, false>(from, to, out, tile.edges),
+            (Dir::Reverse, true) => fold_tile::<P, W, true, true>(from, to, out, tile.edges),
+            (Dir::Reverse, false) => fold_tile::<P, W, true, false>(from, to, out, tile.edges),
+        };
+        if changed && !private {
+            self.st.mark_received(tile.written_block(dir) as usize);
         }
-        self.st.mark_received(tile.written_block(dir) as usize);
     }
 }
 
@@ -176,27 +193,33 @@ impl<P: VertexProgram> TileVp<'_, P> {
 /// `out[v]` instead, the receiver's own outgoing word, so tiles applied
 /// later in the superstep carry the new value on (the apply step reads it
 /// back; its own message changes nothing). Both sides are whole blocks, so
-/// there are no bounds checks.
+/// there are no bounds checks. Returns whether a cell changed (always true
+/// for `APPLY_ALL` programs, which every tile serves anyway).
 #[inline(always)]
-fn fold_tile<P: VertexProgram, const FLIP: bool, const SKIP_LOOPS: bool>(
-    from: &[AtomicU64; BLOCK],
-    to: &[AtomicU64; BLOCK],
-    out: &[AtomicU64; BLOCK],
+fn fold_tile<P: VertexProgram, W: Word, const FLIP: bool, const SKIP_LOOPS: bool>(
+    from: &[W::Cell; BLOCK],
+    to: &[W::Cell; BLOCK],
+    out: &[W::Cell; BLOCK],
     edges: &[u32],
-) {
+) -> bool {
+    let mut changed = P::APPLY_ALL;
     for &e in edges {
         let (s, d) = unpack(e);
         if SKIP_LOOPS && s == d {
             continue;
         }
         let (f, t) = if FLIP { (d, s) } else { (s, d) };
-        let m = from[f].load(Relaxed);
-        if P::EAGER {
-            lower::<P>(&out[t], m);
+        let m = W::load(&from[f]);
+        let c = if P::EAGER {
+            lower::<P, W>(&out[t], m)
         } else {
-            Words::fold::<P>(&to[t], m);
+            Words::fold::<P>(&to[t], m)
+        };
+        if !P::APPLY_ALL {
+            changed |= c;
         }
     }
+    changed
 }
 /// Whether the stream engine can run `prog` (combining, unweighted).
 pub fn supports<P: VertexProgram>(prog: &P) -> bool {
@@ -206,6 +229,20 @@ pub fn supports<P: VertexProgram>(prog: &P) -> bool {
 /// Runs `prog` for at most `max_steps` supersteps on the stream engine;
 /// returns the final states by dense id.
 pub fn run<P: VertexProgram>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    cfg: StreamConfig,
+    budget: &Budget,
+) -> Result<(Vec<P::State>, RunStats)> {
+    match word_bytes::<P>() {
+        4 => run_in::<P, u32>(store, prog, max_steps, cfg, budget),
+        _ => run_in::<P, u64>(store, prog, max_steps, cfg, budget),
+    }
+}
+
+/// [`run`] with the messages in words of `W`.
+fn run_in<P: VertexProgram, W: Word>(
     store: &Store,
     prog: &mut P,
     max_steps: usize,
@@ -228,7 +265,7 @@ pub fn run<P: VertexProgram>(
             crate::size::format_size(need)
         )));
     }
-    let mut st = MemState::new(store, prog, budget)?;
+    let mut st = MemState::<P, W>::new(store, prog, budget)?;
     let mut cfg = cfg;
     cfg.label = prog.name().to_string();
     let mut eng = StreamEngine::new(store, budget, cfg)?;

@@ -10,21 +10,25 @@
 //! Messages live in one of two forms. The general one keeps an
 //! `Option<Msg>` per vertex. Programs that declare
 //! [`VertexProgram::IDENTITY`] (messages of at most 8 bytes whose combine
-//! has an identity: PageRank's sum, BFS's and WCC's min) keep them as 64-bit
-//! words ([`Words`]): no `Option`, half the cache footprint, and the stream
-//! engine's dense tile loop ([`crate::engine::stream_vp`]) runs on them
-//! without a branch per edge and may split a hub block's work over threads.
+//! has an identity: PageRank's sum, BFS's and WCC's min) keep them as words
+//! sized to the message ([`Words`]: 4 bytes for BFS's depths and narrow WCC
+//! labels, 8 for PageRank's f64): no `Option`, and the stream engine's
+//! dense tile loop ([`crate::engine::stream_vp`]) runs on them without a
+//! branch per edge and may split a hub block's work over threads. The next
+//! frontier is a bitset, and so are the blocks that send and the blocks
+//! where a message changed a cell (the stream engine's caching hint).
 
+use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
-use crate::error::Result;
+use crate::engine::words::{lower, word_bytes, Word, Words};
+use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::Store;
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Per-vertex message accumulators. A cell is written only by one thread
 /// at a time: the stream engine never applies two tiles writing one block
@@ -34,81 +38,6 @@ struct Cells<M>(Vec<UnsafeCell<Option<M>>>);
 // SAFETY: see `Cells`: writes to a cell never overlap (the engines' rules
 // above), and reads happen in `end`, after every delivery of the superstep.
 unsafe impl<M: Send> Sync for Cells<M> {}
-
-/// A message as a word: its `Value` encoding, zero-extended to 8 bytes.
-#[inline(always)]
-pub fn word<M: Value>(m: M) -> u64 {
-    let mut b = [0u8; 8];
-    m.put(&mut b);
-    u64::from_le_bytes(b)
-}
-
-/// The message of a word (see [`word`]).
-#[inline(always)]
-pub fn unword<M: Value>(w: u64) -> M {
-    M::get(&w.to_le_bytes())
-}
-
-/// Messages as words, for programs with an [`VertexProgram::IDENTITY`].
-/// Both vectors are padded to whole tile blocks, so a block of them is a
-/// `[_; BLOCK]` indexed by 16-bit local ids without bounds checks.
-pub struct Words {
-    /// The identity's word: a vertex whose word is this sends nothing.
-    pub id: u64,
-    /// This superstep's message of each vertex (lowered during the
-    /// superstep by eager programs, [`VertexProgram::EAGER`]).
-    pub out: Vec<AtomicU64>,
-    /// Combined messages, stored XOR `id`, so zero bits mean none (the
-    /// stream engine's private copies of hub blocks start as zero bits).
-    /// Empty for eager programs: their messages lower `out` itself.
-    pub acc: Vec<AtomicU64>,
-}
-
-impl Words {
-    /// The senders' words of the block starting at `base`.
-    #[inline(always)]
-    pub fn out_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
-        self.out[base..base + BLOCK]
-            .try_into()
-            .expect("a whole block")
-    }
-
-    /// The accumulators of the block starting at `base` (an eager
-    /// program's: its outgoing words, which its messages lower).
-    #[inline(always)]
-    pub fn acc_block(&self, base: usize) -> &[AtomicU64; BLOCK] {
-        let acc = if self.acc.is_empty() {
-            &self.out
-        } else {
-            &self.acc
-        };
-        acc[base..base + BLOCK].try_into().expect("a whole block")
-    }
-
-    /// Combines message word `m` into accumulator `cell` (XOR-encoded with
-    /// the program's identity, a constant here, so for a sum the XOR folds
-    /// away). Single writer per cell: a relaxed load then store, no branch
-    /// (an empty cell decodes to the identity).
-    #[inline(always)]
-    pub fn fold<P: VertexProgram>(cell: &AtomicU64, m: u64) {
-        let id = const { identity::<P>() };
-        let c = cell.load(Relaxed) ^ id;
-        let x = word(P::combine(unword(c), unword(m)));
-        cell.store(x ^ id, Relaxed);
-    }
-}
-
-/// Lowers the outgoing word `out` of an eager program's receiver to its
-/// combination with `m` (several threads may race here: each store is a
-/// value the vertex may send, so a lost one only delays propagation).
-#[inline(always)]
-pub fn lower<P: VertexProgram>(out: &AtomicU64, m: u64) {
-    let o = out.load(Relaxed);
-    let x = word(P::combine(unword(o), unword(m)));
-    if x != o {
-        out.store(x, Relaxed);
-    }
-}
 
 /// Calls `set(v, &mut out[v])` for every vertex, blocks in parallel;
 /// returns each block's count of the calls that returned true.
@@ -125,16 +54,8 @@ fn per_block<T: Send>(out: &mut [T], set: impl Fn(usize, &mut T) -> bool + Sync)
         .collect()
 }
 
-/// `P::IDENTITY`'s word (0 for programs without one, which never fold).
-const fn identity<P: VertexProgram>() -> u64 {
-    match P::IDENTITY {
-        Some(id) => id,
-        None => 0,
-    }
-}
-
 /// The in-memory state of a vertex program between supersteps.
-pub struct MemState<P: VertexProgram> {
+pub struct MemState<P: VertexProgram, W: Word> {
     pub n: usize,
     pub states: Vec<P::State>,
     /// This superstep's message of each vertex (None: inactive or silent);
@@ -142,13 +63,14 @@ pub struct MemState<P: VertexProgram> {
     out: Vec<Option<P::Msg>>,
     acc: Cells<P::Msg>,
     /// The messages as words, for programs with an identity.
-    pub words: Option<Words>,
+    pub words: Option<Words<W>>,
     /// Next superstep's active vertices.
-    active: Vec<bool>,
+    active: Bits,
     /// Blocks (of the stream engine's tiles) with a sending vertex.
-    sending: Vec<bool>,
-    /// Blocks that received a message this superstep.
-    received: Vec<AtomicBool>,
+    sending: Bits,
+    /// Blocks where a message changed a cell this superstep (so the block
+    /// may send in the next one).
+    received: AtomicBits,
     /// Vertices sending this superstep.
     pub senders: u64,
     pub agg: Aggregate,
@@ -161,23 +83,33 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
     let msgs = match P::IDENTITY {
         Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
             // Eager programs keep no accumulators.
-            (8 + 8 * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
+            let w = word_bytes::<P>();
+            (w + w * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
         }
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
-    let per = std::mem::size_of::<P::State>() + 2;
-    n * per as u64 + msgs
+    // One bit a vertex for the next frontier.
+    n * std::mem::size_of::<P::State>() as u64 + Bits::bytes(n) + msgs
 }
 
-impl<P: VertexProgram> MemState<P> {
-    /// Initial states from the degrees and ranks (charged to `budget`).
-    pub fn new(store: &Store, prog: &P, budget: &Budget) -> Result<MemState<P>> {
+impl<P: VertexProgram, W: Word> MemState<P, W> {
+    /// Initial states from the degrees and ranks (charged to `budget`), the
+    /// messages in words of `W` ([`word_bytes`] of `P`).
+    pub fn new(store: &Store, prog: &P, budget: &Budget) -> Result<MemState<P, W>> {
+        if W::BYTES != word_bytes::<P>() {
+            return Err(Error::Invalid(format!(
+                "internal: {} sends {}-byte words, not {}",
+                prog.name(),
+                word_bytes::<P>(),
+                W::BYTES
+            )));
+        }
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;
         let mut agg = Aggregate::default();
         let mut states = Vec::with_capacity(n);
-        let mut active = Vec::with_capacity(n);
+        let mut active = Bits::new(n);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
         for v in 0..n as u64 {
@@ -188,17 +120,17 @@ impl<P: VertexProgram> MemState<P> {
             };
             let (s, a) = prog.init(&info, &mut agg);
             states.push(s);
-            active.push(a);
+            active.set(v as usize, a);
         }
         let blocks = n.div_ceil(BLOCK).max(1);
         let words = P::IDENTITY
             .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
             .map(|id| Words {
-                id,
-                out: crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(id)),
+                id: W::of(id),
+                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
                 acc: match P::EAGER {
                     true => Vec::new(),
-                    false => crate::mem::huge_vec(blocks * BLOCK, |_| AtomicU64::new(0)),
+                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
                 },
             });
         let general = if words.is_some() { 0 } else { n };
@@ -209,8 +141,8 @@ impl<P: VertexProgram> MemState<P> {
             acc: Cells((0..general).map(|_| UnsafeCell::new(None)).collect()),
             words,
             active,
-            sending: vec![false; blocks],
-            received: (0..blocks).map(|_| AtomicBool::new(false)).collect(),
+            sending: Bits::new(blocks),
+            received: AtomicBits::new(blocks),
             senders: 0,
             agg,
             _charge: charge,
@@ -225,13 +157,14 @@ impl<P: VertexProgram> MemState<P> {
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
         let n = self.n;
-        let scatter = |v: usize| active[v].then(|| prog.scatter(v as u64, &states[v]))?;
+        let scatter = |v: usize| active.get(v).then(|| prog.scatter(v as u64, &states[v]))?;
         let counts = match &mut self.words {
             Some(w) => {
                 let id = w.id;
                 per_block(&mut w.out[..n], |v, o| {
-                    *o.get_mut() = scatter(v).map_or(id, word);
-                    *o.get_mut() != id
+                    let x = scatter(v).map_or(id, W::msg);
+                    *W::get_mut(o) = x;
+                    x != id
                 })
             }
             None => per_block(&mut self.out, |v, o| {
@@ -240,16 +173,11 @@ impl<P: VertexProgram> MemState<P> {
             }),
         };
         self.senders = counts.iter().sum();
-        for (s, k) in self
-            .sending
-            .iter_mut()
-            .zip(counts.iter().chain(std::iter::repeat(&0)))
-        {
-            *s = *k > 0;
+        self.sending.clear();
+        for (b, k) in counts.iter().enumerate() {
+            self.sending.set(b, *k > 0);
         }
-        for r in &self.received {
-            r.store(false, Relaxed);
-        }
+        self.received.clear();
         true
     }
 
@@ -257,7 +185,7 @@ impl<P: VertexProgram> MemState<P> {
     #[inline]
     pub fn sends(&self, v: usize) -> bool {
         match &self.words {
-            Some(w) => w.out[v].load(Relaxed) != w.id,
+            Some(w) => W::load(&w.out[v]) != w.id,
             None => self.out[v].is_some(),
         }
     }
@@ -265,13 +193,13 @@ impl<P: VertexProgram> MemState<P> {
     /// True when block `b` holds a sending vertex.
     #[inline]
     pub fn block_sends(&self, b: usize) -> bool {
-        self.sending[b]
+        self.sending.get(b)
     }
 
     /// True when block `b` received a message this superstep.
     #[inline]
     pub fn block_received(&self, b: usize) -> bool {
-        self.received[b].load(Relaxed)
+        self.received.get(b)
     }
 
     /// The sending vertices, in order.
@@ -304,21 +232,22 @@ impl<P: VertexProgram> MemState<P> {
 
     /// Delivers the message of `s` along the edge `s -> d` of weight `w`
     /// (`rev`: an in-list edge, the arc `d -> s`; see
-    /// [`VertexProgram::edge_rev`]).
+    /// [`VertexProgram::edge_rev`]). Returns whether a message arrived and
+    /// changed `d`'s combined message.
     ///
     /// # Safety
     /// No other thread may deliver to `d` at the same time (the stream
     /// engine's one writer per block; the select engine's single thread).
     #[inline]
-    pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) {
+    pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) -> bool {
         let m = match &self.words {
-            Some(ws) => match ws.out[s].load(Relaxed) {
-                x if x == ws.id => return,
-                x => unword::<P::Msg>(x),
+            Some(ws) => match W::load(&ws.out[s]) {
+                x if x == ws.id => return false,
+                x => x.get::<P::Msg>(),
             },
             None => match self.out[s] {
                 Some(m) => m,
-                None => return,
+                None => return false,
             },
         };
         let msg = match rev {
@@ -327,9 +256,9 @@ impl<P: VertexProgram> MemState<P> {
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
             if P::EAGER {
-                lower::<P>(&ws.out[d], word(msg));
+                lower::<P, W>(&ws.out[d], W::msg(msg))
             } else {
-                Words::fold::<P>(&ws.acc[d], word(msg));
+                Words::fold::<P>(&ws.acc[d], W::msg(msg))
             }
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
@@ -338,50 +267,63 @@ impl<P: VertexProgram> MemState<P> {
                 Some(x) => P::combine(x, msg),
                 None => msg,
             });
+            true
+        } else {
+            false
         }
     }
 
     /// Marks block `b` as having received messages.
     #[inline]
     pub fn mark_received(&self, b: usize) {
-        self.received[b].store(true, Relaxed);
+        self.received.set(b);
     }
 
     /// Applies the superstep's messages; names the next frontier.
     pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
         let p = &*prog;
         let apply_all = p.apply_all();
-        let acc = &self.acc;
-        let words = self.words.as_ref();
+        let cells = &self.acc;
+        // A chunk is whole words of `active` (no word is shared), and the
+        // accumulators are read and zeroed through `&mut` (no locked swap).
         let chunk = 1 << 14;
+        let chunks = self.n.div_ceil(chunk);
+        let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
+            Some(w) => (&w.out, w.id, &mut w.acc),
+            None => (&[], W::default(), &mut []),
+        };
+        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(chunk).take(chunks).collect();
+        accs.resize_with(chunks, Default::default);
         let (count, agg) = self
             .states
             .par_chunks_mut(chunk)
-            .zip(self.active.par_chunks_mut(chunk))
+            .zip(self.active.words_mut().par_chunks_mut(chunk / 64))
+            .zip(accs)
             .enumerate()
-            .map(|(c, (states, active))| {
+            .map(|(c, ((states, active), acc))| {
                 let (mut count, mut agg) = (0u64, Aggregate::default());
-                for (i, (s, a)) in states.iter_mut().zip(active.iter_mut()).enumerate() {
+                active.fill(0);
+                for (i, s) in states.iter_mut().enumerate() {
                     let v = c * chunk + i;
-                    let m = match words {
-                        Some(w) => {
-                            // Eager: messages lowered the outgoing word (a
-                            // sender's own message changes nothing).
-                            let c = match P::EAGER {
-                                true => w.out[v].load(Relaxed),
-                                false => w.acc[v].swap(0, Relaxed) ^ w.id,
-                            };
-                            (c != w.id).then(|| unword::<P::Msg>(c))
-                        }
+                    let m = if out.is_empty() {
                         // SAFETY: every delivery of the superstep has returned.
-                        None => unsafe { (*acc.0[v].get()).take() },
+                        unsafe { (*cells.0[v].get()).take() }
+                    } else {
+                        // Eager: messages lowered the outgoing word (a
+                        // sender's own message changes nothing).
+                        let c = match P::EAGER {
+                            true => W::load(&out[v]),
+                            false => std::mem::take(W::get_mut(&mut acc[i])) ^ id,
+                        };
+                        (c != id).then(|| c.get::<P::Msg>())
                     };
-                    *a = match m {
+                    let a = match m {
                         Some(m) => p.apply(v as u64, s, &[m], &mut agg),
                         None if apply_all => p.apply(v as u64, s, &[], &mut agg),
                         None => false,
                     };
-                    count += *a as u64;
+                    active[i / 64] |= (a as u64) << (i % 64);
+                    count += a as u64;
                 }
                 (count, agg)
             })

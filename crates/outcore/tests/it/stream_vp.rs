@@ -126,3 +126,56 @@ fn eager_labels_travel_within_a_superstep() {
         stats.iterations.len()
     );
 }
+
+/// Lean program state (issue 50): BFS holds its 4-byte depth, a 4-byte
+/// message word and a 4-byte accumulator word per vertex (words padded to
+/// whole tile blocks) and one bit for the next frontier; eager WCC its
+/// 4-byte label, a 4-byte message word and the bit.
+#[test]
+fn vertex_state_is_lean() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 3_000u64;
+    let edges: Vec<(u64, u64, f64)> = (0..n - 1).map(|i| (i, i + 1, 1.0)).collect();
+    let store = common::dense_store_in(dir.path(), n, &edges, false, false, VertexOrder::Original);
+    let budget = Budget::new(256 << 20);
+    let padded = n.next_multiple_of(1 << 16);
+    let bits = n.div_ceil(64) * 8;
+    let cfg = StreamConfig::default;
+    let mut bfs = BfsVp { source: 0 };
+    let (_, stats) = stream_vp::run(&store, &mut bfs, usize::MAX, cfg(), &budget).unwrap();
+    assert_eq!(stats.vertex_state_bytes, 4 * n + (4 + 4) * padded + bits);
+    let mut wcc = WccVp::<u32>::new();
+    let (_, stats) = stream_vp::run(&store, &mut wcc, usize::MAX, cfg(), &budget).unwrap();
+    assert_eq!(stats.vertex_state_bytes, 4 * n + 4 * padded + bits);
+}
+
+/// The cache keeps a tile whose column block received a change on an
+/// undirected store (its edges run backward next superstep), as the
+/// kernels do: BFS from 0 over the edges 0 - B and 1 - B of tile (0, 1)
+/// reaches B first, then B sends back through the same tile, from the cache.
+#[test]
+fn tiles_sent_backward_next_stay_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = 1u64 << 16;
+    let edges = [(0, b, 1.0), (1, b, 1.0)];
+    let store = common::dense_store_in(
+        dir.path(),
+        2 * b,
+        &edges,
+        false,
+        false,
+        VertexOrder::Original,
+    );
+    let budget = Budget::new(256 << 20);
+    let (d, stats) = stream_vp::run(
+        &store,
+        &mut BfsVp { source: 0 },
+        usize::MAX,
+        StreamConfig::default(),
+        &budget,
+    )
+    .unwrap();
+    assert_eq!((d[b as usize], d[1]), (1, 2));
+    let it = &stats.iterations[1];
+    assert_eq!((it.cache_hits, it.cache_misses), (1, 0), "{it:?}");
+}

@@ -15,8 +15,8 @@
 use super::fold::Piece;
 use crate::engine::program::unpack;
 use crate::engine::state::BLOCK;
-use crate::engine::superstep::{unword, word};
 use crate::engine::vertex::VertexProgram;
+use crate::engine::words::{unword, word};
 
 /// Runs with fewer edges fold on the calling thread alone.
 const SPLIT_EDGES: usize = 1 << 16;

@@ -4,8 +4,8 @@
 use super::{Grid, Layout};
 use crate::engine::external::disk::{align_up, read_slot, write_all, Appender};
 use crate::engine::state::BLOCK;
-use crate::engine::superstep::{unword, word};
 use crate::engine::vertex::{Aggregate, Value, VertexProgram};
+use crate::engine::words::{unword, word};
 use crate::error::Result;
 use crate::io::{AlignedBuf, Reader};
 
