@@ -111,7 +111,7 @@ fn read_stretches<R: Record>(
     path: &Path,
     f: &std::fs::File,
     total: u64,
-    dec: &mut Decoder<'_>,
+    dec: &mut Decoder<&Packing>,
     [a, b]: &mut Chunks,
     out: &mut Vec<R>,
     to: &mut To,
