@@ -186,19 +186,30 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
-    /// Names are never given twice; files released are deleted (missing
-    /// ones skipped) by the time `drain` returns, and those still pending
-    /// when the scratch is dropped are gone with its directory.
+    /// Names are never given twice, and two scratches in one base take
+    /// two directories.
     #[test]
-    fn names_are_unique_and_releases_end_with_the_scratch() {
+    fn names_are_never_given_twice() {
+        let base = tempfile::tempdir().unwrap();
+        let s = Scratch::within(base.path(), "t").unwrap();
+        let mut names: Vec<PathBuf> = (0..200).map(|i| s.path(["a", "b"][i % 2])).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 200, "a name given twice");
+        let other = Scratch::within(base.path(), "t").unwrap();
+        assert_ne!(s.dir(), other.dir());
+    }
+
+    /// Files released are deleted (missing ones skipped) by the time
+    /// `drain` returns, others stay; those still pending when the scratch
+    /// is dropped, released from another thread, are gone with its
+    /// directory.
+    #[test]
+    fn releases_end_with_the_scratch() {
         let base = tempfile::tempdir().unwrap();
         let s = Scratch::within(base.path(), "t").unwrap();
         let dir = s.dir().to_path_buf();
         let paths: Vec<PathBuf> = (0..200).map(|_| s.path("f")).collect();
-        let mut names: Vec<&PathBuf> = paths.iter().collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), paths.len());
         for p in &paths {
             std::fs::write(p, vec![7u8; 1 << 12]).unwrap();
         }
@@ -208,7 +219,6 @@ mod tests {
         s.drain();
         assert!(paths[..100].iter().all(|p| !p.exists()));
         assert!(paths[100..].iter().all(|p| p.exists()));
-        // Released from another thread as the scratch goes: none is left.
         let files = s.files().clone();
         let late = paths[100..].to_vec();
         let t = std::thread::spawn(move || {
@@ -218,11 +228,7 @@ mod tests {
         });
         drop(s);
         t.join().unwrap();
-        assert!(paths.iter().all(|p| !p.exists()));
+        assert!(paths.iter().all(|p| !p.exists()), "a released file left");
         assert!(!dir.exists(), "{} left", dir.display());
-        // A second scratch in the same base takes another directory.
-        let a = Scratch::within(base.path(), "t").unwrap();
-        let b = Scratch::within(base.path(), "t").unwrap();
-        assert_ne!(a.dir(), b.dir());
     }
 }
