@@ -407,7 +407,7 @@ impl<R: Record> BucketSorter<R> {
             b.pack,
             per,
             depth,
-            direct,
+            (direct, read::chunk_for(self.share)),
         )?;
         Ok(Sorted::buckets(
             stream.nesting(std::mem::take(&mut self.tag), self.whole),

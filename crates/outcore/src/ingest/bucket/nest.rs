@@ -104,15 +104,16 @@ impl<R: Record> Feed<R> {
     pub fn open(
         (path, n): (&Path, u64),
         (pack, bucket): (&Packing, usize),
-        (budget, direct): (&Budget, bool),
+        (budget, direct, size): (&Budget, bool, usize),
     ) -> Result<Self> {
         let (f, _) = open_direct(path, Access::Read, !direct)?;
-        let buf = AlignedBuf::new(FEED, budget, "bucket sort: nested feed")?;
-        // A stretch decodes to at most `Self::records()`: every record
-        // takes at least `min_rec_bytes` of it (one cut by the last
-        // stretch's end takes at least one byte of this one and completes
-        // with what was carried).
-        let stretch = Self::records() * pack.min_rec_bytes::<R>(bucket);
+        let size = size.min(FEED);
+        let buf = AlignedBuf::new(size, budget, "bucket sort: nested feed")?;
+        // A stretch decodes to at most `records()`: every record takes at
+        // least `min_rec_bytes` of it (one cut by the last stretch's end
+        // takes at least one byte of this one and completes with what was
+        // carried).
+        let stretch = (size / std::mem::size_of::<R>().max(1)) * pack.min_rec_bytes::<R>(bucket);
         Ok(Feed {
             path: path.to_path_buf(),
             f,
@@ -130,9 +131,10 @@ impl<R: Record> Feed<R> {
         })
     }
 
-    /// The most records one [`Self::next`] appends.
-    pub fn records() -> usize {
-        FEED / std::mem::size_of::<R>().max(1)
+    /// The most records one [`Self::next`] appends: as many as its read
+    /// buffer's bytes would hold decoded.
+    pub fn records(&self) -> usize {
+        self.buf.len() / std::mem::size_of::<R>().max(1)
     }
 
     /// Appends the records of the next stretch to `out` (maybe none);
@@ -146,7 +148,9 @@ impl<R: Record> Feed<R> {
                 };
             }
             let left = self.total - self.at;
-            let want = left.next_multiple_of(ALIGN as u64).min(FEED as u64) as usize;
+            let want = left
+                .next_multiple_of(ALIGN as u64)
+                .min(self.buf.len() as u64) as usize;
             let buf = &mut self.buf.as_mut_slice()[..want];
             fault::read_exact_at(&self.f, buf, self.at).at(&self.path)?;
             (self.valid, self.pos) = (want.min(left as usize), 0);
@@ -165,11 +169,11 @@ impl<R: Record> Feed<R> {
 pub(super) fn feed<R: Record>(
     file: (&Path, u64),
     bucket: (&Packing, usize),
-    read: (&Budget, bool),
+    read: (&Budget, bool, usize),
     sink: &mut dyn FnMut(&[R]) -> Result<()>,
 ) -> Result<()> {
     let mut feed = Feed::<R>::open(file, bucket, read)?;
-    let mut out: Vec<R> = Vec::with_capacity(Feed::<R>::records());
+    let mut out: Vec<R> = Vec::with_capacity(feed.records());
     while feed.next(&mut out)? {
         sink(&out)?;
         out.clear();
@@ -185,10 +189,10 @@ pub(super) fn feed<R: Record>(
 pub(super) fn split<R: Record>(
     file: (&Path, u64),
     bucket: (&Packing, usize),
-    read: (&Budget, bool),
+    read: (&Budget, bool, usize),
 ) -> Result<Option<Vec<u128>>> {
     let mut feed = Feed::<R>::open(file, bucket, read)?;
-    let mut out: Vec<R> = Vec::with_capacity(Feed::<R>::records());
+    let mut out: Vec<R> = Vec::with_capacity(feed.records());
     let mut first = None;
     while feed.next(&mut out)? {
         for r in &out {

@@ -9,7 +9,7 @@
 use super::buckets::Packing;
 use super::loader::{Job, Loader};
 use super::nest;
-use super::read::{Chunks, CHUNK};
+use super::read::Chunks;
 use super::BucketSorter;
 use crate::error::Result;
 use crate::ingest::scratch::ScratchFiles;
@@ -69,6 +69,8 @@ pub struct BucketStream<R: Record> {
     chunk: Option<Chunks>,
     /// Whether bucket files are read with `O_DIRECT`.
     direct: bool,
+    /// Bytes per read ([`super::read::chunk_for`]).
+    chunk_bytes: usize,
     /// The bucket the consumer holds or waits for (the loader measures how
     /// far ahead it is).
     taken: Arc<AtomicUsize>,
@@ -114,9 +116,9 @@ impl<R: Record> BucketStream<R> {
         pack: Packing,
         per: usize,
         depth: usize,
-        direct: bool,
+        (direct, chunk_bytes): (bool, usize),
     ) -> Result<Self> {
-        let chunk = read_buffers(budget)?;
+        let chunk = read_buffers(budget, chunk_bytes)?;
         Ok(BucketStream {
             name,
             tag: name.to_string(),
@@ -135,6 +137,7 @@ impl<R: Record> BucketStream<R> {
             scratch: Vec::new(),
             chunk: Some(chunk),
             direct,
+            chunk_bytes,
             taken: Arc::new(AtomicUsize::new(0)),
             ahead: Arc::new(AtomicUsize::new(0)),
             stats: BucketStats::default(),
@@ -361,7 +364,7 @@ impl<R: Record> BucketStream<R> {
         let n = self.records[b];
         let file = (path.as_path(), n);
         let bucket = (&self.pack, b);
-        let read = (&self.budget, self.direct);
+        let read = (&self.budget, self.direct, self.chunk_bytes);
         let sample = match n < self.whole {
             true => nest::sample::<R>(path, n, bucket)?,
             false => None,
@@ -372,7 +375,7 @@ impl<R: Record> BucketStream<R> {
         };
         let Some(sample) = sample else {
             let feed = nest::Feed::open(file, bucket, read)?;
-            let v = Vec::with_capacity(nest::Feed::<R>::records());
+            let v = Vec::with_capacity(feed.records());
             self.stats.streamed += 1;
             self.cur = Current::Flood(b, Box::new(feed), v, 0);
             return Ok(());
@@ -411,7 +414,7 @@ impl<R: Record> BucketStream<R> {
     /// borrowed.
     fn recharge(&mut self) -> Result<()> {
         if self.chunk.is_none() && self.loader.is_none() {
-            self.chunk = Some(read_buffers(&self.budget)?);
+            self.chunk = Some(read_buffers(&self.budget, self.chunk_bytes)?);
         }
         if self.charge.is_none() {
             let buffers = 2 + self.depth as u64;
@@ -432,11 +435,11 @@ impl<R: Record> BucketStream<R> {
 }
 
 /// The two aligned buffers buckets are read through.
-fn read_buffers(budget: &Budget) -> Result<Chunks> {
+fn read_buffers(budget: &Budget, bytes: usize) -> Result<Chunks> {
     let what = "bucket sort: read buffers";
     Ok([
-        AlignedBuf::new(CHUNK, budget, what)?,
-        AlignedBuf::new(CHUNK, budget, what)?,
+        AlignedBuf::new(bytes, budget, what)?,
+        AlignedBuf::new(bytes, budget, what)?,
     ])
 }
 

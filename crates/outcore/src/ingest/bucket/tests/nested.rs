@@ -67,15 +67,20 @@ fn the_nested_feed_decodes_within_its_output() {
     );
     let mut seen = Vec::new();
     let file = (b.files[big].as_path(), b.records[big]);
-    nest::feed::<Pair>(file, (&b.pack, big), (&budget, true), &mut |r| {
-        assert!(
-            r.len() <= place,
-            "{} records at once, place for {place}",
-            r.len()
-        );
-        seen.extend_from_slice(r);
-        Ok(())
-    })
+    nest::feed::<Pair>(
+        file,
+        (&b.pack, big),
+        (&budget, true, nest::FEED),
+        &mut |r| {
+            assert!(
+                r.len() <= place,
+                "{} records at once, place for {place}",
+                r.len()
+            );
+            seen.extend_from_slice(r);
+            Ok(())
+        },
+    )
     .unwrap();
     // Pushed in key order: cell by cell is push order.
     assert_eq!(seen.len() as u64, b.records[big]);
