@@ -8,7 +8,9 @@
 use crate::engine::external::ExternalStates;
 use crate::engine::vertex::Value;
 use crate::error::{Error, IoContext, Result};
-use crate::ingest::sort::{ExternalSorter, Record};
+use crate::ingest::bucket::{BucketSorter, Split};
+use crate::ingest::scratch::Scratch;
+use crate::ingest::sort::Record;
 use crate::mem::Budget;
 use crate::store::walk::{LabelNames, RankWalk};
 use crate::store::{Id, Store};
@@ -191,10 +193,12 @@ pub fn for_each_ranked(
         }
     } else {
         let share = budget.available().saturating_sub(values.buffer_bytes()) / 2;
-        // Run merging (small read buffers) rather than buckets: it works in
-        // the few MiB a run at the smallest budget leaves.
+        // Its files are deleted with it, whatever ends the sort.
+        let scratch = Scratch::within(out.scratch, "results")?;
+        let n = Some(store.manifest().num_vertices);
+        let what = "results by rank";
         let mut sorter =
-            ExternalSorter::<RankValue>::new("results by rank", out.scratch, budget, share)?;
+            BucketSorter::<RankValue>::new(what, &scratch, budget, share, Split::Ordered, n)?;
         let mut ranks = store.rank_reader()?;
         let mut err = None;
         values.for_each(budget, &mut |_, value| {

@@ -9,7 +9,7 @@ pub mod build;
 pub mod idmap;
 pub mod names;
 pub mod parse;
-mod reap;
+pub mod scratch;
 pub mod sort;
 
 use crate::error::Result;

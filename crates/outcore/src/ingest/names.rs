@@ -15,6 +15,7 @@
 //! refuses the input otherwise (for 2^32 names the chance is about 2^-65).
 
 use crate::error::{Error, IoContext, Result};
+use crate::ingest::scratch::ScratchFiles;
 use crate::io::fault::Faulty;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
@@ -37,7 +38,8 @@ const MIN_SHARE: u64 = 64 << 10;
 
 /// Sorts and deduplicates names inside a budget share; see the module docs.
 pub struct NameSorter {
-    dir: PathBuf,
+    /// Where its runs are named and released.
+    files: ScratchFiles,
     /// Runs merged at once (each holds a read buffer of the share).
     fan_in: usize,
     _charge: Charge,
@@ -47,20 +49,19 @@ pub struct NameSorter {
     arena_cap: usize,
     spans_cap: usize,
     runs: Vec<PathBuf>,
-    next_run: usize,
     spilled: u64,
 }
 
 impl NameSorter {
-    /// A sorter holding `bytes` of `budget`, spilling runs into `dir`.
-    pub fn new(dir: &Path, budget: &Budget, bytes: u64) -> Result<NameSorter> {
+    /// A sorter holding `bytes` of `budget`, spilling runs into `scratch`.
+    pub fn new(scratch: &ScratchFiles, budget: &Budget, bytes: u64) -> Result<NameSorter> {
         let share = bytes.max(MIN_SHARE);
         let charge = budget.charge(share, "vertex names")?;
         // Names and their spans; the rest is the sort's slack.
         let arena_cap = ((share / 2) as usize).min(u32::MAX as usize);
         let spans_cap = (share / 4 / 8) as usize;
         Ok(NameSorter {
-            dir: dir.to_path_buf(),
+            files: scratch.clone(),
             fan_in: ((share / (2 * RUN_BUF as u64)) as usize).max(2),
             _charge: charge,
             arena: Vec::new(),
@@ -68,7 +69,6 @@ impl NameSorter {
             arena_cap,
             spans_cap,
             runs: Vec::new(),
-            next_run: 0,
             spilled: 0,
         })
     }
@@ -118,8 +118,7 @@ impl NameSorter {
     }
 
     fn run_path(&mut self) -> PathBuf {
-        self.next_run += 1;
-        self.dir.join(format!("names-{}.run", self.next_run))
+        self.files.path("names")
     }
 
     /// Sorts the buffer and writes it as a run.
@@ -171,9 +170,7 @@ impl NameSorter {
             }
             drop(m);
             self.spilled += w.finish()?;
-            for p in &group {
-                let _ = std::fs::remove_file(p);
-            }
+            self.files.release(group);
             self.runs.push(path);
             crate::cancel::check()?;
         }
@@ -187,9 +184,7 @@ impl NameSorter {
 
 impl Drop for NameSorter {
     fn drop(&mut self) {
-        for p in &self.runs {
-            let _ = std::fs::remove_file(p);
-        }
+        self.files.release(std::mem::take(&mut self.runs));
     }
 }
 
@@ -383,8 +378,9 @@ mod tests {
     /// Names sorted with a buffer of `arena` bytes merging `fan_in` runs at once.
     fn sorted(arena: usize, fan_in: usize, input: &[Vec<u8>]) -> (Vec<Vec<u8>>, u64) {
         let dir = tempfile::tempdir().unwrap();
+        let scratch = crate::ingest::scratch::Scratch::within(dir.path(), "t").unwrap();
         let budget = Budget::new(64 << 20);
-        let mut s = NameSorter::new(dir.path(), &budget, 8 << 20).unwrap();
+        let mut s = NameSorter::new(&scratch, &budget, 8 << 20).unwrap();
         // Small buffers force many runs, a small fan-in merge levels.
         s.arena_cap = s.arena_cap.min(arena);
         s.spans_cap = s.spans_cap.min(arena / 8);
@@ -399,8 +395,9 @@ mod tests {
             out.push(n.to_vec());
         }
         drop(st);
+        scratch.drain();
         assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
+            std::fs::read_dir(scratch.dir()).unwrap().count(),
             0,
             "runs left"
         );

@@ -4,25 +4,25 @@
 //! cell by cell), a varint or a record cut by a stretch's end carried over.
 
 use super::buckets::Packing;
-use super::cells::Cells;
 use super::read::To;
 use crate::ingest::sort::Record;
+use std::borrow::Borrow;
 
-/// Decodes a bucket file stretch by stretch (the chunks it is read in).
-pub(super) struct Decoder<'a> {
-    pack: &'a Packing,
+/// Decodes a bucket file stretch by stretch (the chunks it is read in),
+/// with its packing borrowed or owned (`P`).
+pub(super) struct Decoder<P: Borrow<Packing>> {
+    pack: P,
     bucket: usize,
     /// A record cut by the last stretch's end: its first bytes.
     cut: Vec<u8>,
     /// Buckets with cells: where in its sections the file is.
-    runs: Option<Runs<'a>>,
+    runs: Option<Runs>,
     /// Records decoded.
     records: u64,
 }
 
 /// A decoder's place in a file of sections ([`Packing`]).
-struct Runs<'a> {
-    cells: &'a Cells,
+struct Runs {
     /// The section's counts, and how many of them are read.
     counts: Vec<u32>,
     parsed: usize,
@@ -36,10 +36,9 @@ struct Runs<'a> {
     bad: bool,
 }
 
-impl<'a> Decoder<'a> {
-    pub fn new(pack: &'a Packing, bucket: usize) -> Self {
-        let runs = pack.cells.as_deref().map(|cells| Runs {
-            cells,
+impl<P: Borrow<Packing>> Decoder<P> {
+    pub fn new(pack: P, bucket: usize) -> Self {
+        let runs = pack.borrow().cells.as_deref().map(|cells| Runs {
             counts: vec![0; 1 << cells.bits],
             parsed: 0,
             acc: 0,
@@ -83,7 +82,7 @@ impl<'a> Decoder<'a> {
         let To::Append(bits) = to else {
             unreachable!("buckets without cells are read in file order")
         };
-        let code = self.pack.code(self.bucket);
+        let code = self.pack.borrow().code(self.bucket);
         let rec = code.rec_bytes::<R>();
         let before = out.len();
         if !self.cut.is_empty() {
@@ -105,7 +104,8 @@ impl<'a> Decoder<'a> {
 
     /// Sections: each cell's count, then the runs of records cell by cell.
     fn push_runs<R: Record>(&mut self, mut data: &[u8], out: &mut Vec<R>, to: &mut To) {
-        let (pack, bucket) = (self.pack, self.bucket);
+        let (pack, bucket) = (self.pack.borrow(), self.bucket);
+        let cells = pack.cells.as_deref().expect("cells");
         let r = self.runs.as_mut().expect("cells");
         let per = r.counts.len();
         while !r.bad {
@@ -140,7 +140,7 @@ impl<'a> Decoder<'a> {
                 }
                 continue;
             }
-            let code = r.cells.code(pack, bucket, r.cell);
+            let code = cells.code(pack, bucket, r.cell);
             let rec = code.rec_bytes::<R>();
             if !self.cut.is_empty() || data.len() < rec {
                 let take = (rec - self.cut.len()).min(data.len());

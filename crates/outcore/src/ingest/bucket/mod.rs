@@ -16,19 +16,20 @@
 //! Ordered buckets are counted per cell of their own key range as they
 //! spill, and read back straight into their cells' places, so the sort
 //! only sorts each cell (`cells.rs`). A
-//! bucket too large for memory (a flood of one key, a bad sample) is sorted by
-//! the run-merging [`ExternalSorter`](crate::ingest::sort::ExternalSorter) instead: slower, never wrong.
+//! bucket too large for memory (a bad sample, a stream that came in order)
+//! is distributed again by a nested sorter, and a flood of one key is read
+//! back as it is (`nest.rs`).
 //!
 //! Ties keep push order (partitioning and appends are stable, the in-memory
 //! sort is stable), so "last occurrence wins" holds as with the run sorter.
 
 use super::sort::{sort_records, Record, Sorted};
 use crate::error::Result;
+use crate::ingest::scratch::ScratchFiles;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use buckets::Buckets;
 use spill::Spiller;
-use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use stream::BucketFiles;
 pub use stream::{BucketStats, BucketStream};
@@ -77,11 +78,12 @@ pub struct BucketSorter<R: Record> {
     /// What its bucket files are named after: the name, and for a sorter
     /// nested in a bucket ([`BucketStream`]) the buckets it descends from.
     tag: String,
-    /// How deep it is nested (0: a sorter of its own).
-    level: u32,
+    /// Nested: the records of the bucket it sorts (else `u64::MAX`).
+    whole: u64,
     /// Keys to take splitters from, when given: else the first buffer's.
     sample: Option<Vec<u128>>,
-    dir: PathBuf,
+    /// Where its files are named and released.
+    files: ScratchFiles,
     split: Split,
     budget: Budget,
     buf: Vec<R>,
@@ -107,12 +109,12 @@ pub struct BucketSorter<R: Record> {
 }
 
 impl<R: Record> BucketSorter<R> {
-    /// A sorter holding up to `bytes` of the budget, spilling into `dir`;
+    /// A sorter holding up to `bytes` of the budget, spilling into `scratch`;
     /// `expected` records (an estimate, when known) sizes the number of
     /// buckets so each fits in memory.
     pub fn new(
         name: &'static str,
-        dir: &Path,
+        scratch: &ScratchFiles,
         budget: &Budget,
         bytes: u64,
         split: Split,
@@ -148,9 +150,9 @@ impl<R: Record> BucketSorter<R> {
         Ok(BucketSorter {
             name,
             tag: name.to_string(),
-            level: 0,
+            whole: u64::MAX,
             sample: None,
-            dir: dir.to_path_buf(),
+            files: scratch.clone(),
             split,
             budget: budget.clone(),
             // Grown as records come, up to `capacity` (the charge): a
@@ -185,16 +187,16 @@ impl<R: Record> BucketSorter<R> {
     /// the bucket's file, where a first buffer holds only the front of a
     /// stream that came in order), files named after `tag`.
     pub(super) fn nested(
-        parent: (&'static str, &Path, &Budget),
+        parent: (&'static str, &ScratchFiles, &Budget),
         bytes: u64,
         expected: u64,
-        (tag, level, sample): (String, u32, Vec<u128>),
+        (tag, sample): (String, Vec<u128>),
         buffered: bool,
     ) -> Result<Self> {
-        let (name, dir, budget) = parent;
-        let mut s = Self::new(name, dir, budget, bytes, Split::Ordered, Some(expected))?;
+        let (name, scratch, budget) = parent;
+        let mut s = Self::new(name, scratch, budget, bytes, Split::Ordered, Some(expected))?;
         s.tag = tag;
-        s.level = level;
+        s.whole = expected;
         s.sample = Some(sample);
         s.buffered = buffered;
         Ok(s)
@@ -303,7 +305,7 @@ impl<R: Record> BucketSorter<R> {
             Split::Hashed => Buckets::hashed::<R>(count),
         };
         b.files = (0..b.count)
-            .map(|i| self.dir.join(format!("{}-bucket{i:05}.tmp", self.tag)))
+            .map(|i| self.files.path(&format!("{}-bucket{i:05}", self.tag)))
             .collect();
         b.records = vec![0; b.count];
         b
@@ -398,18 +400,17 @@ impl<R: Record> BucketSorter<R> {
         let charge = self.budget.charge(bytes, self.name)?;
         let stream = BucketStream::new(
             self.name,
-            &self.dir,
             &self.budget,
             charge,
             b.records,
-            BucketFiles(b.files),
+            BucketFiles(b.files, self.files.clone()),
             b.pack,
             per,
             depth,
-            direct,
+            (direct, read::chunk_for(self.share)),
         )?;
         Ok(Sorted::buckets(
-            stream.nesting(std::mem::take(&mut self.tag), self.level),
+            stream.nesting(std::mem::take(&mut self.tag), self.whole),
         ))
     }
 }
@@ -422,7 +423,7 @@ impl<R: Record> Drop for BucketSorter<R> {
             }
         }
         if let Some(sp) = &self.spiller {
-            crate::ingest::reap::remove_later(sp.buckets.files.clone());
+            self.files.release(sp.buckets.files.clone());
         }
     }
 }

@@ -16,8 +16,18 @@ use crate::io::{open_direct, Access, ALIGN};
 use std::path::Path;
 use std::sync::mpsc::sync_channel;
 
-/// Bytes per read of a bucket (rounded to whole records and blocks).
+/// Bytes per read of a bucket (rounded to whole records and blocks), the
+/// most: a sorter of a small share reads in smaller chunks ([`chunk_for`]).
 pub(super) const CHUNK: usize = 4 << 20;
+
+/// The read size of a sorter of `share` bytes: a quarter of it, from 256
+/// KiB to [`CHUNK`] (a share of 16 MiB or more reads [`CHUNK`]), so that a
+/// sort in the few MiB a small budget leaves (results by rank at `--memory
+/// 6MiB`) reads its buckets back in what it was given.
+pub(super) fn chunk_for(share: u64) -> usize {
+    let c = (share / 4).clamp(256 << 10, CHUNK as u64) as usize;
+    c / ALIGN * ALIGN
+}
 
 /// The two aligned read buffers a loader alternates between.
 pub(super) type Chunks = [AlignedBuf; 2];
@@ -111,7 +121,7 @@ fn read_stretches<R: Record>(
     path: &Path,
     f: &std::fs::File,
     total: u64,
-    dec: &mut Decoder<'_>,
+    dec: &mut Decoder<&Packing>,
     [a, b]: &mut Chunks,
     out: &mut Vec<R>,
     to: &mut To,

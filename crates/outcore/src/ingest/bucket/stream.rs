@@ -9,40 +9,44 @@
 use super::buckets::Packing;
 use super::loader::{Job, Loader};
 use super::nest;
-use super::read::{Chunks, CHUNK};
+use super::read::Chunks;
 use super::BucketSorter;
 use crate::error::Result;
-use crate::ingest::sort::{ExternalSorter, Record, Sorted};
+use crate::ingest::scratch::ScratchFiles;
+use crate::ingest::sort::{Record, Sorted};
 use crate::io::AlignedBuf;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-/// Bucket files removed on drop.
-pub(super) struct BucketFiles(pub Vec<PathBuf>);
+/// Bucket files, released to their scratch on drop.
+pub(super) struct BucketFiles(pub Vec<PathBuf>, pub ScratchFiles);
 
 impl Drop for BucketFiles {
     fn drop(&mut self) {
-        crate::ingest::reap::remove_later(std::mem::take(&mut self.0));
+        self.1.release(std::mem::take(&mut self.0));
     }
 }
 
 enum Current<R: Record> {
     Mem(Vec<R>, usize),
-    /// An oversized bucket, distributed again or merged from runs.
-    Ext(Box<Sorted<R>>),
+    /// An oversized bucket, distributed again.
+    Nested(Box<Sorted<R>>),
+    /// An oversized bucket of one key, read back as it is (bucket `.0`):
+    /// the records decoded so far and the next one's index.
+    Flood(usize, Box<nest::Feed<R>>, Vec<R>, usize),
 }
 
 /// The records of spilled buckets, one bucket at a time.
 pub struct BucketStream<R: Record> {
     name: &'static str,
-    /// The bucket files' name ([`BucketSorter`]'s tag) and how deep the
-    /// sorter was nested.
+    /// The bucket files' name ([`BucketSorter`]'s tag).
     tag: String,
-    level: u32,
-    dir: PathBuf,
+    /// Records of the bucket the sorter was nested in (`u64::MAX`: not
+    /// nested): a bucket as large did not divide.
+    whole: u64,
     budget: Budget,
     charge: Option<Charge>,
     records: Vec<u64>,
@@ -65,6 +69,8 @@ pub struct BucketStream<R: Record> {
     chunk: Option<Chunks>,
     /// Whether bucket files are read with `O_DIRECT`.
     direct: bool,
+    /// Bytes per read ([`super::read::chunk_for`]).
+    chunk_bytes: usize,
     /// The bucket the consumer holds or waits for (the loader measures how
     /// far ahead it is).
     taken: Arc<AtomicUsize>,
@@ -91,11 +97,11 @@ pub struct BucketStats {
     /// Buckets too large to load, distributed again by a nested sorter
     /// (counted at every level).
     pub nested: u64,
-    /// Buckets too large to load that no split divides (one key, or nested
-    /// too deep), merged from runs instead.
-    pub merged: u64,
+    /// Buckets too large to load of one key throughout, read back as they
+    /// are.
+    pub streamed: u64,
     /// Bytes oversized buckets spilled once more: the nested sorters'
-    /// buckets and the merge fallback's runs (summed over levels).
+    /// buckets (summed over levels).
     pub respilled: u64,
 }
 
@@ -103,7 +109,6 @@ impl<R: Record> BucketStream<R> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         name: &'static str,
-        dir: &Path,
         budget: &Budget,
         charge: Charge,
         records: Vec<u64>,
@@ -111,14 +116,13 @@ impl<R: Record> BucketStream<R> {
         pack: Packing,
         per: usize,
         depth: usize,
-        direct: bool,
+        (direct, chunk_bytes): (bool, usize),
     ) -> Result<Self> {
-        let chunk = read_buffers(budget)?;
+        let chunk = read_buffers(budget, chunk_bytes)?;
         Ok(BucketStream {
             name,
             tag: name.to_string(),
-            level: 0,
-            dir: dir.to_path_buf(),
+            whole: u64::MAX,
             budget: budget.clone(),
             charge: Some(charge),
             records,
@@ -133,6 +137,7 @@ impl<R: Record> BucketStream<R> {
             scratch: Vec::new(),
             chunk: Some(chunk),
             direct,
+            chunk_bytes,
             taken: Arc::new(AtomicUsize::new(0)),
             ahead: Arc::new(AtomicUsize::new(0)),
             stats: BucketStats::default(),
@@ -140,11 +145,11 @@ impl<R: Record> BucketStream<R> {
         })
     }
 
-    /// The stream of a sorter whose files are named after `tag`, nested
-    /// `level` deep.
-    pub(super) fn nesting(mut self, tag: String, level: u32) -> Self {
+    /// The stream of a sorter whose files are named after `tag`, nested in
+    /// a bucket of `whole` records (`u64::MAX`: not nested).
+    pub(super) fn nesting(mut self, tag: String, whole: u64) -> Self {
         self.tag = tag;
-        self.level = level;
+        self.whole = whole;
         self
     }
 
@@ -159,9 +164,20 @@ impl<R: Record> BucketStream<R> {
                         return Ok(Some(*r));
                     }
                 }
-                Current::Ext(s) => {
+                Current::Nested(s) => {
                     if let Some(r) = s.next_record()? {
                         return Ok(Some(r));
+                    }
+                }
+                Current::Flood(_, f, v, i) => {
+                    if let Some(r) = v.get(*i) {
+                        *i += 1;
+                        return Ok(Some(*r));
+                    }
+                    v.clear();
+                    *i = 0;
+                    if f.next(v)? {
+                        continue;
                     }
                 }
             }
@@ -184,9 +200,22 @@ impl<R: Record> BucketStream<R> {
                         return Ok(());
                     }
                 }
-                Current::Ext(s) => {
+                Current::Nested(s) => {
                     if s.next_chunk(out, max)? && out.len() == max {
                         return Ok(());
+                    }
+                }
+                Current::Flood(_, f, v, i) => {
+                    let take = (max - out.len()).min(v.len() - *i);
+                    out.extend_from_slice(&v[*i..*i + take]);
+                    *i += take;
+                    if out.len() == max {
+                        return Ok(());
+                    }
+                    v.clear();
+                    *i = 0;
+                    if f.next(v)? {
+                        continue;
                     }
                 }
             }
@@ -257,14 +286,15 @@ impl<R: Record> BucketStream<R> {
                 self.spare.truncate(self.depth + 1);
             }
             // What a nested sorter's stream did counts here too.
-            Current::Ext(s) => {
+            Current::Nested(s) => {
                 if let Some(b) = s.bucket_stats() {
                     self.stats.nested += b.nested;
                     self.stats.placed += b.placed;
-                    self.stats.merged += b.merged;
+                    self.stats.streamed += b.streamed;
                     self.stats.respilled += b.respilled;
                 }
             }
+            Current::Flood(b, ..) => self.read_whole(b),
         }
         self.recharge()?;
         let b = self.next;
@@ -297,64 +327,13 @@ impl<R: Record> BucketStream<R> {
             self.cur = Current::Mem(v, 0);
             self.read_whole(b);
         } else {
-            // Too large to load: distributed again, or merged from runs,
-            // with the whole charge (the read buffers' too).
-            self.stop_loader();
-            self.spare = Vec::new();
-            self.scratch = Vec::new();
-            self.chunk = None;
-            // The loading charge goes to the nested sorter; the read
-            // buffers' memory (dropped above) to the feed's buffer, then
-            // the nested stream's own.
-            let bytes = self.charge.take().map_or(0, |c| c.bytes());
-            let path = &self.files.0[b];
-            let n = self.records[b];
-            let file = (path.as_path(), n);
-            let bucket = (&self.pack, b);
-            let sample = match self.level < nest::MAX_LEVEL {
-                true => nest::sample::<R>(path, n, bucket)?,
-                false => None,
-            };
-            let mut sorted = match sample {
-                Some(sample) => {
-                    let tag = nest::tag(&self.tag, b);
-                    let mut s = BucketSorter::<R>::nested(
-                        (self.name, &self.dir, &self.budget),
-                        bytes,
-                        n,
-                        (tag, self.level + 1, sample),
-                        !self.direct,
-                    )?;
-                    nest::feed(file, bucket, (&self.budget, self.direct), &mut |r| {
-                        s.extend(r.iter().copied())
-                    })?;
-                    s.park()?;
-                    self.stats.nested += 1;
-                    self.stats.respilled += s.spilled_bytes();
-                    s.finish()?
-                }
-                None => {
-                    let mut s =
-                        ExternalSorter::<R>::new(self.name, &self.dir, &self.budget, bytes)?;
-                    nest::feed(file, bucket, (&self.budget, self.direct), &mut |r| {
-                        r.iter().try_for_each(|&r| s.push(r))
-                    })?;
-                    self.stats.merged += 1;
-                    self.stats.respilled += s.spilled_bytes();
-                    s.finish()?
-                }
-            };
-            self.read_whole(b);
-            // Its files go as they are read: it is made again if this
-            // stream is rewound.
-            sorted.consume_once();
-            self.cur = Current::Ext(Box::new(sorted));
+            self.oversized(b)?;
         }
         Ok(true)
     }
 
-    /// Says the stream will not be rewound: each bucket's file is deleted
-    /// (in the background, `ingest::reap`) once it has been read,
+    /// Says the stream will not be rewound: each bucket's file is released
+    /// to the scratch (deleted in the background) once it has been read,
     /// not all at the end.
     pub fn consume_once(&mut self) {
         self.once = true;
@@ -363,8 +342,62 @@ impl<R: Record> BucketStream<R> {
     /// Bucket `b`'s file has been read whole.
     fn read_whole(&self, b: usize) {
         if self.once {
-            crate::ingest::reap::remove_later(vec![self.files.0[b].clone()]);
+            self.files.1.release(vec![self.files.0[b].clone()]);
         }
+    }
+
+    /// Bucket `b`, too large to load: distributed again by a nested sorter
+    /// (on splitters sampled from its file, or, when those found one key
+    /// or did not divide the bucket it came from, on a split found by a
+    /// scan), or read back as it is when it holds one key throughout; with
+    /// the whole charge (the read buffers' too).
+    fn oversized(&mut self, b: usize) -> Result<()> {
+        self.stop_loader();
+        self.spare = Vec::new();
+        self.scratch = Vec::new();
+        self.chunk = None;
+        // The loading charge goes to the nested sorter; the read buffers'
+        // memory (dropped above) to the feed's buffer, then the nested
+        // stream's own.
+        let bytes = self.charge.take().map_or(0, |c| c.bytes());
+        let path = &self.files.0[b];
+        let n = self.records[b];
+        let file = (path.as_path(), n);
+        let bucket = (&self.pack, b);
+        let read = (&self.budget, self.direct, self.chunk_bytes);
+        let sample = match n < self.whole {
+            true => nest::sample::<R>(path, n, bucket)?,
+            false => None,
+        };
+        let sample = match sample {
+            Some(s) => Some(s),
+            None => nest::split::<R>(file, bucket, read)?,
+        };
+        let Some(sample) = sample else {
+            let feed = nest::Feed::open(file, bucket, read)?;
+            let v = Vec::with_capacity(feed.records());
+            self.stats.streamed += 1;
+            self.cur = Current::Flood(b, Box::new(feed), v, 0);
+            return Ok(());
+        };
+        let mut s = BucketSorter::<R>::nested(
+            (self.name, &self.files.1, &self.budget),
+            bytes,
+            n,
+            (nest::tag(&self.tag, b), sample),
+            !self.direct,
+        )?;
+        nest::feed(file, bucket, read, &mut |r| s.extend(r.iter().copied()))?;
+        s.park()?;
+        self.stats.nested += 1;
+        self.stats.respilled += s.spilled_bytes();
+        let mut sorted = s.finish()?;
+        self.read_whole(b);
+        // Its files go as they are read: it is made again if this stream
+        // is rewound.
+        sorted.consume_once();
+        self.cur = Current::Nested(Box::new(sorted));
+        Ok(())
     }
 
     /// Starts the stream over.
@@ -381,7 +414,7 @@ impl<R: Record> BucketStream<R> {
     /// borrowed.
     fn recharge(&mut self) -> Result<()> {
         if self.chunk.is_none() && self.loader.is_none() {
-            self.chunk = Some(read_buffers(&self.budget)?);
+            self.chunk = Some(read_buffers(&self.budget, self.chunk_bytes)?);
         }
         if self.charge.is_none() {
             let buffers = 2 + self.depth as u64;
@@ -402,11 +435,11 @@ impl<R: Record> BucketStream<R> {
 }
 
 /// The two aligned buffers buckets are read through.
-fn read_buffers(budget: &Budget) -> Result<Chunks> {
+fn read_buffers(budget: &Budget, bytes: usize) -> Result<Chunks> {
     let what = "bucket sort: read buffers";
     Ok([
-        AlignedBuf::new(CHUNK, budget, what)?,
-        AlignedBuf::new(CHUNK, budget, what)?,
+        AlignedBuf::new(bytes, budget, what)?,
+        AlignedBuf::new(bytes, budget, what)?,
     ])
 }
 

@@ -17,10 +17,11 @@ pub(super) use super::spill_code::SpillCode;
 use super::BATCH;
 use crate::error::Result;
 use crate::ingest::idmap::IdMap;
+use crate::ingest::scratch::ScratchFiles;
 use crate::ingest::sort::Sorted;
 use crate::mem::prefetch::AHEAD;
 use crate::store::append::{DirectAppender, DirectChunks};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A distinct edge in ranks.
 #[derive(Clone, Copy)]
@@ -122,6 +123,7 @@ impl<'a, E: InputEdge, I: DenseId> Dedup<'a, E, I> {
 /// The scratch file of distinct edges, being written.
 pub(super) struct RankSpill<I: SpillCode> {
     path: PathBuf,
+    files: ScratchFiles,
     out: DirectAppender,
     bytes: u64,
     buf: Vec<u8>,
@@ -130,11 +132,12 @@ pub(super) struct RankSpill<I: SpillCode> {
 }
 
 impl<I: SpillCode> RankSpill<I> {
-    pub fn create(dir: &Path) -> Result<Self> {
-        let path = dir.join("distinct.tmp");
+    pub fn create(scratch: &ScratchFiles) -> Result<Self> {
+        let path = scratch.path("distinct");
         Ok(RankSpill {
             out: DirectAppender::create(&path)?,
             path,
+            files: scratch.clone(),
             bytes: 0,
             buf: Vec::new(),
             prev: I::Prev::default(),
@@ -164,12 +167,13 @@ impl<I: SpillCode> RankSpill<I> {
         self.bytes
     }
 
-    /// Ends writing; the reader removes the file when dropped.
+    /// Ends writing; the reader releases the file when dropped.
     pub fn finish(mut self) -> Result<RankReader<I>> {
         self.out.finish()?;
         Ok(RankReader {
             input: DirectChunks::open(&self.path, self.bytes, READ_CHUNK)?,
             path: self.path,
+            files: self.files,
             left: Vec::new(),
             prev: I::Prev::default(),
             at: 0,
@@ -183,6 +187,7 @@ const READ_CHUNK: usize = 4 << 20;
 /// The scratch file of distinct edges, read back once.
 pub(super) struct RankReader<I: SpillCode> {
     path: PathBuf,
+    files: ScratchFiles,
     input: DirectChunks,
     /// The bytes of an edge cut by the end of the last chunk.
     left: Vec<u8>,
@@ -261,7 +266,7 @@ fn decode_edge<I: SpillCode, W: Weight>(
 
 impl<I: SpillCode> Drop for RankReader<I> {
     fn drop(&mut self) {
-        crate::ingest::reap::remove_later(vec![std::mem::take(&mut self.path)]);
+        self.files.release(vec![std::mem::take(&mut self.path)]);
     }
 }
 
@@ -338,7 +343,8 @@ mod tests {
 
     fn round_trip<I: SpillCode + PartialEq + std::fmt::Debug>(edges: &[RankEdge<I, f64>]) {
         let dir = tempfile::tempdir().unwrap();
-        let mut spill = RankSpill::<I>::create(dir.path()).unwrap();
+        let scratch = crate::ingest::scratch::Scratch::within(dir.path(), "t").unwrap();
+        let mut spill = RankSpill::<I>::create(&scratch).unwrap();
         for b in edges.chunks(4099) {
             spill.push(b).unwrap();
         }

@@ -26,7 +26,8 @@
 //! only when complete ([`StoreDir`]).
 
 use super::EdgeSource;
-use crate::error::{IoContext, Result};
+use crate::error::Result;
+use crate::ingest::scratch::Scratch;
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::file::StoreDir;
@@ -91,9 +92,12 @@ fn build_with(
     given: &mut Option<OrderMaps>,
 ) -> Result<BuildReport> {
     let mut dir = StoreDir::create(dest, opts.force)?;
-    let scratch = Scratch::create(opts.scratch_dir.as_deref(), dir.tmp_path())?;
+    let scratch = match opts.scratch_dir.as_deref() {
+        Some(base) => Scratch::within(base, "scratch")?,
+        None => Scratch::create(dir.tmp_path().with_extension("scratch"))?,
+    };
     let budget = budget.clone();
-    let s = &scratch.0;
+    let s = &scratch;
     let narrow = source.ids_fit_u32();
     if source.string_ids() {
         return match opts.weighted {
@@ -105,10 +109,10 @@ fn build_with(
     // edges: half the bytes to sort and spill); the first wider id starts
     // the build over with 16-byte edges. A narrow build that counts more
     // vertices than u32 ids hold starts over wide.
-    // A pass starting over: the last pass's sorter files go on the reaper
-    // thread, gone before the next pass creates files of the same names.
+    // A pass starting over: the last pass's sorter files are deleted
+    // first (the scratch never names a file twice: this is for the disk).
     let again = |force| {
-        super::reap::wait_removed();
+        s.drain();
         StoreDir::create(dest, force)
     };
     let (mut opts, mut edges16) = (std::borrow::Cow::Borrowed(opts), false);
@@ -156,7 +160,7 @@ fn build_with(
 fn ranked<W: Weight>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     ids: Ids,
@@ -192,7 +196,7 @@ fn ranked<W: Weight>(
 fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
     numbered: named::Numbered<W>,
     dir: StoreDir,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     start: Instant,
@@ -204,29 +208,6 @@ fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
         ..front
     });
     build_any::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false, given)
-}
-
-/// A scratch directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn create(base: Option<&Path>, store_tmp: &Path) -> Result<Scratch> {
-        let path = match base {
-            Some(b) => b.join(format!(".outcore-scratch-{}", std::process::id())),
-            None => store_tmp.with_extension("scratch"),
-        };
-        std::fs::create_dir_all(&path).at(&path)?;
-        Ok(Scratch(path))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // The sorters' files go on the reaper thread (`reap.rs`): gone
-        // before their directory.
-        super::reap::wait_removed();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 mod cuthill_mckee;

@@ -26,6 +26,7 @@ use super::{BuildOptions, BATCH, RESERVED};
 use crate::error::{IoContext, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::names::{fingerprint, NameSorter};
+use crate::ingest::scratch::Scratch;
 use crate::ingest::sort::Sorted;
 use crate::ingest::{EdgeSource, NamedBatch, RawEdge};
 use crate::io::fault::Faulty;
@@ -35,7 +36,6 @@ use crate::store::file::StoreDir;
 use crate::store::IDS_FILE;
 use std::fs::File;
 use std::io::BufReader;
-use std::path::Path;
 use std::time::Instant;
 
 /// What the vertex ids of the source are.
@@ -81,7 +81,7 @@ pub(super) fn number_names<W: Weight>(
     source: &mut dyn EdgeSource,
     ids: Ids,
     dir: &mut StoreDir,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
 ) -> Result<Numbered<W>> {
@@ -254,7 +254,7 @@ impl<W: Weight> Numbered<W> {
     /// proper.
     pub(super) fn join<D: DenseId>(
         self,
-        scratch: &Path,
+        scratch: &Scratch,
         opts: &BuildOptions,
         budget: &Budget,
     ) -> Result<(RankedSource<W, D>, Front)> {

@@ -9,13 +9,13 @@ use super::remap::{self, remap};
 use super::{manifest, read, write, BuildOptions, BuildReport, Built, Counts, VertexOrder};
 use super::{RESERVED, WRITERS_RESERVED};
 use crate::error::{Error, Result};
+use crate::ingest::scratch::Scratch;
 use crate::ingest::EdgeSource;
 use crate::mem::budget::Charge;
 use crate::mem::{peak_rss_bytes, Budget};
 use crate::store::file::{StoreDir, WriteLe};
 use crate::store::manifest::MAX_VERTICES;
 use crate::store::{ORDER_FILE, ORDER_INV_FILE};
-use std::path::Path;
 use std::time::Instant;
 
 /// Refuses a store of more than [`MAX_VERTICES`] (2^48 - 2^16) vertices: a
@@ -35,7 +35,7 @@ pub(crate) fn check_count(n: u64) -> Result<()> {
 pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
     source: &mut dyn EdgeSource,
     dir: StoreDir,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
@@ -68,7 +68,7 @@ pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
 fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
@@ -254,7 +254,7 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
 
     // Phase 4: write tiles and the CSR directions still in sorters.
     let t3 = Instant::now();
-    let w = write::phase(&mut dir, r, n, opts, &idmap)?;
+    let w = write::phase(&mut dir, r, n, opts, &idmap, scratch)?;
     spilled += w.respilled;
     phases.push(("write", t3.elapsed().as_secs_f64()));
     let (tile_stats, out_stats, in_stats) = (w.tiles, w.out, w.r#in);

@@ -9,11 +9,11 @@ use crate::cancel;
 use crate::error::{Error, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::idmap::{IdCollector, IdMap};
+use crate::ingest::scratch::Scratch;
 use crate::ingest::EdgeSource;
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::size::format_size;
-use std::path::Path;
 
 /// What the read phase learnt of the input's shape for the sorters after
 /// it.
@@ -44,7 +44,7 @@ pub(super) struct Shares {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn edges<E: InputEdge>(
     source: &mut dyn EdgeSource,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     shares: &Shares,
@@ -215,6 +215,7 @@ mod tests {
     /// how many bytes a record spilled and how many buckets nested.
     fn read_back(mut source: VecSource) -> (Shape, f64, u64) {
         let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch::within(dir.path(), "t").unwrap();
         let n = source.edges.len() as u64;
         let opts = BuildOptions {
             sort_buffer_cap: Some(2 << 20),
@@ -227,7 +228,7 @@ mod tests {
         };
         let (mut sorter, _, shape) = edges::<Keyed<()>>(
             &mut source,
-            dir.path(),
+            &scratch,
             &opts,
             &budget,
             &shares,

@@ -15,6 +15,7 @@ use super::{stages, BuildOptions, Counts, BATCH, STAGE_BATCH};
 use crate::cancel;
 use crate::error::Result;
 use crate::ingest::bucket::{BucketSorter, Split};
+use crate::ingest::scratch::Scratch;
 use crate::mem::budget::Charge;
 use crate::mem::prefetch::{prefetch, AHEAD};
 use crate::mem::Budget;
@@ -22,7 +23,6 @@ use crate::progress::{Progress, Unit};
 use crate::store::csr::CsrStats;
 use crate::store::file::StoreDir;
 use crate::store::tiles::TileGeometry;
-use std::path::Path;
 
 /// The sorter of edges in dense ids of type `I`.
 pub(super) type KeyedSorter<W, I> = BucketSorter<Keyed<W, <I as DenseId>::Key>>;
@@ -62,7 +62,7 @@ pub(super) fn remap<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     (perm, sample): (Option<(Vec<u32>, Charge)>, Sample),
     n: u64,
     dir: &mut StoreDir,
-    scratch: &Path,
+    scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     counts: &mut Counts,

@@ -12,6 +12,7 @@ use super::{BuildOptions, STAGE_BATCH};
 use crate::cancel;
 use crate::error::Result;
 use crate::ingest::idmap::IdMap;
+use crate::ingest::scratch::Scratch;
 use crate::ingest::sort::Sorted;
 use crate::progress::{Progress, Unit};
 use crate::store::csr::{CsrStats, CsrWriter};
@@ -65,6 +66,7 @@ pub(super) fn phase<W: Weight, I: DenseId>(
     n: u64,
     opts: &BuildOptions,
     idmap: &IdMap,
+    scratch: &Scratch,
 ) -> Result<Phase> {
     let mut progress = Progress::bar(
         "write tiles and adjacency",
@@ -94,7 +96,7 @@ pub(super) fn phase<W: Weight, I: DenseId>(
     }
     progress.done(|| format!("{} tiles", stats.tiles.tiles));
     // Scratch files still being deleted count in the build's time.
-    crate::ingest::reap::wait_removed();
+    scratch.drain();
     let (out, r#in) = match r.direct_out_stats.or(sorted_out) {
         Some(o) => (o, Some(rev)),
         None => (rev, None),

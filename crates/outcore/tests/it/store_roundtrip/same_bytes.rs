@@ -102,8 +102,10 @@ fn the_remap_sorters_split_a_sorted_list_by_the_input_sample() {
     }
 }
 
-/// A flood of one edge overflows its input bucket, which is then merged
-/// from runs as it is read: those runs count in the build's spilled bytes.
+/// A flood of one edge overflows its input bucket, which is then
+/// distributed again as it is read (the flood, alone in a nested bucket,
+/// is read back as it is): the nested sorter's files count in the build's
+/// spilled bytes.
 #[test]
 fn an_input_bucket_spilled_again_counts_in_the_report() {
     let mut edges: Vec<(u64, u64, f64)> = vec![(1, 2, 1.0); 100_000];
@@ -111,7 +113,7 @@ fn an_input_bucket_spilled_again_counts_in_the_report() {
     for order in [VertexOrder::Original, VertexOrder::Degree] {
         let spilled = spilled_bytes(&edges, order, 256 << 10, true);
         // The input once (at most 8 bytes an edge and a block of padding
-        // per bucket), and the flood's runs again: more than half of it.
+        // per bucket), and the flood's bucket again: more than half of it.
         let whole = 8 * edges.len() as u64 + 8 * 50_000;
         assert!(spilled > whole, "{order:?}: {spilled} <= {whole}");
     }

@@ -1,5 +1,6 @@
 use super::*;
 
+use crate::ingest::scratch::Scratch;
 use crate::ingest::sort::tests::Pair;
 
 /// Sorts `keys` (tagged with their push order) with a sorter of `bytes`
@@ -23,9 +24,9 @@ fn check_in(
     buffered: bool,
 ) -> BucketStats {
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     let budget = Budget::new(1 << 30);
-    let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, bytes, split, expected).unwrap();
+    let mut s = BucketSorter::<Pair>::new("t", &scratch, &budget, bytes, split, expected).unwrap();
     if buffered {
         s = s.buffered();
     }
@@ -77,10 +78,10 @@ fn check_in(
     }
     let stats = sorted.bucket_stats().unwrap_or_default();
     drop(sorted);
-    // Bucket files are deleted on the reaper thread.
-    crate::ingest::reap::wait_removed();
+    // Bucket files are deleted on the scratch's thread.
+    scratch.drain();
     assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
+        std::fs::read_dir(scratch.dir()).unwrap().count(),
         0,
         "files left"
     );
@@ -136,10 +137,11 @@ fn the_loader_reads_the_next_but_one_bucket_while_the_next_sorts() {
     // four, so the loader runs two ahead of a slow consumer.
     let keys = random(400_000, 1 << 40, 8);
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     let budget = Budget::new(1 << 30);
     let n = keys.len() as u64;
     let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, 16 << 20, Split::Ordered, Some(n))
+        BucketSorter::<Pair>::new("t", &scratch, &budget, 16 << 20, Split::Ordered, Some(n))
             .unwrap();
     // What a share of 256 MiB or more gets (small here, so it spills).
     s.encodings = 2;
@@ -158,7 +160,7 @@ fn the_loader_reads_the_next_but_one_bucket_while_the_next_sorts() {
     }
     assert_eq!(got, n);
     let b = sorted.bucket_stats().unwrap();
-    assert!(b.records.len() > 8 && b.merged == 0, "{b:?}");
+    assert!(b.records.len() > 8 && b.streamed == 0, "{b:?}");
     assert_eq!(b.ahead, 2, "{b:?}");
     drop(sorted);
     assert_eq!(budget.used(), 0, "charges left");
@@ -167,10 +169,11 @@ fn the_loader_reads_the_next_but_one_bucket_while_the_next_sorts() {
 #[test]
 fn large_shares_encode_twice_and_load_two_ahead_small_ones_once() {
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     let budget = Budget::new(1 << 30);
     for (share, want) in [(16u64 << 20, 1), (255 << 20, 1), (256 << 20, 2)] {
-        let s = BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, None)
-            .unwrap();
+        let s =
+            BucketSorter::<Pair>::new("t", &scratch, &budget, share, Split::Ordered, None).unwrap();
         assert_eq!(s.encodings, want, "share {share}");
         assert!(budget.used() <= share, "share {share}: {}", budget.used());
     }
@@ -184,9 +187,10 @@ fn ordered_buckets_store_keys_in_the_bytes_their_range_needs() {
     let mut keys = random(50_000, 1 << 40, 6);
     let n = keys.len() as u64;
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     let budget = Budget::new(1 << 30);
     let mut s =
-        BucketSorter::<Pair>::new("t", dir.path(), &budget, 0, Split::Ordered, Some(n)).unwrap();
+        BucketSorter::<Pair>::new("t", &scratch, &budget, 0, Split::Ordered, Some(n)).unwrap();
     for (i, &k) in keys.iter().enumerate() {
         s.push(Pair(k, i as u32)).unwrap();
     }
@@ -210,11 +214,12 @@ fn ordered_buckets_store_keys_above_their_cells() {
     let keys = random(300_000, 1 << 40, 12);
     let n = keys.len() as u64;
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     // A budget of the share alone: the regrouping's memory is part of it.
     let share = 8 << 20;
     let budget = Budget::new(share);
-    let mut s = BucketSorter::<Pair>::new("t", dir.path(), &budget, share, Split::Ordered, Some(n))
-        .unwrap();
+    let mut s =
+        BucketSorter::<Pair>::new("t", &scratch, &budget, share, Split::Ordered, Some(n)).unwrap();
     for (i, &k) in keys.iter().enumerate() {
         s.push(Pair(k, i as u32)).unwrap();
     }

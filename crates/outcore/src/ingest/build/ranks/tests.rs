@@ -3,12 +3,13 @@
 
 use super::*;
 use crate::ingest::bucket::Split;
+use crate::ingest::scratch::Scratch;
 use crate::mem::Budget;
 
 /// A sorter of `n` records with no memory share: every record spills.
-fn spilling<R: Record>(name: &'static str, dir: &tempfile::TempDir, n: u64) -> BucketSorter<R> {
+fn spilling<R: Record>(name: &'static str, scratch: &Scratch, n: u64) -> BucketSorter<R> {
     let budget = Budget::new(1 << 30);
-    BucketSorter::new(name, dir.path(), &budget, 0, Split::Ordered, Some(n)).unwrap()
+    BucketSorter::new(name, scratch, &budget, 0, Split::Ordered, Some(n)).unwrap()
 }
 
 /// Integer ids spill their sorted end in at most 8 bytes (their range
@@ -16,10 +17,11 @@ fn spilling<R: Record>(name: &'static str, dir: &tempfile::TempDir, n: u64) -> B
 #[test]
 fn integer_ids_spill_their_key_in_the_bytes_its_range_needs() {
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     let n = 60_000u64;
     let id = |i: u64| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 1) as u128;
-    let mut s = spilling::<FpEdge<f64>>("t", &dir, n);
-    let mut h = spilling::<HalfEdge<f64, u32>>("h", &dir, n);
+    let mut s = spilling::<FpEdge<f64>>("t", &scratch, n);
+    let mut h = spilling::<HalfEdge<f64, u32>>("h", &scratch, n);
     for i in 0..n {
         let (a, b, w) = (id(i), id(i + n), i as f64);
         s.push(FpEdge { s: a, d: b, w }).unwrap();
@@ -53,9 +55,10 @@ fn integer_ids_spill_their_key_in_the_bytes_its_range_needs() {
 #[test]
 fn wide_ranks_travel_whole() {
     let dir = tempfile::tempdir().unwrap();
+    let scratch = Scratch::within(dir.path(), "t").unwrap();
     let n = 30_000u64;
     let rank = |i: u64| (1 << 32) + i * 0x1_0000_0001 % (1 << 40);
-    let mut h = spilling::<HalfEdge<(), u64>>("h", &dir, n);
+    let mut h = spilling::<HalfEdge<(), u64>>("h", &scratch, n);
     for i in (0..n).rev() {
         h.push(HalfEdge {
             d: i as u128,
