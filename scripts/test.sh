@@ -13,6 +13,19 @@
 # tests built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Python packages the tests use, installed first where missing (a fresh
+# machine), so a failure to install shows before the long Rust part.
+missing=$(python3 - <<'EOF2'
+import importlib.util
+need = {"networkx": "networkx", "numpy": "numpy", "scipy": "scipy", "pandas": "pandas",
+        "pytest": "pytest", "pyarrow": "pyarrow", "polars": "polars"}
+print(" ".join(p for m, p in need.items() if importlib.util.find_spec(m) is None))
+EOF2
+)
+if [ -n "$missing" ]; then
+  echo "installing the Python packages the tests need: $missing" >&2
+  python3 -m pip install --quiet --disable-pip-version-check $missing
+fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 if command -v cargo-nextest >/dev/null 2>&1; then

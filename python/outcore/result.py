@@ -24,6 +24,10 @@ def _unreached(algorithm: str, values: np.ndarray) -> Optional[np.ndarray]:
     return None
 
 
+def _fmt(v) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
 class Result:
     """One value per vertex, in ascending original id.
 
@@ -61,6 +65,23 @@ class Result:
         return (f"<outcore.Result {self.algorithm}: {len(self)} vertices, "
                 f"{self.summary}, {self.seconds:.3f}s>")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the summary line, the run's figures and the top
+        ten vertices as a table (escaped: string ids are user data)."""
+        from html import escape
+
+        seconds = f"{self.seconds:.3f} s"
+        rows = "".join(f"<tr><td>{escape(str(i))}</td><td>{escape(_fmt(v))}</td></tr>"
+                       for i, v in self.top(10))
+        mem = self.stats.get("peak_rss_bytes") if isinstance(self.stats, dict) else None
+        extra = f", peak RSS {mem / 2**20:.1f} MiB" if isinstance(mem, (int, float)) else ""
+        return (f"<div class='outcore-result'><b>outcore {escape(self.algorithm)}</b>: "
+                f"{len(self):,} vertices, {escape(self.summary)} ({seconds}{extra})"
+                f"<table><thead><tr><th>id</th><th>value</th></tr></thead>"
+                f"<tbody>{rows}</tbody></table>"
+                f"<small>top {min(10, len(self))} by value; all values: to_pandas(), "
+                f"to_arrow(), to_parquet(path)</small></div>")
+
     @property
     def unreached(self) -> np.ndarray:
         """A bool array: True for the vertices a bfs or sssp did not reach
@@ -93,6 +114,36 @@ class Result:
         elif mask is not None:
             values = np.where(mask, np.nan, values)
         return pd.DataFrame({"id": self.ids, "value": values})
+
+    def to_arrow(self):
+        """A pyarrow Table with columns `id` (uint64, or string) and `value`,
+        the columns `outcore run --out X.parquet` writes. Numeric columns
+        share the numpy arrays' memory (which share the Rust buffers');
+        vertices not reached are nulls, as in `to_pandas()`."""
+        import pyarrow as pa
+
+        ids = self.ids
+        ids = pa.array(ids) if ids.dtype != object else pa.array(ids.tolist())
+        mask = _unreached(self.algorithm, self.values)
+        values = pa.array(self.values, mask=mask) if mask is not None and mask.any() \
+            else pa.array(self.values)
+        return pa.table({"id": ids, "value": values})
+
+    def to_parquet(self, path, compression: str = "zstd") -> None:
+        """Writes `to_arrow()` to the Parquet file `path` (as `outcore run
+        --out X.parquet` does), for DuckDB, Polars, Spark or pandas."""
+        import pyarrow.parquet as pq
+
+        pq.write_table(self.to_arrow(), path, compression=compression)
+
+    def to_polars(self):
+        """A Polars DataFrame with columns `id` and `value` (from
+        `to_arrow()`, without a copy); needs `pip install polars`."""
+        try:
+            import polars as pl
+        except ImportError:
+            raise ImportError("Result.to_polars() needs Polars: pip install polars") from None
+        return pl.from_arrow(self.to_arrow())
 
     def top(self, k: int = 10) -> list:
         """The `k` vertices of largest value as (id, value) pairs, largest
