@@ -1,4 +1,5 @@
 //! `mem`: the memory budget every large allocation is charged to.
 pub mod budget;
 pub mod prefetch;
+pub mod ram;
 pub use budget::{advise_huge, huge_vec, peak_rss_bytes, Budget};
