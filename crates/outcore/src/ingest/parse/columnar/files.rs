@@ -121,6 +121,12 @@ impl ColFile {
 /// through, their keys ignored), in path order, skipping names that start
 /// with `.` or `_` (`_SUCCESS`, `_metadata`). Every file's footer is read.
 pub(crate) fn open_all(inputs: &[PathBuf]) -> Result<Vec<ColFile>> {
+    // Every input exists and can be read before any is looked into, as for
+    // the text formats: a missing file is named as missing, whatever else
+    // is wrong with the others.
+    for p in inputs.iter().filter(|p| !p.is_dir()) {
+        input::check(p)?;
+    }
     let mut files = Vec::new();
     for p in inputs {
         if p.is_dir() {
