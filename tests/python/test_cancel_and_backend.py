@@ -15,7 +15,11 @@ import pytest
 import outcore  # noqa: E402 (from this tree: see conftest.py)
 
 CHILD = textwrap.dedent("""
-    import os, sys, outcore
+    import os, signal, sys, outcore
+    # Ctrl-C raises KeyboardInterrupt, as in a terminal, even when the tests
+    # were started in the background (a shell's `&` leaves SIGINT ignored,
+    # and Python then keeps it ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     tmp = sys.argv[1]
     s = outcore.generate("kron", os.path.join(tmp, "k.oc"), scale=15, progress=False)
     print("running", flush=True)
