@@ -205,27 +205,12 @@ pub(crate) fn resolve_columns(
             weight: weighted.then_some(2),
         });
     };
-    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
-    match (parts.len(), weighted) {
-        (2, false) | (3, true) => {}
-        (3, false) => {
-            return Err(Error::Invalid(format!(
-                "columns `{spec}` names a weight column but the input is not read weighted \
-                 (ask for weights, or give only SRC,DST)"
-            )))
-        }
-        (2, true) => {
-            return Err(Error::Invalid(format!(
-            "columns `{spec}` has no weight column but the input is read weighted (give SRC,DST,W)"
-        )))
-        }
-        _ => {
-            return Err(Error::Invalid(format!(
-                "columns `{spec}`: expected SRC,DST or SRC,DST,W (0-based indices{})",
-                if header { " or header names" } else { "" }
-            )))
-        }
-    }
+    let what = if header {
+        "0-based indices or header names"
+    } else {
+        "0-based indices"
+    };
+    let parts = column_parts(spec, weighted, what)?;
     let mut idx = [0usize; 3];
     for (k, part) in parts.iter().enumerate() {
         idx[k] = resolve_one(part, names.as_deref(), file, spec)?;
@@ -235,6 +220,23 @@ pub(crate) fn resolve_columns(
         dst: idx[1],
         weight: weighted.then_some(idx[2]),
     })
+}
+
+/// The parts of a `--columns` spec (SRC,DST or SRC,DST,W, trimmed),
+/// checked against whether the input is read weighted; `what` says what
+/// a part may be, for the error. Shared by the text and columnar readers.
+pub(crate) fn column_parts<'a>(spec: &'a str, weighted: bool, what: &str) -> Result<Vec<&'a str>> {
+    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+    let why = match (parts.len(), weighted) {
+        (2, false) | (3, true) => return Ok(parts),
+        (3, false) => "names a weight column but the input is not read weighted \
+             (ask for weights, or give only SRC,DST)"
+            .to_string(),
+        (2, true) => "has no weight column but the input is read weighted (give SRC,DST,W)".into(),
+        _ => format!("expected SRC,DST or SRC,DST,W ({what})"),
+    };
+    let sep = if why.starts_with("expected") { ":" } else { "" };
+    Err(Error::Invalid(format!("columns `{spec}`{sep} {why}")))
 }
 
 fn resolve_one(

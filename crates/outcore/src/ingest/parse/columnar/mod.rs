@@ -90,26 +90,8 @@ fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
     let schema = &file.schema;
     let fields = schema.fields();
     let cols = if let Some(spec) = &opts.columns {
-        let parts: Vec<&str> = spec.split(',').collect();
-        match (parts.len(), opts.weighted) {
-            (2, false) | (3, true) => {}
-            (3, false) => {
-                return Err(Error::Invalid(format!(
-                    "columns `{spec}` names a weight column but the input is not read weighted \
-                     (ask for weights, or give only SRC,DST)"
-                )))
-            }
-            (2, true) => {
-                return Err(Error::Invalid(format!(
-                    "columns `{spec}` has no weight column but the input is read weighted (give SRC,DST,W)"
-                )))
-            }
-            _ => {
-                return Err(Error::Invalid(format!(
-                    "columns `{spec}`: expected SRC,DST or SRC,DST,W (column names or 0-based numbers)"
-                )))
-            }
-        }
+        let parts =
+            super::shape::column_parts(spec, opts.weighted, "column names or 0-based numbers")?;
         let at = |i: usize| find(schema, parts[i], file);
         Cols {
             src: at(0)?,
