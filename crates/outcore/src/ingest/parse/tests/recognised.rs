@@ -374,3 +374,16 @@ fn messages_name_the_separator_and_what_a_short_line_lacks() {
         "{msg}"
     );
 }
+
+/// A `--columns` spec is checked against whether the input is read
+/// weighted, the same for text and columnar inputs.
+#[test]
+fn column_specs_match_the_weighting() {
+    use super::super::shape::column_parts;
+    assert_eq!(column_parts(" a, b", false, "x").unwrap(), ["a", "b"]);
+    assert_eq!(column_parts("0,1,2", true, "x").unwrap(), ["0", "1", "2"]);
+    let err = |s, w| column_parts(s, w, "names").unwrap_err().to_string();
+    assert!(err("0,1,2", false).contains("names a weight column"));
+    assert!(err("0,1", true).contains("has no weight column"));
+    assert!(err("0", false).contains("`0`: expected SRC,DST or SRC,DST,W (names)"));
+}
