@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 missing=$(python3 - <<'EOF2'
 import importlib.util
 need = {"networkx": "networkx", "numpy": "numpy", "scipy": "scipy", "pandas": "pandas",
-        "pytest": "pytest", "pyarrow": "pyarrow", "polars": "polars"}
+        "pytest": "pytest", "pyarrow": "pyarrow", "polars": "polars", "duckdb": "duckdb"}
 print(" ".join(p for m, p in need.items() if importlib.util.find_spec(m) is None))
 EOF2
 )

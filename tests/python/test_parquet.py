@@ -110,3 +110,23 @@ def test_a_parquet_file_larger_than_the_budget_imports_inside_it(tmp_path):
     assert f"from {m} input edges" in r.stderr, r.stderr
     mib = peak_rss_mib(r.stderr)
     assert 0 < mib <= 128 + 64, r.stderr
+
+
+def test_duckdb_reads_the_results_and_answers_as_the_text_does(tmp_path):
+    # The issue's own query: DuckDB reads `--out pr.parquet` directly, and
+    # its top ten are the text result's top ten.
+    duckdb = pytest.importorskip("duckdb")
+    src, dst, _ = edges(2000, 30_000, 4)
+    (tmp_path / "e.txt").write_text("".join(f"{s} {d}\n" for s, d in zip(src, dst)))
+    outcore("import", tmp_path / "e.txt", "--out", tmp_path / "e.oc")
+    outcore("run", "pagerank", tmp_path / "e.oc", "--out", tmp_path / "pr.txt")
+    outcore("run", "pagerank", tmp_path / "e.oc", "--out", tmp_path / "pr.parquet")
+    rows = duckdb.sql(f"SELECT * FROM '{tmp_path / 'pr.parquet'}' ORDER BY value DESC, id LIMIT 10").fetchall()
+    want = sorted(((int(k), float(v)) for k, v in text_values(tmp_path / "pr.txt").items()),
+                  key=lambda kv: (-kv[1], kv[0]))[:10]
+    assert [r[0] for r in rows] == [k for k, _ in want]
+    for (_, got), (_, exp) in zip(rows, want):
+        assert math.isclose(got, exp, rel_tol=1e-14)
+    # Types DuckDB sees: UBIGINT ids, DOUBLE values.
+    types = dict(duckdb.sql(f"DESCRIBE SELECT * FROM '{tmp_path / 'pr.parquet'}'").fetchall()[i][:2] for i in range(2))
+    assert types == {"id": "UBIGINT", "value": "DOUBLE"}
