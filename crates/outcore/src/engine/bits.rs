@@ -41,6 +41,21 @@ impl Bits {
     pub fn words_mut(&mut self) -> &mut [u64] {
         &mut self.0
     }
+
+    /// The set bits in order: a word at a time, so clear words cost one
+    /// test for 64 bits.
+    pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + b
+                })
+            })
+        })
+    }
 }
 
 /// A fixed-size bitset that threads set at once.
@@ -89,6 +104,7 @@ mod tests {
         b.set(63, false);
         assert!(!b.get(63) && b.get(0) && b.get(64));
         assert_eq!(b.words_mut().len(), 3);
+        assert_eq!(b.ones().collect::<Vec<_>>(), [0, 64, 129]);
         assert_eq!(Bits::bytes(130), 24);
         let a = AtomicBits::new(70);
         a.set(69);

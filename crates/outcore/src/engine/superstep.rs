@@ -19,6 +19,7 @@
 //! where a message changed a cell (the stream engine's caching hint).
 
 use crate::engine::bits::{AtomicBits, Bits};
+use crate::engine::frontier::{Collect, Frontier, Part};
 use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
@@ -39,20 +40,10 @@ struct Cells<M>(Vec<UnsafeCell<Option<M>>>);
 // above), and reads happen in `end`, after every delivery of the superstep.
 unsafe impl<M: Send> Sync for Cells<M> {}
 
-/// Calls `set(v, &mut out[v])` for every vertex, blocks in parallel;
-/// returns each block's count of the calls that returned true.
-fn per_block<T: Send>(out: &mut [T], set: impl Fn(usize, &mut T) -> bool + Sync) -> Vec<u64> {
-    out.par_chunks_mut(BLOCK)
-        .enumerate()
-        .map(|(b, out)| {
-            let base = b * BLOCK;
-            out.iter_mut()
-                .enumerate()
-                .map(|(i, o)| set(base + i, o) as u64)
-                .sum()
-        })
-        .collect()
-}
+/// Vertices of one chunk of a pass over the state: whole words of the
+/// bitsets, and a block holds whole chunks.
+const CHUNK: usize = 1 << 14;
+const _: () = assert!(BLOCK % CHUNK == 0);
 
 /// The in-memory state of a vertex program between supersteps.
 pub struct MemState<P: VertexProgram, W: Word> {
@@ -73,6 +64,12 @@ pub struct MemState<P: VertexProgram, W: Word> {
     received: AtomicBits,
     /// Vertices sending this superstep.
     pub senders: u64,
+    /// This superstep's senders: a list while few.
+    frontier: Frontier,
+    /// True when `end` computed the next superstep's messages.
+    ready: bool,
+    /// Passes over every vertex so far (`begin`'s and `end`'s).
+    pub passes: u64,
     pub agg: Aggregate,
     _charge: Charge,
 }
@@ -144,41 +141,89 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             sending: Bits::new(blocks),
             received: AtomicBits::new(blocks),
             senders: 0,
+            frontier: Frontier::Dense,
+            ready: false,
+            passes: 0,
             agg,
             _charge: charge,
         })
     }
 
     /// Starts superstep `step`: false when the program stops before it.
+    /// O(blocks) when the last `end` computed the messages (a
+    /// [`VertexProgram::SCATTER_PURE`] program); else one pass asks every
+    /// active vertex for its message.
     pub fn begin(&mut self, prog: &mut P, step: usize) -> bool {
         if !prog.begin(step, &self.agg) {
             return false;
         }
+        self.received.clear();
+        if std::mem::take(&mut self.ready) {
+            return true;
+        }
+        self.passes += 1;
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
         let n = self.n;
         let scatter = |v: usize| active.get(v).then(|| prog.scatter(v as u64, &states[v]))?;
-        let counts = match &mut self.words {
+        let col = Collect::default();
+        let mut parts: Vec<Part> = match &mut self.words {
             Some(w) => {
                 let id = w.id;
-                per_block(&mut w.out[..n], |v, o| {
-                    let x = scatter(v).map_or(id, W::msg);
-                    *W::get_mut(o) = x;
-                    x != id
-                })
+                w.out[..n]
+                    .par_chunks_mut(CHUNK)
+                    .enumerate()
+                    .map(|(c, out)| {
+                        let mut part = col.part();
+                        for (i, o) in out.iter_mut().enumerate() {
+                            let x = scatter(c * CHUNK + i).map_or(id, W::msg);
+                            *W::get_mut(o) = x;
+                            if x != id {
+                                part.push(c * CHUNK + i);
+                            }
+                        }
+                        col.done(&part);
+                        part
+                    })
+                    .collect()
             }
-            None => per_block(&mut self.out, |v, o| {
-                *o = scatter(v);
-                o.is_some()
-            }),
+            None => self
+                .out
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(|(c, out)| {
+                    let mut part = col.part();
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = scatter(c * CHUNK + i);
+                        if o.is_some() {
+                            part.push(c * CHUNK + i);
+                        }
+                    }
+                    col.done(&part);
+                    part
+                })
+                .collect(),
         };
-        self.senders = counts.iter().sum();
-        self.sending.clear();
-        for (b, k) in counts.iter().enumerate() {
-            self.sending.set(b, *k > 0);
-        }
-        self.received.clear();
+        self.set_senders(&mut parts);
         true
+    }
+
+    /// Takes the senders of a pass's chunks (in vertex order): their
+    /// count, their blocks and the frontier.
+    fn set_senders(&mut self, parts: &mut [Part]) {
+        self.senders = parts.iter().map(|p| p.count).sum();
+        self.sending.clear();
+        for (c, p) in parts.iter().enumerate() {
+            if p.count > 0 {
+                self.sending.set(c * CHUNK / BLOCK, true);
+            }
+        }
+        self.frontier = Collect::frontier(parts);
+    }
+
+    /// The frontier of this superstep (a list while small).
+    pub fn frontier(&self) -> &Frontier {
+        &self.frontier
     }
 
     /// True when vertex `v` sends this superstep.
@@ -202,9 +247,12 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         self.received.get(b)
     }
 
-    /// The sending vertices, in order.
+    /// The sending vertices, in order: the frontier's, never a scan of
+    /// all n.
     pub fn senders(&self) -> impl Iterator<Item = u64> + '_ {
-        (0..self.n as u64).filter(|&v| self.sends(v as usize))
+        self.frontier
+            .iter(&self.active)
+            .filter(|&v| self.sends(v as usize))
     }
 
     /// Calls `f` with the sending vertices in order, at most `chunk` at a
@@ -279,32 +327,43 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         self.received.set(b);
     }
 
-    /// Applies the superstep's messages; names the next frontier.
+    /// Applies the superstep's messages; names the next frontier. A
+    /// [`VertexProgram::SCATTER_PURE`] program's next messages are
+    /// computed here too, as each vertex is applied (so the next `begin`
+    /// makes no pass).
     pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
         let p = &*prog;
         let apply_all = p.apply_all();
+        let fuse = P::SCATTER_PURE;
         let cells = &self.acc;
         // A chunk is whole words of `active` (no word is shared), and the
         // accumulators are read and zeroed through `&mut` (no locked swap).
-        let chunk = 1 << 14;
-        let chunks = self.n.div_ceil(chunk);
+        let chunks = self.n.div_ceil(CHUNK);
         let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
             Some(w) => (&w.out, w.id, &mut w.acc),
             None => (&[], W::default(), &mut []),
         };
-        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(chunk).take(chunks).collect();
+        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(CHUNK).take(chunks).collect();
         accs.resize_with(chunks, Default::default);
-        let (count, agg) = self
+        // The general form's next messages (written only when fused).
+        let mut msgs: Vec<&mut [Option<P::Msg>]> = match fuse {
+            true => self.out.chunks_mut(CHUNK).collect(),
+            false => Vec::new(),
+        };
+        msgs.resize_with(chunks, Default::default);
+        let col = Collect::default();
+        let mut parts: Vec<(u64, Aggregate, Part)> = self
             .states
-            .par_chunks_mut(chunk)
-            .zip(self.active.words_mut().par_chunks_mut(chunk / 64))
+            .par_chunks_mut(CHUNK)
+            .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
             .zip(accs)
+            .zip(msgs)
             .enumerate()
-            .map(|(c, ((states, active), acc))| {
-                let (mut count, mut agg) = (0u64, Aggregate::default());
+            .map(|(c, (((states, active), acc), msgs))| {
+                let (mut count, mut agg, mut part) = (0u64, Aggregate::default(), col.part());
                 active.fill(0);
                 for (i, s) in states.iter_mut().enumerate() {
-                    let v = c * chunk + i;
+                    let v = c * CHUNK + i;
                     let m = if out.is_empty() {
                         // SAFETY: every delivery of the superstep has returned.
                         unsafe { (*cells.0[v].get()).take() }
@@ -324,17 +383,37 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                     };
                     active[i / 64] |= (a as u64) << (i % 64);
                     count += a as u64;
+                    if fuse {
+                        let m = a.then(|| p.scatter(v as u64, s)).flatten();
+                        let sends = if out.is_empty() {
+                            msgs[i] = m;
+                            m.is_some()
+                        } else {
+                            let x = m.map_or(id, W::msg);
+                            W::store(&out[v], x);
+                            x != id
+                        };
+                        if sends {
+                            part.push(v);
+                        }
+                    }
                 }
-                (count, agg)
+                col.done(&part);
+                (count, agg, part)
             })
-            .reduce(
-                || (0, Aggregate::default()),
-                |(c1, mut a1), (c2, a2)| {
-                    a1.merge(&a2);
-                    (c1 + c2, a1)
-                },
-            );
+            .collect();
+        self.passes += 1;
+        let (mut count, mut agg) = (0, Aggregate::default());
+        for (c, a, _) in &parts {
+            count += c;
+            agg.merge(a);
+        }
         self.agg = agg;
+        if fuse {
+            let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.2)).collect();
+            self.set_senders(&mut parts);
+            self.ready = true;
+        }
         let done = prog.end(step, &self.agg, count);
         IterEnd {
             active_vertices: count,

@@ -103,6 +103,8 @@ proptest! {
 
 /// The planner: a path graph's BFS has one-vertex frontiers (select every
 /// superstep); PageRank sends from every vertex (stream every superstep).
+/// Both compute their next messages as they apply (one pass over the
+/// state a superstep after the first), and BFS's frontier is a list.
 #[test]
 fn sparse_supersteps_go_select_dense_ones_stream() {
     let dir = tempfile::tempdir().unwrap();
@@ -133,6 +135,11 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
             .map(|i| i.engine)
             .collect::<Vec<_>>()
     );
+    let passes = |s: &outcore::engine::stats::RunStats| -> Vec<u64> {
+        s.iterations.iter().map(|i| i.state_passes).collect()
+    };
+    assert_eq!(passes(&stats), [2, 1, 1, 1, 1, 1, 1, 1]);
+    assert!(stats.iterations.iter().all(|i| i.sparse_frontier));
     let mut p = PageRankVp::new(
         n,
         &PageRankConfig {
@@ -159,6 +166,8 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
             .map(|i| i.engine)
             .collect::<Vec<_>>()
     );
+    assert_eq!(passes(&stats), [2, 1, 1]);
+    assert!(stats.iterations.iter().all(|i| !i.sparse_frontier));
     let e = stats.iterations[0].planner.unwrap();
     assert!(
         e.stream_seconds < e.select_seconds && e.external_bytes > 0,
