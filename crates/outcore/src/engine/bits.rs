@@ -87,6 +87,18 @@ impl AtomicBits {
     pub fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w.get_mut() = 0);
     }
+
+    /// Word `i` (bits `64 i ..`).
+    #[inline(always)]
+    pub fn word(&self, i: usize) -> u64 {
+        self.0[i].load(Relaxed)
+    }
+
+    /// Word `i`, cleared.
+    #[inline(always)]
+    pub fn take_word(&mut self, i: usize) -> u64 {
+        std::mem::take(self.0[i].get_mut())
+    }
 }
 
 #[cfg(test)]

@@ -248,7 +248,7 @@ fn run_in<P: VertexProgram, W: Word>(
     stats.compute_seconds = (stats.wall_seconds - stats.io_wait_seconds).max(0.0);
     stats.peak_rss_bytes = crate::mem::peak_rss_bytes();
     progress.done(|| format!("{step} supersteps"));
-    Ok((std::mem::take(&mut st.states), stats))
+    Ok((st.take_states(), stats))
 }
 
 /// One superstep on the select engine(s): the frontier's lists, page by

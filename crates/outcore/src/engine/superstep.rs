@@ -18,12 +18,14 @@
 //! frontier is a bitset, and so are the blocks that send and the blocks
 //! where a message changed a cell (the stream engine's caching hint).
 
+mod apply;
+mod in_place;
+
 use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::frontier::{Collect, Frontier, Part};
-use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
-use crate::engine::words::{lower, word_bytes, Word, Words};
+use crate::engine::words::{word_bytes, Word, Words};
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
@@ -43,7 +45,7 @@ unsafe impl<M: Send> Sync for Cells<M> {}
 /// Vertices of one chunk of a pass over the state: whole words of the
 /// bitsets, and a block holds whole chunks.
 const CHUNK: usize = 1 << 14;
-const _: () = assert!(BLOCK % CHUNK == 0);
+const _: () = assert!(BLOCK.is_multiple_of(CHUNK));
 
 /// The in-memory state of a vertex program between supersteps.
 pub struct MemState<P: VertexProgram, W: Word> {
@@ -70,6 +72,9 @@ pub struct MemState<P: VertexProgram, W: Word> {
     ready: bool,
     /// Passes over every vertex so far (`begin`'s and `end`'s).
     pub passes: u64,
+    /// In place ([`VertexProgram::IN_PLACE`]): the vertices whose state
+    /// changed this superstep (the next frontier); else empty.
+    changed: AtomicBits,
     pub agg: Aggregate,
     _charge: Charge,
 }
@@ -78,10 +83,13 @@ pub struct MemState<P: VertexProgram, W: Word> {
 pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
     // Words are padded to whole blocks.
     let msgs = match P::IDENTITY {
+        // In place: the state words and one bit a vertex, nothing else.
+        Some(_) if P::IN_PLACE => {
+            return word_bytes::<P>() * n.next_multiple_of(BLOCK as u64) + Bits::bytes(n);
+        }
         Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
-            // Eager programs keep no accumulators.
             let w = word_bytes::<P>();
-            (w + w * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
+            2 * w * n.next_multiple_of(BLOCK as u64)
         }
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
@@ -101,12 +109,27 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 W::BYTES
             )));
         }
+        in_place::check(prog)?;
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;
         let mut agg = Aggregate::default();
-        let mut states = Vec::with_capacity(n);
-        let mut active = Bits::new(n);
+        let blocks = n.div_ceil(BLOCK).max(1);
+        let mut words = P::IDENTITY
+            .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
+            .map(|id| Words {
+                id: W::of(id),
+                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
+                acc: match P::IN_PLACE {
+                    true => Vec::new(),
+                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
+                },
+            });
+        let in_place = P::IN_PLACE;
+        let mut states = Vec::with_capacity(if in_place { 0 } else { n });
+        let mut active = Bits::new(if in_place { 0 } else { n });
+        let changed = AtomicBits::new(if in_place { n } else { 0 });
+        let received = AtomicBits::new(blocks);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
         for v in 0..n as u64 {
@@ -116,20 +139,21 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 out_degree: degs.next_degree()?,
             };
             let (s, a) = prog.init(&info, &mut agg);
-            states.push(s);
-            active.set(v as usize, a);
+            match &mut words {
+                // In place: the state is the word; active means changed.
+                Some(w) if in_place => {
+                    *W::get_mut(&mut w.out[v as usize]) = W::msg(s);
+                    if a {
+                        changed.set(v as usize);
+                        received.set(v as usize / BLOCK);
+                    }
+                }
+                _ => {
+                    states.push(s);
+                    active.set(v as usize, a);
+                }
+            }
         }
-        let blocks = n.div_ceil(BLOCK).max(1);
-        let words = P::IDENTITY
-            .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
-            .map(|id| Words {
-                id: W::of(id),
-                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
-                acc: match P::EAGER {
-                    true => Vec::new(),
-                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
-                },
-            });
         let general = if words.is_some() { 0 } else { n };
         Ok(MemState {
             n,
@@ -139,11 +163,12 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             words,
             active,
             sending: Bits::new(blocks),
-            received: AtomicBits::new(blocks),
+            received,
             senders: 0,
             frontier: Frontier::Dense,
             ready: false,
             passes: 0,
+            changed,
             agg,
             _charge: charge,
         })
@@ -156,6 +181,10 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     pub fn begin(&mut self, prog: &mut P, step: usize) -> bool {
         if !prog.begin(step, &self.agg) {
             return false;
+        }
+        if P::IN_PLACE {
+            self.begin_in_place();
+            return true;
         }
         self.received.clear();
         if std::mem::take(&mut self.ready) {
@@ -250,9 +279,22 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// The sending vertices, in order: the frontier's, never a scan of
     /// all n.
     pub fn senders(&self) -> impl Iterator<Item = u64> + '_ {
-        self.frontier
-            .iter(&self.active)
-            .filter(|&v| self.sends(v as usize))
+        // In place, a dense frontier is every vertex of a sending block
+        // (the program's scatter tells which send, edge by edge).
+        let blocks = (P::IN_PLACE && !self.frontier.is_sparse()).then(|| {
+            let n = self.n;
+            (self.sending.ones())
+                .flat_map(move |b| (b * BLOCK) as u64..((b + 1) * BLOCK).min(n) as u64)
+        });
+        let listed = blocks.is_none().then(|| {
+            self.frontier
+                .iter(&self.active)
+                .filter(|&v| self.sends(v as usize))
+        });
+        blocks
+            .into_iter()
+            .flatten()
+            .chain(listed.into_iter().flatten())
     }
 
     /// Calls `f` with the sending vertices in order, at most `chunk` at a
@@ -288,6 +330,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// engine's one writer per block; the select engine's single thread).
     #[inline]
     pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) -> bool {
+        if P::IN_PLACE {
+            return self.deliver_in_place(prog, s, d, w, rev);
+        }
         let m = match &self.words {
             Some(ws) => match W::load(&ws.out[s]) {
                 x if x == ws.id => return false,
@@ -303,11 +348,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             true => prog.edge_rev(m, s as u64, d as u64, w),
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
-            if P::EAGER {
-                lower::<P, W>(&ws.out[d], W::msg(msg))
-            } else {
-                Words::fold::<P>(&ws.acc[d], W::msg(msg))
-            }
+            Words::fold::<P>(&ws.acc[d], W::msg(msg))
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
             let cell = unsafe { &mut *self.acc.0[d].get() };
@@ -325,99 +366,5 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     #[inline]
     pub fn mark_received(&self, b: usize) {
         self.received.set(b);
-    }
-
-    /// Applies the superstep's messages; names the next frontier. A
-    /// [`VertexProgram::SCATTER_PURE`] program's next messages are
-    /// computed here too, as each vertex is applied (so the next `begin`
-    /// makes no pass).
-    pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
-        let p = &*prog;
-        let apply_all = p.apply_all();
-        let fuse = P::SCATTER_PURE;
-        let cells = &self.acc;
-        // A chunk is whole words of `active` (no word is shared), and the
-        // accumulators are read and zeroed through `&mut` (no locked swap).
-        let chunks = self.n.div_ceil(CHUNK);
-        let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
-            Some(w) => (&w.out, w.id, &mut w.acc),
-            None => (&[], W::default(), &mut []),
-        };
-        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(CHUNK).take(chunks).collect();
-        accs.resize_with(chunks, Default::default);
-        // The general form's next messages (written only when fused).
-        let mut msgs: Vec<&mut [Option<P::Msg>]> = match fuse {
-            true => self.out.chunks_mut(CHUNK).collect(),
-            false => Vec::new(),
-        };
-        msgs.resize_with(chunks, Default::default);
-        let col = Collect::default();
-        let mut parts: Vec<(u64, Aggregate, Part)> = self
-            .states
-            .par_chunks_mut(CHUNK)
-            .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
-            .zip(accs)
-            .zip(msgs)
-            .enumerate()
-            .map(|(c, (((states, active), acc), msgs))| {
-                let (mut count, mut agg, mut part) = (0u64, Aggregate::default(), col.part());
-                active.fill(0);
-                for (i, s) in states.iter_mut().enumerate() {
-                    let v = c * CHUNK + i;
-                    let m = if out.is_empty() {
-                        // SAFETY: every delivery of the superstep has returned.
-                        unsafe { (*cells.0[v].get()).take() }
-                    } else {
-                        // Eager: messages lowered the outgoing word (a
-                        // sender's own message changes nothing).
-                        let c = match P::EAGER {
-                            true => W::load(&out[v]),
-                            false => std::mem::take(W::get_mut(&mut acc[i])) ^ id,
-                        };
-                        (c != id).then(|| c.get::<P::Msg>())
-                    };
-                    let a = match m {
-                        Some(m) => p.apply(v as u64, s, &[m], &mut agg),
-                        None if apply_all => p.apply(v as u64, s, &[], &mut agg),
-                        None => false,
-                    };
-                    active[i / 64] |= (a as u64) << (i % 64);
-                    count += a as u64;
-                    if fuse {
-                        let m = a.then(|| p.scatter(v as u64, s)).flatten();
-                        let sends = if out.is_empty() {
-                            msgs[i] = m;
-                            m.is_some()
-                        } else {
-                            let x = m.map_or(id, W::msg);
-                            W::store(&out[v], x);
-                            x != id
-                        };
-                        if sends {
-                            part.push(v);
-                        }
-                    }
-                }
-                col.done(&part);
-                (count, agg, part)
-            })
-            .collect();
-        self.passes += 1;
-        let (mut count, mut agg) = (0, Aggregate::default());
-        for (c, a, _) in &parts {
-            count += c;
-            agg.merge(a);
-        }
-        self.agg = agg;
-        if fuse {
-            let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.2)).collect();
-            self.set_senders(&mut parts);
-            self.ready = true;
-        }
-        let done = prog.end(step, &self.agg, count);
-        IterEnd {
-            active_vertices: count,
-            done: done || count == 0 && !prog.apply_all(),
-        }
     }
 }
