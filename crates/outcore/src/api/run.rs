@@ -295,7 +295,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                 };
                 (VertexValues::disk(Kind::Int, b, depth), stats)
             } else if o.program {
-                let mut p = vertex::bfs::BfsVp { source: dense };
+                let mut p = vertex::bfs::BfsVp::new(dense);
                 let (d, stats) =
                     planned::run(store, &mut p, usize::MAX, o.engine, engine, &select, budget)?;
                 let depth = move |v: u64| match d[v as usize] {

@@ -41,6 +41,21 @@ impl Bits {
     pub fn words_mut(&mut self) -> &mut [u64] {
         &mut self.0
     }
+
+    /// The set bits in order: a word at a time, so clear words cost one
+    /// test for 64 bits.
+    pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + b
+                })
+            })
+        })
+    }
 }
 
 /// A fixed-size bitset that threads set at once.
@@ -72,6 +87,18 @@ impl AtomicBits {
     pub fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w.get_mut() = 0);
     }
+
+    /// Word `i` (bits `64 i ..`).
+    #[inline(always)]
+    pub fn word(&self, i: usize) -> u64 {
+        self.0[i].load(Relaxed)
+    }
+
+    /// Word `i`, cleared.
+    #[inline(always)]
+    pub fn take_word(&mut self, i: usize) -> u64 {
+        std::mem::take(self.0[i].get_mut())
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +116,7 @@ mod tests {
         b.set(63, false);
         assert!(!b.get(63) && b.get(0) && b.get(64));
         assert_eq!(b.words_mut().len(), 3);
+        assert_eq!(b.ones().collect::<Vec<_>>(), [0, 64, 129]);
         assert_eq!(Bits::bytes(130), 24);
         let a = AtomicBits::new(70);
         a.set(69);

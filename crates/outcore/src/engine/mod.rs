@@ -10,6 +10,7 @@
 
 pub mod bits;
 pub mod external;
+pub mod frontier;
 pub mod planned;
 pub mod planner;
 pub mod pool;

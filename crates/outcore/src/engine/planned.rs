@@ -159,6 +159,7 @@ fn run_in<P: VertexProgram, W: Word>(
     let mut step = 0;
     while step < max_steps {
         crate::cancel::check()?;
+        let passes = st.passes;
         if !st.begin(prog, step) {
             break;
         }
@@ -221,7 +222,9 @@ fn run_in<P: VertexProgram, W: Word>(
         it.iteration = step;
         it.planner = Some(est);
         it.active_vertices = sending;
+        it.sparse_frontier = st.frontier().is_sparse();
         let end = st.end(prog, step);
+        it.state_passes = st.passes - passes;
         it.seconds = it0.elapsed().as_secs_f64();
         progress.tick(|| format!("superstep {step}: {} sending, on {}", sending, it.engine));
         stats.iterations.push(it);
@@ -245,7 +248,7 @@ fn run_in<P: VertexProgram, W: Word>(
     stats.compute_seconds = (stats.wall_seconds - stats.io_wait_seconds).max(0.0);
     stats.peak_rss_bytes = crate::mem::peak_rss_bytes();
     progress.done(|| format!("{step} supersteps"));
-    Ok((std::mem::take(&mut st.states), stats))
+    Ok((st.take_states(), stats))
 }
 
 /// One superstep on the select engine(s): the frontier's lists, page by

@@ -34,6 +34,11 @@ pub struct IterStats {
     /// Hub blocks whose work the stream engine split over threads (summed
     /// over the iteration's batches).
     pub shared_blocks: u64,
+    /// Passes over every vertex's state the superstep made (in-memory
+    /// vertex programs run by the planner: `begin`'s and `end`'s).
+    pub state_passes: u64,
+    /// Whether the superstep's frontier was a list (same runs).
+    pub sparse_frontier: bool,
     /// The planner's estimates before the iteration (0 when not planned).
     pub planner: Option<PlanEstimate>,
     /// What the external engine did (external iterations).

@@ -123,9 +123,9 @@ impl<P: VertexProgram, W: Word> TileProgram for TileVp<'_, P, W> {
     }
 
     fn shares_blocks(&self) -> bool {
-        // An eager program writes the receivers' outgoing words, which a
+        // An in-place program writes the receivers' states, which a
         // private copy cannot.
-        self.st.words.is_some() && !P::EAGER
+        self.st.words.is_some() && !P::IN_PLACE
     }
 
     fn apply_private(&self, tile: &Tile, dir: Dir, into: &[AtomicU64; BLOCK]) {
@@ -174,13 +174,24 @@ impl<P: VertexProgram, W: Word> TileVp<'_, P, W> {
         if !self.st.block_sends(from / BLOCK) {
             return;
         }
-        let (from, out) = (w.out_block(from), w.out_block(dst));
         // Undirected: a self-loop is one edge, served forward.
         let loops = dir == Dir::Reverse && self.undirected && tile.row == tile.col;
+        if P::IN_PLACE {
+            let (p, st, fw) = (&*self.prog, &*self.st, w.out_block(from));
+            let (f, t) = (from, dst);
+            let e = tile.edges;
+            match (dir, loops) {
+                (Dir::Forward, _) => in_place::<P, W, false, false>(p, st, f, fw, t, to, e),
+                (Dir::Reverse, true) => in_place::<P, W, true, true>(p, st, f, fw, t, to, e),
+                (Dir::Reverse, false) => in_place::<P, W, true, false>(p, st, f, fw, t, to, e),
+            }
+            return;
+        }
+        let from = w.out_block(from);
         let changed = match (dir, loops) {
-            (Dir::Forward, _) => fold_tile::<P, W, false, false>(from, to, out, tile.edges),
-            (Dir::Reverse, true) => fold_tile::<P, W, true, true>(from, to, out, tile.edges),
-            (Dir::Reverse, false) => fold_tile::<P, W, true, false>(from, to, out, tile.edges),
+            (Dir::Forward, _) => fold_tile::<P, W, false, false>(from, to, tile.edges),
+            (Dir::Reverse, true) => fold_tile::<P, W, true, true>(from, to, tile.edges),
+            (Dir::Reverse, false) => fold_tile::<P, W, true, false>(from, to, tile.edges),
         };
         if changed && !private {
             self.st.mark_received(tile.written_block(dir) as usize);
@@ -189,17 +200,13 @@ impl<P: VertexProgram, W: Word> TileVp<'_, P, W> {
 }
 
 /// Folds `from[u]` into `to[v]` for every packed edge (u, v), or (v, u)
-/// when `FLIP`; `SKIP_LOOPS` drops u == v. An eager program folds into
-/// `out[v]` instead, the receiver's own outgoing word, so tiles applied
-/// later in the superstep carry the new value on (the apply step reads it
-/// back; its own message changes nothing). Both sides are whole blocks, so
+/// when `FLIP`; `SKIP_LOOPS` drops u == v. Both sides are whole blocks, so
 /// there are no bounds checks. Returns whether a cell changed (always true
 /// for `APPLY_ALL` programs, which every tile serves anyway).
 #[inline(always)]
 fn fold_tile<P: VertexProgram, W: Word, const FLIP: bool, const SKIP_LOOPS: bool>(
     from: &[W::Cell; BLOCK],
     to: &[W::Cell; BLOCK],
-    out: &[W::Cell; BLOCK],
     edges: &[u32],
 ) -> bool {
     let mut changed = P::APPLY_ALL;
@@ -209,18 +216,43 @@ fn fold_tile<P: VertexProgram, W: Word, const FLIP: bool, const SKIP_LOOPS: bool
             continue;
         }
         let (f, t) = if FLIP { (d, s) } else { (s, d) };
-        let m = W::load(&from[f]);
-        let c = if P::EAGER {
-            lower::<P, W>(&out[t], m)
-        } else {
-            Words::fold::<P>(&to[t], m)
-        };
+        let c = Words::fold::<P>(&to[t], W::load(&from[f]));
         if !P::APPLY_ALL {
             changed |= c;
         }
     }
     changed
 }
+/// The in-place form of [`fold_tile`] (G-Store's kernel): for every edge,
+/// the source's state (block at `fb`) through `scatter`, combined into the
+/// receiver's state (block at `tb`: `to`); a change marks the receiver for
+/// the next frontier (and its block received), so tiles applied later in
+/// the superstep carry the new value on.
+#[inline(always)]
+fn in_place<P: VertexProgram, W: Word, const FLIP: bool, const SKIP_LOOPS: bool>(
+    prog: &P,
+    st: &MemState<P, W>,
+    fb: usize,
+    from: &[W::Cell; BLOCK],
+    tb: usize,
+    to: &[W::Cell; BLOCK],
+    edges: &[u32],
+) {
+    for &e in edges {
+        let (s, d) = unpack(e);
+        if SKIP_LOOPS && s == d {
+            continue;
+        }
+        let (f, t) = if FLIP { (d, s) } else { (s, d) };
+        let x: P::State = W::load(&from[f]).get();
+        if let Some(m) = prog.scatter((fb + f) as u64, &x) {
+            if lower::<P, W>(&to[t], W::msg(m)) {
+                st.mark_changed(tb + t);
+            }
+        }
+    }
+}
+
 /// Whether the stream engine can run `prog` (combining, unweighted).
 pub fn supports<P: VertexProgram>(prog: &P) -> bool {
     P::COMBINES && !prog.weighted()
@@ -271,5 +303,5 @@ fn run_in<P: VertexProgram, W: Word>(
     let mut eng = StreamEngine::new(store, budget, cfg)?;
     let mut stats = eng.run(&mut TileVp::new(store, &mut st, prog), max_steps)?;
     stats.vertex_state_bytes = state;
-    Ok((std::mem::take(&mut st.states), stats))
+    Ok((st.take_states(), stats))
 }

@@ -18,11 +18,14 @@
 //! frontier is a bitset, and so are the blocks that send and the blocks
 //! where a message changed a cell (the stream engine's caching hint).
 
+mod apply;
+mod in_place;
+
 use crate::engine::bits::{AtomicBits, Bits};
-use crate::engine::program::IterEnd;
+use crate::engine::frontier::{Collect, Frontier, Part};
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
-use crate::engine::words::{lower, word_bytes, Word, Words};
+use crate::engine::words::{word_bytes, Word, Words};
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
@@ -39,20 +42,10 @@ struct Cells<M>(Vec<UnsafeCell<Option<M>>>);
 // above), and reads happen in `end`, after every delivery of the superstep.
 unsafe impl<M: Send> Sync for Cells<M> {}
 
-/// Calls `set(v, &mut out[v])` for every vertex, blocks in parallel;
-/// returns each block's count of the calls that returned true.
-fn per_block<T: Send>(out: &mut [T], set: impl Fn(usize, &mut T) -> bool + Sync) -> Vec<u64> {
-    out.par_chunks_mut(BLOCK)
-        .enumerate()
-        .map(|(b, out)| {
-            let base = b * BLOCK;
-            out.iter_mut()
-                .enumerate()
-                .map(|(i, o)| set(base + i, o) as u64)
-                .sum()
-        })
-        .collect()
-}
+/// Vertices of one chunk of a pass over the state: whole words of the
+/// bitsets, and a block holds whole chunks.
+const CHUNK: usize = 1 << 14;
+const _: () = assert!(BLOCK.is_multiple_of(CHUNK));
 
 /// The in-memory state of a vertex program between supersteps.
 pub struct MemState<P: VertexProgram, W: Word> {
@@ -73,6 +66,15 @@ pub struct MemState<P: VertexProgram, W: Word> {
     received: AtomicBits,
     /// Vertices sending this superstep.
     pub senders: u64,
+    /// This superstep's senders: a list while few.
+    frontier: Frontier,
+    /// True when `end` computed the next superstep's messages.
+    ready: bool,
+    /// Passes over every vertex so far (`begin`'s and `end`'s).
+    pub passes: u64,
+    /// In place ([`VertexProgram::IN_PLACE`]): the vertices whose state
+    /// changed this superstep (the next frontier); else empty.
+    changed: AtomicBits,
     pub agg: Aggregate,
     _charge: Charge,
 }
@@ -81,10 +83,13 @@ pub struct MemState<P: VertexProgram, W: Word> {
 pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
     // Words are padded to whole blocks.
     let msgs = match P::IDENTITY {
+        // In place: the state words and one bit a vertex, nothing else.
+        Some(_) if P::IN_PLACE => {
+            return word_bytes::<P>() * n.next_multiple_of(BLOCK as u64) + Bits::bytes(n);
+        }
         Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
-            // Eager programs keep no accumulators.
             let w = word_bytes::<P>();
-            (w + w * !P::EAGER as u64) * n.next_multiple_of(BLOCK as u64)
+            2 * w * n.next_multiple_of(BLOCK as u64)
         }
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
@@ -104,12 +109,27 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 W::BYTES
             )));
         }
+        in_place::check(prog)?;
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;
         let mut agg = Aggregate::default();
-        let mut states = Vec::with_capacity(n);
-        let mut active = Bits::new(n);
+        let blocks = n.div_ceil(BLOCK).max(1);
+        let mut words = P::IDENTITY
+            .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
+            .map(|id| Words {
+                id: W::of(id),
+                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
+                acc: match P::IN_PLACE {
+                    true => Vec::new(),
+                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
+                },
+            });
+        let in_place = P::IN_PLACE;
+        let mut states = Vec::with_capacity(if in_place { 0 } else { n });
+        let mut active = Bits::new(if in_place { 0 } else { n });
+        let changed = AtomicBits::new(if in_place { n } else { 0 });
+        let received = AtomicBits::new(blocks);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
         for v in 0..n as u64 {
@@ -119,20 +139,21 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 out_degree: degs.next_degree()?,
             };
             let (s, a) = prog.init(&info, &mut agg);
-            states.push(s);
-            active.set(v as usize, a);
+            match &mut words {
+                // In place: the state is the word; active means changed.
+                Some(w) if in_place => {
+                    *W::get_mut(&mut w.out[v as usize]) = W::msg(s);
+                    if a {
+                        changed.set(v as usize);
+                        received.set(v as usize / BLOCK);
+                    }
+                }
+                _ => {
+                    states.push(s);
+                    active.set(v as usize, a);
+                }
+            }
         }
-        let blocks = n.div_ceil(BLOCK).max(1);
-        let words = P::IDENTITY
-            .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
-            .map(|id| Words {
-                id: W::of(id),
-                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
-                acc: match P::EAGER {
-                    true => Vec::new(),
-                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
-                },
-            });
         let general = if words.is_some() { 0 } else { n };
         Ok(MemState {
             n,
@@ -142,43 +163,96 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             words,
             active,
             sending: Bits::new(blocks),
-            received: AtomicBits::new(blocks),
+            received,
             senders: 0,
+            frontier: Frontier::Dense,
+            ready: false,
+            passes: 0,
+            changed,
             agg,
             _charge: charge,
         })
     }
 
     /// Starts superstep `step`: false when the program stops before it.
+    /// O(blocks) when the last `end` computed the messages (a
+    /// [`VertexProgram::SCATTER_PURE`] program); else one pass asks every
+    /// active vertex for its message.
     pub fn begin(&mut self, prog: &mut P, step: usize) -> bool {
         if !prog.begin(step, &self.agg) {
             return false;
         }
+        if P::IN_PLACE {
+            self.begin_in_place();
+            return true;
+        }
+        self.received.clear();
+        if std::mem::take(&mut self.ready) {
+            return true;
+        }
+        self.passes += 1;
         let prog = &*prog;
         let (states, active) = (&self.states, &self.active);
         let n = self.n;
         let scatter = |v: usize| active.get(v).then(|| prog.scatter(v as u64, &states[v]))?;
-        let counts = match &mut self.words {
+        let col = Collect::default();
+        let mut parts: Vec<Part> = match &mut self.words {
             Some(w) => {
                 let id = w.id;
-                per_block(&mut w.out[..n], |v, o| {
-                    let x = scatter(v).map_or(id, W::msg);
-                    *W::get_mut(o) = x;
-                    x != id
-                })
+                w.out[..n]
+                    .par_chunks_mut(CHUNK)
+                    .enumerate()
+                    .map(|(c, out)| {
+                        let mut part = col.part();
+                        for (i, o) in out.iter_mut().enumerate() {
+                            let x = scatter(c * CHUNK + i).map_or(id, W::msg);
+                            *W::get_mut(o) = x;
+                            if x != id {
+                                part.push(c * CHUNK + i);
+                            }
+                        }
+                        col.done(&part);
+                        part
+                    })
+                    .collect()
             }
-            None => per_block(&mut self.out, |v, o| {
-                *o = scatter(v);
-                o.is_some()
-            }),
+            None => self
+                .out
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .map(|(c, out)| {
+                    let mut part = col.part();
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = scatter(c * CHUNK + i);
+                        if o.is_some() {
+                            part.push(c * CHUNK + i);
+                        }
+                    }
+                    col.done(&part);
+                    part
+                })
+                .collect(),
         };
-        self.senders = counts.iter().sum();
-        self.sending.clear();
-        for (b, k) in counts.iter().enumerate() {
-            self.sending.set(b, *k > 0);
-        }
-        self.received.clear();
+        self.set_senders(&mut parts);
         true
+    }
+
+    /// Takes the senders of a pass's chunks (in vertex order): their
+    /// count, their blocks and the frontier.
+    fn set_senders(&mut self, parts: &mut [Part]) {
+        self.senders = parts.iter().map(|p| p.count).sum();
+        self.sending.clear();
+        for (c, p) in parts.iter().enumerate() {
+            if p.count > 0 {
+                self.sending.set(c * CHUNK / BLOCK, true);
+            }
+        }
+        self.frontier = Collect::frontier(parts);
+    }
+
+    /// The frontier of this superstep (a list while small).
+    pub fn frontier(&self) -> &Frontier {
+        &self.frontier
     }
 
     /// True when vertex `v` sends this superstep.
@@ -202,9 +276,25 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         self.received.get(b)
     }
 
-    /// The sending vertices, in order.
+    /// The sending vertices, in order: the frontier's, never a scan of
+    /// all n.
     pub fn senders(&self) -> impl Iterator<Item = u64> + '_ {
-        (0..self.n as u64).filter(|&v| self.sends(v as usize))
+        // In place, a dense frontier is every vertex of a sending block
+        // (the program's scatter tells which send, edge by edge).
+        let blocks = (P::IN_PLACE && !self.frontier.is_sparse()).then(|| {
+            let n = self.n;
+            (self.sending.ones())
+                .flat_map(move |b| (b * BLOCK) as u64..((b + 1) * BLOCK).min(n) as u64)
+        });
+        let listed = blocks.is_none().then(|| {
+            self.frontier
+                .iter(&self.active)
+                .filter(|&v| self.sends(v as usize))
+        });
+        blocks
+            .into_iter()
+            .flatten()
+            .chain(listed.into_iter().flatten())
     }
 
     /// Calls `f` with the sending vertices in order, at most `chunk` at a
@@ -240,6 +330,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// engine's one writer per block; the select engine's single thread).
     #[inline]
     pub unsafe fn deliver(&self, prog: &P, s: usize, d: usize, w: f64, rev: bool) -> bool {
+        if P::IN_PLACE {
+            return self.deliver_in_place(prog, s, d, w, rev);
+        }
         let m = match &self.words {
             Some(ws) => match W::load(&ws.out[s]) {
                 x if x == ws.id => return false,
@@ -255,11 +348,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             true => prog.edge_rev(m, s as u64, d as u64, w),
         };
         if let (Some(msg), Some(ws)) = (msg, &self.words) {
-            if P::EAGER {
-                lower::<P, W>(&ws.out[d], W::msg(msg))
-            } else {
-                Words::fold::<P>(&ws.acc[d], W::msg(msg))
-            }
+            Words::fold::<P>(&ws.acc[d], W::msg(msg))
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.
             let cell = unsafe { &mut *self.acc.0[d].get() };
@@ -277,68 +366,5 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     #[inline]
     pub fn mark_received(&self, b: usize) {
         self.received.set(b);
-    }
-
-    /// Applies the superstep's messages; names the next frontier.
-    pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
-        let p = &*prog;
-        let apply_all = p.apply_all();
-        let cells = &self.acc;
-        // A chunk is whole words of `active` (no word is shared), and the
-        // accumulators are read and zeroed through `&mut` (no locked swap).
-        let chunk = 1 << 14;
-        let chunks = self.n.div_ceil(chunk);
-        let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
-            Some(w) => (&w.out, w.id, &mut w.acc),
-            None => (&[], W::default(), &mut []),
-        };
-        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(chunk).take(chunks).collect();
-        accs.resize_with(chunks, Default::default);
-        let (count, agg) = self
-            .states
-            .par_chunks_mut(chunk)
-            .zip(self.active.words_mut().par_chunks_mut(chunk / 64))
-            .zip(accs)
-            .enumerate()
-            .map(|(c, ((states, active), acc))| {
-                let (mut count, mut agg) = (0u64, Aggregate::default());
-                active.fill(0);
-                for (i, s) in states.iter_mut().enumerate() {
-                    let v = c * chunk + i;
-                    let m = if out.is_empty() {
-                        // SAFETY: every delivery of the superstep has returned.
-                        unsafe { (*cells.0[v].get()).take() }
-                    } else {
-                        // Eager: messages lowered the outgoing word (a
-                        // sender's own message changes nothing).
-                        let c = match P::EAGER {
-                            true => W::load(&out[v]),
-                            false => std::mem::take(W::get_mut(&mut acc[i])) ^ id,
-                        };
-                        (c != id).then(|| c.get::<P::Msg>())
-                    };
-                    let a = match m {
-                        Some(m) => p.apply(v as u64, s, &[m], &mut agg),
-                        None if apply_all => p.apply(v as u64, s, &[], &mut agg),
-                        None => false,
-                    };
-                    active[i / 64] |= (a as u64) << (i % 64);
-                    count += a as u64;
-                }
-                (count, agg)
-            })
-            .reduce(
-                || (0, Aggregate::default()),
-                |(c1, mut a1), (c2, a2)| {
-                    a1.merge(&a2);
-                    (c1 + c2, a1)
-                },
-            );
-        self.agg = agg;
-        let done = prog.end(step, &self.agg, count);
-        IterEnd {
-            active_vertices: count,
-            done: done || count == 0 && !prog.apply_all(),
-        }
     }
 }

@@ -182,13 +182,19 @@ pub trait VertexProgram: Sync {
     /// program specialised, not a second copy of it. Default: none.
     const IDENTITY: Option<u64> = None;
     /// With an [`IDENTITY`](VertexProgram::IDENTITY): true when the
-    /// message a vertex sends is its state and `apply` takes the combination
-    /// (min-label programs: WCC). The stream engine's dense loop may then
-    /// lower a receiver's outgoing message as soon as a message reaches it,
-    /// so later tiles of the same superstep carry the new value on
-    /// (asynchronous, as G-Store's WCC): fewer supersteps, the same
-    /// fixpoint. Default: false.
-    const EAGER: bool = false;
+    /// state is the message (`State` and `Msg` encode alike) and `apply`
+    /// is "state = combine(state, message); active when it changed"
+    /// (min-label programs: BFS, WCC). In memory the engine then keeps only
+    /// the state words and one bit a vertex: an edge reads its source's
+    /// state, asks [`scatter`](VertexProgram::scatter) (`None`: nothing to
+    /// send), combines into the receiver's state in place and, on a change,
+    /// marks the receiver active for the next superstep (G-Store's kernel:
+    /// a value lowered early in a superstep travels on within it; the same
+    /// fixpoint in fewer supersteps). `scatter` is asked for every vertex of
+    /// a sending block, so it must say itself whether the vertex sends
+    /// (BFS: its depth is the level). Other engines run `apply`. Default:
+    /// false.
+    const IN_PLACE: bool = false;
     /// True when [`scatter`](VertexProgram::scatter) depends on the vertex
     /// and its state alone (nothing [`begin`](VertexProgram::begin) sets),
     /// so an engine may compute a vertex's next message as it applies it

@@ -145,12 +145,12 @@ pub const fn identity<P: VertexProgram>() -> u64 {
 pub struct Words<W: Word> {
     /// The identity's word: a vertex whose word is this sends nothing.
     pub id: W,
-    /// This superstep's message of each vertex (lowered during the
-    /// superstep by eager programs, [`VertexProgram::EAGER`]).
+    /// This superstep's message of each vertex; in place
+    /// ([`VertexProgram::IN_PLACE`]), the states themselves.
     pub out: Vec<W::Cell>,
     /// Combined messages, stored XOR `id`, so zero bits mean none (the
     /// stream engine's private copies of hub blocks start as zero bits).
-    /// Empty for eager programs: their messages lower `out` itself.
+    /// Empty in place: messages lower `out` itself.
     pub acc: Vec<W::Cell>,
 }
 
@@ -163,8 +163,8 @@ impl<W: Word> Words<W> {
             .expect("a whole block")
     }
 
-    /// The accumulators of the block starting at `base` (an eager
-    /// program's: its outgoing words, which its messages lower).
+    /// The accumulators of the block starting at `base` (in place: the
+    /// states, which messages lower).
     #[inline(always)]
     pub fn acc_block(&self, base: usize) -> &[W::Cell; BLOCK] {
         let acc = if self.acc.is_empty() {
@@ -190,10 +190,9 @@ impl<W: Word> Words<W> {
     }
 }
 
-/// Lowers the outgoing word `out` of an eager program's receiver to its
-/// combination with `m` (several threads may race here: each store is a
-/// value the vertex may send, so a lost one only delays propagation).
-/// Returns whether it lowered the word.
+/// Lowers an in-place program's receiver's state word `out` to its
+/// combination with `m` (one writer per block on the stream engine, one
+/// thread on select). Returns whether it lowered the word.
 #[inline(always)]
 pub fn lower<P: VertexProgram, W: Word>(out: &W::Cell, m: W) -> bool {
     let o = W::load(out);

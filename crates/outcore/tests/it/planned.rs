@@ -83,7 +83,7 @@ proptest! {
         let (w, _) = planned::run(&store, &mut WccVp::<u32>::new(), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
         let source = (seed % n) as u32;
-        let (b, _) = planned::run(&store, &mut BfsVp { source: source as u64 }, usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        let (b, _) = planned::run(&store, &mut BfsVp::new(source as u64), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(depths(&b), reference::bfs(&g, source));
         // Weighted: select only (auto picks it; stream refuses).
         let mut sp = SsspVp { source: source as u64, bad_weight: Mutex::new(None) };
@@ -103,6 +103,9 @@ proptest! {
 
 /// The planner: a path graph's BFS has one-vertex frontiers (select every
 /// superstep); PageRank sends from every vertex (stream every superstep).
+/// BFS runs in place (no pass over the state) over a listed frontier;
+/// PageRank computes its next messages as it applies (one pass a
+/// superstep after the first).
 #[test]
 fn sparse_supersteps_go_select_dense_ones_stream() {
     let dir = tempfile::tempdir().unwrap();
@@ -114,9 +117,7 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
     let sel = SelectConfig::default();
     let (_, stats) = planned::run(
         &store,
-        &mut BfsVp {
-            source: common::dense_id(&store, 0),
-        },
+        &mut BfsVp::new(common::dense_id(&store, 0)),
         8,
         EngineChoice::Auto,
         StreamConfig::default(),
@@ -133,6 +134,11 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
             .map(|i| i.engine)
             .collect::<Vec<_>>()
     );
+    let passes = |s: &outcore::engine::stats::RunStats| -> Vec<u64> {
+        s.iterations.iter().map(|i| i.state_passes).collect()
+    };
+    assert_eq!(passes(&stats), [0; 8]);
+    assert!(stats.iterations.iter().all(|i| i.sparse_frontier));
     let mut p = PageRankVp::new(
         n,
         &PageRankConfig {
@@ -159,6 +165,8 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
             .map(|i| i.engine)
             .collect::<Vec<_>>()
     );
+    assert_eq!(passes(&stats), [2, 1, 1]);
+    assert!(stats.iterations.iter().all(|i| !i.sparse_frontier));
     let e = stats.iterations[0].planner.unwrap();
     assert!(
         e.stream_seconds < e.select_seconds && e.external_bytes > 0,

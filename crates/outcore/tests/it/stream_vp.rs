@@ -56,7 +56,7 @@ proptest! {
         prop_assert_eq!(w, reference::wcc(&g));
 
         let source = (seed % n) as u32;
-        let (b, stats) = stream_vp::run(&store, &mut BfsVp { source: source as u64 }, usize::MAX, cfg.clone(), &budget).unwrap();
+        let (b, stats) = stream_vp::run(&store, &mut BfsVp::new(source as u64), usize::MAX, cfg.clone(), &budget).unwrap();
         let b: Vec<i64> = b.iter().map(|&d| if d == u32::MAX { i64::MAX } else { d as i64 }).collect();
         prop_assert_eq!(b, reference::bfs(&g, source));
         let _ = stats;
@@ -82,7 +82,7 @@ fn only_sending_rows_are_read() {
     let budget = Budget::new(256 << 20);
     let (d, stats) = stream_vp::run(
         &store,
-        &mut BfsVp { source: 3 * b },
+        &mut BfsVp::new(3 * b),
         usize::MAX,
         StreamConfig::default(),
         &budget,
@@ -101,7 +101,7 @@ fn only_sending_rows_are_read() {
     assert_eq!(stats.iterations[0].tiles_processed, 4);
 }
 
-/// Eager min-propagation (`VertexProgram::EAGER`): on a path in id order a
+/// In-place min-propagation (`VertexProgram::IN_PLACE`): on a path in id order a
 /// label lowered early in a superstep travels on within it, so WCC ends in
 /// a few supersteps where one label hop per superstep would take ~|V|.
 #[test]
@@ -127,10 +127,9 @@ fn eager_labels_travel_within_a_superstep() {
     );
 }
 
-/// Lean program state (issue 50): BFS holds its 4-byte depth, a 4-byte
-/// message word and a 4-byte accumulator word per vertex (words padded to
-/// whole tile blocks) and one bit for the next frontier; eager WCC its
-/// 4-byte label, a 4-byte message word and the bit.
+/// Lean program state (issue 50): BFS and WCC run in place, holding a
+/// 4-byte word per vertex (the depth or label, padded to whole tile
+/// blocks) and one bit for the next frontier, as the kernels' 4 bytes.
 #[test]
 fn vertex_state_is_lean() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,12 +140,12 @@ fn vertex_state_is_lean() {
     let padded = n.next_multiple_of(1 << 16);
     let bits = n.div_ceil(64) * 8;
     let cfg = StreamConfig::default;
-    let mut bfs = BfsVp { source: 0 };
+    let mut bfs = BfsVp::new(0);
     let (_, stats) = stream_vp::run(&store, &mut bfs, usize::MAX, cfg(), &budget).unwrap();
-    assert_eq!(stats.vertex_state_bytes, 4 * n + (4 + 4) * padded + bits);
+    assert_eq!(stats.vertex_state_bytes, 4 * padded + bits);
     let mut wcc = WccVp::<u32>::new();
     let (_, stats) = stream_vp::run(&store, &mut wcc, usize::MAX, cfg(), &budget).unwrap();
-    assert_eq!(stats.vertex_state_bytes, 4 * n + 4 * padded + bits);
+    assert_eq!(stats.vertex_state_bytes, 4 * padded + bits);
 }
 
 /// The cache keeps a tile whose column block received a change on an
@@ -169,7 +168,7 @@ fn tiles_sent_backward_next_stay_cached() {
     let budget = Budget::new(256 << 20);
     let (d, stats) = stream_vp::run(
         &store,
-        &mut BfsVp { source: 0 },
+        &mut BfsVp::new(0),
         usize::MAX,
         StreamConfig::default(),
         &budget,

@@ -1,6 +1,7 @@
 //! Breadth-first search (as [`crate::algo::bfs`]) as a vertex program: the
-//! vertices reached in the last superstep send depth + 1 along their
-//! out-edges, messages take the minimum, an unreached vertex takes it.
+//! vertices reached in the last superstep (depth = the level) send depth +
+//! 1 along their out-edges, messages take the minimum, an unreached vertex
+//! takes it. In memory it runs in place (4 bytes and a bit a vertex).
 
 use crate::algo::bfs::UNREACHABLE;
 use crate::engine::external::ExternalConfig;
@@ -13,6 +14,14 @@ use crate::store::Store;
 /// The program; state: the depth (`u32::MAX` unreached).
 pub struct BfsVp {
     pub source: u64,
+    /// The superstep's level: the depth of the vertices that send.
+    level: u32,
+}
+
+impl BfsVp {
+    pub fn new(source: u64) -> BfsVp {
+        BfsVp { source, level: 0 }
+    }
 }
 
 impl VertexProgram for BfsVp {
@@ -20,7 +29,7 @@ impl VertexProgram for BfsVp {
     type Msg = u32;
     const COMBINES: bool = true;
     const IDENTITY: Option<u64> = Some(u32::MAX as u64);
-    const SCATTER_PURE: bool = true;
+    const IN_PLACE: bool = true;
     const APPLY_ALL: bool = false;
 
     fn name(&self) -> &'static str {
@@ -36,12 +45,13 @@ impl VertexProgram for BfsVp {
             (u32::MAX, false)
         }
     }
-    fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
+    fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
+        self.level = step as u32;
         true
     }
     #[inline]
     fn scatter(&self, _v: u64, s: &u32) -> Option<u32> {
-        Some(s + 1)
+        (*s == self.level).then(|| s + 1)
     }
     #[inline]
     fn combine(a: u32, b: u32) -> u32 {
@@ -82,6 +92,6 @@ pub fn run_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
-    let mut p = BfsVp { source };
+    let mut p = BfsVp::new(source);
     super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d as u64)
 }

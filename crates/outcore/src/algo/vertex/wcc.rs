@@ -36,7 +36,7 @@ impl<L: Label> VertexProgram for WccVp<L> {
     const COMBINES: bool = true;
     const IDENTITY: Option<u64> = Some(L::NONE_WORD);
     const SCATTER_PURE: bool = true;
-    const EAGER: bool = true;
+    const IN_PLACE: bool = true;
     const APPLY_ALL: bool = false;
 
     fn name(&self) -> &'static str {

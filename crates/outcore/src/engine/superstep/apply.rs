@@ -1,0 +1,105 @@
+//! The apply step of a superstep in memory: every vertex's combined
+//! messages through `apply`, the next frontier, and (for a
+//! [`VertexProgram::SCATTER_PURE`] program) the next messages in the same
+//! pass.
+
+use super::{MemState, CHUNK};
+use crate::engine::frontier::{Collect, Part};
+use crate::engine::program::IterEnd;
+use crate::engine::vertex::{Aggregate, VertexProgram};
+use crate::engine::words::Word;
+use rayon::prelude::*;
+
+impl<P: VertexProgram, W: Word> MemState<P, W> {
+    /// Applies the superstep's messages; names the next frontier. A
+    /// [`VertexProgram::SCATTER_PURE`] program's next messages are
+    /// computed here too, as each vertex is applied (so the next `begin`
+    /// makes no pass).
+    pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
+        if P::IN_PLACE {
+            return self.end_in_place(prog, step);
+        }
+        let p = &*prog;
+        let apply_all = p.apply_all();
+        let fuse = P::SCATTER_PURE;
+        let cells = &self.acc;
+        // A chunk is whole words of `active` (no word is shared), and the
+        // accumulators are read and zeroed through `&mut` (no locked swap).
+        let chunks = self.n.div_ceil(CHUNK);
+        let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
+            Some(w) => (&w.out, w.id, &mut w.acc),
+            None => (&[], W::default(), &mut []),
+        };
+        let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(CHUNK).take(chunks).collect();
+        accs.resize_with(chunks, Default::default);
+        // The general form's next messages (written only when fused).
+        let mut msgs: Vec<&mut [Option<P::Msg>]> = match fuse {
+            true => self.out.chunks_mut(CHUNK).collect(),
+            false => Vec::new(),
+        };
+        msgs.resize_with(chunks, Default::default);
+        let col = Collect::default();
+        let mut parts: Vec<(u64, Aggregate, Part)> = self
+            .states
+            .par_chunks_mut(CHUNK)
+            .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
+            .zip(accs)
+            .zip(msgs)
+            .enumerate()
+            .map(|(c, (((states, active), acc), msgs))| {
+                let (mut count, mut agg, mut part) = (0u64, Aggregate::default(), col.part());
+                active.fill(0);
+                for (i, s) in states.iter_mut().enumerate() {
+                    let v = c * CHUNK + i;
+                    let m = if out.is_empty() {
+                        // SAFETY: every delivery of the superstep has returned.
+                        unsafe { (*cells.0[v].get()).take() }
+                    } else {
+                        let c = std::mem::take(W::get_mut(&mut acc[i])) ^ id;
+                        (c != id).then(|| c.get::<P::Msg>())
+                    };
+                    let a = match m {
+                        Some(m) => p.apply(v as u64, s, &[m], &mut agg),
+                        None if apply_all => p.apply(v as u64, s, &[], &mut agg),
+                        None => false,
+                    };
+                    active[i / 64] |= (a as u64) << (i % 64);
+                    count += a as u64;
+                    if fuse {
+                        let m = a.then(|| p.scatter(v as u64, s)).flatten();
+                        let sends = if out.is_empty() {
+                            msgs[i] = m;
+                            m.is_some()
+                        } else {
+                            let x = m.map_or(id, W::msg);
+                            W::store(&out[v], x);
+                            x != id
+                        };
+                        if sends {
+                            part.push(v);
+                        }
+                    }
+                }
+                col.done(&part);
+                (count, agg, part)
+            })
+            .collect();
+        self.passes += 1;
+        let (mut count, mut agg) = (0, Aggregate::default());
+        for (c, a, _) in &parts {
+            count += c;
+            agg.merge(a);
+        }
+        self.agg = agg;
+        if fuse {
+            let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.2)).collect();
+            self.set_senders(&mut parts);
+            self.ready = true;
+        }
+        let done = prog.end(step, &self.agg, count);
+        IterEnd {
+            active_vertices: count,
+            done: done || count == 0 && !prog.apply_all(),
+        }
+    }
+}
