@@ -135,8 +135,8 @@ fn scores(
             Kind::Float => f64::from_bits(x),
             _ => x as i64 as f64,
         };
+        // NaNs are left out.
         if x.is_nan() {
-            return;
         } else if x.is_infinite() || x == i64::MAX as f64 {
             unreached += 1;
         } else if x == 0.0 {
