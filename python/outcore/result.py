@@ -163,7 +163,14 @@ class Result:
             budget = r.stats.get("memory_budget") if isinstance(r.stats, dict) else None
             name = f"{i + 1}. {r.algorithm}" + (
                 f", budget {budget / 2**20:.0f} MiB" if isinstance(budget, (int, float)) else "")
-            docs.append((name, json.dumps(r.stats)))
+            stats = dict(r.stats)
+            res = stats.get("result")
+            if isinstance(res, dict) and res.get("top") and res.get("shape") != "groups":
+                # The ids as this Result holds them (a graph from NetworkX
+                # names its nodes here, not in the store).
+                top = [[str(i), _fmt(v)] for i, v in r.top(len(res["top"]))]
+                stats["result"] = dict(res, top=top)
+            docs.append((name, json.dumps(stats)))
         page = _outcore.report_html(docs)
         path = os.fspath(path)
         tmp = f"{path}.tmp{os.getpid()}"

@@ -188,3 +188,17 @@ def test_console_errors_are_caught(tmp_path):
     page.write_text("<html><body><script>throw new Error('boom')</script></body></html>")
     _, console, _ = load(page, tmp_path, "bad")
     assert console_errors(console), console
+
+
+def test_string_ids_are_escaped_in_the_page(tmp_path):
+    """A vertex named like markup is shown as text: were it written raw,
+    its script would run and throw in the browser."""
+    import networkx as nx
+
+    g = nx.Graph([("<script>boom(</script>", "a"), ("a", "b"), ("<script>boom(</script>", "b"),
+                  ("b", "c")])
+    r = outcore.from_networkx(g, tmp_path / "e.oc", progress=False).pagerank(progress=False)
+    r.report(tmp_path / "e.html")
+    text = (tmp_path / "e.html").read_text()
+    assert "<script>boom(" not in text and "&lt;script&gt;boom(" in text
+    check_page(tmp_path / "e.html", tmp_path, "e", RUN_CHARTS)
