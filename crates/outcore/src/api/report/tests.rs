@@ -68,23 +68,29 @@ fn a_tiny_run_draws_every_chart() {
     ] {
         assert!(page.contains(&format!("id=\"{id}\"")), "no chart {id}");
     }
-    // Stacked bars: per iteration I/O wait and compute, 6 bars; their
-    // heights add up to each iteration's seconds (the first iteration is
-    // the tallest, at 1.0 s of a 1.05 s axis over 200 px).
+    // Stacked bars: I/O wait and compute of each iteration (the third
+    // waited for nothing: no bar), 5 bars; their heights add up to each
+    // iteration's seconds (the first, 1.0 s, is the tallest: 1.05 s of
+    // axis over 200 px).
     let time = &page[page.find("id=\"time-0\"").unwrap()..];
     let time = &time[..time.find("</svg>").unwrap()];
     let heights: Vec<f64> = time
-        .match_indices("height=\"")
+        .split("<rect class=\"bar\"")
         .skip(1)
-        .map(|(i, m)| {
-            let rest = &time[i + m.len()..];
+        .map(|bar| {
+            let rest = &bar[bar.find("height=\"").unwrap() + 8..];
             rest[..rest.find('"').unwrap()].parse().unwrap()
         })
         .collect();
-    assert_eq!(heights.len(), 6, "{time}");
+    assert_eq!(heights.len(), 5, "{time}");
     let px = 200.0 / 1.05;
     assert!((heights[0] - 0.5 * px).abs() < 0.2, "{heights:?}");
     assert!((heights[0] + heights[1] - px).abs() < 0.3, "{heights:?}");
+    assert!(
+        (heights[2] + heights[3] - 0.3 * px).abs() < 0.3,
+        "{heights:?}"
+    );
+    assert!((heights[4] - 0.2 * px).abs() < 0.2, "{heights:?}");
     // The disk rate is drawn and named; the band has both engines.
     assert!(page.contains("disk: 2000 MB/s"));
     let band = &page[page.find("id=\"engine-0\"").unwrap()..];
