@@ -38,5 +38,8 @@ fi
 # tests: the CLI ones use target/release/outcore, the API ones `import
 # outcore` (the package on PYTHONPATH, which their subprocesses inherit).
 bash scripts/pypackage.sh
+if ! command -v chromium >/dev/null 2>&1 && [ "${OUTCORE_REQUIRE_BROWSER:-}" != 1 ]; then
+  echo "note: chromium is not installed, so the report's browser tests (tests/python/test_report.py) are skipped; apt-get install chromium runs them" >&2
+fi
 PYTHONPATH="$PWD/target/python${PYTHONPATH:+:$PYTHONPATH}" \
   OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python

@@ -80,7 +80,7 @@ class Result:
                 f"<table><thead><tr><th>id</th><th>value</th></tr></thead>"
                 f"<tbody>{rows}</tbody></table>"
                 f"<small>top {min(10, len(self))} by value; all values: to_pandas(), "
-                f"to_arrow(), to_parquet(path)</small></div>")
+                f"to_arrow(), to_parquet(path); charts: report(path)</small></div>")
 
     @property
     def unreached(self) -> np.ndarray:
@@ -144,6 +144,43 @@ class Result:
         except ImportError:
             raise ImportError("Result.to_polars() needs Polars: pip install polars") from None
         return pl.from_arrow(self.to_arrow())
+
+    def report(self, path, *others: "Result") -> None:
+        """Writes the HTML report `outcore run --report` writes: one
+        self-contained page of charts (time per iteration, bytes read
+        against the disk, engines, active vertices, memory, the result's
+        distribution and top 20). Results in `others` are drawn side by
+        side with this one, on shared scales (e.g. two budgets)."""
+        import json
+        import os
+
+        from . import _outcore
+
+        docs = []
+        for i, r in enumerate((self,) + others):
+            if not isinstance(r, Result):
+                raise TypeError(f"Result.report: expected Results to compare, got {type(r).__name__}")
+            budget = r.stats.get("memory_budget") if isinstance(r.stats, dict) else None
+            name = f"{i + 1}. {r.algorithm}" + (
+                f", budget {budget / 2**20:.0f} MiB" if isinstance(budget, (int, float)) else "")
+            stats = dict(r.stats)
+            res = stats.get("result")
+            if isinstance(res, dict) and res.get("top") and res.get("shape") != "groups":
+                # The ids as this Result holds them (a graph from NetworkX
+                # names its nodes here, not in the store).
+                top = [[str(i), _fmt(v)] for i, v in r.top(len(res["top"]))]
+                stats["result"] = dict(res, top=top)
+            docs.append((name, json.dumps(stats)))
+        page = _outcore.report_html(docs)
+        path = os.fspath(path)
+        tmp = f"{path}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(page)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
 
     def top(self, k: int = 10) -> list:
         """The `k` vertices of largest value as (id, value) pairs, largest

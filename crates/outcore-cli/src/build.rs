@@ -109,6 +109,13 @@ pub struct ImportArgs {
     /// files, only comments or a header), instead of refusing it.
     #[arg(long)]
     pub allow_empty: bool,
+    /// Write the import's statistics as JSON: seconds per phase, bytes
+    /// read, spilled and written, peak memory.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+    /// Write an HTML report of the import (see `outcore report`).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -213,6 +220,10 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
     };
     // Before standard input is spooled beside it, or anything is read.
     outcore::store::check_store_dest(&out, a.store.force, &a.inputs)?;
+    for path in [&a.stats, &a.report].into_iter().flatten() {
+        outcore::outfile::check_writable(path)?;
+    }
+    let started = crate::utc_now();
     // `-`: standard input, spooled to a temporary file beside the store
     // (the parser reads files in parallel blocks); removed when done.
     let _spool = crate::stdin::spool(&mut a.inputs, &out)?;
@@ -229,6 +240,22 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
     let opts = options(&a.store, directed, a.weighted, String::new());
     let report = outcore::api::import(&a.inputs, &out, a.format, &popts, &opts)?;
     print_report(&report);
+    if a.stats.is_some() || a.report.is_some() {
+        let mut j = outcore::api::import_stats(&report, opts.memory);
+        if let Some(o) = j.as_object_mut() {
+            o.insert("outcore_version".into(), env!("CARGO_PKG_VERSION").into());
+            o.insert("started_at".into(), started.into());
+            let inputs: Vec<String> = a.inputs.iter().map(|p| p.display().to_string()).collect();
+            o.insert("inputs".into(), inputs.into());
+        }
+        if let Some(path) = &a.stats {
+            let text = serde_json::to_string_pretty(&j)?;
+            outcore::outfile::write(path, (text + "\n").as_bytes())?;
+        }
+        if let Some(path) = &a.report {
+            crate::report::write_one(path, &j, &format!("import into {}", out.display()))?;
+        }
+    }
     Ok(())
 }
 

@@ -4,6 +4,7 @@ mod build;
 mod demo;
 mod info;
 mod query;
+mod report;
 mod run;
 mod stdin;
 
@@ -46,6 +47,10 @@ enum Command {
     Query(query::Query),
     /// Measure random-read throughput against queue depth (RASP's in-flight target).
     Calibrate(query::CalibrateArgs),
+    /// Draw stats files (`run --stats`, `import --stats`) as one HTML page of
+    /// charts: time per iteration, bytes against the disk, engines, memory,
+    /// import phases, the result's distribution; several side by side.
+    Report(report::ReportArgs),
     /// Run the built-in demo: generate a Kronecker graph, build a store, show info.
     Demo(demo::DemoArgs),
 }
@@ -183,6 +188,7 @@ fn main() {
         Command::Run(a) => run::run(a),
         Command::Query(q) => query::query(q),
         Command::Calibrate(a) => query::calibrate(a),
+        Command::Report(a) => report::report(a),
         Command::Demo(a) => demo::demo(a),
     };
     if let Err(e) = result {

@@ -45,9 +45,14 @@ pub struct RunArgs {
     /// ending in .parquet, else text).
     #[arg(long, requires = "out")]
     pub out_format: Option<outcore::api::OutFormat>,
-    /// Write run statistics as JSON.
+    /// Write run statistics as JSON (with a summary of the result and the
+    /// store's calibrated disk rate, when it has one).
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Write an HTML report of the run (charts of the same statistics; see
+    /// `outcore report`).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// I/O backend: uring (io_uring + O_DIRECT) or sync (portable positioned reads); default: uring when available.
     #[arg(long)]
     pub io: Option<Backend>,
@@ -135,7 +140,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     // Every output, before the run (a missing directory fails now, not
     // after the work).
-    for path in [&a.out, &a.stats, &a.kcore_out, &a.walks]
+    for path in [&a.out, &a.stats, &a.report, &a.kcore_out, &a.walks]
         .into_iter()
         .flatten()
     {
@@ -192,7 +197,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let (Some(k), Some(path)) = (a.k, &a.kcore_out) {
         run.values.write_set(&to.at(path), |x| x >= k as u64)?;
     }
-    if let Some(path) = &a.stats {
+    if a.stats.is_some() || a.report.is_some() {
         let mut j = serde_json::to_value(&run.stats)?;
         if let Some(o) = j.as_object_mut() {
             // What was run, so a stats file explains itself.
@@ -205,8 +210,15 @@ pub fn run(a: RunArgs) -> Result<()> {
             let chosen = run.source.as_ref().map(|id| id.to_string());
             o.insert("source_vertex".into(), crate::id_json(chosen.as_deref()));
         }
-        let text = serde_json::to_string_pretty(&j)?;
-        outcore::outfile::write(path, (text + "\n").as_bytes())?;
+        outcore::api::summary::annotate(&mut j, a.algorithm, &mut run.values, &store, &budget)?;
+        if let Some(path) = &a.stats {
+            let text = serde_json::to_string_pretty(&j)?;
+            outcore::outfile::write(path, (text + "\n").as_bytes())?;
+        }
+        if let Some(path) = &a.report {
+            let name = format!("{} on {}", a.algorithm.name(), a.store.display());
+            crate::report::write_one(path, &j, &name)?;
+        }
     }
     print_summary(&run.stats, &run.summary);
     if a.out.is_none() && !outcore::progress::quiet() {

@@ -296,8 +296,15 @@ impl RawStore {
                 budget: &budget,
                 scratch: &scratch,
             };
+            let mut stats = serde_json::to_value(&run.stats).unwrap_or_default();
+            if let Some(o) = stats.as_object_mut() {
+                o.insert("command".into(), "run".into());
+                o.insert("store".into(), store.path().display().to_string().into());
+            }
+            // The result's summary and the disk rate, for Result.report().
+            api::summary::annotate(&mut stats, opts.algorithm, &mut run.values, store, &budget)?;
             let cols: Columns = run.values.collect(&out)?;
-            let stats = serde_json::to_string(&run.stats).unwrap_or_default();
+            let stats = stats.to_string();
             Ok((cols, stats, run.summary, seconds, run.iterations))
         })?;
         let ids = ids_to_py(py, cols.ids)?;
@@ -387,6 +394,18 @@ fn parse_size(text: &str) -> PyResult<u64> {
     outcore::size::parse_size(text).map_err(to_py)
 }
 
+/// The HTML report (`outcore report`) of stats JSON texts, each named.
+#[pyfunction]
+fn report_html(stats: Vec<(String, String)>) -> PyResult<String> {
+    let mut docs = Vec::new();
+    for (name, text) in stats {
+        let json = serde_json::from_str(&text)
+            .map_err(|e| to_py(outcore::Error::Invalid(format!("{name}: not JSON: {e}"))))?;
+        docs.push(api::report::Doc { name, json });
+    }
+    Ok(api::report::page(&docs))
+}
+
 /// The native module.
 #[pymodule]
 fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -395,6 +414,7 @@ fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(build_from_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(report_html, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -78,7 +78,7 @@ fn progress_lines_off_a_terminal() {
 /// each query kind with its own options only.
 #[test]
 fn help_describes_everything_once() {
-    let cmds: [&[&str]; 12] = [
+    let cmds: [&[&str]; 13] = [
         &["generate"],
         &["import"],
         &["info"],
@@ -90,6 +90,7 @@ fn help_describes_everything_once() {
         &["query", "induced"],
         &["query", "cross"],
         &["calibrate"],
+        &["report"],
         &["demo"],
     ];
     for c in cmds {

@@ -40,7 +40,7 @@ pub fn highlights(
     };
     let n = store.manifest().num_vertices;
     let kind = values.kind();
-    let top = top_vertices(values, store, budget)?;
+    let top = top_vertices(values, store, budget, TOP)?;
     let lookup = IdLookup::open(store)?;
     let mut lines = vec![format!(
         "top {} of {n} vertices by {score} (id value):",
@@ -78,17 +78,18 @@ fn order_key(kind: Kind, x: u64) -> u64 {
     }
 }
 
-/// The dense ids and values of the [`TOP`] highest values, highest first;
+/// The dense ids and values of the `k` highest values, highest first;
 /// of equal values, the smallest original id (rank) first. NaNs are left out.
-fn top_vertices(
+pub(crate) fn top_vertices(
     values: &mut VertexValues,
     store: &Store,
     budget: &Budget,
+    k: usize,
 ) -> Result<Vec<(u64, u64)>> {
     let kind = values.kind();
     let mut ranks = store.rank_reader()?;
     // By (key, Reverse(rank)); the dense id and value ride along.
-    let mut best = Best::default();
+    let mut best = Best::new(k);
     let mut err = None;
     values.for_each_dense(store, budget, &mut |v, x| {
         let rank = match ranks.next_rank() {
@@ -113,19 +114,17 @@ fn top_vertices(
         .collect())
 }
 
-/// The [`TOP`] largest items pushed (a min-heap of them).
-struct Best<T: Ord>(BinaryHeap<Reverse<T>>);
-
-impl<T: Ord> Default for Best<T> {
-    fn default() -> Self {
-        Best(BinaryHeap::new())
-    }
-}
+/// The `.1` largest items pushed (a min-heap of them).
+struct Best<T: Ord>(BinaryHeap<Reverse<T>>, usize);
 
 impl<T: Ord> Best<T> {
+    fn new(k: usize) -> Self {
+        Best(BinaryHeap::new(), k)
+    }
+
     fn push(&mut self, item: T) {
         let item = Reverse(item);
-        if self.0.len() < TOP {
+        if self.0.len() < self.1 {
             self.0.push(item);
         } else if self.0.peek().is_some_and(|worst| item < *worst) {
             self.0.pop();
@@ -155,13 +154,14 @@ fn groups(
     // A counter per label (u32 below 2^32 vertices) when the budget holds it.
     let width = if n <= u32::MAX as u64 { 4 } else { 8 };
     let (sizes, unranked_below) = match budget.charge(n * width, "group sizes") {
-        Ok(_charge) if width == 4 => (exact::<u32>(values, store, budget)?, None),
-        Ok(_charge) => (exact::<u64>(values, store, budget)?, None),
+        Ok(_charge) if width == 4 => (exact::<u32>(values, store, budget, TOP)?.top, None),
+        Ok(_charge) => (exact::<u64>(values, store, budget, TOP)?.top, None),
         Err(_) => {
             // Counters that fit a sixteenth of what is free (48 bytes each
             // in the map, at least 64 of them).
             let k = (budget.available() / 16 / 48).clamp(64, 1 << 20) as usize;
-            let (sizes, floor) = heavy_hitters(k, |f| values.for_each_dense(store, budget, f))?;
+            let (sizes, floor) =
+                heavy_hitters(k, TOP, |f| values.for_each_dense(store, budget, f))?;
             (sizes, Some(floor))
         }
     };
@@ -183,8 +183,22 @@ fn groups(
     Ok(vec![line])
 }
 
-/// The [`TOP`] largest groups, from a counter of type `C` per label.
-fn exact<C>(values: &mut VertexValues, store: &Store, budget: &Budget) -> Result<Vec<(u64, u64)>>
+/// Groups counted exactly: the `k` largest (size, label), the number of
+/// groups and of groups per power of two of sizes (`by_size[i]`: sizes in
+/// 2^i..2^(i+1)).
+pub(crate) struct Groups {
+    pub top: Vec<(u64, u64)>,
+    pub count: u64,
+    pub by_size: Vec<u64>,
+}
+
+/// [`Groups`] from a counter of type `C` per label.
+pub(crate) fn exact<C>(
+    values: &mut VertexValues,
+    store: &Store,
+    budget: &Budget,
+    k: usize,
+) -> Result<Groups>
 where
     C: Copy + Default + std::ops::AddAssign + From<u8> + Into<u64>,
 {
@@ -192,14 +206,29 @@ where
     values.for_each_dense(store, budget, &mut |_, label| {
         count[label as usize] += C::from(1)
     })?;
+    let mut by_size = Vec::new();
+    for &c in &count {
+        let c: u64 = c.into();
+        if c > 0 {
+            let bin = c.ilog2() as usize;
+            if by_size.len() <= bin {
+                by_size.resize(bin + 1, 0);
+            }
+            by_size[bin] += 1;
+        }
+    }
     let sizes = count.iter().enumerate().map(|(l, &c)| (c.into(), l as u64));
-    Ok(largest(sizes))
+    Ok(Groups {
+        top: largest(sizes, k),
+        count: by_size.iter().sum(),
+        by_size,
+    })
 }
 
-/// The [`TOP`] largest of (size, label) pairs with a size, largest first;
+/// The `k` largest of (size, label) pairs with a size, largest first;
 /// of equal sizes, the smallest label first.
-fn largest(items: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
-    let mut best = Best::default();
+fn largest(items: impl Iterator<Item = (u64, u64)>, k: usize) -> Vec<(u64, u64)> {
+    let mut best = Best::new(k);
     for (size, label) in items.filter(|p| p.0 > 0) {
         best.push((size, Reverse(label)));
     }
@@ -209,11 +238,12 @@ fn largest(items: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
 
 /// The largest groups of the labels `pass` streams (twice), in `k`
 /// counters: Misra-Gries finds every label of more than m / (k + 1) of
-/// the m labels, a second pass counts those exactly. Returns the [`TOP`]
+/// the m labels, a second pass counts those exactly. Returns the `top`
 /// largest of them that are certain (their exact size above that floor)
 /// and the floor.
 pub(crate) fn heavy_hitters(
     k: usize,
+    top: usize,
     mut pass: impl FnMut(&mut dyn FnMut(u64, u64)) -> Result<()>,
 ) -> Result<(Vec<(u64, u64)>, u64)> {
     let mut counters: HashMap<u64, u64> = HashMap::with_capacity(k + 1);
@@ -239,7 +269,7 @@ pub(crate) fn heavy_hitters(
     })?;
     let floor = m / (k as u64 + 1);
     let sure = counters.into_iter().filter(|&(_, c)| c > floor);
-    Ok((largest(sure.map(|(l, c)| (c, l))), floor))
+    Ok((largest(sure.map(|(l, c)| (c, l)), top), floor))
 }
 
 #[cfg(test)]
@@ -257,14 +287,14 @@ mod tests {
         labels.extend(1000..3000);
         let len = labels.len();
         labels = (0..len).map(|i| labels[i * 7919 % len]).collect();
-        let (top, floor) = heavy_hitters(64, |f| {
+        let (top, floor) = heavy_hitters(64, TOP, |f| {
             labels.iter().enumerate().for_each(|(v, &l)| f(v as u64, l));
             Ok(())
         })
         .unwrap();
         assert_eq!(floor, len as u64 / 65);
         assert_eq!(top, [(500, 7), (300, 3), (120, 9), (100, 4)]);
-        let exact = largest([(2, 5), (9, 1), (2, 3), (0, 8)].into_iter());
+        let exact = largest([(2, 5), (9, 1), (2, 3), (0, 8)].into_iter(), TOP);
         assert_eq!(exact, [(9, 1), (2, 3), (2, 5)]);
     }
 

@@ -8,8 +8,10 @@ pub mod figures;
 pub mod info;
 mod parquet_out;
 pub mod query;
+pub mod report;
 pub mod run;
 mod run_more;
+pub mod summary;
 pub mod values;
 
 pub use info::info_json;
@@ -88,6 +90,33 @@ pub fn import(
         ..build.clone()
     };
     build_store(source.as_mut(), out, &opts)
+}
+
+/// A finished build as stats JSON (`import --stats`, and the report's
+/// import sections): seconds per phase, bytes in, spilled and written,
+/// peak memory against `budget`.
+pub fn import_stats(r: &BuildReport, budget: u64) -> serde_json::Value {
+    let m = &r.manifest;
+    let phases: Vec<serde_json::Value> = (r.phases.iter())
+        .map(|(p, s)| serde_json::json!({"name": p, "seconds": s}))
+        .collect();
+    serde_json::json!({
+        "command": "import",
+        "store": r.path.display().to_string(),
+        "format": m.build.format,
+        "seconds": r.seconds,
+        "phases": phases,
+        "input_bytes": r.input_bytes,
+        "input_edges": m.build.input_edges,
+        "spilled_bytes": r.spilled_bytes,
+        "store_bytes": m.files.values().map(|f| f.bytes).sum::<u64>(),
+        "peak_rss_bytes": r.peak_rss_bytes,
+        "memory_budget": budget,
+        "num_vertices": m.num_vertices,
+        "num_edges": m.num_edges,
+        "directed": m.directed,
+        "weighted": m.weighted,
+    })
 }
 
 /// One line describing a finished build, for stderr.
