@@ -13,7 +13,7 @@ mod run_more;
 pub mod values;
 
 pub use info::info_json;
-pub use parquet_out::OutFormat;
+pub use parquet_out::{write_id_columns, OutFormat};
 
 pub use run::{run, Algorithm, Run, RunOptions};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};

@@ -1,7 +1,9 @@
 //! Results as Parquet (`--out FILE.parquet`): columns `id` (uint64, or
 //! string in a store of string ids) and `value` (float64, int64, or the
 //! labels' original ids), streamed in rank order (= ascending original id)
-//! into row groups sized from the budget, with the arrow-rs writer.
+//! into row groups sized from the budget, with the arrow-rs writer. Query
+//! answers ([`write_id_columns`]): columns of ids, `id` or `source` and
+//! `target`.
 
 use std::io::Write;
 use std::path::Path;
@@ -205,4 +207,50 @@ impl VertexValues {
         file.writer().write_all(&buf.take()).at(&target)?;
         file.commit()
     }
+}
+
+/// Query answers as Parquet at `path`: one column per `(name, ids)`, all of
+/// one length (`id`, or `source` and `target`), uint64 or, in a store of
+/// string ids, string; in row groups of up to 1 Mi rows.
+pub fn write_id_columns(path: &Path, strings: bool, columns: &[(&str, Vec<Id<'_>>)]) -> Result<()> {
+    let t = match strings {
+        true => DataType::Utf8,
+        false => DataType::UInt64,
+    };
+    let fields: Vec<Field> = (columns.iter())
+        .map(|(n, _)| Field::new(*n, t.clone(), false))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(1 << 20))
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .build();
+    let parquet_err = |e: parquet::errors::ParquetError| {
+        Error::Invalid(format!("{}: writing Parquet: {e}", path.display()))
+    };
+    let buf = Shared::default();
+    let mut writer =
+        ArrowWriter::try_new(buf.clone(), schema.clone(), Some(props)).map_err(parquet_err)?;
+    let mut file = crate::outfile::OutFile::create(path)?;
+    let target = file.target().to_path_buf();
+    let rows = columns.first().map_or(0, |c| c.1.len());
+    let mut at = 0;
+    while at < rows {
+        let n = BATCH.min(rows - at);
+        let arrays: Vec<ArrayRef> = (columns.iter())
+            .map(|(_, ids)| {
+                let mut b = Ids::new(strings);
+                ids[at..at + n].iter().for_each(|id| b.push(id));
+                b.finish()
+            })
+            .collect();
+        let batch = RecordBatch::try_new(schema.clone(), arrays)
+            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+        writer.write(&batch).map_err(parquet_err)?;
+        file.writer().write_all(&buf.take()).at(&target)?;
+        at += n;
+    }
+    writer.close().map_err(parquet_err)?;
+    file.writer().write_all(&buf.take()).at(&target)?;
+    file.commit()
 }
