@@ -138,3 +138,19 @@ def test_query_answers_read_back_equal_the_text_answers(tmp_path, strings):
             assert all(t.schema.field(c).type == kind for c in cols), q
             got = [[str(x) for x in row] for row in zip(*(t.column(c).to_pylist() for c in cols))]
             assert got == want, q
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_kcore_out_parquet_reads_back_as_the_text_set(tmp_path, strings):
+    src, dst, _ = edges(300, 3000, 4)
+    name = (lambda x: f"v{x}") if strings else str
+    (tmp_path / "e.txt").write_text("".join(f"{name(s)} {name(d)}\n" for s, d in zip(src, dst)))
+    outcore("import", tmp_path / "e.txt", "--undirected", "--out", tmp_path / "g.oc")
+    for out in ["core.txt", "core.parquet"]:
+        outcore("run", "kcore", tmp_path / "g.oc", "--k", 12, "--kcore-out", tmp_path / out, "-q")
+    want = (tmp_path / "core.txt").read_text().splitlines()
+    assert 0 < len(want) < 300
+    t = pq.read_table(tmp_path / "core.parquet")
+    assert t.schema.names == ["id"]
+    assert t.schema.field("id").type == (pa.string() if strings else pa.uint64())
+    assert [str(x) for x in t.column("id").to_pylist()] == want
