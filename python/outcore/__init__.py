@@ -28,7 +28,7 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
-from . import _checks, _outcore
+from . import _checks, _frames, _outcore
 from .errors import (BudgetError, DiskFullError, InputError, OutcoreError, OutcoreIOError,
                      StoreError)
 from ._edges import edge_arrays
@@ -59,15 +59,37 @@ def __dir__() -> list:
                              "__path__", "__all__"])
 
 
-def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
+def import_edges(paths: Any, store: PathLike, *,
                  format: Optional[str] = None, directed: bool = True, weighted: bool = False,
                  memory: Size = None, force: bool = False, progress: bool = True,
+                 source: Optional[str] = None, target: Optional[str] = None,
+                 weight: Optional[str] = None, edge_attr: Any = None,
                  **format_options: Any) -> Store:
     """Imports edge lists into a new store at `store` and opens it.
 
     Args:
         paths: one file or several (read one after the other; `.gz` is
             decompressed), or directories of Parquet files (a dataset).
+            Or the edges themselves: a pandas or Polars DataFrame, a pyarrow
+            Table, RecordBatchReader or Dataset (`pyarrow.dataset`), any
+            object with `__arrow_c_stream__`, or numpy arrays: a dict of
+            column name to array, or a tuple `(source, target)` or
+            `(source, target, weight)` (columns named by `source`, `target`
+            and `weight`). These are streamed to the build in batches of
+            64Ki rows through the Arrow C stream interface (a pandas frame
+            is converted to Arrow a batch at a time): no second copy of
+            the input in memory. The stream is read once; the batches read
+            are also written, their chosen columns only, to a temporary
+            file beside the store, for builds that read their input twice.
+            Ids: integer columns of any width, or strings (also
+            categorical/dictionary); nulls and negative ids are errors
+            naming the column and row.
+        source, target: the id columns of a frame (NetworkX's
+            `from_pandas_edgelist` names; default "source" and "target").
+            With files, they (and `weight`) set `columns`.
+        weight: the weight column; naming one makes the store weighted
+            (`weighted=True` alone reads "weight" from a frame).
+            `edge_attr` is taken as `weight` when it is one column name.
         format: "snap", "csv", "tsv", "mtx", "ldbc", "bin32", "bin64",
             "parquet" or "arrow" (default: Parquet and Arrow IPC by their
             first bytes, else from the extension, else snap).
@@ -90,20 +112,44 @@ def import_edges(paths: Union[PathLike, Iterable[PathLike]], store: PathLike, *,
 
     Raises:
         InputError: a line does not parse (the message names file and line),
-            the input is not text (its format is named) or has no edges.
+            the input is not text (its format is named) or has no edges; a
+            frame lacks a column (the message lists those it has).
         BudgetError: the budget is too small.
     """
     _checks.known("import_edges", import_edges, format_options, _IMPORT_OPTIONS)
     format_options = _checks.check("import_edges", dict(format_options, page_size=_checks.size(
         "import_edges", "page_size", format_options.get("page_size"))))
+    if format_options.get("tmp_dir") is not None:
+        format_options["tmp_dir"] = os.fspath(format_options["tmp_dir"])
+    memory = _checks.size("import_edges", "memory", memory)
+    if not _frames.is_paths(paths):
+        for key in ("header", "columns", "delimiter"):
+            if format_options.pop(key, None) not in (None, False):
+                raise InputError(f"import_edges: `{key}` applies to files; name a frame's "
+                                 "columns with source=, target= and weight=")
+        if format is not None:
+            raise InputError("import_edges: `format` applies to files, not to "
+                             f"a {type(paths).__name__}")
+        if isinstance(paths, (list, tuple)) and len(paths) == 3 and weight is None:
+            weighted = True
+        cols, weighted = _frames.columns(source, target, weight, edge_attr, weighted)
+        reader, name, rows = _frames.reader(paths, cols)
+        _outcore.import_stream(reader, os.fspath(store), name=name, columns=",".join(cols),
+                               rows=rows, directed=directed, weighted=weighted, memory=memory,
+                               force=force, progress=progress, **format_options)
+        return Store(store)
+    if source is not None or target is not None or weight is not None or edge_attr is not None:
+        if source is None or target is None or format_options.get("columns") is not None:
+            raise InputError("import_edges: with files, give both source= and target= (they "
+                             "set columns=) or columns=, not both")
+        cols, weighted = _frames.columns(source, target, weight, edge_attr, weighted)
+        format_options["columns"] = ",".join(cols)
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [os.fspath(p) for p in paths]
-    if format_options.get("tmp_dir") is not None:
-        format_options["tmp_dir"] = os.fspath(format_options["tmp_dir"])
     _outcore.import_edges(paths, os.fspath(store), format=format, directed=directed,
-                          weighted=weighted, memory=_checks.size("import_edges", "memory", memory),
-                          force=force, progress=progress, **format_options)
+                          weighted=weighted, memory=memory, force=force, progress=progress,
+                          **format_options)
     return Store(store)
 
 

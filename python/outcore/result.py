@@ -8,7 +8,7 @@ import numpy as np
 
 from ._checks import check_int
 
-__all__ = ["Result", "UNREACHED"]
+__all__ = ["Result", "Edges", "UNREACHED"]
 
 #: The depth `bfs` gives a vertex it did not reach (i64::MAX).
 UNREACHED = 2**63 - 1
@@ -26,6 +26,20 @@ def _unreached(algorithm: str, values: np.ndarray) -> Optional[np.ndarray]:
 
 def _fmt(v) -> str:
     return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+class Edges(np.ndarray):
+    """The edges a query (`egonet`, `induced`, `cross`) gives: an (m, 2)
+    numpy array of (source, target) rows, original ids (uint64, or objects
+    for string ids or NetworkX nodes), with `to_pandas()`."""
+
+    def to_pandas(self):
+        """A pandas DataFrame with columns `source` and `target`, one row
+        per edge, in the array's order."""
+        import pandas as pd
+
+        a = np.asarray(self).reshape(-1, 2)
+        return pd.DataFrame({"source": a[:, 0], "target": a[:, 1]})
 
 
 class Result:

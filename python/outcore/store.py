@@ -11,7 +11,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 import numpy as np
 
 from . import _checks, _outcore
-from .result import Result
+from .result import Edges, Result
 
 Size = Union[int, str, None]
 Vertex = Union[int, str]
@@ -272,7 +272,7 @@ class Store:
         if len(first):
             out[:, 0] = self._texts_out(first)
             out[:, 1] = self._texts_out(second)
-        return out
+        return out.view(Edges)
 
     def khop(self, source: Vertex, hops: int = 1, memory: Size = None, **options: Any) -> np.ndarray:
         """The vertices within `hops` out-edges of `source` (itself
@@ -281,7 +281,8 @@ class Store:
 
     def egonet(self, source: Vertex, hops: int = 1, memory: Size = None, **options: Any) -> np.ndarray:
         """The edges among the vertices within `hops` of `source`: an (m, 2)
-        array of (source, target), sorted (undirected: smaller id first)."""
+        array of (source, target), sorted (undirected: smaller id first);
+        `.to_pandas()` gives them as columns `source` and `target`."""
         return self._query("egonet", options, source=source, hops=hops, memory=memory)
 
     def induced(self, vertices: Iterable[Vertex], memory: Size = None, **options: Any) -> np.ndarray:

@@ -130,3 +130,47 @@ def test_duckdb_reads_the_results_and_answers_as_the_text_does(tmp_path):
     # Types DuckDB sees: UBIGINT ids, DOUBLE values.
     types = dict(duckdb.sql(f"DESCRIBE SELECT * FROM '{tmp_path / 'pr.parquet'}'").fetchall()[i][:2] for i in range(2))
     assert types == {"id": "UBIGINT", "value": "DOUBLE"}
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_query_answers_read_back_equal_the_text_answers(tmp_path, strings):
+    src, dst, _ = edges(400, 3000, 3)
+    name = (lambda x: f"v{x}") if strings else str
+    (tmp_path / "e.txt").write_text("".join(f"{name(s)} {name(d)}\n" for s, d in zip(src, dst)))
+    (tmp_path / "set.txt").write_text("".join(f"{name(v)}\n" for v in range(0, 400, 3)))
+    outcore("import", tmp_path / "e.txt", "--out", tmp_path / "g.oc")
+    kind = pa.string() if strings else pa.uint64()
+    first = name(src[0])
+    for q, extra, cols in [("khop", ["--source", first, "--hops", 2], ["id"]),
+                           ("egonet", ["--source", first], ["source", "target"]),
+                           ("induced", ["--vertices", tmp_path / "set.txt"], ["source", "target"]),
+                           ("cross", ["--set-a", tmp_path / "set.txt", "--set-b", tmp_path / "set.txt"],
+                            ["source", "target"])]:
+        outcore("query", q, tmp_path / "g.oc", *extra, "--out", tmp_path / f"{q}.txt")
+        outcore("query", q, tmp_path / "g.oc", *extra, "--out", tmp_path / f"{q}.parquet")
+        outcore("query", q, tmp_path / "g.oc", *extra, "--out", tmp_path / f"{q}.pq",
+                "--out-format", "parquet")
+        want = [line.split(" ") for line in (tmp_path / f"{q}.txt").read_text().splitlines()]
+        assert want, q
+        for path in [f"{q}.parquet", f"{q}.pq"]:
+            t = pq.read_table(tmp_path / path)
+            assert t.schema.names == cols, q
+            assert all(t.schema.field(c).type == kind for c in cols), q
+            got = [[str(x) for x in row] for row in zip(*(t.column(c).to_pylist() for c in cols))]
+            assert got == want, q
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_kcore_out_parquet_reads_back_as_the_text_set(tmp_path, strings):
+    src, dst, _ = edges(300, 3000, 4)
+    name = (lambda x: f"v{x}") if strings else str
+    (tmp_path / "e.txt").write_text("".join(f"{name(s)} {name(d)}\n" for s, d in zip(src, dst)))
+    outcore("import", tmp_path / "e.txt", "--undirected", "--out", tmp_path / "g.oc")
+    for out in ["core.txt", "core.parquet"]:
+        outcore("run", "kcore", tmp_path / "g.oc", "--k", 12, "--kcore-out", tmp_path / out, "-q")
+    want = (tmp_path / "core.txt").read_text().splitlines()
+    assert 0 < len(want) < 300
+    t = pq.read_table(tmp_path / "core.parquet")
+    assert t.schema.names == ["id"]
+    assert t.schema.field("id").type == (pa.string() if strings else pa.uint64())
+    assert [str(x) for x in t.column("id").to_pylist()] == want

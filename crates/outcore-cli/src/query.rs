@@ -30,9 +30,15 @@ pub enum Query {
 pub struct Common {
     /// The store.
     pub store: PathBuf,
-    /// Result file (default: standard output).
+    /// Result file (default: standard output); for a name ending in
+    /// .parquet, a Parquet file of column `id` (khop) or `source` and
+    /// `target` (uint64, or string ids).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The format of --out: text or parquet (default: parquet for a name
+    /// ending in .parquet, else text).
+    #[arg(long, requires = "out")]
+    pub out_format: Option<outcore::api::OutFormat>,
     /// Query statistics as JSON.
     #[arg(long)]
     pub stats: Option<PathBuf>,
@@ -105,6 +111,7 @@ pub struct QArgs {
     pub set_a: Option<PathBuf>,
     pub set_b: Option<PathBuf>,
     pub out: Option<PathBuf>,
+    pub out_format: Option<outcore::api::OutFormat>,
     pub stats: Option<PathBuf>,
     pub memory: u64,
     pub io: Option<Backend>,
@@ -123,6 +130,7 @@ impl QArgs {
             set_a: None,
             set_b: None,
             out: c.out,
+            out_format: c.out_format,
             stats: c.stats,
             memory: c.memory.unwrap_or_else(Budget::default_limit),
             io: c.io,
@@ -273,23 +281,47 @@ pub fn query(q: Query) -> Result<()> {
             api::Query::Cross { a: &sa, b: &sb }
         }
     };
+    let parquet = match (&a.out, a.out_format) {
+        (_, Some(f)) => f == outcore::api::OutFormat::Parquet,
+        (Some(p), None) => outcore::api::OutFormat::of(p) == outcore::api::OutFormat::Parquet,
+        (None, None) => false,
+    };
     let dash = PathBuf::from("-");
-    let mut outf = outcore::outfile::OutFile::create(a.out.as_ref().unwrap_or(&dash))?;
-    let out = outf.writer();
+    let mut outf = match parquet {
+        false => Some(outcore::outfile::OutFile::create(
+            a.out.as_ref().unwrap_or(&dash),
+        )?),
+        true => None,
+    };
     let (answer, stats) = api::run(&store, &ids.0, &mut eng, &q)?;
-    match answer {
-        api::Answer::Vertices(vs) => {
-            for v in vs {
-                writeln!(out, "{v}")?;
+    if let (Some(path), true) = (&a.out, parquet) {
+        let strings = store.manifest().string_ids;
+        let cols = match answer {
+            api::Answer::Vertices(vs) => vec![("id", vs)],
+            api::Answer::Edges(es) => {
+                let (s, d) = es.into_iter().unzip();
+                vec![("source", s), ("target", d)]
             }
-        }
-        api::Answer::Edges(es) => {
-            for (s, d) in es {
-                writeln!(out, "{s} {d}")?;
+        };
+        outcore::api::write_id_columns(path, strings, &cols)?;
+    } else if let Some(outf) = outf.as_mut() {
+        let out = outf.writer();
+        match answer {
+            api::Answer::Vertices(vs) => {
+                for v in vs {
+                    writeln!(out, "{v}")?;
+                }
+            }
+            api::Answer::Edges(es) => {
+                for (s, d) in es {
+                    writeln!(out, "{s} {d}")?;
+                }
             }
         }
     }
-    outf.commit()?;
+    if let Some(outf) = outf {
+        outf.commit()?;
+    }
     let total = t.elapsed().as_secs_f64();
     eprintln!(
         "{kind}: {} results in {:.3} ms (query {:.3} ms), read {} in {} requests, {} pages touched, io {}",

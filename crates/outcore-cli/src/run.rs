@@ -89,7 +89,8 @@ pub struct RunArgs {
     /// kcore: also write the vertices of the k-core for this k to --kcore-out.
     #[arg(long)]
     pub k: Option<u32>,
-    /// kcore: where the k-core's vertices go (one original id per line).
+    /// kcore: where the k-core's vertices go (one original id per line; for
+    /// a name ending in .parquet, a Parquet file of column `id`).
     #[arg(long)]
     pub kcore_out: Option<PathBuf>,
     /// coloring, mis, randomwalk: seed of the random choices (the same seed
@@ -195,7 +196,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
     }
     if let (Some(k), Some(path)) = (a.k, &a.kcore_out) {
-        run.values.write_set(&to.at(path), |x| x >= k as u64)?;
+        let keep = |x: u64| x >= k as u64;
+        match outcore::api::OutFormat::of(path) {
+            outcore::api::OutFormat::Text => run.values.write_set(&to.at(path), keep)?,
+            outcore::api::OutFormat::Parquet => run.values.write_set_parquet(&to.at(path), keep)?,
+        }
     }
     if a.stats.is_some() || a.report.is_some() {
         let mut j = serde_json::to_value(&run.stats)?;

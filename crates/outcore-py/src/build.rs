@@ -121,6 +121,77 @@ pub fn import_edges(
     Ok(report(r, progress))
 }
 
+/// Imports the record batches of `stream`, any object with
+/// `__arrow_c_stream__` (the Arrow C stream interface: pyarrow, Polars),
+/// read once in batches; `columns`: "SRC,DST[,W]" names; `name`: what the
+/// input is called in messages; `rows`: about how many rows it holds.
+#[pyfunction]
+#[pyo3(signature = (stream, store, *, name, columns, rows=None, directed=true, weighted=false,
+    memory=None, force=false, ids="auto", allow_empty=false, tmp_dir=None, order="auto",
+    drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(false),
+    progress=true))]
+#[allow(clippy::too_many_arguments)]
+pub fn import_stream(
+    py: Python<'_>,
+    stream: &Bound<'_, PyAny>,
+    store: PathBuf,
+    name: String,
+    columns: String,
+    rows: Option<u64>,
+    directed: bool,
+    weighted: bool,
+    memory: Option<u64>,
+    force: bool,
+    ids: &str,
+    allow_empty: bool,
+    tmp_dir: Option<PathBuf>,
+    order: &str,
+    drop_self_loops: bool,
+    page_size: Option<u64>,
+    group_tiles: Option<u32>,
+    compress: Compress,
+    progress: bool,
+) -> PyResult<String> {
+    use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+    use pyo3::types::PyCapsule;
+    let capsule = stream.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule.cast::<PyCapsule>()?;
+    if capsule.name()? != Some(c"arrow_array_stream") {
+        return Err(to_py(outcore::Error::Invalid(format!(
+            "{name}: __arrow_c_stream__ gave a capsule that is not an `arrow_array_stream`"
+        ))));
+    }
+    // SAFETY: a capsule named `arrow_array_stream` holds an
+    // ArrowArrayStream (the Arrow PyCapsule interface); `from_raw` moves it
+    // out, leaving a released one for the capsule's destructor.
+    let reader = unsafe {
+        RecordBatchStreamReader::from_raw(capsule.pointer() as *mut FFI_ArrowArrayStream)
+    }
+    .map_err(|e| to_py(outcore::Error::Invalid(format!("{name}: {e}"))))?;
+    let popts = ParseOptions {
+        weighted,
+        columns: Some(columns),
+        directed,
+        ids: parse(ids)?,
+        allow_empty,
+        ..Default::default()
+    };
+    let opts = build_options(
+        memory,
+        force,
+        tmp_dir,
+        order,
+        drop_self_loops,
+        page_size,
+        group_tiles,
+        compress,
+    )?;
+    let r = interruptible(py, progress, move || {
+        api::import_batches(Box::new(reader), &name, rows, &store, &popts, &opts)
+    })?;
+    Ok(report(r, progress))
+}
+
 /// Generates a synthetic graph into a store; returns the build's report.
 #[pyfunction]
 #[pyo3(signature = (kind, store, *, scale=16, edge_factor=16, a=None, b=None, c=None,

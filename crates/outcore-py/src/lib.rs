@@ -21,7 +21,7 @@ use outcore::mem::Budget;
 use outcore::store::{Id, IdLookup, Store};
 
 mod build;
-use build::{build_from_arrays, generate, import_edges};
+use build::{build_from_arrays, generate, import_edges, import_stream};
 
 /// An outcore error as the Python exception the package defines for it
 /// (`outcore.errors`), with the CLI's message in Python's terms: the flags
@@ -411,6 +411,7 @@ fn report_html(stats: Vec<(String, String)>) -> PyResult<String> {
 fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RawStore>()?;
     m.add_function(wrap_pyfunction!(import_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(import_stream, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(build_from_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

@@ -1,8 +1,9 @@
 //! Leftovers of killed processes: the hidden directories and files a build
 //! (`.NAME.outcore-tmp-PID`, its `.scratch` and `.old`; `--order bfs`: its
 //! first store, `.NAME.outcore-first-PID`), an external run
-//! (`.NAME.outcore-external-PID`) or a spooled standard input
-//! (`.NAME.outcore-stdin-PID`) leaves beside its target when it is killed
+//! (`.NAME.outcore-external-PID`), a spooled standard input
+//! (`.NAME.outcore-stdin-PID`) or record batches from Python
+//! (`.NAME.outcore-stream-PID`) leaves beside its target when it is killed
 //! with no chance to clean up (`kill -9`, a power cut). The next command on
 //! the same target removes those whose process no longer exists (a note on
 //! stderr says what), so repeated interrupted imports do not fill the disk.

@@ -15,7 +15,7 @@ pub mod summary;
 pub mod values;
 
 pub use info::info_json;
-pub use parquet_out::OutFormat;
+pub use parquet_out::{write_id_columns, OutFormat};
 
 pub use run::{run, Algorithm, Run, RunOptions};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
@@ -117,6 +117,32 @@ pub fn import_stats(r: &BuildReport, budget: u64) -> serde_json::Value {
         "directed": m.directed,
         "weighted": m.weighted,
     })
+}
+
+/// Builds a store at `out` from a stream of record batches (what Python
+/// hands over through the Arrow C stream interface), called `name` in
+/// messages, of about `rows` rows when known: the columns by name as for
+/// Parquet (`parse.columns`), read once, the batches read also spilled
+/// beside the store for a build that reads its input again
+/// ([`crate::ingest::parse::BatchSource`]).
+pub fn import_batches(
+    stream: Box<dyn arrow_array::RecordBatchReader + Send>,
+    name: &str,
+    rows: Option<u64>,
+    out: &Path,
+    parse: &ParseOptions,
+    build: &BuildOptions,
+) -> Result<BuildReport> {
+    build.validate()?;
+    crate::store::check_store_dest(out, build.force, &[])?;
+    let mut source = parse::BatchSource::open(stream, name, rows, out, parse)?;
+    let opts = BuildOptions {
+        directed: parse.directed,
+        weighted: parse.weighted,
+        format: "arrow stream".into(),
+        ..build.clone()
+    };
+    build_store(&mut source, out, &opts)
 }
 
 /// One line describing a finished build, for stderr.

@@ -1,7 +1,9 @@
 //! Results as Parquet (`--out FILE.parquet`): columns `id` (uint64, or
 //! string in a store of string ids) and `value` (float64, int64, or the
 //! labels' original ids), streamed in rank order (= ascending original id)
-//! into row groups sized from the budget, with the arrow-rs writer.
+//! into row groups sized from the budget, with the arrow-rs writer. Query
+//! answers ([`write_id_columns`]): columns of ids, `id` or `source` and
+//! `target`.
 
 use std::io::Write;
 use std::path::Path;
@@ -205,4 +207,115 @@ impl VertexValues {
         file.writer().write_all(&buf.take()).at(&target)?;
         file.commit()
     }
+
+    /// The original ids of the vertices whose value `keep` keeps, as a
+    /// Parquet file of column `id` (`--kcore-out X.parquet`), streamed in
+    /// rank order, a batch of ids in memory at a time.
+    pub fn write_set_parquet(&mut self, out: &Out<'_>, keep: impl Fn(u64) -> bool) -> Result<()> {
+        let strings = out.store.manifest().string_ids;
+        let mut batch: Vec<Id<'static>> = Vec::with_capacity(BATCH);
+        let mut sink = IdSink::create(out.path, strings, &["id"])?;
+        self.for_each_ranked(out, |_, id, x| {
+            if keep(x) {
+                batch.push(id.clone().into_owned());
+                if batch.len() == BATCH {
+                    sink.write(&[std::mem::take(&mut batch)])?;
+                }
+            }
+            Ok(())
+        })?;
+        sink.write(&[batch])?;
+        sink.finish()
+    }
+}
+
+/// Columns of ids written as Parquet: uint64 or, in a store of string
+/// ids, string; zstd, row groups of up to 1 Mi rows.
+struct IdSink {
+    schema: Arc<Schema>,
+    writer: ArrowWriter<Shared>,
+    buf: Shared,
+    file: crate::outfile::OutFile,
+    target: std::path::PathBuf,
+    strings: bool,
+}
+
+fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Invalid(format!("{}: writing Parquet: {e}", path.display()))
+}
+
+impl IdSink {
+    fn create(path: &Path, strings: bool, names: &[&str]) -> Result<IdSink> {
+        let t = match strings {
+            true => DataType::Utf8,
+            false => DataType::UInt64,
+        };
+        let fields: Vec<Field> = (names.iter())
+            .map(|n| Field::new(*n, t.clone(), false))
+            .collect();
+        let schema = Arc::new(Schema::new(fields));
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(1 << 20))
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .build();
+        let buf = Shared::default();
+        let writer = ArrowWriter::try_new(buf.clone(), schema.clone(), Some(props))
+            .map_err(|e| parquet_error(path, e))?;
+        let file = crate::outfile::OutFile::create(path)?;
+        let target = file.target().to_path_buf();
+        Ok(IdSink {
+            schema,
+            writer,
+            buf,
+            file,
+            target,
+            strings,
+        })
+    }
+
+    /// Writes one batch: a list of ids per column, all of one length.
+    fn write(&mut self, columns: &[Vec<Id<'_>>]) -> Result<()> {
+        let arrays: Vec<ArrayRef> = (columns.iter())
+            .map(|ids| {
+                let mut b = Ids::new(self.strings);
+                ids.iter().for_each(|id| b.push(id));
+                b.finish()
+            })
+            .collect();
+        let batch = RecordBatch::try_new(self.schema.clone(), arrays)
+            .map_err(|e| parquet_error(&self.target, e))?;
+        let r = self.writer.write(&batch);
+        r.map_err(|e| parquet_error(&self.target, e))?;
+        self.file
+            .writer()
+            .write_all(&self.buf.take())
+            .at(&self.target)
+    }
+
+    fn finish(mut self) -> Result<()> {
+        let r = self.writer.close();
+        r.map_err(|e| parquet_error(&self.target, e))?;
+        self.file
+            .writer()
+            .write_all(&self.buf.take())
+            .at(&self.target)?;
+        self.file.commit()
+    }
+}
+
+/// Query answers as Parquet at `path`: one column per `(name, ids)`, all of
+/// one length (`id`, or `source` and `target`), uint64 or, in a store of
+/// string ids, string; in row groups of up to 1 Mi rows.
+pub fn write_id_columns(path: &Path, strings: bool, columns: &[(&str, Vec<Id<'_>>)]) -> Result<()> {
+    let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
+    let mut sink = IdSink::create(path, strings, &names)?;
+    let rows = columns.first().map_or(0, |c| c.1.len());
+    let mut at = 0;
+    while at < rows {
+        let n = BATCH.min(rows - at);
+        let part: Vec<Vec<Id<'_>>> = (columns.iter()).map(|c| c.1[at..at + n].to_vec()).collect();
+        sink.write(&part)?;
+        at += n;
+    }
+    sink.finish()
 }

@@ -37,6 +37,7 @@ use std::str::FromStr;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
+pub use self::columnar::BatchSource;
 use self::input::InputFile;
 use self::pipeline::DEFAULT_BLOCK_SIZE;
 use crate::error::{Error, Result};

@@ -18,12 +18,23 @@ use crate::ingest::RawEdge;
 pub(crate) struct RowFault {
     pub row: usize,
     pub what: String,
+    /// In which column: 0 source, 1 target, 2 weight, when known.
+    pub arg: Option<usize>,
 }
 
 fn fault(row: usize, what: impl Into<String>) -> RowFault {
     RowFault {
         row,
         what: what.into(),
+        arg: None,
+    }
+}
+
+impl RowFault {
+    /// The fault, said to be in column `arg` (0 source, 1 target, 2 weight).
+    fn arg(mut self, arg: usize) -> RowFault {
+        self.arg = Some(arg);
+        self
     }
 }
 
@@ -204,10 +215,10 @@ pub(crate) fn edges(
     w: Option<&dyn Array>,
 ) -> Result<Vec<RawEdge>, RowFault> {
     let (mut s, mut d, mut ws) = (Vec::new(), Vec::new(), Vec::new());
-    int_ids(src, &mut s)?;
-    int_ids(dst, &mut d)?;
+    int_ids(src, &mut s).map_err(|f| f.arg(0))?;
+    int_ids(dst, &mut d).map_err(|f| f.arg(1))?;
     if let Some(w) = w {
-        weights(w, &mut ws)?;
+        weights(w, &mut ws).map_err(|f| f.arg(2))?;
     }
     Ok((0..s.len())
         .map(|i| RawEdge {
@@ -225,20 +236,21 @@ pub(crate) fn named_edges(
     dst: &dyn Array,
     w: Option<&dyn Array>,
 ) -> Result<(), RowFault> {
-    let (s, d) = (Names::of(src)?, Names::of(dst)?);
+    let s = Names::of(src).map_err(|f| f.arg(0))?;
+    let d = Names::of(dst).map_err(|f| f.arg(1))?;
     let mut ws = Vec::new();
     if let Some(w) = w {
-        weights(w, &mut ws)?;
+        weights(w, &mut ws).map_err(|f| f.arg(2))?;
     }
-    let name = |namer: &mut Namer, n: &[u8], i: usize| {
+    let name = |namer: &mut Namer, n: &[u8], i: usize, arg: usize| {
         namer
             .name(n)
-            .map_err(|f| fault(i, f.prefix().trim_end_matches("; ")))
+            .map_err(|f| fault(i, f.prefix().trim_end_matches("; ")).arg(arg))
     };
     namer.batch.edges.reserve(src.len());
     for i in 0..src.len() {
-        let src = name(namer, &s.get(i), i)?;
-        let dst = name(namer, &d.get(i), i)?;
+        let src = name(namer, &s.get(i), i, 0)?;
+        let dst = name(namer, &d.get(i), i, 1)?;
         let weight = ws.get(i).copied().unwrap_or(1.0);
         namer.batch.edges.push(NamedEdge { src, dst, weight });
     }

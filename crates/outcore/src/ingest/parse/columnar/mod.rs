@@ -3,8 +3,11 @@
 //! group (Parquet row group, IPC record batch) at a time in batches of a
 //! few ten thousand rows, groups decoded on every core and delivered in
 //! input order ([`stream`]). Integer ids of any width are read as they
-//! are; string, binary and dictionary ids take the string-id path.
+//! are; string, binary and dictionary ids take the string-id path. Record
+//! batches from a stream (the Arrow C stream interface) go the same way
+//! ([`batches`]).
 
+mod batches;
 mod convert;
 mod files;
 mod stream;
@@ -23,6 +26,7 @@ use super::{input, IdKind, ParseOptions};
 use crate::error::{Error, Result};
 use crate::ingest::{EdgeSource, RawEdge};
 
+pub use batches::BatchSource;
 pub(crate) use files::columnar_kind;
 
 /// Rows per batch with integer ids (about 1.5 MB of edges).
@@ -58,8 +62,9 @@ pub(crate) struct ColumnarSource {
     consumed: Arc<AtomicU64>,
 }
 
-/// The column `spec` names in `schema`: a name, or a 0-based index.
-fn find(schema: &Schema, spec: &str, file: &ColFile) -> Result<usize> {
+/// The column `spec` names in `schema` (of the input `what`): a name, or
+/// a 0-based index.
+fn find(schema: &Schema, spec: &str, what: &str) -> Result<usize> {
     let spec = spec.trim();
     if let Some(i) = schema.fields().iter().position(|f| f.name() == spec) {
         return Ok(i);
@@ -67,8 +72,7 @@ fn find(schema: &Schema, spec: &str, file: &ColFile) -> Result<usize> {
     match spec.parse::<usize>() {
         Ok(i) if i < schema.fields().len() => Ok(i),
         _ => Err(Error::Invalid(format!(
-            "{}: no column `{spec}`; its columns are: {}",
-            file.path.display(),
+            "{what}: no column `{spec}`; its columns are: {}",
             describe_fields(schema)
         ))),
     }
@@ -83,16 +87,15 @@ fn describe_fields(schema: &Schema) -> String {
     f.join(", ")
 }
 
-/// The columns of `file`: `--columns` by name or number, else the first
-/// two integer or string columns and, read weighted, the first float
-/// column (else the next integer one).
-fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
-    let schema = &file.schema;
+/// The columns of the input `what`: `--columns` by name or number, else
+/// the first two integer or string columns and, read weighted, the first
+/// float column (else the next integer one).
+fn choose(schema: &Schema, what: &str, opts: &ParseOptions) -> Result<Cols> {
     let fields = schema.fields();
     let cols = if let Some(spec) = &opts.columns {
         let parts =
             super::shape::column_parts(spec, opts.weighted, "column names or 0-based numbers")?;
-        let at = |i: usize| find(schema, parts[i], file);
+        let at = |i: usize| find(schema, parts[i], what);
         Cols {
             src: at(0)?,
             dst: at(1)?,
@@ -108,8 +111,7 @@ fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
             .collect();
         let [src, dst] = ids[..] else {
             return Err(Error::Invalid(format!(
-                "{}: expected two integer or string columns of vertex ids; its columns are: {}",
-                file.path.display(),
+                "{what}: expected two integer or string columns of vertex ids; its columns are: {}",
                 describe_fields(schema)
             )));
         };
@@ -120,8 +122,7 @@ fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
                 let int = (dst + 1..fields.len()).find(|&i| fields[i].data_type().is_integer());
                 Some(float.or(int).ok_or_else(|| {
                     Error::Invalid(format!(
-                        "{}: read weighted, but no number column besides the ids; its columns are: {} (choose with --columns SRC,DST,W)",
-                        file.path.display(),
+                        "{what}: read weighted, but no number column besides the ids; its columns are: {} (choose with --columns SRC,DST,W)",
                         describe_fields(schema)
                     ))
                 })?)
@@ -130,11 +131,10 @@ fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
         Cols { src, dst, weight }
     };
     let t = |i: usize| fields[i].data_type();
-    for (i, what) in [(cols.src, "source"), (cols.dst, "target")] {
+    for (i, role) in [(cols.src, "source"), (cols.dst, "target")] {
         if !convert::is_int(t(i)) && !convert::is_name(t(i)) {
             return Err(Error::Invalid(format!(
-                "{}: column `{}` ({}) cannot hold {what} vertex ids: expected integers or strings",
-                file.path.display(),
+                "{what}: column `{}` ({}) cannot hold {role} vertex ids: expected integers or strings",
                 fields[i].name(),
                 t(i)
             )));
@@ -143,8 +143,7 @@ fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
     if let Some(w) = cols.weight {
         if !convert::is_weight(t(w)) {
             return Err(Error::Invalid(format!(
-                "{}: column `{}` ({}) cannot hold weights: expected integers or floats",
-                file.path.display(),
+                "{what}: column `{}` ({}) cannot hold weights: expected integers or floats",
                 fields[w].name(),
                 t(w)
             )));
@@ -153,23 +152,83 @@ fn choose(file: &ColFile, opts: &ParseOptions) -> Result<Cols> {
     Ok(cols)
 }
 
-/// The note saying which columns were taken by default.
-fn note_columns(file: &ColFile, c: &Cols) {
+/// The note saying which columns of the input `what` were taken by default.
+fn note_columns(schema: &Schema, what: &str, c: &Cols) {
     if crate::progress::quiet() {
         return;
     }
-    let name = |i: usize| format!("`{}`", file.schema.fields()[i].name());
+    let name = |i: usize| format!("`{}`", schema.fields()[i].name());
     let weight = c
         .weight
         .map(|w| format!(", weights from {}", name(w)))
         .unwrap_or_default();
     eprintln!(
-        "note: {}: reading source ids from column {}, target ids from {}{weight}; choose others with --columns SRC,DST{}",
-        file.path.display(),
+        "note: {what}: reading source ids from column {}, target ids from {}{weight}; choose others with --columns SRC,DST{}",
         name(c.src),
         name(c.dst),
         if c.weight.is_some() { ",W" } else { "" }
     );
+}
+
+/// The first id column of `c` that holds names, not integers.
+fn named_column(schema: &Schema, c: &Cols) -> Option<usize> {
+    [c.src, c.dst]
+        .into_iter()
+        .find(|&i| !convert::is_int(schema.fields()[i].data_type()))
+}
+
+/// Whether the ids are read as strings: asked for, or (`--ids auto`) some
+/// id column holds names (`named`: the input, its schema and that column).
+fn string_ids(opts: &ParseOptions, named: Option<(String, &Schema, usize)>) -> Result<bool> {
+    Ok(match (opts.ids, named) {
+        (IdKind::String, _) => true,
+        (IdKind::Int, Some((what, schema, i))) => {
+            return Err(Error::Invalid(format!(
+                "{what}: column `{}` holds {} vertex ids, not integers (read them with --ids string or auto)",
+                schema.fields()[i].name(),
+                schema.fields()[i].data_type()
+            )))
+        }
+        (_, n) => n.is_some(),
+    })
+}
+
+/// The column positions of `cols` in a batch projected to
+/// [`Cols::projection`].
+fn local(cols: Cols) -> Cols {
+    let proj = cols.projection();
+    let at = |c: usize| proj.iter().position(|&p| p == c).unwrap_or(0);
+    Cols {
+        src: at(cols.src),
+        dst: at(cols.dst),
+        weight: cols.weight.map(at),
+    }
+}
+
+/// The edges of batch `b` with integer ids in columns `c`.
+fn int_batch(b: &RecordBatch, c: Cols) -> std::result::Result<Vec<RawEdge>, RowFault> {
+    let w = c.weight.map(|w| b.column(w).as_ref());
+    convert::edges(b.column(c.src), b.column(c.dst), w)
+}
+
+/// The edges of batch `b` with string ids in columns `c`, as fingerprints.
+fn named_batch(b: &RecordBatch, c: Cols) -> std::result::Result<NamedBatch, RowFault> {
+    let mut namer = Namer::default();
+    let w = c.weight.map(|w| b.column(w).as_ref());
+    convert::named_edges(&mut namer, b.column(c.src), b.column(c.dst), w)?;
+    Ok(namer.batch)
+}
+
+/// " in column `x`" for a fault in a column of batch `b` (columns `c`).
+fn in_column(b: &RecordBatch, c: Cols, f: &RowFault) -> String {
+    let col = match f.arg {
+        Some(0) => Some(c.src),
+        Some(1) => Some(c.dst),
+        Some(2) => c.weight,
+        _ => None,
+    };
+    col.map(|i| format!(" in column `{}`", b.schema().field(i).name()))
+        .unwrap_or_default()
 }
 
 impl ColumnarSource {
@@ -182,34 +241,20 @@ impl ColumnarSource {
         let files = files::open_all(inputs)?;
         let cols = files
             .iter()
-            .map(|f| choose(f, opts))
+            .map(|f| choose(&f.schema, &f.path.display().to_string(), opts))
             .collect::<Result<Vec<_>>>()?;
         if opts.columns.is_none() {
             for (i, (f, c)) in files.iter().zip(&cols).enumerate() {
                 let name = |j: usize| files[j].schema.fields()[cols[j].src].name();
                 if i == 0 || name(i) != name(i - 1) {
-                    note_columns(f, c);
+                    note_columns(&f.schema, &f.path.display().to_string(), c);
                 }
             }
         }
         let named = files.iter().zip(&cols).find_map(|(f, c)| {
-            [c.src, c.dst]
-                .into_iter()
-                .find(|&i| !convert::is_int(f.schema.fields()[i].data_type()))
-                .map(|i| (f, i))
+            named_column(&f.schema, c).map(|i| (f.path.display().to_string(), &*f.schema, i))
         });
-        let strings = match (opts.ids, named) {
-            (IdKind::String, _) => true,
-            (IdKind::Int, Some((f, i))) => {
-                return Err(Error::Invalid(format!(
-                    "{}: column `{}` holds {} vertex ids, not integers (read them with --ids string or auto)",
-                    f.path.display(),
-                    f.schema.fields()[i].name(),
-                    f.schema.fields()[i].data_type()
-                )))
-            }
-            (_, n) => n.is_some(),
-        };
+        let strings = string_ids(opts, named)?;
         let rows: Option<u64> = files.iter().map(ColFile::rows).sum();
         let groups: usize = files.iter().map(ColFile::groups).sum();
         if !opts.allow_empty && (rows == Some(0) || groups == 0) {
@@ -248,22 +293,17 @@ impl ColumnarSource {
         let work = |u: usize, emit: &mut dyn FnMut(T) -> Result<()>| {
             let (fi, g) = groups[u];
             let (file, cols) = (&self.files[fi], self.cols[fi]);
-            let proj = cols.projection();
-            let at = |c: usize| proj.iter().position(|&p| p == c).unwrap_or(0);
-            let local = Cols {
-                src: at(cols.src),
-                dst: at(cols.dst),
-                weight: cols.weight.map(at),
-            };
+            let (proj, local) = (cols.projection(), local(cols));
             let mut row = 0usize;
             file.read_group(g, &proj, rows, &mut |batch| {
                 let t = convert(&batch, local).map_err(|f| {
                     Error::Invalid(format!(
-                        "{}: {} {g}, row {} (counting from 0 in the group): {}",
+                        "{}: {} {g}, row {} (counting from 0 in the group): {}{}",
                         file.path.display(),
                         file.group_word(),
                         row + f.row,
-                        f.what
+                        f.what,
+                        in_column(&batch, local, &f)
                     ))
                 })?;
                 row += batch.num_rows();
@@ -310,13 +350,7 @@ impl EdgeSource for ColumnarSource {
                 self.name
             )));
         }
-        let convert = |b: &RecordBatch, c: Cols| {
-            let mut namer = Namer::default();
-            let w = c.weight.map(|w| b.column(w).as_ref());
-            convert::named_edges(&mut namer, b.column(c.src), b.column(c.dst), w)?;
-            Ok(namer.batch)
-        };
-        self.run(NAMED_ROWS, &convert, &mut |batch: NamedBatch| f(&batch))
+        self.run(NAMED_ROWS, &named_batch, &mut |batch: NamedBatch| f(&batch))
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
@@ -326,10 +360,6 @@ impl EdgeSource for ColumnarSource {
                 self.name
             )));
         }
-        let convert = |b: &RecordBatch, c: Cols| {
-            let w = c.weight.map(|w| b.column(w).as_ref());
-            convert::edges(b.column(c.src), b.column(c.dst), w)
-        };
-        self.run(ROWS, &convert, &mut |edges: Vec<RawEdge>| f(&edges))
+        self.run(ROWS, &int_batch, &mut |edges: Vec<RawEdge>| f(&edges))
     }
 }
