@@ -310,7 +310,7 @@ pub(super) fn gap_bits(store: &Store, maps: &[&U32s]) -> Result<GapCost> {
     let (mut list, mut relabelled) = (Vec::new(), Vec::new());
     let mut at = 0u64;
     let mut flush = |v: u64, list: &mut Vec<u64>, cost: &mut GapCost| {
-        if stride > 1 && crate::base::rng::mix64(v) % stride != 0 {
+        if stride > 1 && !crate::base::rng::mix64(v).is_multiple_of(stride) {
             list.clear();
             return;
         }
