@@ -174,3 +174,48 @@ def test_kcore_out_parquet_reads_back_as_the_text_set(tmp_path, strings):
     assert t.schema.names == ["id"]
     assert t.schema.field("id").type == (pa.string() if strings else pa.uint64())
     assert [str(x) for x in t.column("id").to_pylist()] == want
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_export_parquet_reads_back_as_the_text_export_and_reimports(tmp_path, strings):
+    # Integer ids, weighted, directed; string ids, unweighted.
+    src, dst, w = edges(700, 6000, 5)
+    name = (lambda x: f"v{x}") if strings else str
+    weight = (lambda x: "") if strings else (lambda x: f" {float(x)!r}")
+    (tmp_path / "e.txt").write_text("".join(f"{name(s)} {name(d)}{weight(x)}\n" for s, d, x in zip(src, dst, w)))
+    flags = [] if strings else ["--weighted"]
+    outcore("import", tmp_path / "e.txt", *flags, "--out", tmp_path / "g.oc")
+    outcore("export", tmp_path / "g.oc", "--out", tmp_path / "x.txt")
+    outcore("export", tmp_path / "g.oc", "--out", tmp_path / "x.parquet")
+    outcore("export", tmp_path / "g.oc", "--out-format", "parquet", "--out", tmp_path / "x.pq")
+    want = [line.split(" ") for line in (tmp_path / "x.txt").read_text().splitlines()]
+    assert want
+    cols = ["source", "target"] + ([] if strings else ["weight"])
+    kind = pa.string() if strings else pa.uint64()
+    for path in ["x.parquet", "x.pq"]:
+        t = pq.read_table(tmp_path / path)
+        assert t.schema.names == cols
+        assert [t.schema.field(c).type for c in cols] == [kind, kind] + ([] if strings else [pa.float64()])
+        got = list(zip(*(t.column(c).to_pylist() for c in cols)))
+        assert len(got) == len(want)
+        for g, x in zip(got, want):
+            assert [str(g[0]), str(g[1])] == x[:2]
+            if not strings:
+                assert g[2] == float(x[2])
+    # The Parquet export imports back to the store that exports the same text.
+    outcore("import", tmp_path / "x.parquet", *flags, "--out", tmp_path / "h.oc")
+    outcore("export", tmp_path / "h.oc", "--out", tmp_path / "y.txt")
+    assert (tmp_path / "y.txt").read_text() == (tmp_path / "x.txt").read_text()
+
+
+def test_export_parquet_to_stdout_reads_back_as_the_file(tmp_path):
+    # The Parquet writer needs only a stream, not a seekable file.
+    (tmp_path / "e.txt").write_text("1 2 0.5\n2 3 1.5\n3 1 2\n")
+    outcore("import", tmp_path / "e.txt", "--weighted", "--out", tmp_path / "g.oc")
+    outcore("export", tmp_path / "g.oc", "--out", tmp_path / "x.parquet")
+    r = subprocess.run([BIN, "export", tmp_path / "g.oc", "--out", "-", "--out-format", "parquet"],
+                       capture_output=True)
+    assert r.returncode == 0, r.stderr
+    got = pq.read_table(pa.BufferReader(r.stdout))
+    assert got.equals(pq.read_table(tmp_path / "x.parquet"))
+    assert got.column("weight").to_pylist() == [0.5, 1.5, 2.0]

@@ -29,9 +29,18 @@ pub struct ExportArgs {
     /// tiles, csr (out-adjacency) or csr-in (directed stores).
     #[arg(long, default_value = "tiles")]
     pub layout: Layout,
-    /// Output file (`-` for standard output).
+    /// Output file (`-` for standard output): `src dst [weight]` lines or,
+    /// for a name ending in .parquet, a Parquet file of columns `source`,
+    /// `target` (uint64, or string ids) and, weighted, `weight` (float64).
     #[arg(long, short)]
     pub out: PathBuf,
+    /// The format of --out: text or parquet (default: parquet for a name
+    /// ending in .parquet, else text).
+    #[arg(long)]
+    pub out_format: Option<outcore::api::OutFormat>,
+    /// Memory budget (sizes the Parquet row groups), like every command.
+    #[arg(long, value_parser = crate::parse_memory)]
+    pub memory: Option<u64>,
     /// Undirected stores: write each edge in both directions.
     #[arg(long)]
     pub both_directions: bool,
@@ -201,7 +210,18 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
 pub fn export(a: ExportArgs) -> Result<()> {
     outcore::outfile::check_writable(&a.out)?;
     let store = Store::open(&a.store)?;
-    let n = outcore::store::export::export(&store, a.layout, a.both_directions, &a.out)?;
+    let format = (a.out_format).unwrap_or_else(|| outcore::api::OutFormat::of(&a.out));
+    let n = match format {
+        outcore::api::OutFormat::Text => {
+            outcore::store::export::export(&store, a.layout, a.both_directions, &a.out)?
+        }
+        outcore::api::OutFormat::Parquet => {
+            let budget = outcore::mem::Budget::checked(
+                (a.memory).unwrap_or_else(outcore::mem::Budget::default_limit),
+            )?;
+            outcore::api::export_parquet(&store, a.layout, a.both_directions, &a.out, &budget)?
+        }
+    };
     if a.out.as_os_str() != "-" {
         eprintln!("wrote {n} edges to {}", a.out.display());
     }

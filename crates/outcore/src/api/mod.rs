@@ -15,7 +15,7 @@ pub mod summary;
 pub mod values;
 
 pub use info::info_json;
-pub use parquet_out::{write_id_columns, OutFormat};
+pub use parquet_out::{export_parquet, write_id_columns, OutFormat};
 
 pub use run::{run, Algorithm, Run, RunOptions};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};

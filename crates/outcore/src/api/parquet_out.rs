@@ -3,7 +3,8 @@
 //! labels' original ids), streamed in rank order (= ascending original id)
 //! into row groups sized from the budget, with the arrow-rs writer. Query
 //! answers ([`write_id_columns`]): columns of ids, `id` or `source` and
-//! `target`.
+//! `target`. `outcore export` ([`export_parquet`]): `source`, `target` and,
+//! in a weighted store, `weight` (float64), streamed in the layout's order.
 
 use std::io::Write;
 use std::path::Path;
@@ -20,8 +21,10 @@ use parquet::file::properties::WriterProperties;
 use super::values::{Kind, VertexValues};
 use crate::engine::results::Out;
 use crate::error::{Error, IoContext, Result};
+use crate::mem::Budget;
+use crate::store::export::{for_each_edge, Layout};
 use crate::store::walk::LabelNames;
-use crate::store::Id;
+use crate::store::{Id, Store};
 
 /// How results are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +132,11 @@ impl Vals {
 /// Rows per row group: a few MiB of the budget (about 32 bytes a row once
 /// encoded, less after compression), from 64 Ki to 1 Mi rows.
 fn group_rows(out: &Out<'_>) -> usize {
-    let share = out.budget.available() / 16;
+    rows_for(out.budget)
+}
+
+fn rows_for(budget: &Budget) -> usize {
+    let share = budget.available() / 16;
     (share / 32).clamp(BATCH as u64, 1 << 20) as usize
 }
 
@@ -213,31 +220,28 @@ impl VertexValues {
     /// rank order, a batch of ids in memory at a time.
     pub fn write_set_parquet(&mut self, out: &Out<'_>, keep: impl Fn(u64) -> bool) -> Result<()> {
         let strings = out.store.manifest().string_ids;
-        let mut batch: Vec<Id<'static>> = Vec::with_capacity(BATCH);
-        let mut sink = IdSink::create(out.path, strings, &["id"])?;
-        self.for_each_ranked(out, |_, id, x| {
-            if keep(x) {
-                batch.push(id.clone().into_owned());
-                if batch.len() == BATCH {
-                    sink.write(&[std::mem::take(&mut batch)])?;
-                }
-            }
-            Ok(())
+        let mut sink = IdSink::create(out.path, strings, &["id"], false, 1 << 20)?;
+        self.for_each_ranked(out, |_, id, x| match keep(x) {
+            true => sink.push(&[id], None),
+            false => Ok(()),
         })?;
-        sink.write(&[batch])?;
         sink.finish()
     }
 }
 
-/// Columns of ids written as Parquet: uint64 or, in a store of string
-/// ids, string; zstd, row groups of up to 1 Mi rows.
+/// Columns of ids (uint64 or, in a store of string ids, string), and for
+/// the edges of a weighted store a float64 `weight`, written as Parquet
+/// (zstd) a row at a time: a batch of rows in builders, then handed to the
+/// writer, whose finished row groups are drained into the file.
 struct IdSink {
     schema: Arc<Schema>,
     writer: ArrowWriter<Shared>,
     buf: Shared,
     file: crate::outfile::OutFile,
     target: std::path::PathBuf,
-    strings: bool,
+    ids: Vec<Ids>,
+    weights: Option<Float64Builder>,
+    rows: usize,
 }
 
 fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -245,17 +249,26 @@ fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
 }
 
 impl IdSink {
-    fn create(path: &Path, strings: bool, names: &[&str]) -> Result<IdSink> {
+    fn create(
+        path: &Path,
+        strings: bool,
+        names: &[&str],
+        weighted: bool,
+        group_rows: usize,
+    ) -> Result<IdSink> {
         let t = match strings {
             true => DataType::Utf8,
             false => DataType::UInt64,
         };
-        let fields: Vec<Field> = (names.iter())
+        let mut fields: Vec<Field> = (names.iter())
             .map(|n| Field::new(*n, t.clone(), false))
             .collect();
+        if weighted {
+            fields.push(Field::new("weight", DataType::Float64, false));
+        }
         let schema = Arc::new(Schema::new(fields));
         let props = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(1 << 20))
+            .set_max_row_group_row_count(Some(group_rows))
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
             .build();
         let buf = Shared::default();
@@ -269,19 +282,31 @@ impl IdSink {
             buf,
             file,
             target,
-            strings,
+            ids: names.iter().map(|_| Ids::new(strings)).collect(),
+            weights: weighted.then(Float64Builder::new),
+            rows: 0,
         })
     }
 
-    /// Writes one batch: a list of ids per column, all of one length.
-    fn write(&mut self, columns: &[Vec<Id<'_>>]) -> Result<()> {
-        let arrays: Vec<ArrayRef> = (columns.iter())
-            .map(|ids| {
-                let mut b = Ids::new(self.strings);
-                ids.iter().for_each(|id| b.push(id));
-                b.finish()
-            })
-            .collect();
+    /// One row: an id per id column, and the weight when there is a
+    /// `weight` column.
+    fn push(&mut self, row: &[&Id<'_>], weight: Option<f64>) -> Result<()> {
+        self.ids.iter_mut().zip(row).for_each(|(b, id)| b.push(id));
+        if let Some(b) = &mut self.weights {
+            b.append_value(weight.unwrap_or(1.0));
+        }
+        self.rows += 1;
+        match self.rows.is_multiple_of(BATCH) {
+            true => self.flush(),
+            false => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let mut arrays: Vec<ArrayRef> = self.ids.iter_mut().map(|b| b.finish()).collect();
+        if let Some(b) = &mut self.weights {
+            arrays.push(Arc::new(b.finish()));
+        }
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)
             .map_err(|e| parquet_error(&self.target, e))?;
         let r = self.writer.write(&batch);
@@ -293,6 +318,7 @@ impl IdSink {
     }
 
     fn finish(mut self) -> Result<()> {
+        self.flush()?;
         let r = self.writer.close();
         r.map_err(|e| parquet_error(&self.target, e))?;
         self.file
@@ -308,14 +334,41 @@ impl IdSink {
 /// string ids, string; in row groups of up to 1 Mi rows.
 pub fn write_id_columns(path: &Path, strings: bool, columns: &[(&str, Vec<Id<'_>>)]) -> Result<()> {
     let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
-    let mut sink = IdSink::create(path, strings, &names)?;
+    let mut sink = IdSink::create(path, strings, &names, false, 1 << 20)?;
     let rows = columns.first().map_or(0, |c| c.1.len());
-    let mut at = 0;
-    while at < rows {
-        let n = BATCH.min(rows - at);
-        let part: Vec<Vec<Id<'_>>> = (columns.iter()).map(|c| c.1[at..at + n].to_vec()).collect();
-        sink.write(&part)?;
-        at += n;
+    let mut row = Vec::with_capacity(columns.len());
+    for i in 0..rows {
+        row.clear();
+        row.extend(columns.iter().map(|c| &c.1[i]));
+        sink.push(&row, None)?;
     }
     sink.finish()
+}
+
+/// `outcore export --out X.parquet`: the edges of `layout` as
+/// [`for_each_edge`] gives them, in its order, as columns `source` and
+/// `target` (uint64, or string in a store of string ids) and, in a weighted
+/// store, `weight` (float64); streamed, in row groups sized from `budget`.
+/// `path` may be `-` (standard output: the writer needs no seeking).
+/// Returns the number of edges.
+pub fn export_parquet(
+    store: &Store,
+    layout: Layout,
+    both_directions: bool,
+    path: &Path,
+    budget: &Budget,
+) -> Result<u64> {
+    let m = store.manifest();
+    let mut sink = IdSink::create(
+        path,
+        m.string_ids,
+        &["source", "target"],
+        m.weighted,
+        rows_for(budget),
+    )?;
+    let n = for_each_edge(store, layout, both_directions, |s, d, w| {
+        sink.push(&[&s, &d], Some(w))
+    })?;
+    sink.finish()?;
+    Ok(n)
 }
