@@ -28,7 +28,7 @@ use arrow_schema::{DataType, SchemaRef};
 
 use super::super::named::NamedBatch;
 use super::convert::RowFault;
-use super::{choose, in_column, int_batch, local, named_batch, note_columns, Cols};
+use super::{choose, ids_are, in_column, int_batch, local, named_batch, note_columns, Cols};
 use super::{named_column, string_ids, ParseOptions, NAMED_ROWS, ROWS};
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::{EdgeSource, RawEdge};
@@ -246,22 +246,12 @@ impl EdgeSource for BatchSource {
     }
 
     fn for_each_named_batch(&mut self, f: &mut dyn FnMut(&NamedBatch) -> Result<()>) -> Result<()> {
-        if !self.strings {
-            return Err(Error::Invalid(format!(
-                "{}: vertex ids are integers",
-                self.name
-            )));
-        }
+        ids_are(&self.name, self.strings, true)?;
         self.run(NAMED_ROWS, &named_batch, &mut |b: NamedBatch| f(&b))
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
-        if self.strings {
-            return Err(Error::Invalid(format!(
-                "{}: vertex ids are strings; they are read by for_each_named_batch",
-                self.name
-            )));
-        }
+        ids_are(&self.name, self.strings, false)?;
         self.run(ROWS, &int_batch, &mut |edges: Vec<RawEdge>| f(&edges))
     }
 }

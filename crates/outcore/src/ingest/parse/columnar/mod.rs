@@ -193,6 +193,18 @@ fn string_ids(opts: &ParseOptions, named: Option<(String, &Schema, usize)>) -> R
     })
 }
 
+/// Refuses a read of the other id kind than the source holds (`strings`):
+/// named batches of integer ids, integer batches of string ids.
+fn ids_are(name: &str, strings: bool, want_strings: bool) -> Result<()> {
+    match (strings, want_strings) {
+        (false, true) => Err(Error::Invalid(format!("{name}: vertex ids are integers"))),
+        (true, false) => Err(Error::Invalid(format!(
+            "{name}: vertex ids are strings; they are read by for_each_named_batch"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The column positions of `cols` in a batch projected to
 /// [`Cols::projection`].
 fn local(cols: Cols) -> Cols {
@@ -344,22 +356,12 @@ impl EdgeSource for ColumnarSource {
     }
 
     fn for_each_named_batch(&mut self, f: &mut dyn FnMut(&NamedBatch) -> Result<()>) -> Result<()> {
-        if !self.strings {
-            return Err(Error::Invalid(format!(
-                "{}: vertex ids are integers",
-                self.name
-            )));
-        }
+        ids_are(&self.name, self.strings, true)?;
         self.run(NAMED_ROWS, &named_batch, &mut |batch: NamedBatch| f(&batch))
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
-        if self.strings {
-            return Err(Error::Invalid(format!(
-                "{}: vertex ids are strings; they are read by for_each_named_batch",
-                self.name
-            )));
-        }
+        ids_are(&self.name, self.strings, false)?;
         self.run(ROWS, &int_batch, &mut |edges: Vec<RawEdge>| f(&edges))
     }
 }
