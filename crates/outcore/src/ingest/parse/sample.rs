@@ -87,7 +87,7 @@ pub(super) fn sample<P: BlockParser<Item = RawEdge>>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{FileSource, InputFormat, ParseOptions, DEFAULT_BLOCK_SIZE};
     use crate::ingest::{EdgeSource, RawEdge, SAMPLE_PER_PLACE, SAMPLE_PLACES};
     use std::collections::HashSet;
@@ -100,14 +100,14 @@ mod tests {
     }
 
     /// `n` edges sorted by (src, dst), src spread over `0..n / 8`.
-    fn sorted_edges(n: u64) -> Vec<(u64, u64)> {
+    pub(crate) fn sorted_edges(n: u64) -> Vec<(u64, u64)> {
         (0..n).map(|i| (i / 8, (i * 7919) % 1000)).collect()
     }
 
     /// Checks that every sampled edge is an edge of the input and that the
     /// sample reaches across it: from the first 64th to the last one,
     /// about [`SAMPLE_PER_PLACE`] edges from each place.
-    fn check(sample: &[RawEdge], edges: &[(u64, u64)]) {
+    pub(crate) fn check(sample: &[RawEdge], edges: &[(u64, u64)]) {
         let all: HashSet<(u64, u64)> = edges.iter().copied().collect();
         assert!(sample.iter().all(|e| all.contains(&(e.src, e.dst))));
         let max_src = edges.last().unwrap().0;

@@ -11,7 +11,8 @@ use arrow_array::RecordBatch;
 use arrow_ipc::reader::FileReader;
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
 };
 use parquet::arrow::ProjectionMask;
 
@@ -49,6 +50,14 @@ impl ColFile {
         match &self.container {
             Container::Parquet(m) => Some(m.metadata().file_metadata().num_rows().max(0) as u64),
             Container::Ipc { .. } => None,
+        }
+    }
+
+    /// Rows in group `g` (Parquet; 0 for IPC, whose footer does not say).
+    pub fn group_rows(&self, g: usize) -> u64 {
+        match &self.container {
+            Container::Parquet(m) => m.metadata().row_group(g).num_rows().max(0) as u64,
+            Container::Ipc { .. } => 0,
         }
     }
 
@@ -104,6 +113,64 @@ impl ColFile {
             }
         }
         Ok(())
+    }
+
+    /// Reads runs of up to `per` rows of group `g`'s columns `cols`, one
+    /// at each of `at` (ascending fractions of the group's rows; a run ends
+    /// where the next begins): a sample, read through a Parquet row
+    /// selection, so only the pages that hold the runs are decoded.
+    pub fn sample_group(
+        &self,
+        g: usize,
+        cols: &[usize],
+        at: &[f64],
+        per: usize,
+        f: &mut dyn FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<()> {
+        // The runs of a group of `rows` rows, as (start, length).
+        let runs = |rows: usize| {
+            let start = move |i: usize| match at.get(i) {
+                Some(&x) => ((x * rows as f64) as usize).min(rows),
+                None => rows,
+            };
+            (0..at.len()).map(move |i| (start(i), per.min(start(i + 1) - start(i))))
+        };
+        match &self.container {
+            Container::Parquet(meta) => {
+                let rows = self.group_rows(g) as usize;
+                let mut sel = Vec::new();
+                let mut pos = 0;
+                for (at, len) in runs(rows).filter(|r| r.1 > 0) {
+                    sel.push(RowSelector::skip(at - pos));
+                    sel.push(RowSelector::select(len));
+                    pos = at + len;
+                }
+                if sel.is_empty() {
+                    return Ok(());
+                }
+                let file = File::open(&self.path).at(&self.path)?;
+                let corrupt = |e: &dyn std::fmt::Display| self.corrupt(g, e);
+                let mask = ProjectionMask::roots(meta.parquet_schema(), cols.iter().copied());
+                let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
+                    .with_row_groups(vec![g])
+                    .with_projection(mask)
+                    .with_row_selection(RowSelection::from(sel))
+                    .with_batch_size(per.max(1))
+                    .build()
+                    .map_err(|e| corrupt(&e))?;
+                for batch in reader {
+                    f(batch.map_err(|e| corrupt(&e))?)?;
+                }
+                Ok(())
+            }
+            // A record batch is read whole; the runs are slices of it.
+            Container::Ipc { .. } => self.read_group(g, cols, usize::MAX, &mut |batch| {
+                for (at, len) in runs(batch.num_rows()).filter(|r| r.1 > 0) {
+                    f(batch.slice(at, len))?;
+                }
+                Ok(())
+            }),
+        }
     }
 
     /// The error for a group that cannot be decoded.

@@ -10,6 +10,7 @@
 mod batches;
 mod convert;
 mod files;
+mod sample;
 mod stream;
 
 use std::path::PathBuf;
@@ -353,6 +354,13 @@ impl EdgeSource for ColumnarSource {
 
     fn string_ids(&self) -> bool {
         self.strings
+    }
+
+    fn sample_edges(&mut self) -> Result<Option<Vec<RawEdge>>> {
+        match self.strings {
+            true => Ok(None),
+            false => sample::sample(&self.files, &self.cols),
+        }
     }
 
     fn for_each_named_batch(&mut self, f: &mut dyn FnMut(&NamedBatch) -> Result<()>) -> Result<()> {
