@@ -29,6 +29,7 @@ pub(crate) mod append;
 mod checked;
 pub mod csr;
 pub mod csrcode;
+pub mod csrsample;
 pub mod csrscan;
 pub mod degrees;
 mod dest;

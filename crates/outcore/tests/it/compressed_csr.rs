@@ -111,6 +111,63 @@ fn check_pair(plain: &Store, coded: &Store, code: Code) {
     for &l in layouts {
         assert_eq!(exported(plain, l, true), exported(coded, l, true));
     }
+    check_sample(plain, "out");
+    check_sample(coded, "out");
+    if mc.directed {
+        check_sample(coded, "in");
+    }
+}
+
+/// `store::csrsample` reads the lists a scan reads: every one with
+/// `every` = 1, those that begin in every third page with 3.
+fn check_sample(s: &Store, which: &str) {
+    use outcore::store::csrsample::sample_lists;
+    let mut lists = std::collections::BTreeMap::<u64, (u64, Vec<u64>)>::new();
+    outcore::store::csrscan::scan_csr(s, which, false, |v, slot, u, _| {
+        lists.entry(v).or_insert((slot, Vec::new())).1.push(u);
+        Ok(())
+    })
+    .unwrap();
+    let m = s.manifest();
+    let per_page = m.csr.page_bytes / m.slot_width().bytes();
+    for every in [1, 3] {
+        let mut got = Vec::new();
+        sample_lists(s, which, every, |v, l| {
+            got.push((v, l.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        let want: Vec<(u64, Vec<u64>)> = (lists.iter())
+            .filter(|(_, (slot, _))| (slot / per_page).is_multiple_of(every))
+            .map(|(&v, (_, l))| (v, l.clone()))
+            .collect();
+        assert_eq!(got, want, "{which}, every {every}");
+    }
+}
+
+/// A flipped byte in a coded or a plain adjacency fails the sample's
+/// checked reads instead of giving other lists.
+#[test]
+fn a_sample_of_a_damaged_adjacency_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, coded) = pair(
+        dir.path(),
+        5_000,
+        &edges_of(5_000, 40_000, 7),
+        false,
+        Code::Fast,
+        4,
+    );
+    for (s, rel) in [(plain, "csr/out.adj"), (coded, "csr/out.adz")] {
+        let path = s.path().join(rel);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0x10;
+        std::fs::write(&path, bytes).unwrap();
+        let r = outcore::store::csrsample::sample_lists(&s, "out", 1, |_, _| Ok(()));
+        let e = r.expect_err(rel).to_string();
+        assert!(e.contains("checksum"), "{rel}: {e}");
+    }
 }
 
 proptest! {
