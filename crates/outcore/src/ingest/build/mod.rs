@@ -224,6 +224,7 @@ mod records;
 mod remap;
 mod spill_code;
 mod stages;
+mod tilecoder;
 mod tiles;
 mod write;
 

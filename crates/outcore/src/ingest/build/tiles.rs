@@ -15,11 +15,12 @@
 //! 2 GiB spilled and read, 260 M records sorted); the bytes are identical
 //! (`placed_and_sorted_tiles_are_the_same_bytes`).
 
+use super::tilecoder::RowCoder;
 use super::write::tile_of_order;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use crate::store::file::{read_chunks, PlacedFile, StoreDir, WriteLe};
+use crate::store::file::{PlacedFile, StoreDir, WriteLe};
 use crate::store::tiles::{
     TileGeometry, TileStats, TileWriter, CHUNKS_FILE, EDGES_FILE, GROUPS_FILE, INDEX_FILE,
     TILE_BITS, WEIGHTS_FILE,
@@ -99,11 +100,9 @@ pub(super) struct TilePlacer {
     cap: usize,
     bytes: Vec<u8>,
     stats: TileStats,
-    /// `--compress`: the non-empty tiles (row, column, edges) in physical
-    /// order; the edges are placed plain in a scratch file and coded in
-    /// frames by [`TileWriter`] when complete (frame sizes are not known
-    /// before the edges are).
-    coded: Option<Vec<(u32, u32, u64)>>,
+    /// `--compress`: the edges are placed plain in a scratch file, and
+    /// coded in frames as their rows finish ([`RowCoder`]).
+    coder: Option<RowCoder>,
     _charge: Charge,
 }
 
@@ -159,17 +158,25 @@ impl TilePlacer {
         end.push(stats.edges);
         let blocks = geom.blocks as usize;
         let weighted = counts.weighted;
+        let edges = dir.placed(
+            if coded.is_some() {
+                PLAIN_FILE
+            } else {
+                EDGES_FILE
+            },
+            stats.edges * 4,
+            coded.is_none(),
+        )?;
+        let coder = match coded {
+            Some(tiles) => {
+                let w = TileWriter::new(dir, geom, false, true)?;
+                Some(RowCoder::start(edges.path().to_path_buf(), w, tiles))
+            }
+            None => None,
+        };
         Ok(TilePlacer {
             geom,
-            edges: Some(dir.placed(
-                if coded.is_some() {
-                    PLAIN_FILE
-                } else {
-                    EDGES_FILE
-                },
-                stats.edges * 4,
-                coded.is_none(),
-            )?),
+            edges: Some(edges),
             weights: match weighted {
                 true => Some(dir.placed(WEIGHTS_FILE, stats.edges * 8, false)?),
                 false => None,
@@ -183,7 +190,7 @@ impl TilePlacer {
             cap: column_cap(&geom, weighted),
             bytes: Vec::new(),
             stats,
-            coded,
+            coder,
             _charge: counts._charge,
         })
     }
@@ -228,9 +235,6 @@ impl TilePlacer {
     /// current one are complete, and those leading the physical order
     /// are hashed while the placement goes on ([`PlacedFile::final_upto`]).
     fn announce(&mut self) {
-        if self.coded.is_some() {
-            return; // the plain scratch file is not hashed
-        }
         while self.front < self.end.len()
             && tile_of_order(&self.geom, self.front as u64).0 < self.row
         {
@@ -238,8 +242,11 @@ impl TilePlacer {
         }
         // The first slot of tile `front`: the end of the one before it.
         let slot = self.front.checked_sub(1).map_or(0, |t| self.end[t]);
-        if let Some(e) = &mut self.edges {
-            e.final_upto(slot * 4);
+        match (&mut self.coder, &mut self.edges) {
+            // The plain scratch file is coded, not hashed.
+            (Some(c), _) => c.final_upto(slot),
+            (None, Some(e)) => e.final_upto(slot * 4),
+            (None, None) => {}
         }
         if let Some(w) = &mut self.weights {
             w.final_upto(slot * 8);
@@ -288,8 +295,12 @@ impl TilePlacer {
         if let Some(w) = self.weights.take() {
             dir.close_placed(w)?;
         }
-        if let Some(tiles) = self.coded.take() {
-            return code_placed(dir, edges, self.geom, &tiles);
+        if let Some(coder) = self.coder.take() {
+            let path = edges.path().to_path_buf();
+            drop(edges);
+            let w = coder.finish(self.stats.edges)?;
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            return w.finish(dir);
         }
         let chunks = dir.close_placed(edges)?.expect("tile chunk sums asked for");
         let mut sums = dir.file(CHUNKS_FILE)?;
@@ -297,42 +308,6 @@ impl TilePlacer {
         dir.close(sums)?;
         Ok(self.stats)
     }
-}
-
-/// Codes the plain tiles placed in `plain` (`tiles`: row, column, edges in
-/// physical order) in frames, then removes it.
-fn code_placed(
-    dir: &mut StoreDir,
-    plain: PlacedFile,
-    geom: TileGeometry,
-    tiles: &[(u32, u32, u64)],
-) -> Result<TileStats> {
-    let path = plain.path().to_path_buf();
-    drop(plain);
-    let mut w = TileWriter::new(dir, geom, false, true)?;
-    let (mut k, mut left) = (0, tiles.first().map_or(0, |t| t.2));
-    read_chunks(&path, 4, |b| {
-        for c in b.chunks_exact(4) {
-            while left == 0 {
-                k += 1;
-                left = tiles[k].2;
-            }
-            let (s, d) = (
-                u16::from_le_bytes([c[0], c[1]]),
-                u16::from_le_bytes([c[2], c[3]]),
-            );
-            let (row, col) = (tiles[k].0, tiles[k].1);
-            w.push(
-                (row as u64) << TILE_BITS | s as u64,
-                (col as u64) << TILE_BITS | d as u64,
-                1.0,
-            )?;
-            left -= 1;
-        }
-        Ok(())
-    })?;
-    std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-    w.finish(dir)
 }
 
 #[cfg(test)]
