@@ -156,6 +156,10 @@ def test_nulls_name_the_column_and_row(tmp_path):
     neg = pl.DataFrame({"source": [1, 2, -3], "target": [2, 3, 1]})
     with pytest.raises(InputError, match=r"Polars DataFrame: row 2 .*negative vertex id -3 in column `source`"):
         outcore.import_edges(neg, tmp_path / "n.oc", memory=MEMORY, progress=False)
+    # pandas keeps an integer column with a missing value as float64.
+    nan = pd.DataFrame({"source": [1, 2, None], "target": [2, 3, 1]})
+    with pytest.raises(InputError, match=r"column `source` \(Float64\) cannot hold .*nullable Int64 dtype"):
+        outcore.import_edges(nan, tmp_path / "n.oc", memory=MEMORY, progress=False)
     assert not os.path.exists(tmp_path / "n.oc")
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
 

@@ -134,8 +134,13 @@ fn choose(schema: &Schema, what: &str, opts: &ParseOptions) -> Result<Cols> {
     let t = |i: usize| fields[i].data_type();
     for (i, role) in [(cols.src, "source"), (cols.dst, "target")] {
         if !convert::is_int(t(i)) && !convert::is_name(t(i)) {
+            // pandas keeps an integer column with a missing value as floats.
+            let hint = match t(i).is_floating() {
+                true => " (an integer column with missing values becomes float64 in pandas: drop the rows without ids, or use the nullable Int64 dtype)",
+                false => "",
+            };
             return Err(Error::Invalid(format!(
-                "{what}: column `{}` ({}) cannot hold {role} vertex ids: expected integers or strings",
+                "{what}: column `{}` ({}) cannot hold {role} vertex ids: expected integers or strings{hint}",
                 fields[i].name(),
                 t(i)
             )));
