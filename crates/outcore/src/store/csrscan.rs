@@ -132,10 +132,10 @@ struct Slots {
 }
 
 /// Padding as [`Slots::next`] gives it, whatever the slot width.
-const WIDE_PAD: u64 = u64::MAX;
+pub(super) const WIDE_PAD: u64 = u64::MAX;
 
 /// A narrow slot as [`Slots::next`] gives it.
-fn widen(x: u32) -> u64 {
+pub(super) fn widen(x: u32) -> u64 {
     if x == PAD {
         WIDE_PAD
     } else {

@@ -87,17 +87,33 @@ impl ColFile {
         rows: usize,
         f: &mut dyn FnMut(RecordBatch) -> Result<()>,
     ) -> Result<()> {
+        self.read(g, cols, rows, None, f)
+    }
+
+    /// [`Self::read_group`], only the rows of `selection` of a Parquet
+    /// group (an IPC batch is read whole).
+    fn read(
+        &self,
+        g: usize,
+        cols: &[usize],
+        rows: usize,
+        selection: Option<RowSelection>,
+        f: &mut dyn FnMut(RecordBatch) -> Result<()>,
+    ) -> Result<()> {
         let file = File::open(&self.path).at(&self.path)?;
         let corrupt = |e: &dyn std::fmt::Display| self.corrupt(g, e);
         match &self.container {
             Container::Parquet(meta) => {
                 let mask = ProjectionMask::roots(meta.parquet_schema(), cols.iter().copied());
-                let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
-                    .with_row_groups(vec![g])
-                    .with_projection(mask)
-                    .with_batch_size(rows)
-                    .build()
-                    .map_err(|e| corrupt(&e))?;
+                let mut builder =
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
+                        .with_row_groups(vec![g])
+                        .with_projection(mask)
+                        .with_batch_size(rows);
+                if let Some(sel) = selection {
+                    builder = builder.with_row_selection(sel);
+                }
+                let reader = builder.build().map_err(|e| corrupt(&e))?;
                 for batch in reader {
                     f(batch.map_err(|e| corrupt(&e))?)?;
                 }
@@ -136,7 +152,7 @@ impl ColFile {
             (0..at.len()).map(move |i| (start(i), per.min(start(i + 1) - start(i))))
         };
         match &self.container {
-            Container::Parquet(meta) => {
+            Container::Parquet(_) => {
                 let rows = self.group_rows(g) as usize;
                 let mut sel = Vec::new();
                 let mut pos = 0;
@@ -145,23 +161,10 @@ impl ColFile {
                     sel.push(RowSelector::select(len));
                     pos = at + len;
                 }
-                if sel.is_empty() {
-                    return Ok(());
+                match sel.is_empty() {
+                    true => Ok(()),
+                    false => self.read(g, cols, per.max(1), Some(RowSelection::from(sel)), f),
                 }
-                let file = File::open(&self.path).at(&self.path)?;
-                let corrupt = |e: &dyn std::fmt::Display| self.corrupt(g, e);
-                let mask = ProjectionMask::roots(meta.parquet_schema(), cols.iter().copied());
-                let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
-                    .with_row_groups(vec![g])
-                    .with_projection(mask)
-                    .with_row_selection(RowSelection::from(sel))
-                    .with_batch_size(per.max(1))
-                    .build()
-                    .map_err(|e| corrupt(&e))?;
-                for batch in reader {
-                    f(batch.map_err(|e| corrupt(&e))?)?;
-                }
-                Ok(())
             }
             // A record batch is read whole; the runs are slices of it.
             Container::Ipc { .. } => self.read_group(g, cols, usize::MAX, &mut |batch| {
