@@ -100,12 +100,37 @@ pub(super) fn build(
         )),
         e => e,
     })?;
+    // Auto's first store is the one asked for, already in place: a failure
+    // from here on (reading it for the choice, the second build) removes it,
+    // so that a failed command leaves no store behind.
+    let published = auto.then(|| FirstDir(dest.to_path_buf()));
+    let r = choose_and_rebuild(source, dest, opts, r1, &first_path, scratch, start, &budget);
+    if r.is_ok() {
+        std::mem::forget(published);
+    }
+    r
+}
+
+/// The rest of [`build`] after its first store `r1` at `first_path`: the
+/// choice (auto) or the numbering (bfs), then the second build if any.
+#[allow(clippy::too_many_arguments)]
+fn choose_and_rebuild(
+    source: &mut dyn EdgeSource,
+    dest: &Path,
+    opts: &BuildOptions,
+    r1: BuildReport,
+    first_path: &Path,
+    scratch: Option<FirstDir>,
+    start: Instant,
+    budget: &Budget,
+) -> Result<BuildReport> {
+    let auto = opts.order != VertexOrder::Bfs;
     let t = Instant::now();
     if r1.manifest.num_edges == 0 && auto {
         // No edge, no neighbour to put near another: nothing to order.
         return Ok(r1);
     }
-    let store = Store::open(&first_path)?;
+    let store = Store::open(first_path)?;
     // Auto over a skewed graph (the first store came out in degree order):
     // Cuthill-McKee's levels are a few huge ones (a hub reaches most of the
     // graph in two steps), so they do not code [`GAIN`] smaller than the
@@ -115,7 +140,7 @@ pub(super) fn build(
     let skewed = auto && r1.manifest.vertex_order == VertexOrder::Degree;
     let found = match skewed {
         true => None,
-        false => match enumerate(&store, &budget, opts.bfs_lists_on_disk, auto) {
+        false => match enumerate(&store, budget, opts.bfs_lists_on_disk, auto) {
             Err(Error::Budget(m)) if auto => {
                 Progress::new("vertex order")
                     .done(|| format!("{m}; keeping the {} order", r1.manifest.vertex_order));
@@ -127,7 +152,7 @@ pub(super) fn build(
     // Auto over a store in degree order: the input's own order is a
     // candidate too (a crawl order often has locality of its own).
     let ranks = match auto && store.manifest().has_order_map {
-        true => original_ranks(&store, &budget)?,
+        true => original_ranks(&store, budget)?,
         false => None,
     };
     let choice = match auto {
@@ -142,7 +167,7 @@ pub(super) fn build(
     let maps = match (choice, found) {
         (Choice::Bfs, Some(ids)) => {
             second.order = VertexOrder::Bfs;
-            Some(compose(&store, ids, &budget)?)
+            Some(compose(&store, ids, budget)?)
         }
         (Choice::Original, _) => {
             second.order = VertexOrder::Original;
@@ -150,15 +175,18 @@ pub(super) fn build(
             None
         }
         _ => {
+            // The first store is the one kept: its own phases, then the choice.
+            let mut phases = r1.phases.clone();
+            phases.push((weighed, secs));
             return Ok(BuildReport {
                 seconds: start.elapsed().as_secs_f64(),
                 phases,
                 ..r1
-            })
+            });
         }
     };
     drop((store, ranks, scratch));
-    let r2 = build_with(source, dest, &second, &budget, &mut { maps })?;
+    let r2 = build_with(source, dest, &second, budget, &mut { maps })?;
     phases.extend(r2.phases.iter().copied());
     Ok(BuildReport {
         seconds: start.elapsed().as_secs_f64(),
