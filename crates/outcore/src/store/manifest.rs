@@ -194,6 +194,11 @@ pub struct Manifest {
     /// names by rank (absent from integer stores' manifests).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub string_ids: bool,
+    /// With string ids: `ids.str` and `ids.off` have a checksum per 4 KiB
+    /// page beside them (`NAME.xxh`), which the positioned reads of
+    /// [`crate::store::IdLookup`] check; absent in stores built before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub name_page_sums: bool,
     /// How dense ids are ordered ("original" when absent: older stores).
     #[serde(default)]
     pub vertex_order: VertexOrder,

@@ -316,6 +316,10 @@ pub fn required_files(m: &Manifest) -> Vec<String> {
         v.push(IDS_STR_FILE.into());
         v.push(IDS_OFF_FILE.into());
     }
+    if m.string_ids && m.name_page_sums {
+        v.push(pagesums::sums_file(IDS_STR_FILE));
+        v.push(pagesums::sums_file(IDS_OFF_FILE));
+    }
     if m.has_order_map {
         v.push(ORDER_FILE.into());
         v.push(ORDER_INV_FILE.into());

@@ -40,6 +40,7 @@ pub(super) fn assemble(f: Facts) -> Manifest {
         weight_type: f.opts.weighted.then(|| "f64".to_string()),
         has_id_map: f.has_id_map,
         string_ids: f.string_ids,
+        name_page_sums: f.string_ids,
         vertex_order: f.vertex_order,
         has_order_map: f.has_order_map,
         tiles: TileInfo {

@@ -2,6 +2,9 @@
 //! query needs, without loading the maps ([`super::OriginalIds`]).
 
 use super::*;
+use crate::store::pagesums;
+use crate::store::tiles::chunk_sum;
+use std::path::Path;
 
 /// Original <-> dense ids by positioned reads of the id files, `order.bin`
 /// and `order.inv`, without loading them: what a single query needs (a
@@ -15,11 +18,80 @@ pub struct IdLookup {
 
 enum LookupIds {
     Identity,
-    Ints(std::fs::File),
-    Strings {
-        off: std::fs::File,
-        bytes: std::fs::File,
-    },
+    Ints(Paged),
+    Strings { off: Paged, bytes: Paged },
+}
+
+/// An id file read by positioned reads, each checked against the file's
+/// page sums ([`crate::store::pagesums`]) where the store has them (the
+/// names' `ids.str` and `ids.off`; integer ids are checked by their order
+/// instead, see [`IdLookup::original_of_rank`]): every
+/// 4 KiB page a read reaches is read whole and hashed, and its sum read
+/// from `NAME.xxh` beside it, so a damaged byte is an error naming the
+/// file, never another vertex's id (these reads skip the whole-file
+/// checksums `verify` checks). A damaged sum fails the same way. Stores
+/// of names built before these sums existed are read unchecked.
+struct Paged {
+    rel: &'static str,
+    file: std::fs::File,
+    sums: Option<std::fs::File>,
+    len: u64,
+}
+
+impl Paged {
+    fn open(store: &Store, rel: &'static str) -> Result<Paged> {
+        let open = |rel: &str| {
+            let p = store.file(rel);
+            std::fs::File::open(&p).at(&p)
+        };
+        let m = store.manifest();
+        let sums = match m.files.contains_key(&pagesums::sums_file(rel)) {
+            true => Some(open(&pagesums::sums_file(rel))?),
+            false => None,
+        };
+        Ok(Paged {
+            rel,
+            file: open(rel)?,
+            sums,
+            len: m.files.get(rel).map_or(0, |f| f.bytes),
+        })
+    }
+
+    /// Reads `buf.len()` bytes at `at` (of the store at `store`).
+    fn read_at(&self, store: &Path, buf: &mut [u8], at: u64) -> Result<()> {
+        let io = |e| Error::io(store.join(self.rel), e);
+        let Some(sums) = &self.sums else {
+            return self.file.read_exact_at(buf, at).map_err(io);
+        };
+        const P: u64 = pagesums::PAGE_BYTES;
+        let end = at + buf.len() as u64;
+        if buf.is_empty() || end > self.len {
+            return match end > self.len {
+                true => Err(Error::damaged(
+                    store,
+                    self.rel,
+                    format!("a read ends at {end}, past its {} bytes", self.len),
+                )),
+                false => Ok(()),
+            };
+        }
+        let lo = at / P * P;
+        let hi = end.div_ceil(P).saturating_mul(P).min(self.len);
+        let mut pages = vec![0u8; (hi - lo) as usize];
+        self.file.read_exact_at(&mut pages, lo).map_err(io)?;
+        for (k, page) in pages.chunks(P as usize).enumerate() {
+            let p = lo / P + k as u64;
+            let mut sum = [0u8; 8];
+            sums.read_exact_at(&mut sum, 8 * p)
+                .map_err(|e| Error::io(store.join(pagesums::sums_file(self.rel)), e))?;
+            if u64::from_le_bytes(sum) != chunk_sum(page) {
+                let why = format!("page {p} (offset {}) fails its checksum", p * P);
+                return Err(Error::damaged(store, self.rel, why));
+            }
+        }
+        buf.copy_from_slice(&pages[(at - lo) as usize..(end - lo) as usize]);
+        Ok(())
+    }
 }
 
 impl IdLookup {
@@ -32,11 +104,11 @@ impl IdLookup {
         };
         let ids = if m.string_ids {
             LookupIds::Strings {
-                off: open(IDS_OFF_FILE)?,
-                bytes: open(IDS_STR_FILE)?,
+                off: Paged::open(store, IDS_OFF_FILE)?,
+                bytes: Paged::open(store, IDS_STR_FILE)?,
             }
         } else if m.has_id_map {
-            LookupIds::Ints(open(IDS_FILE)?)
+            LookupIds::Ints(Paged::open(store, IDS_FILE)?)
         } else {
             LookupIds::Identity
         };
@@ -65,15 +137,28 @@ impl IdLookup {
         n: u64,
     ) -> Result<[u8; W]> {
         let mut b = [0u8; W];
-        if i >= n {
-            return Err(Error::Invalid(format!(
-                "vertex {i} is outside the {} vertices of the store",
-                self.n
-            )));
-        }
+        self.inside(i, n)?;
         f.read_exact_at(&mut b, i * W as u64)
             .map_err(|e| Error::io(self.store.join(rel), e))?;
         Ok(b)
+    }
+
+    /// Entry `i` (of `n`) of the checked id file `f`, a little-endian u64.
+    fn read_id(&self, f: &Paged, i: u64, n: u64) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.inside(i, n)?;
+        f.read_at(&self.store, &mut b, 8 * i)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn inside(&self, i: u64, n: u64) -> Result<()> {
+        match i < n {
+            true => Ok(()),
+            false => Err(Error::Invalid(format!(
+                "vertex {i} is outside the {} vertices of the store",
+                self.n
+            ))),
+        }
     }
 
     /// The rank of dense id `v`.
@@ -119,17 +204,15 @@ impl IdLookup {
     }
 
     /// The name of rank `r` (string ids).
-    fn name_of_rank(&self, off: &std::fs::File, bytes: &std::fs::File, r: u64) -> Result<Vec<u8>> {
-        let a = u64::from_le_bytes(self.read(off, IDS_OFF_FILE, r, self.n + 1)?);
-        let b = u64::from_le_bytes(self.read(off, IDS_OFF_FILE, r + 1, self.n + 1)?);
+    fn name_of_rank(&self, off: &Paged, bytes: &Paged, r: u64) -> Result<Vec<u8>> {
+        let a = self.read_id(off, r, self.n + 1)?;
+        let b = self.read_id(off, r + 1, self.n + 1)?;
         if b < a || b - a > 1 << 30 {
             let why = format!("it does not index {IDS_STR_FILE}");
             return Err(Error::damaged(&self.store, IDS_OFF_FILE, why));
         }
         let mut name = vec![0u8; (b - a) as usize];
-        bytes
-            .read_exact_at(&mut name, a)
-            .map_err(|e| Error::io(self.store.join(IDS_STR_FILE), e))?;
+        bytes.read_at(&self.store, &mut name, a)?;
         Ok(name)
     }
 
@@ -146,9 +229,7 @@ impl IdLookup {
             LookupIds::Ints(f) => {
                 // Ids increase with the rank: a corrupted entry usually
                 // breaks that with a neighbour.
-                let at = |i: u64| -> Result<u64> {
-                    Ok(u64::from_le_bytes(self.read(f, IDS_FILE, i, self.n)?))
-                };
+                let at = |i: u64| self.read_id(f, i, self.n);
                 let id = at(r)?;
                 let ok = (r == 0 || at(r - 1)? < id) && (r + 1 == self.n || at(r + 1)? > id);
                 if !ok {
@@ -200,8 +281,7 @@ impl IdLookup {
             LookupIds::Strings { .. } => return Ok(None),
             LookupIds::Ints(f) => f,
         };
-        let at =
-            |r: u64| -> Result<u64> { Ok(u64::from_le_bytes(self.read(f, IDS_FILE, r, self.n)?)) };
+        let at = |r: u64| self.read_id(f, r, self.n);
         let (mut lo, mut hi) = (0u64, self.n);
         while lo < hi {
             let mid = (lo + hi) / 2;

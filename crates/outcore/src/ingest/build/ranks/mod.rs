@@ -220,8 +220,8 @@ impl IdWriter {
     pub(super) fn new(ids: Ids, dir: &mut StoreDir) -> Result<IdWriter> {
         Ok(match ids {
             Ids::Strings => IdWriter::Strings {
-                strs: dir.file(IDS_STR_FILE)?,
-                offs: dir.file(IDS_OFF_FILE)?,
+                strs: dir.paged_file(IDS_STR_FILE)?,
+                offs: dir.paged_file(IDS_OFF_FILE)?,
                 buf: Vec::with_capacity(BATCH),
                 pos: 0,
             },
