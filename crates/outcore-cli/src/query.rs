@@ -414,7 +414,7 @@ fn latency_run(
 
 #[derive(Args)]
 pub struct CalibrateArgs {
-    /// A store: measures its csr/out.adj and records the result in STORE/calibration.json.
+    /// A store: measures its largest file and records the result in STORE/calibration.json.
     pub store: Option<PathBuf>,
     /// Measure this file instead (nothing is recorded).
     #[arg(long)]
@@ -436,7 +436,17 @@ pub struct CalibrateArgs {
 pub fn calibrate(a: CalibrateArgs) -> Result<()> {
     let path = match (&a.file, &a.store) {
         (Some(f), _) => f.clone(),
-        (None, Some(s)) => Store::open(s)?.file("csr/out.adj"),
+        (None, Some(s)) => {
+            // The store's largest file: random reads over as many pages as
+            // the store offers (a coded adjacency can be under a page).
+            let store = Store::open(s)?;
+            let files = &store.manifest().files;
+            let largest = files
+                .iter()
+                .max_by_key(|(_, e)| e.bytes)
+                .map(|(rel, _)| rel);
+            store.file(largest.map_or("csr/out.adj", |r| r.as_str()))
+        }
         (None, None) => bail!("give a STORE or --file PATH to measure"),
     };
     let budget = Budget::new(1 << 30);

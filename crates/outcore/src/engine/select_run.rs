@@ -86,10 +86,10 @@ pub(crate) fn pool_bytes(
 pub(crate) fn page_table_bytes(store: &Store, which: &str, weights: bool, budget: &Budget) -> u64 {
     let m = store.manifest();
     let pb = m.csr.page_bytes;
-    let (a, o, w) = files(which);
-    let (adz, pgi) = crate::store::csrcode::files(which);
+    let (_, o, w) = files(which);
+    let (_, pgi) = crate::store::csrcode::files(which);
     let coded = m.csr.compression.is_some();
-    let mut names = vec![if coded { adz } else { a }, o];
+    let mut names = vec![store.adjacency_file(which), o];
     if weights {
         names.push(w);
     }

@@ -149,6 +149,16 @@ impl Store {
         self.path.join(rel)
     }
 
+    /// The adjacency file of CSR direction `which` ("out" or "in"), as
+    /// the store holds it: `csr/{which}.adz` when its pages are coded,
+    /// else `csr/{which}.adj`.
+    pub fn adjacency_file(&self, which: &str) -> String {
+        match self.manifest.csr.compression {
+            Some(_) => csrcode::files(which).0,
+            None => csr::files(which).0,
+        }
+    }
+
     /// Opens store file `rel` in `reader` for direct reads (`role`: what
     /// it holds, for errors) and checks that it still has the length the
     /// manifest records, so that the reader's reads, which must find every
