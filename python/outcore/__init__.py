@@ -105,10 +105,11 @@ def import_edges(paths: Any, store: PathLike, *,
             without edges from an input that has none instead of refusing
             it), `tmp_dir`, `order` ("auto",
             "degree", "bfs", "original"), `drop_self_loops`, `page_size`,
-            `group_tiles`, `compress` (True or "fast": code the tiles in
-            frames of gaps and the CSR in stream-vbyte; "small": the CSR in
-            Huffman-coded bit lengths, 25-35% smaller, decoded more slowly;
-            fewer bytes per edge, the same results).
+            `group_tiles`, `compress` (True or "fast", the default: code
+            the tiles in frames of gaps and the CSR in stream-vbyte;
+            "small": the CSR in Huffman-coded bit lengths, 25-35% smaller,
+            decoded more slowly; False: the plain layout, 4 bytes an edge;
+            the same results either way).
 
     Raises:
         InputError: a line does not parse (the message names file and line),

@@ -61,7 +61,7 @@ _SWITCHES = {
     "weighted": "weighted=True", "header": "header=True", "force": "force=True",
     "directed": "directed=True", "undirected": "directed=False",
     "drop-self-loops": "drop_self_loops=True", "normalized": "normalized=True",
-    "compress": "compress=True",
+    "compress": "compress=True", "no-compress": "compress=False",
 }
 # Flags that take a value (the Python argument's name is the flag's, with
 # `_` for `-`), and the words each takes.

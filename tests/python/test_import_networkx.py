@@ -160,7 +160,8 @@ def test_compressed_tiles_answer_as_networkx(tmp_path, directed):
     g.add_weighted_edges_from(edges)
     src = tmp_path / "g.txt"
     src.write_text("".join(f"{u} {v}\n" for u, v, _ in edges))
-    plain = outcore_py.import_edges(src, tmp_path / "plain.oc", directed=directed, progress=False)
+    plain = outcore_py.import_edges(src, tmp_path / "plain.oc", directed=directed, compress=False,
+                                    progress=False)
     coded = outcore_py.import_edges(src, tmp_path / "coded.oc", directed=directed, compress=True,
                                     progress=False)
     j = json.loads(outcore("info", "--json", tmp_path / "coded.oc").stdout)

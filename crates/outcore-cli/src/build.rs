@@ -142,7 +142,7 @@ fn options(store: &StoreArgs, directed: bool, weighted: bool, format: String) ->
         group_tiles: store.group_tiles,
         page_bytes: store.page_size,
         format,
-        compress: store.compress.is_some(),
+        compress: !store.no_compress,
         csr_code: store.compress.unwrap_or_default(),
         sort_buffer_cap: store.sort_buffer,
         csr_id_bytes: store.csr_id_bytes,

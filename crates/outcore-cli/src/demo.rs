@@ -39,6 +39,8 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         memory: a.memory,
         force: true,
         format: format!("generate {}", cfg.describe()),
+        // The CLI's default layout (`--compress`).
+        compress: true,
         ..Default::default()
     };
     let report = build_store(source.as_mut(), &a.out, &opts)?;

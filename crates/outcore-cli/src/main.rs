@@ -91,24 +91,29 @@ pub struct StoreArgs {
     /// first, so hubs share tile blocks and the stream engine's cached tiles
     /// are denser; costs one more pass over the sorted edges), `original`
     /// (by original id), `bfs` (Cuthill-McKee: breadth-first levels, so
-    /// neighbours get nearby ids and `--compress` codes smaller gaps; costs a
-    /// first build and a traversal of it), or `auto` (degree when the degrees
-    /// are skewed, largest >= 16 x mean, and the budget holds 8 bytes per
-    /// vertex more, else original; with `--compress`, bfs instead when its
-    /// gaps cost under 90% of those bits). Every result is the same, in
-    /// original ids.
+    /// neighbours get nearby ids and the coded layout has smaller gaps;
+    /// costs a first build and a traversal of it), or `auto` (degree when
+    /// the degrees are skewed, largest >= 16 x mean, and the budget holds 8
+    /// bytes per vertex more, else original; on a coded store, bfs instead
+    /// when its gaps cost under 90% of those bits). Every result is the
+    /// same, in original ids.
     #[arg(long, default_value = "auto", value_name = "ORDER")]
     pub order: outcore::ingest::build::OrderChoice,
-    /// Code the tiles in frames of gaps between sorted edges (1.6-1.8 bytes
-    /// an edge on Kronecker graphs instead of 4) and the CSR's pages in gaps:
-    /// I/O-bound runs read less and the caches hold more; every result is
-    /// the same. `--compress` or `--compress=fast` codes the CSR in
-    /// stream-vbyte (about 15 bits an edge on Kronecker graphs, decoded at
-    /// 2.5 G entries/s a core); `--compress=small` in Huffman-coded bit
+    /// The default: tiles are coded in frames of gaps between sorted edges
+    /// (1.6-1.8 bytes an edge on Kronecker graphs instead of 4) and the
+    /// CSR's pages in gaps, so I/O-bound runs read less and the caches hold
+    /// more; every result is the same. `fast` (the default) codes the CSR
+    /// in stream-vbyte (about 15 bits an edge on Kronecker graphs, decoded
+    /// at 2.5 G entries/s a core); `--compress=small` in Huffman-coded bit
     /// lengths where smaller (about 11 bits, 25-35% fewer bytes, decoded
     /// ten times slower): for slow disks and small budgets.
     #[arg(long, value_name = "CODE", num_args = 0..=1, require_equals = true, default_missing_value = "fast")]
     pub compress: Option<outcore::store::csrcode::Code>,
+    /// Keep the plain layout instead (4 bytes a tile edge and a CSR slot):
+    /// a few percent faster when the whole store sits in the page cache and
+    /// a run is bound by its computation, not its reads.
+    #[arg(long, conflicts_with = "compress")]
+    pub no_compress: bool,
 }
 
 /// `print!` that returns the write's error (a closed pipe ends the command

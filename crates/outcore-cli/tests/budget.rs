@@ -17,7 +17,8 @@ const SLACK: u64 = 64 * MIB;
 /// times the smallest budgets (5-6 MiB). Run with no budget at all,
 /// colouring and MIS peak at over 100 MiB here: a budget not applied shows
 /// at their smallest budget. With
-/// `compress`, tiles and CSR pages are coded (`--compress`): the engines
+/// `compress`, tiles and CSR pages are coded (`--compress`, the default;
+/// else `--no-compress`): the engines
 /// hold coded words and decode into buffers of their own.
 fn store(dir: &Path, compress: bool) -> PathBuf {
     let s = dir.join("k.oc");
@@ -32,7 +33,11 @@ fn store(dir: &Path, compress: bool) -> PathBuf {
             "--out",
         ])
         .arg(&s)
-        .args(compress.then_some("--compress"))
+        .arg(if compress {
+            "--compress"
+        } else {
+            "--no-compress"
+        })
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

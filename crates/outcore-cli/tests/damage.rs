@@ -2,7 +2,9 @@
 //! "a corrupted store is detected, never read into a wrong result"): one
 //! byte changed in the first page of the adjacency, the offsets or the
 //! weights makes each run that reads that page fail, naming the file,
-//! where it had exited 0 with a wrong answer.
+//! where it had exited 0 with a wrong answer. The store is plain
+//! (`--no-compress`), so that the byte changed is a slot or an offset;
+//! flips.rs changes bytes of coded stores.
 
 mod common;
 
@@ -41,6 +43,7 @@ fn a_damaged_csr_page_fails_every_run_that_reads_it() {
             "--scale",
             "12",
             "--weighted",
+            "--no-compress",
             "--out",
             "g.oc",
         ])

@@ -46,9 +46,20 @@ fn weighted_kron(dir: &Path, scale: &str, to: &[&str]) {
 
 #[test]
 fn every_request_of_a_run_can_fail_and_none_gives_a_wrong_result() {
+    run_faults(&[]);
+}
+
+#[test]
+fn every_request_of_a_run_on_a_plain_store_can_fail_and_none_gives_a_wrong_result() {
+    run_faults(&["--no-compress"]);
+}
+
+/// The run fault matrix on a store of the default (coded) layout, or of
+/// the one `layout` asks for.
+fn run_faults(layout: &[&str]) {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    weighted_kron(p, "10", &["--out", "g.oc"]);
+    weighted_kron(p, "10", &[layout, &["--out", "g.oc"]].concat());
     let runs: [&[&str]; 6] = [
         &[
             "run",

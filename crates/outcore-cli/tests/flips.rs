@@ -134,7 +134,7 @@ fn a_flipped_byte_in_any_store_file_is_detected() {
     let seed = 0x5eed_f11b;
     eprintln!("seed {seed:#x}");
     let kron = ["generate", "kron", "--scale", "10", "--weighted"];
-    let plain = [&kron[..], &["--out", "g.oc"]].concat();
+    let plain = [&kron[..], &["--no-compress", "--out", "g.oc"]].concat();
     let coded = [&kron[..], &["--compress", "--out", "g.oc"]].concat();
     // String ids: the names' files and their map.
     let names: String = (0..600u64)

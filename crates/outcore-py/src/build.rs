@@ -11,7 +11,8 @@ use outcore::store::csrcode::Code;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
-/// `compress=`: False, True (the same as "fast"), "fast" or "small".
+/// `compress=`: True (the default, the same as "fast"), False (the plain
+/// layout), "fast" or "small".
 #[derive(FromPyObject)]
 pub enum Compress {
     Flag(bool),
@@ -60,7 +61,7 @@ fn report(r: BuildReport, progress: bool) -> String {
 #[pyfunction]
 #[pyo3(signature = (paths, store, *, format=None, directed=true, weighted=false, memory=None,
     force=false, header=false, columns=None, delimiter=None, ids="auto", allow_empty=false, tmp_dir=None,
-    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(false),
+    order="auto", drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(true),
     progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_edges(
@@ -128,7 +129,7 @@ pub fn import_edges(
 #[pyfunction]
 #[pyo3(signature = (stream, store, *, name, columns, rows=None, directed=true, weighted=false,
     memory=None, force=false, ids="auto", allow_empty=false, tmp_dir=None, order="auto",
-    drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(false),
+    drop_self_loops=false, page_size=None, group_tiles=None, compress=Compress::Flag(true),
     progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_stream(
@@ -196,7 +197,7 @@ pub fn import_stream(
 #[pyfunction]
 #[pyo3(signature = (kind, store, *, scale=16, edge_factor=16, a=None, b=None, c=None,
     vertices=65536, edges=None, rows=256, cols=256, max_weight=100, seed=1, directed=None,
-    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", compress=Compress::Flag(false),
+    weighted=false, memory=None, force=false, tmp_dir=None, order="auto", compress=Compress::Flag(true),
     progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
@@ -252,7 +253,7 @@ pub fn generate(
 /// that must exist without edges); returns the build's report.
 #[pyfunction]
 #[pyo3(signature = (store, src, dst, weights=None, vertices=None, *, directed=true,
-    memory=None, force=false, tmp_dir=None, order="auto", compress=Compress::Flag(false), progress=true))]
+    memory=None, force=false, tmp_dir=None, order="auto", compress=Compress::Flag(true), progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn build_from_arrays(
     py: Python<'_>,

@@ -38,7 +38,10 @@ pub struct BuildOptions {
     /// `--order auto` sets it).
     pub order_auto: bool,
     /// Code the tiles in frames of gaps and the CSR's pages
-    /// (`--compress`; `store::tilecode`, `store::csrcode`).
+    /// (`store::tilecode`, `store::csrcode`). The CLI and the Python API
+    /// default to it (`--no-compress` and `compress=False` keep the plain
+    /// layout); this struct's default is the plain layout, the one every
+    /// byte-for-byte test of the library pins.
     pub compress: bool,
     /// With `compress`, the CSR's code (`--compress=fast|small`).
     pub csr_code: crate::store::csrcode::Code,
