@@ -42,7 +42,7 @@ print("; ".join(parts))'
 build() {
   local name=$1; shift
   for v in plain coded small coded-original; do
-    local extra=()
+    local extra=(--no-compress)
     case $v in
       coded) extra=(--compress) ;;
       small) extra=(--compress=small) ;;

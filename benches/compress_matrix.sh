@@ -35,7 +35,7 @@ for s in $SCALES; do
   declare -A imp=()
   for ((r = 1; r <= RUNS; r++)); do
     for v in plain coded; do
-      extra=(); [ $v = coded ] && extra=(--compress)
+      extra=(--no-compress); [ $v = coded ] && extra=(--compress)
       rm -rf "$K-$v.oc"
       imp[$v]="${imp[$v]:-} $(secs "$BIN" --quiet import "$K.bin32" --format bin32 --undirected \
         --memory "$IMPORT_MEMORY" --out "$K-$v.oc" "${extra[@]}")"
@@ -47,7 +47,7 @@ for s in $SCALES; do
     echo "  $v: $(du -sm "$K-$v.oc" | cut -f1) MiB on disk, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vertex_order"])' "$K-$v.oc/manifest.json") order"
   done
   for v in plain coded; do
-    extra=(); [ $v = coded ] && extra=(--compress)
+    extra=(--no-compress); [ $v = coded ] && extra=(--compress)
     [ -d "$K-w-$v.oc" ] || "$BIN" --quiet generate kron --scale "$s" --weighted --memory 4GiB --out "$K-w-$v.oc" --force "${extra[@]}"
   done
   printf '  %-32s %9s %9s %7s\n' case plain coded coded/plain
