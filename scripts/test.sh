@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 missing=$(python3 - <<'EOF2'
 import importlib.util
 need = {"networkx": "networkx", "numpy": "numpy", "scipy": "scipy", "pandas": "pandas",
-        "pytest": "pytest", "pyarrow": "pyarrow", "polars": "polars", "duckdb": "duckdb"}
+        "pytest": "pytest", "xdist": "pytest-xdist", "pyarrow": "pyarrow", "polars": "polars",
+        "duckdb": "duckdb"}
 print(" ".join(p for m, p in need.items() if importlib.util.find_spec(m) is None))
 EOF2
 )
@@ -29,6 +30,7 @@ fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 if command -v cargo-nextest >/dev/null 2>&1; then
+  # .config/nextest.toml: 4 at once, the slowest first.
   cargo nextest run --workspace --no-fail-fast --cargo-profile release
 else
   cargo test --workspace --no-fail-fast --release
@@ -41,5 +43,7 @@ bash scripts/pypackage.sh
 if ! command -v chromium >/dev/null 2>&1 && [ "${OUTCORE_REQUIRE_BROWSER:-}" != 1 ]; then
   echo "note: chromium is not installed, so the report's browser tests (tests/python/test_report.py) are skipped; apt-get install chromium runs them" >&2
 fi
+# Three at a time (pytest-xdist): they wait on the CLI's processes and the
+# browser more than they compute.
 PYTHONPATH="$PWD/target/python${PYTHONPATH:+:$PYTHONPATH}" \
-  OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q tests/python
+  OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q -n 3 tests/python
