@@ -195,6 +195,88 @@ impl CachePool {
         copies.clear();
     }
 
+    /// `insert_all` for tiles whose words `fill` writes in place: `tiles`
+    /// are (tile, words), and `fill(k, dst)` writes the words of entry k
+    /// into `dst`, returning how many (coded tiles decoded straight into
+    /// the arena, on every core: no copy, and the arena's page faults
+    /// taken in parallel). A tile filled short keeps the words written.
+    pub fn insert_with<F>(
+        &mut self,
+        tiles: &[(usize, usize)],
+        keep: impl Fn(usize) -> bool,
+        fill: F,
+    ) -> usize
+    where
+        F: Fn(usize, &mut [MaybeUninit<u32>]) -> usize + Sync,
+    {
+        let (mut pending, mut n) = (Vec::new(), 0);
+        for (k, &(tile, len)) in tiles.iter().enumerate() {
+            if self.contains(tile) || len > self.capacity {
+                continue;
+            }
+            if self.used + len > self.capacity {
+                if self.analysed {
+                    continue;
+                }
+                self.analysed = true;
+                self.fill_in(tiles, &mut pending, &fill);
+                self.evict(&keep);
+                if self.used + len > self.capacity {
+                    continue;
+                }
+            }
+            self.slots.push(Slot {
+                tile: tile as u32,
+                start: self.used,
+                len,
+            });
+            self.used += len;
+            self.where_[tile] = self.slots.len() as u32;
+            pending.push(k);
+            n += 1;
+        }
+        self.fill_in(tiles, &mut pending, &fill);
+        n
+    }
+
+    /// Fills the last `pending.len()` slots (entries `pending` of `tiles`)
+    /// in parallel; see [`Self::insert_with`].
+    fn fill_in<F>(&mut self, tiles: &[(usize, usize)], pending: &mut Vec<usize>, fill: &F)
+    where
+        F: Fn(usize, &mut [MaybeUninit<u32>]) -> usize + Sync,
+    {
+        use rayon::prelude::*;
+        if pending.is_empty() {
+            return;
+        }
+        let from = self.arena.len();
+        let words = self.used - from;
+        let mut rest = &mut self.arena.spare_capacity_mut()[..words];
+        let mut parts = Vec::with_capacity(pending.len());
+        for &k in pending.iter() {
+            let (dst, tail) = rest.split_at_mut(tiles[k].1);
+            rest = tail;
+            parts.push((k, dst));
+        }
+        let written: Vec<usize> = parts
+            .into_par_iter()
+            .map(|(k, dst)| {
+                let w = fill(k, dst).min(dst.len());
+                // Never read (the slot is cut to `w` below), but initialised.
+                dst[w..].iter_mut().for_each(|d| _ = d.write(0));
+                w
+            })
+            .collect();
+        // SAFETY: every word of the `words` after the old length was written
+        // above (the pending slots' lengths sum to them).
+        unsafe { self.arena.set_len(from + words) };
+        let first = self.slots.len() - pending.len();
+        for (s, w) in self.slots[first..].iter_mut().zip(written) {
+            s.len = w;
+        }
+        pending.clear();
+    }
+
     /// Drops every tile for which `keep` is false and compacts the arena.
     pub fn evict(&mut self, keep: impl Fn(usize) -> bool) {
         let mut w = 0usize;
@@ -238,6 +320,24 @@ mod tests {
         assert!(!p.insert(4, &[0; 3], |_| false)); // full, and already analysed this round
     }
 
+    /// A tile filled short (a decoder that stopped early) keeps the words
+    /// written, and the next tile follows unharmed.
+    #[test]
+    fn a_tile_filled_short_keeps_what_was_written() {
+        let b = Budget::new(1 << 20);
+        let mut p = CachePool::new(64, 3, &b).unwrap();
+        let fill = |k: usize, dst: &mut [MaybeUninit<u32>]| {
+            let w = [2, 3][k];
+            dst[..w]
+                .iter_mut()
+                .for_each(|d| _ = d.write(10 * k as u32 + 1));
+            w
+        };
+        assert_eq!(p.insert_with(&[(0, 5), (2, 3)], |_| true, fill), 2);
+        assert_eq!(p.get(0), Some(&[1, 1][..]));
+        assert_eq!(p.get(2), Some(&[11, 11, 11][..]));
+    }
+
     /// Slots name their tiles in u32: more tiles are refused, not wrapped.
     #[test]
     fn more_tiles_than_u32_are_refused() {
@@ -270,7 +370,8 @@ mod tests {
             .collect();
         let b = Budget::new(1 << 30);
         let cap = 4 * 700_000;
-        let (mut one, mut all) = (
+        let (mut one, mut all, mut with) = (
+            CachePool::new(cap, 40, &b).unwrap(),
             CachePool::new(cap, 40, &b).unwrap(),
             CachePool::new(cap, 40, &b).unwrap(),
         );
@@ -282,12 +383,22 @@ mod tests {
             let keep = |t: usize| !(t + round).is_multiple_of(3);
             one.new_round();
             all.new_round();
+            with.new_round();
             let n = batch.iter().filter(|&&(t, e)| {
                 let had = one.contains(t);
                 one.insert(t, e, keep) && !had
             });
             let n = n.count();
             assert_eq!(all.insert_all(&batch, keep), n, "round {round}");
+            // Filled in place: the same.
+            let lens: Vec<(usize, usize)> = batch.iter().map(|&(t, e)| (t, e.len())).collect();
+            let fill = |k: usize, dst: &mut [MaybeUninit<u32>]| {
+                dst.iter_mut()
+                    .zip(batch[k].1)
+                    .for_each(|(d, &s)| _ = d.write(s));
+                batch[k].1.len()
+            };
+            assert_eq!(with.insert_with(&lens, keep, fill), n, "round {round}");
             assert_eq!(all.used_bytes(), one.used_bytes());
             assert_eq!(
                 all.tiles().collect::<Vec<_>>(),
@@ -295,6 +406,7 @@ mod tests {
             );
             for (t, d) in data.iter().enumerate() {
                 assert_eq!(all.get(t), one.get(t), "round {round} tile {t}");
+                assert_eq!(with.get(t), one.get(t), "round {round} tile {t}");
                 if let Some(e) = all.get(t) {
                     assert_eq!(e, &d[..]);
                 }

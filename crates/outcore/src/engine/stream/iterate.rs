@@ -54,7 +54,7 @@ impl StreamEngine {
                 .map(|&i| (i, self.pool.get(i).expect("cached")))
                 .collect();
             it.cache_hit_bytes = batch.iter().map(|(_, e)| e.len() as u64 * 4).sum();
-            let coded = self.coded.is_some() && self.pool_plain.is_none();
+            let coded = self.coded.is_some() && !self.pool_plain;
             self.process(prog, &needs, &batch, coded, &mut it);
         }
         it.compute_seconds += tc.elapsed().as_secs_f64();
@@ -94,15 +94,9 @@ impl StreamEngine {
                     .filter(|&(i, _)| prog.may_need_next(metas[i].row, metas[i].col))
                     .collect();
                 let keep = |j: usize| prog.may_need_next(metas[j].row, metas[j].col);
-                match &mut self.pool_plain {
-                    Some((plain, _)) => {
-                        for &(i, words) in &next {
-                            plain.clear();
-                            tilecode::decode(words, plain);
-                            self.pool.insert(i, plain, keep);
-                        }
-                    }
-                    None => _ = self.pool.insert_all(&next, keep),
+                match self.pool_plain {
+                    true => decode_into_pool(&mut self.pool, &next, keep),
+                    false => _ = self.pool.insert_all(&next, keep),
                 }
                 it.cache_seconds += tk.elapsed().as_secs_f64();
             }
@@ -340,4 +334,17 @@ fn verify_chunks(seg: &[u8], load: &Load, tiles: &TileSet, store: &Store) -> Res
         }
         Ok(())
     })
+}
+
+/// Caches coded `tiles` decoded, each straight into the pool's arena on
+/// every core ([`CachePool::insert_with`]).
+fn decode_into_pool(pool: &mut CachePool, tiles: &[(usize, &[u32])], keep: impl Fn(usize) -> bool) {
+    let lens: Vec<(usize, usize)> = tiles
+        .iter()
+        .map(|&(i, words)| match pool.contains(i) {
+            true => (i, 0),
+            false => (i, tilecode::decoded_len(words)),
+        })
+        .collect();
+    pool.insert_with(&lens, keep, |k, dst| tilecode::decode_into(tiles[k].1, dst));
 }

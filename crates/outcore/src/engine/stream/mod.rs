@@ -77,9 +77,9 @@ pub struct StreamEngine {
     coded: Option<crate::mem::budget::Charge>,
     /// Compressed tiles whose decoded words all fit in the cache pool: it
     /// holds them decoded (decoding is then paid once, not per iteration),
-    /// each decoded first into this scratch (charged); else it holds them
-    /// coded, and more of them.
-    pool_plain: Option<(Vec<u32>, crate::mem::budget::Charge)>,
+    /// each decoded straight into its arena; else it holds them coded, and
+    /// more of them.
+    pool_plain: bool,
 }
 
 /// The reads in flight, per segment of the ring. A request's tag is
@@ -174,9 +174,8 @@ impl StreamEngine {
             true => Some(budget.charge(decode_bytes(threads), "tile decoding")?),
             false => None,
         };
-        // Decoded tiles all fit (beside the decoding scratch): cache them so.
-        let scratch_words = tiles.max_tile_bytes;
-        let plain_bytes = store.manifest().tiles.edges * 4 + 4 * scratch_words;
+        // Decoded tiles all fit: cache them so.
+        let plain_bytes = store.manifest().tiles.edges * 4;
         // The rest of the budget, but never more than every tile (decoded,
         // when coded): the arena is reserved whole, and a large budget over
         // a small graph must not reserve the budget.
@@ -187,13 +186,7 @@ impl StreamEngine {
             let avail = budget.available().saturating_sub(SLACK).min(all_tiles);
             cfg.cache_bytes.map_or(avail, |c| c.min(avail))
         };
-        let pool_plain = match coded.is_some() && pool_bytes(budget) >= plain_bytes {
-            true => Some((
-                Vec::with_capacity(scratch_words as usize),
-                budget.charge(4 * scratch_words, "decoded tile for the cache pool")?,
-            )),
-            false => None,
-        };
+        let pool_plain = coded.is_some() && pool_bytes(budget) >= plain_bytes;
         let pool = CachePool::new(pool_bytes(budget), tiles.tiles.len(), budget)?;
         // Room in flight for every segment's load at once (loads of whole
         // segments; a load of many small ranges has more requests, the rest

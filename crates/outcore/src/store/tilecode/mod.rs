@@ -36,6 +36,7 @@ pub(crate) mod groups;
 use super::tiles::CHUNK_BYTES;
 pub use encode::FrameEncoder;
 use groups::groups;
+use std::mem::MaybeUninit;
 
 /// The manifest's name for this coding (`tiles.compression`).
 pub const GAP_SVB: &str = "gap-svb";
@@ -110,7 +111,48 @@ fn decode_frame(b: &[u8], p: usize, out: &mut Vec<u32>) -> Option<usize> {
     let (n, lens, data, next) = frame_at(b, p)?;
     out.reserve(n);
     let base = out.len();
-    let dst = &mut out.spare_capacity_mut()[..n];
+    let (ok, i) = decode_gaps(lens, data, &mut out.spare_capacity_mut()[..n]);
+    // SAFETY: slots base..base + i were written.
+    unsafe { out.set_len(base + i) };
+    ok.then_some(next)
+}
+
+/// The edges the frames of a piece decode to (their counts summed; frames
+/// cut short by damage count as far as they are whole).
+pub fn decoded_len(words: &[u32]) -> usize {
+    let b = as_bytes(words);
+    let (mut p, mut n) = (0, 0);
+    while let Some((count, _, _, next)) = frame_at(b, p) {
+        n += count;
+        p = next;
+    }
+    n
+}
+
+/// [`decode`] into `out`, which holds [`decoded_len`] words: returns the
+/// words written (fewer where damage cut the piece short).
+pub fn decode_into(words: &[u32], out: &mut [MaybeUninit<u32>]) -> usize {
+    let b = as_bytes(words);
+    let (mut p, mut w) = (Some(0), 0);
+    while let Some(q) = p {
+        let Some((n, lens, data, next)) = frame_at(b, q) else {
+            break;
+        };
+        let Some(dst) = out.get_mut(w..w + n) else {
+            break;
+        };
+        let (ok, i) = decode_gaps(lens, data, dst);
+        w += i;
+        p = ok.then_some(next);
+    }
+    w
+}
+
+/// Decodes a frame's `lens` and gap `data` into `dst` (its count of
+/// words): whether the data held every gap, and the words written.
+#[inline]
+fn decode_gaps(lens: &[u8], data: &[u8], dst: &mut [MaybeUninit<u32>]) -> (bool, usize) {
+    let n = dst.len();
     // The first key is coded whole: start one below zero.
     let mut key = u32::MAX;
     let (groups, mut q) = groups(lens, data, dst, &mut key);
@@ -129,9 +171,7 @@ fn decode_frame(b: &[u8], p: usize, out: &mut Vec<u32>) -> Option<usize> {
         q += len + 1;
         i += 1;
     }
-    // SAFETY: slots base..base + i were written (by `groups` and above).
-    unsafe { out.set_len(base + i) };
-    ok.then_some(next)
+    (ok, i)
 }
 
 /// Decodes the frames of one index entry strictly (for `verify` and the
@@ -244,7 +284,16 @@ mod tests {
             for (k, &(ft, at)) in frames.iter().enumerate() {
                 if ft == t {
                     let piece = &file[at as usize..ends[k] as usize];
+                    let before = fast.len();
                     decode(&words(piece), &mut fast);
+                    // In place: the same words, as many as decoded_len says.
+                    let n = decoded_len(&words(piece));
+                    assert_eq!(n, fast.len() - before, "tile {t}");
+                    let mut into = vec![MaybeUninit::new(0); n];
+                    assert_eq!(decode_into(&words(piece), &mut into), n);
+                    // SAFETY: initialised above.
+                    let into: Vec<u32> = into.iter().map(|w| unsafe { w.assume_init() }).collect();
+                    assert_eq!(into, fast[before..], "tile {t}");
                     decode_strict(piece, |s, d| strict.push((s as u32) << 16 | d as u32)).unwrap();
                 }
             }
@@ -263,6 +312,9 @@ mod tests {
                 bad[i] ^= bit;
                 let mut out = Vec::new();
                 decode(&words(&bad), &mut out);
+                // In place, never past the room given, never panicking.
+                let mut into = vec![MaybeUninit::new(0); decoded_len(&words(&bad))];
+                assert!(decode_into(&words(&bad), &mut into) <= into.len());
                 // Where the strict decoder accepts the damage (a changed gap
                 // or count; checksums catch those), both decoders agree.
                 if let Ok(n) = decode_strict(&bad, |_, _| {}) {
