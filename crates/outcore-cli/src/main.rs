@@ -110,8 +110,8 @@ pub struct StoreArgs {
     #[arg(long, value_name = "CODE", num_args = 0..=1, require_equals = true, default_missing_value = "fast")]
     pub compress: Option<outcore::store::csrcode::Code>,
     /// Keep the plain layout instead (4 bytes a tile edge and a CSR slot):
-    /// a few percent faster when the whole store sits in the page cache and
-    /// a run is bound by its computation, not its reads.
+    /// of the runs measured, only SSSP on the select engine was faster
+    /// plain (1-4%: it decodes every list it relaxes).
     #[arg(long, conflicts_with = "compress")]
     pub no_compress: bool,
 }
