@@ -6,7 +6,7 @@
 
 use super::cells::Cells;
 use super::code::Code;
-use super::{Split, CELLS};
+use super::{Split, CELLS, MAX_BUCKETS, SAMPLE};
 use crate::ingest::sort::Record;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -174,4 +174,41 @@ fn ordered_packing<R: Record>(b: &Buckets, starts: &[usize]) -> Packing {
         );
     }
     pack
+}
+
+impl<R: Record> super::BucketSorter<R> {
+    /// The buckets of this sorter's first spill: key ranges from a sample
+    /// (its own, or the buffer's) or hashes, sized to the load capacity.
+    pub(super) fn choose_buckets(&mut self) -> Buckets {
+        // Buckets a quarter of the load capacity: reading back holds a
+        // quarter of this sorter's charge and leaves the rest to the sorters
+        // filled meanwhile; sampling noise rarely overflows one.
+        let per = self.load_capacity() / 4;
+        let expected = self.expected.max(4 * self.buf.len() as u64);
+        let count = (expected / per + 1).clamp(2, MAX_BUCKETS as u64) as usize;
+        // Alignment costs up to two blocks a bucket per spill: at most an
+        // eighth of the encoding (or what the charge's slack covers).
+        let count = count.min((self.capacity * R::BYTES / (16 * crate::io::ALIGN)).max(64));
+        let mut b = match self.split {
+            Split::Ordered => {
+                let step = (self.buf.len() / SAMPLE).max(1);
+                let sample: Vec<u128> = match self.sample.take() {
+                    Some(s) if !s.is_empty() => s,
+                    _ => self
+                        .buf
+                        .iter()
+                        .step_by(step)
+                        .map(|r| r.radix_key())
+                        .collect(),
+                };
+                Buckets::ordered::<R>(sample, count, per)
+            }
+            Split::Hashed => Buckets::hashed::<R>(count),
+        };
+        b.files = (0..b.count)
+            .map(|i| self.files.path(&format!("{}-bucket{i:05}", self.tag)))
+            .collect();
+        b.records = vec![0; b.count];
+        b
+    }
 }

@@ -28,7 +28,6 @@ use crate::error::Result;
 use crate::ingest::scratch::ScratchFiles;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use buckets::Buckets;
 use spill::Spiller;
 use std::thread::JoinHandle;
 use stream::BucketFiles;
@@ -276,39 +275,6 @@ impl<R: Record> BucketSorter<R> {
     /// next one and its sort scratch share the charge.
     fn load_capacity(&self) -> u64 {
         (self.share / (3 * std::mem::size_of::<R>() as u64)).max(1024)
-    }
-
-    fn choose_buckets(&mut self) -> Buckets {
-        // Buckets a quarter of the load capacity: reading back holds a
-        // quarter of this sorter's charge and leaves the rest to the sorters
-        // filled meanwhile; sampling noise rarely overflows one.
-        let per = self.load_capacity() / 4;
-        let expected = self.expected.max(4 * self.buf.len() as u64);
-        let count = (expected / per + 1).clamp(2, MAX_BUCKETS as u64) as usize;
-        // Alignment costs up to two blocks a bucket per spill: at most an
-        // eighth of the encoding (or what the charge's slack covers).
-        let count = count.min((self.capacity * R::BYTES / (16 * crate::io::ALIGN)).max(64));
-        let mut b = match self.split {
-            Split::Ordered => {
-                let step = (self.buf.len() / SAMPLE).max(1);
-                let sample: Vec<u128> = match self.sample.take() {
-                    Some(s) if !s.is_empty() => s,
-                    _ => self
-                        .buf
-                        .iter()
-                        .step_by(step)
-                        .map(|r| r.radix_key())
-                        .collect(),
-                };
-                Buckets::ordered::<R>(sample, count, per)
-            }
-            Split::Hashed => Buckets::hashed::<R>(count),
-        };
-        b.files = (0..b.count)
-            .map(|i| self.files.path(&format!("{}-bucket{i:05}", self.tag)))
-            .collect();
-        b.records = vec![0; b.count];
-        b
     }
 
     /// Waits for the running spill; its buffer comes back empty.
