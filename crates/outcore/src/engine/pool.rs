@@ -133,35 +133,51 @@ impl CachePool {
     /// then the copies (the first pass over a fresh arena is bound by page
     /// faults, which run in parallel). Returns how many were cached.
     pub fn insert_all(&mut self, tiles: &[(usize, &[u32])], keep: impl Fn(usize) -> bool) -> usize {
-        let mut copies: Vec<&[u32]> = Vec::new();
-        let mut n = 0;
-        for &(tile, edges) in tiles {
-            if self.contains(tile) || edges.len() > self.capacity {
+        let lens: Vec<(usize, usize)> = tiles.iter().map(|&(t, e)| (t, e.len())).collect();
+        self.place(&lens, keep, |pool, pending| {
+            let mut copies: Vec<&[u32]> = pending.drain(..).map(|k| tiles[k].1).collect();
+            pool.copy_in(&mut copies);
+        })
+    }
+
+    /// The bookkeeping of [`Self::insert_all`] and [`Self::insert_with`]:
+    /// a slot at the arena's end for each entry (tile, words) of `tiles`
+    /// not cached that fits, evicting at most once per round; `flush` fills
+    /// the pending slots (the indices of their entries, in order) before an
+    /// eviction moves the arena, and at the end. Returns the slots made.
+    fn place(
+        &mut self,
+        tiles: &[(usize, usize)],
+        keep: impl Fn(usize) -> bool,
+        mut flush: impl FnMut(&mut Self, &mut Vec<usize>),
+    ) -> usize {
+        let (mut pending, mut n) = (Vec::new(), 0);
+        for (k, &(tile, len)) in tiles.iter().enumerate() {
+            if self.contains(tile) || len > self.capacity {
                 continue;
             }
-            if self.used + edges.len() > self.capacity {
+            if self.used + len > self.capacity {
                 if self.analysed {
                     continue;
                 }
                 self.analysed = true;
-                // Compaction moves the arena: place what is pending first.
-                self.copy_in(&mut copies);
+                flush(self, &mut pending);
                 self.evict(&keep);
-                if self.used + edges.len() > self.capacity {
+                if self.used + len > self.capacity {
                     continue;
                 }
             }
             self.slots.push(Slot {
                 tile: tile as u32,
                 start: self.used,
-                len: edges.len(),
+                len,
             });
-            self.used += edges.len();
+            self.used += len;
             self.where_[tile] = self.slots.len() as u32;
-            copies.push(edges);
+            pending.push(k);
             n += 1;
         }
-        self.copy_in(&mut copies);
+        flush(self, &mut pending);
         n
     }
 
@@ -209,34 +225,9 @@ impl CachePool {
     where
         F: Fn(usize, &mut [MaybeUninit<u32>]) -> usize + Sync,
     {
-        let (mut pending, mut n) = (Vec::new(), 0);
-        for (k, &(tile, len)) in tiles.iter().enumerate() {
-            if self.contains(tile) || len > self.capacity {
-                continue;
-            }
-            if self.used + len > self.capacity {
-                if self.analysed {
-                    continue;
-                }
-                self.analysed = true;
-                self.fill_in(tiles, &mut pending, &fill);
-                self.evict(&keep);
-                if self.used + len > self.capacity {
-                    continue;
-                }
-            }
-            self.slots.push(Slot {
-                tile: tile as u32,
-                start: self.used,
-                len,
-            });
-            self.used += len;
-            self.where_[tile] = self.slots.len() as u32;
-            pending.push(k);
-            n += 1;
-        }
-        self.fill_in(tiles, &mut pending, &fill);
-        n
+        self.place(tiles, keep, |pool, pending| {
+            pool.fill_in(tiles, pending, &fill)
+        })
     }
 
     /// Fills the last `pending.len()` slots (entries `pending` of `tiles`)
