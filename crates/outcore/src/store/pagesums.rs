@@ -15,7 +15,7 @@ use super::Store;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Bytes per checked page: the alignment of every direct read, so any
@@ -88,10 +88,13 @@ impl PageSums {
                 return Err(Error::damaged(&self.path, &self.rel, why));
             }
             let b = &bytes[(off - at) as usize..(page_end - at) as usize];
-            if self.sums.get(p) != Some(&chunk_sum(b)) {
-                let why = format!("page {p} (offset {off}) fails its checksum");
-                return Err(Error::damaged(&self.path, &self.rel, why));
-            }
+            check_page(
+                &self.path,
+                &self.rel,
+                p as u64,
+                b,
+                self.sums.get(p).copied(),
+            )?;
             off = page_end;
         }
         Ok(())
@@ -101,6 +104,16 @@ impl PageSums {
     pub fn sums(&self) -> &[u64] {
         &self.sums
     }
+}
+
+/// Checks page `p` of store file `rel` (of the store at `store`) against
+/// its sum `want` (`None`: none recorded, damage too).
+pub fn check_page(store: &Path, rel: &str, p: u64, page: &[u8], want: Option<u64>) -> Result<()> {
+    if want == Some(chunk_sum(page)) {
+        return Ok(());
+    }
+    let why = format!("page {p} (offset {}) fails its checksum", p * PAGE_BYTES);
+    Err(Error::damaged(store, rel, why))
 }
 
 /// [`PageSums::check`] where a file has sums; nothing to check otherwise.

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::store::pagesums;
-use crate::store::tiles::chunk_sum;
 use std::path::Path;
 
 /// Original <-> dense ids by positioned reads of the id files, `order.bin`
@@ -84,10 +83,7 @@ impl Paged {
             let mut sum = [0u8; 8];
             sums.read_exact_at(&mut sum, 8 * p)
                 .map_err(|e| Error::io(store.join(pagesums::sums_file(self.rel)), e))?;
-            if u64::from_le_bytes(sum) != chunk_sum(page) {
-                let why = format!("page {p} (offset {}) fails its checksum", p * P);
-                return Err(Error::damaged(store, self.rel, why));
-            }
+            pagesums::check_page(store, self.rel, p, page, Some(u64::from_le_bytes(sum)))?;
         }
         buf.copy_from_slice(&pages[(at - lo) as usize..(end - lo) as usize]);
         Ok(())
