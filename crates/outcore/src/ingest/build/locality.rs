@@ -103,10 +103,9 @@ pub(super) fn build(
     // Auto's first store is the one asked for, already in place: a failure
     // from here on (reading it for the choice, the second build) removes it,
     // so that a failed command leaves no store behind.
-    let published = auto.then(|| FirstDir(dest.to_path_buf()));
     let r = choose_and_rebuild(source, dest, opts, r1, &first_path, scratch, start, &budget);
-    if r.is_ok() {
-        std::mem::forget(published);
+    if r.is_err() && auto {
+        let _ = std::fs::remove_dir_all(dest);
     }
     r
 }
