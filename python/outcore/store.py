@@ -84,6 +84,88 @@ class Store:
         files, nbytes = self._raw.verify()
         return {"files": files, "bytes": nbytes}
 
+    # --- updates ---------------------------------------------------------
+
+    def update(self, add: Any = None, remove: Any = None, *, memory: Size = None,
+               progress: bool = True, format: Optional[str] = None,
+               source: Optional[str] = None, target: Optional[str] = None,
+               weight: Optional[str] = None, **format_options: Any) -> dict:
+        """Removes the edges `remove`, then adds the edges `add`, in place.
+
+        The store afterwards is the one an import of the updated edge list
+        builds (NetworkX's `remove_edges_from` then `add_edges_from`): an
+        added edge the store holds takes the added weight, new ids become
+        new vertices, removing an edge the store does not hold is counted,
+        not an error, and vertices stay when they lose their last edge. In
+        an undirected store either direction names an edge. The update is
+        atomic: a crash leaves the store as it was before or after. It
+        rewrites the store (about the cost of a binary import), so give a
+        batch of changes to one call rather than one edge to each.
+
+        Args:
+            add, remove: edge-list files (a path or a list of paths, in the
+                store's id kind; `format` and the CLI's `header`,
+                `columns`, `delimiter`), or the edges themselves, as
+                `import_edges` takes them: a DataFrame, a pyarrow Table or
+                RecordBatchReader, a dict or tuple of numpy arrays
+                `(source, target[, weight])` (columns named by `source`,
+                `target`, `weight`). Added edges of a weighted store
+                without weights weigh 1.0.
+            memory: the budget for the whole update.
+
+        Returns: counts: `removed`, `removals_absent`, `additions_read`,
+            `vertices_before`/`vertices`, `edges_before`/`edges`, `seconds`.
+        """
+        from .errors import InputError
+
+        _checks.known("update", self.update, format_options, ("header", "columns", "delimiter",
+                                                               "tmp_dir"))
+        if self._nodes is not None:
+            raise InputError("update: this store numbers NetworkX nodes that are not integers; "
+                             "update the NetworkX graph and call from_networkx again")
+        if add is None and remove is None:
+            raise InputError("update: nothing to do: give edges to add= or remove=")
+        if format_options.get("tmp_dir") is not None:
+            format_options["tmp_dir"] = os.fspath(format_options["tmp_dir"])
+        add = self._edits(add, source, target, weight, self.weighted)
+        remove = self._edits(remove, source, target, None, False)
+        counts = _outcore.update_store(self.path, add=add, remove=remove, format=format,
+                                       memory=_checks.size("update", "memory", memory),
+                                       progress=progress, **format_options)
+        self._raw = _outcore.RawStore(self.path)
+        return counts
+
+    def add_edges(self, src: Any, dst: Any = None, weight: Any = None, **options: Any) -> dict:
+        """Adds edges: arrays `src`, `dst` (and `weight`), or edge-list
+        paths or a frame as `src` (`weight`: then its weight column's name).
+        See `update`."""
+        if dst is None:
+            return self.update(add=src, weight=weight, **options)
+        return self.update(add=(src, dst) if weight is None else (src, dst, weight), **options)
+
+    def remove_edges(self, src: Any, dst: Any = None, **options: Any) -> dict:
+        """Removes edges: arrays `src`, `dst`, or one edge-list path or
+        frame as `src`. See `update`."""
+        return self.update(remove=src if dst is None else (src, dst), **options)
+
+    def _edits(self, data: Any, source, target, weight, weighted: bool):
+        """`data` as `_outcore.update_store` takes it: a list of paths, or
+        (reader, name, "SRC,DST[,W]", rows)."""
+        from . import _frames
+
+        if data is None:
+            return None
+        if _frames.is_paths(data):
+            paths = [data] if isinstance(data, (str, bytes, os.PathLike)) else list(data)
+            return [os.fspath(p) for p in paths]
+        if isinstance(data, (list, tuple)) and len(data) == 2 and weighted and weight is None:
+            data = (data[0], data[1], np.ones(len(data[1]), dtype=np.float64))
+        if isinstance(data, (list, tuple)) and len(data) == 3 and not weighted:
+            data = (data[0], data[1])
+        cols, _ = _frames.columns(source, target, weight, None, weighted)
+        reader, name, rows = _frames.reader(data, cols)
+        return (reader, name, ",".join(cols), rows)
+
     # --- ids -------------------------------------------------------------
 
     def _id_text(self, v: Vertex) -> str:

@@ -120,7 +120,7 @@ pub struct ImportArgs {
     pub store: StoreArgs,
 }
 
-fn parse_delimiter(s: &str) -> Result<u8, String> {
+pub(crate) fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
         "space" => Ok(b' '),

@@ -7,6 +7,7 @@ mod query;
 mod report;
 mod run;
 mod stdin;
+mod update;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -33,6 +34,9 @@ enum Command {
     Generate(build::GenerateArgs),
     /// Import edge lists (SNAP, CSV/TSV, Matrix Market, LDBC, binary; .gz too) into a store.
     Import(build::ImportArgs),
+    /// Add and remove edges of a store (the result equals importing the
+    /// updated edge list; crash-safe).
+    Update(update::UpdateArgs),
     /// Describe a store: counts, layouts, tiles, degrees, size.
     Info(info::InfoArgs),
     /// Recompute checksums and structural invariants; non-zero exit names the broken file.
@@ -187,6 +191,7 @@ fn main() {
     let result: Result<()> = match cli.command {
         Command::Generate(a) => build::generate(a),
         Command::Import(a) => build::import(a),
+        Command::Update(a) => update::update(a),
         Command::Info(a) => info::info(a),
         Command::Verify(a) => info::verify(a),
         Command::Export(a) => info::export(a),

@@ -1,5 +1,5 @@
 //! Crash safety (issue 12, item 3): `kill -9` of an import at 20 moments
-//! spread over its run, of a run, two imports racing for one output, and
+//! spread over its run, of an update at 16, of a run, two imports racing for one output, and
 //! readers sharing a store.
 
 mod common;
@@ -86,6 +86,92 @@ fn an_import_killed_at_any_moment_leaves_no_store_and_a_rerun_succeeds() {
         (v["vertices"].clone(), v["edges"].clone())
     };
     assert_eq!(counts(&got), counts(&want));
+}
+
+#[test]
+fn an_update_killed_at_any_moment_leaves_the_store_before_or_after_it() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let gen = |scale: &str, seed: &str, out: &str| {
+        ok(bin().current_dir(p).args([
+            "-q", "generate", "kron", "--scale", scale, "--seed", seed, "--edges", out,
+        ]))
+    };
+    gen("16", "1", "k.txt");
+    gen("13", "2", "add.txt");
+    let k = std::fs::read_to_string(p.join("k.txt")).unwrap();
+    let removes: String = k.lines().step_by(50).map(|l| format!("{l}\n")).collect();
+    std::fs::write(p.join("rm.txt"), removes).unwrap();
+    ok(&mut import(p, false));
+    ok(Command::new("cp")
+        .current_dir(p)
+        .args(["-a", "g.oc", "base.oc"]));
+    let update = || {
+        let mut c = bin();
+        c.current_dir(p)
+            .args([
+                "-q", "update", "g.oc", "--add", "add.txt", "--remove", "rm.txt",
+            ])
+            .args(["--memory", "192MiB"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        c
+    };
+    let counts = || {
+        let j = ok(bin().current_dir(p).args(["info", "g.oc", "--json"]));
+        let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        (
+            v["vertices"].as_u64().unwrap(),
+            v["edges"].as_u64().unwrap(),
+        )
+    };
+    let before = counts();
+    let t = Instant::now();
+    ok(&mut update());
+    let whole = t.elapsed();
+    let after = counts();
+    assert_ne!(before, after);
+    let restore = || {
+        std::fs::remove_dir_all(p.join("g.oc")).unwrap();
+        ok(Command::new("cp")
+            .current_dir(p)
+            .args(["-a", "base.oc", "g.oc"]));
+    };
+    restore();
+    let (mut old, mut new) = (0, 0);
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..16u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let frac = (i as f64 + (x % 1000) as f64 / 1000.0) / 16.0;
+        let mut child = update().spawn().unwrap();
+        std::thread::sleep(whole.mul_f64(frac));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        // The store is whole, as it was before the update or after it.
+        ok(bin().current_dir(p).args(["-q", "verify", "g.oc"]));
+        let c = counts();
+        assert!(c == before || c == after, "{c:?} after a kill at {frac:.2}");
+        if c == after {
+            new += 1;
+            restore();
+        } else {
+            old += 1;
+        }
+    }
+    assert!(
+        old > 0,
+        "no kill landed inside an update (old {old}, new {new})"
+    );
+    // The next update removes what the killed ones left, and lands.
+    ok(&mut update());
+    assert_eq!(counts(), after);
+    assert_eq!(
+        names(p),
+        ["add.txt", "base.oc", "g.oc", "k.txt", "rm.txt"],
+        "leftovers after the next update"
+    );
 }
 
 #[test]

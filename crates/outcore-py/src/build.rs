@@ -153,22 +153,7 @@ pub fn import_stream(
     compress: Compress,
     progress: bool,
 ) -> PyResult<String> {
-    use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
-    use pyo3::types::PyCapsule;
-    let capsule = stream.call_method0("__arrow_c_stream__")?;
-    let capsule = capsule.cast::<PyCapsule>()?;
-    if capsule.name()? != Some(c"arrow_array_stream") {
-        return Err(to_py(outcore::Error::Invalid(format!(
-            "{name}: __arrow_c_stream__ gave a capsule that is not an `arrow_array_stream`"
-        ))));
-    }
-    // SAFETY: a capsule named `arrow_array_stream` holds an
-    // ArrowArrayStream (the Arrow PyCapsule interface); `from_raw` moves it
-    // out, leaving a released one for the capsule's destructor.
-    let reader = unsafe {
-        RecordBatchStreamReader::from_raw(capsule.pointer() as *mut FFI_ArrowArrayStream)
-    }
-    .map_err(|e| to_py(outcore::Error::Invalid(format!("{name}: {e}"))))?;
+    let reader = arrow_reader(stream, &name)?;
     let popts = ParseOptions {
         weighted,
         columns: Some(columns),
@@ -188,9 +173,34 @@ pub fn import_stream(
         compress,
     )?;
     let r = interruptible(py, progress, move || {
-        api::import_batches(Box::new(reader), &name, rows, &store, &popts, &opts)
+        api::import_batches(reader, &name, rows, &store, &popts, &opts)
     })?;
     Ok(report(r, progress))
+}
+
+/// The record batches of `stream`, any object with `__arrow_c_stream__`
+/// (called `name` in messages).
+pub(crate) fn arrow_reader(
+    stream: &Bound<'_, PyAny>,
+    name: &str,
+) -> PyResult<Box<dyn arrow_array::RecordBatchReader + Send>> {
+    use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+    use pyo3::types::PyCapsule;
+    let capsule = stream.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule.cast::<PyCapsule>()?;
+    if capsule.name()? != Some(c"arrow_array_stream") {
+        return Err(to_py(outcore::Error::Invalid(format!(
+            "{name}: __arrow_c_stream__ gave a capsule that is not an `arrow_array_stream`"
+        ))));
+    }
+    // SAFETY: a capsule named `arrow_array_stream` holds an
+    // ArrowArrayStream (the Arrow PyCapsule interface); `from_raw` moves it
+    // out, leaving a released one for the capsule's destructor.
+    let reader = unsafe {
+        RecordBatchStreamReader::from_raw(capsule.pointer() as *mut FFI_ArrowArrayStream)
+    }
+    .map_err(|e| to_py(outcore::Error::Invalid(format!("{name}: {e}"))))?;
+    Ok(Box::new(reader))
 }
 
 /// Generates a synthetic graph into a store; returns the build's report.

@@ -21,6 +21,7 @@ use outcore::mem::Budget;
 use outcore::store::{Id, IdLookup, Store};
 
 mod build;
+mod update;
 use build::{build_from_arrays, generate, import_edges, import_stream};
 
 /// An outcore error as the Python exception the package defines for it
@@ -414,6 +415,7 @@ fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_stream, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(build_from_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(update::update_store, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(report_html, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

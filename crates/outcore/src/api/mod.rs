@@ -12,12 +12,14 @@ pub mod report;
 pub mod run;
 mod run_more;
 pub mod summary;
+pub mod update;
 pub mod values;
 
 pub use info::info_json;
 pub use parquet_out::{export_parquet, write_id_columns, OutFormat};
 
 pub use run::{run, Algorithm, Run, RunOptions};
+pub use update::{update, UpdateOptions, UpdateReport};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
 
 use crate::error::{Error, Result};
@@ -63,17 +65,38 @@ pub fn import(
     parse: &ParseOptions,
     build: &BuildOptions,
 ) -> Result<BuildReport> {
+    build.validate()?;
+    crate::store::check_store_dest(out, build.force, inputs)?;
+    let (mut source, format, popts) = open_inputs(inputs, format, parse)?;
+    let opts = BuildOptions {
+        directed: popts.directed,
+        weighted: popts.weighted,
+        format: format!("{format:?}").to_lowercase(),
+        ..build.clone()
+    };
+    build_store(source.as_mut(), out, &opts)
+}
+
+/// Opens `inputs` as one edge source: `format` (default: guessed from the
+/// first input; binary and Matrix Market ids are integers by definition).
+/// Returns the source, its format and the options it was opened with.
+pub fn open_inputs(
+    inputs: &[PathBuf],
+    format: Option<InputFormat>,
+    parse: &ParseOptions,
+) -> Result<(
+    Box<dyn crate::ingest::EdgeSource>,
+    InputFormat,
+    ParseOptions,
+)> {
     let Some(first) = inputs.first() else {
         return Err(Error::Invalid("no input files to import".into()));
     };
-    build.validate()?;
-    crate::store::check_store_dest(out, build.force, inputs)?;
     let format = match format {
         Some(f) => f,
         None => guess_format(first)?,
     };
     let mut popts = parse.clone();
-    // Binary and Matrix Market ids are integers by definition.
     if popts.ids == IdKind::Auto
         && matches!(
             format,
@@ -82,14 +105,7 @@ pub fn import(
     {
         popts.ids = IdKind::Int;
     }
-    let mut source = parse::open(inputs, format, &popts)?;
-    let opts = BuildOptions {
-        directed: popts.directed,
-        weighted: popts.weighted,
-        format: format!("{format:?}").to_lowercase(),
-        ..build.clone()
-    };
-    build_store(source.as_mut(), out, &opts)
+    Ok((parse::open(inputs, format, &popts)?, format, popts))
 }
 
 /// A finished build as stats JSON (`import --stats`, and the report's

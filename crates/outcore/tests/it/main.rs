@@ -24,6 +24,7 @@ mod stream_engine;
 mod stream_vp;
 mod string_ids;
 mod triangles;
+mod update;
 mod vertex_order;
 mod walks;
 mod wide_csr;

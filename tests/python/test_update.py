@@ -1,0 +1,138 @@
+"""Updates (`Store.update`, `add_edges`, `remove_edges`, `outcore update`)
+against NetworkX: after an update the store answers as the NetworkX graph
+does after `remove_edges_from` then `add_edges_from` (vertices that lose
+their edges stay; absent removals are counted, not errors)."""
+
+import json
+import math
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import outcore  # noqa: E402 (from this tree: see conftest.py)
+from outcore.errors import InputError
+
+BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
+
+
+def graph(seed, directed, n=60, m=150):
+    rng = random.Random(seed)
+    ids = rng.sample(range(10 * n), n)
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_nodes_from(ids)
+    while g.number_of_edges() < m:
+        g.add_edge(rng.choice(ids), rng.choice(ids), weight=rng.choice([0.5, 1.0, 2.0]))
+    return g, ids, rng
+
+
+def edits(g, ids, rng):
+    """(adds, removes, absent): weighted additions (new edges, new vertices,
+    reweighted held edges) and removals (held edges, some reversed, and
+    absent ones)."""
+    held = list(g.edges)
+    adds = [(rng.choice(ids), 10_000 + rng.randrange(20), 4.0) for _ in range(10)]
+    adds += [(u, v, 7.5) for u, v in rng.sample(held, 10)]
+    adds += [(rng.choice(ids), rng.choice(ids), 3.0) for _ in range(10)]
+    removes = [(v, u) if rng.random() < 0.5 and not g.is_directed() else (u, v)
+               for u, v in rng.sample(held, 25)]
+    absent = [(20_000 + i, ids[0]) for i in range(4)]
+    return adds, removes + absent, len(absent)
+
+
+def same_answers(s, g):
+    assert (s.num_vertices, s.num_edges) == (g.number_of_nodes(), g.number_of_edges())
+    pr = s.pagerank(iterations=100, tol=1e-12, weighted=True, progress=False)
+    assert pr.to_dict() == pytest.approx(nx.pagerank(g, tol=1e-14, max_iter=1000), abs=1e-9)
+    comps = nx.weakly_connected_components(g) if g.is_directed() else nx.connected_components(g)
+    assert s.wcc(progress=False).to_dict() == {v: min(c) for c in comps for v in c}
+    src = max(g, key=g.degree)
+    dist = nx.single_source_dijkstra_path_length(g, src)
+    assert s.sssp(src, progress=False).to_dict() == pytest.approx(
+        {v: dist.get(v, math.inf) for v in g})
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_update_with_arrays_matches_networkx(tmp_path, directed):
+    g, ids, rng = graph(5 + directed, directed)
+    s = outcore.from_networkx(g, tmp_path / "g.oc", progress=False)
+    adds, removes, absent = edits(g, ids, rng)
+    counts = s.update(add=tuple(np.array(c) for c in zip(*adds)),
+                      remove=tuple(np.array(c) for c in zip(*removes)), progress=False)
+    g.remove_edges_from(removes)
+    g.add_weighted_edges_from(adds)
+    assert counts["removals_absent"] == absent
+    assert counts["additions_read"] == len(adds)
+    assert (counts["vertices"], counts["edges"]) == (g.number_of_nodes(), g.number_of_edges())
+    same_answers(s, g)
+    # One at a time, through add_edges/remove_edges (unweighted arrays
+    # weigh 1.0), and a store opened again sees the same.
+    s.add_edges(np.array([ids[1]]), np.array([ids[2]]), progress=False)
+    s.remove_edges(np.array([ids[3], 99_999]), np.array([ids[4], 99_998]), progress=False)
+    g.add_edge(ids[1], ids[2], weight=1.0)
+    if g.has_edge(ids[3], ids[4]):
+        g.remove_edge(ids[3], ids[4])
+    same_answers(outcore.open(s.path), g)
+    assert s.verify()["files"] > 0
+
+
+def test_update_string_ids_from_frames(tmp_path):
+    frame = pd.DataFrame({"source": ["ann", "bob", "cy", "dee"], "target": ["bob", "cy", "dee", "ann"]})
+    s = outcore.import_edges(frame, tmp_path / "g.oc", directed=False, progress=False)
+    counts = s.update(add=pd.DataFrame({"source": ["eve", "ann"], "target": ["ann", "cy"]}),
+                      remove=pd.DataFrame({"source": ["cy", "zed"], "target": ["bob", "ann"]}),
+                      progress=False)
+    assert (counts["removed"], counts["removals_absent"]) == (1, 1)
+    g = nx.Graph([("ann", "bob"), ("cy", "dee"), ("dee", "ann"), ("eve", "ann"), ("ann", "cy")])
+    assert s.wcc(progress=False).to_dict() == {v: "ann" for v in g}
+    assert s.bfs("eve", progress=False).to_dict() == nx.single_source_shortest_path_length(g, "eve")
+
+
+def test_ids_of_the_other_kind_are_refused(tmp_path):
+    s = outcore.import_edges((np.array([1, 2]), np.array([2, 3])), tmp_path / "g.oc", progress=False)
+    with pytest.raises(InputError, match="this store's vertex ids are integers"):
+        s.add_edges(np.array(["a"]), np.array(["b"]), progress=False)
+    assert s.num_vertices == 3
+
+
+def test_cli_update_equals_an_import_of_the_updated_list(tmp_path):
+    g, ids, rng = graph(11, False)
+    g.remove_nodes_from(list(nx.isolates(g)))
+    base = tmp_path / "base.txt"
+    base.write_text("".join(f"{u} {v} {d['weight']}\n" for u, v, d in g.edges(data=True)))
+    store = tmp_path / "g.oc"
+    run = lambda *a, **kw: subprocess.run([BIN, *map(str, a)], capture_output=True, text=True, **kw)
+    assert run("import", base, "--undirected", "--weighted", "--out", store).returncode == 0
+    adds, removes, absent = edits(g, ids, rng)
+    (tmp_path / "rm.txt").write_text("".join(f"{u} {v}\n" for u, v in removes))
+    stats = tmp_path / "stats.json"
+    r = run("update", store, "--remove", tmp_path / "rm.txt", "--add", "-", "--stats", stats,
+            input="".join(f"{u} {v} {w}\n" for u, v, w in adds))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "" and "absent" in r.stderr
+    j = json.loads(stats.read_text())
+    assert (j["command"], j["removals_absent"]) == ("update", absent)
+    g.remove_edges_from(removes)
+    g.add_weighted_edges_from(adds)
+    # Vertices that lost every edge stay in the store, not in an edge list.
+    kept = [v for v in nx.isolates(g)]
+    want = tmp_path / "want.txt"
+    want.write_text("".join(f"{u} {v} {d['weight']}\n" for u, v, d in g.edges(data=True)))
+    assert run("import", want, "--undirected", "--weighted", "--out", tmp_path / "w.oc").returncode == 0
+    ex = lambda p: sorted(run("export", p, "--out", "-").stdout.splitlines())
+    assert ex(store) == ex(tmp_path / "w.oc")
+    info = json.loads(run("info", store, "--json").stdout)
+    assert info["vertices"] == g.number_of_nodes() == len(set(g) - set(kept)) + len(kept)
+    # A bad line in an added list: a clear error, and the store unchanged.
+    (tmp_path / "bad.txt").write_text("1 2 1.0\nthree 4 1.0\n")
+    before = ex(store)
+    r = run("update", store, "--add", tmp_path / "bad.txt")
+    assert r.returncode != 0 and "bad.txt:2" in r.stderr and "store's vertex ids are integers" in r.stderr, r.stderr
+    assert ex(store) == before
+    assert run("verify", store).returncode == 0
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
