@@ -1,0 +1,226 @@
+//! The updated edge list as one [`EdgeSource`]: the base's vertices, its
+//! edges (from the out-CSR, in original ids) less the removals, then the
+//! additions in their order.
+
+use crate::error::{Error, Result};
+use crate::ingest::names::fingerprint;
+use crate::ingest::parse::named::Namer;
+use crate::ingest::{EdgeSource, NamedBatch, NamedEdge, RawEdge};
+use crate::size::format_size;
+use crate::store::export::{for_each_edge, Layout};
+use crate::store::{Id, Store};
+use std::collections::HashSet;
+
+/// Bytes a removal takes in memory (a pair of 128-bit keys in a hash set,
+/// with the table's slack).
+const REMOVAL_BYTES: u64 = 48;
+/// Edges (or vertices) handed to the build in one batch.
+const BATCH: usize = 1 << 16;
+
+/// The edges to remove, as keys ([`key`]), held in memory.
+pub(super) struct Removals {
+    pub(super) set: HashSet<(u128, u128)>,
+    undirected: bool,
+}
+
+impl Removals {
+    pub(super) fn read(
+        sources: Vec<Box<dyn EdgeSource>>,
+        undirected: bool,
+        share: u64,
+    ) -> Result<Removals> {
+        let mut r = Removals {
+            set: HashSet::new(),
+            undirected,
+        };
+        for mut s in sources {
+            let what = s.describe();
+            let add = |set: &mut HashSet<_>, k| {
+                set.insert(k);
+                if set.len() as u64 * REMOVAL_BYTES > share {
+                    return Err(Error::Invalid(format!(
+                        "{what}: more edges to remove than {} holds ({} edges); \
+                         remove them in several updates or raise --memory",
+                        format_size(share),
+                        set.len()
+                    )));
+                }
+                Ok(())
+            };
+            if s.string_ids() {
+                s.for_each_named_batch(&mut |b| {
+                    (b.edges.iter())
+                        .try_for_each(|e| add(&mut r.set, key(undirected, e.src, e.dst)))
+                })?;
+            } else {
+                s.for_each_edge_batch(&mut |b| {
+                    (b.iter()).try_for_each(|e| {
+                        add(&mut r.set, key(undirected, e.src as u128, e.dst as u128))
+                    })
+                })?;
+            }
+        }
+        Ok(r)
+    }
+
+    pub(super) fn bytes(&self) -> u64 {
+        self.set.len() as u64 * REMOVAL_BYTES
+    }
+
+    fn contains(&self, s: u128, d: u128) -> bool {
+        !self.set.is_empty() && self.set.contains(&key(self.undirected, s, d))
+    }
+}
+
+/// An edge's key: its ids (integers, or names' fingerprints), smaller
+/// first when undirected.
+fn key(undirected: bool, s: u128, d: u128) -> (u128, u128) {
+    if undirected && d < s {
+        (d, s)
+    } else {
+        (s, d)
+    }
+}
+
+/// The updated edge list: the base's vertices, its edges less the removed
+/// ones, then the additions.
+pub(super) struct UpdateSource<'a> {
+    pub(super) store: &'a Store,
+    pub(super) adds: Vec<Box<dyn EdgeSource>>,
+    pub(super) removals: Removals,
+    /// Removals found in the base, and additions read (of the last pass).
+    pub(super) hits: u64,
+    pub(super) additions: u64,
+}
+
+impl UpdateSource<'_> {
+    fn int(id: &Id<'_>) -> u64 {
+        id.as_u64().unwrap_or_default()
+    }
+}
+
+impl EdgeSource for UpdateSource<'_> {
+    fn describe(&self) -> String {
+        let adds: Vec<String> = self.adds.iter().map(|a| a.describe()).collect();
+        format!(
+            "{} updated with {}",
+            self.store.path().display(),
+            adds.join(", ")
+        )
+    }
+
+    fn expected_edges(&self) -> Option<u64> {
+        let adds: u64 = (self.adds.iter()).filter_map(|a| a.expected_edges()).sum();
+        Some(self.store.manifest().num_edges + adds)
+    }
+
+    fn string_ids(&self) -> bool {
+        self.store.manifest().string_ids
+    }
+
+    fn for_each_vertex_batch(&mut self, f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
+        let ids = self.store.load_ids()?;
+        let n = self.store.manifest().num_vertices;
+        let mut batch = Vec::with_capacity(BATCH);
+        for v in 0..n {
+            batch.push(Self::int(&ids.get(v)));
+            if batch.len() == BATCH {
+                f(&batch)?;
+                batch.clear();
+            }
+        }
+        f(&batch)
+    }
+
+    fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
+        let (removals, mut hits) = (&self.removals, 0);
+        let mut batch = Vec::with_capacity(BATCH);
+        for_each_edge(self.store, Layout::Csr, false, |s, d, weight| {
+            let (src, dst) = (Self::int(&s), Self::int(&d));
+            if removals.contains(src as u128, dst as u128) {
+                hits += 1;
+                return Ok(());
+            }
+            batch.push(RawEdge { src, dst, weight });
+            if batch.len() == BATCH {
+                f(&batch)?;
+                batch.clear();
+            }
+            Ok(())
+        })?;
+        f(&batch)?;
+        self.hits = hits;
+        self.additions = 0;
+        for a in &mut self.adds {
+            a.for_each_edge_batch(&mut |b| {
+                self.additions += b.len() as u64;
+                f(b)
+            })?;
+        }
+        Ok(())
+    }
+
+    fn for_each_named_batch(&mut self, f: &mut dyn FnMut(&NamedBatch) -> Result<()>) -> Result<()> {
+        let what = self.store.path().to_path_buf();
+        let named = |namer: &mut Namer, id: &Id<'_>| -> Result<u128> {
+            let Id::Name(n) = id else {
+                return Err(Error::damaged(
+                    &what,
+                    "ids.str",
+                    "an integer id in a string store",
+                ));
+            };
+            (namer.name(n)).map_err(|_| Error::damaged(&what, "ids.str", "a name that is not text"))
+        };
+        // The base's vertices, on their own first.
+        let ids = self.store.load_ids()?;
+        let n = self.store.manifest().num_vertices;
+        let mut namer = Namer::default();
+        for v in 0..n {
+            let fp = named(&mut namer, &ids.get(v))?;
+            namer.batch.vertices.push(fp);
+            if namer.batch.vertices.len() == BATCH {
+                f(&std::mem::take(&mut namer).batch)?;
+            }
+        }
+        f(&std::mem::take(&mut namer).batch)?;
+        drop(ids);
+        let (removals, mut hits) = (&self.removals, 0);
+        for_each_edge(self.store, Layout::Csr, false, |s, d, weight| {
+            let Id::Name(sn) = &s else {
+                return Err(Error::damaged(
+                    &what,
+                    "ids.str",
+                    "an integer id in a string store",
+                ));
+            };
+            let Id::Name(dn) = &d else {
+                return Err(Error::damaged(
+                    &what,
+                    "ids.str",
+                    "an integer id in a string store",
+                ));
+            };
+            if removals.contains(fingerprint(sn), fingerprint(dn)) {
+                hits += 1;
+                return Ok(());
+            }
+            let (src, dst) = (named(&mut namer, &s)?, named(&mut namer, &d)?);
+            namer.batch.edges.push(NamedEdge { src, dst, weight });
+            if namer.batch.edges.len() == BATCH {
+                f(&std::mem::take(&mut namer).batch)?;
+            }
+            Ok(())
+        })?;
+        f(&std::mem::take(&mut namer).batch)?;
+        self.hits = hits;
+        self.additions = 0;
+        for a in &mut self.adds {
+            a.for_each_named_batch(&mut |b| {
+                self.additions += b.edges.len() as u64;
+                f(b)
+            })?;
+        }
+        Ok(())
+    }
+}
