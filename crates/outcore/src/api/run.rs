@@ -240,7 +240,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                 &select,
                 budget,
             )?;
-            let values = VertexValues::memory(Kind::Float, move |v| s[v as usize].0.to_bits());
+            let values = VertexValues::memory(Kind::Float, move |v| s[v as usize].to_bits());
             let sum = pr_summary(p.done_iterations, p.last_change);
             (values, stats, Some(p.done_iterations), sum)
         }

@@ -198,7 +198,10 @@ fn run_in<P: VertexProgram, W: Word>(
             m.csr.out_entries,
             m.adjacency_bytes("out") + prog.weighted() as u64 * m.weight_bytes("out"),
             4 + std::mem::size_of::<P::Msg>() as u64,
-            std::mem::size_of::<P::State>() as u64,
+            // Accumulating: the record is (state, message).
+            (std::mem::size_of::<P::State>()
+                + crate::engine::vertex::accumulates::<P>() as usize
+                    * std::mem::size_of::<P::Msg>()) as u64,
         );
         let mut est = planner::choose(
             &model,
@@ -248,7 +251,7 @@ fn run_in<P: VertexProgram, W: Word>(
     stats.compute_seconds = (stats.wall_seconds - stats.io_wait_seconds).max(0.0);
     stats.peak_rss_bytes = crate::mem::peak_rss_bytes();
     progress.done(|| format!("{step} supersteps"));
-    Ok((st.take_states(), stats))
+    Ok((st.take_states(prog), stats))
 }
 
 /// One superstep on the select engine(s): the frontier's lists, page by

@@ -303,5 +303,5 @@ fn run_in<P: VertexProgram, W: Word>(
     let mut eng = StreamEngine::new(store, budget, cfg)?;
     let mut stats = eng.run(&mut TileVp::new(store, &mut st, prog), max_steps)?;
     stats.vertex_state_bytes = state;
-    Ok((st.take_states(), stats))
+    Ok((st.take_states(prog), stats))
 }

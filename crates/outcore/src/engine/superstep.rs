@@ -18,17 +18,20 @@
 //! frontier is a bitset, and so are the blocks that send and the blocks
 //! where a message changed a cell (the stream engine's caching hint).
 
+mod accumulate;
 mod apply;
 mod in_place;
+mod senders;
 
 use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::frontier::{Collect, Frontier, Part};
 use crate::engine::state::BLOCK;
-use crate::engine::vertex::{Aggregate, Value, VertexInfo, VertexProgram};
+use crate::engine::vertex::{accumulates, Aggregate, Value, VertexInfo, VertexProgram};
 use crate::engine::words::{word_bytes, Word, Words};
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
+use crate::store::degrees::Degrees;
 use crate::store::Store;
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
@@ -75,6 +78,9 @@ pub struct MemState<P: VertexProgram, W: Word> {
     /// In place ([`VertexProgram::IN_PLACE`]): the vertices whose state
     /// changed this superstep (the next frontier); else empty.
     changed: AtomicBits,
+    /// Accumulating ([`accumulates`]): the out-degrees `apply_accumulated`
+    /// sees; else none.
+    deg: Option<Degrees>,
     pub agg: Aggregate,
     _charge: Charge,
 }
@@ -86,6 +92,12 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
         // In place: the state words and one bit a vertex, nothing else.
         Some(_) if P::IN_PLACE => {
             return word_bytes::<P>() * n.next_multiple_of(BLOCK as u64) + Bits::bytes(n);
+        }
+        // Accumulating: the out and accumulator (state) words and the
+        // degrees, nothing else.
+        Some(_) if accumulates::<P>() => {
+            return 2 * word_bytes::<P>() * n.next_multiple_of(BLOCK as u64)
+                + Degrees::memory_bytes(n);
         }
         Some(_) if P::COMBINES && <P::Msg as Value>::BYTES <= 8 => {
             let w = word_bytes::<P>();
@@ -110,6 +122,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             )));
         }
         in_place::check(prog)?;
+        accumulate::check(prog)?;
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;
@@ -126,8 +139,17 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 },
             });
         let in_place = P::IN_PLACE;
-        let mut states = Vec::with_capacity(if in_place { 0 } else { n });
-        let mut active = Bits::new(if in_place { 0 } else { n });
+        let acc_form = accumulates::<P>();
+        let lean = in_place || acc_form;
+        let mut states = Vec::with_capacity(if lean { 0 } else { n });
+        let mut active = Bits::new(if lean { 0 } else { n });
+        let deg = match acc_form {
+            true => Some(Degrees::load(store.path(), "out")?),
+            false => None,
+        };
+        // Accumulating: init gives each vertex's first message.
+        let mut sending = Bits::new(blocks);
+        let mut first = Collect::default().part();
         let changed = AtomicBits::new(if in_place { n } else { 0 });
         let received = AtomicBits::new(blocks);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
@@ -148,6 +170,14 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                         received.set(v as usize / BLOCK);
                     }
                 }
+                Some(w) if acc_form => {
+                    let x = W::msg(s);
+                    *W::get_mut(&mut w.out[v as usize]) = x;
+                    if x != w.id {
+                        first.push(v as usize);
+                        sending.set(v as usize / BLOCK, true);
+                    }
+                }
                 _ => {
                     states.push(s);
                     active.set(v as usize, a);
@@ -162,13 +192,14 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             acc: Cells((0..general).map(|_| UnsafeCell::new(None)).collect()),
             words,
             active,
-            sending: Bits::new(blocks),
+            sending,
             received,
-            senders: 0,
-            frontier: Frontier::Dense,
-            ready: false,
+            senders: first.count,
+            frontier: Collect::frontier(&mut [first]),
+            ready: acc_form,
             passes: 0,
             changed,
+            deg,
             agg,
             _charge: charge,
         })
@@ -274,50 +305,6 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     #[inline]
     pub fn block_received(&self, b: usize) -> bool {
         self.received.get(b)
-    }
-
-    /// The sending vertices, in order: the frontier's, never a scan of
-    /// all n.
-    pub fn senders(&self) -> impl Iterator<Item = u64> + '_ {
-        // In place, a dense frontier is every vertex of a sending block
-        // (the program's scatter tells which send, edge by edge).
-        let blocks = (P::IN_PLACE && !self.frontier.is_sparse()).then(|| {
-            let n = self.n;
-            (self.sending.ones())
-                .flat_map(move |b| (b * BLOCK) as u64..((b + 1) * BLOCK).min(n) as u64)
-        });
-        let listed = blocks.is_none().then(|| {
-            self.frontier
-                .iter(&self.active)
-                .filter(|&v| self.sends(v as usize))
-        });
-        blocks
-            .into_iter()
-            .flatten()
-            .chain(listed.into_iter().flatten())
-    }
-
-    /// Calls `f` with the sending vertices in order, at most `chunk` at a
-    /// time (memory stays O(chunk), whatever the frontier's size), as ids
-    /// of type `T` (the select engine's caller's: u64 on a wide store).
-    pub fn for_each_sender_chunk<T: crate::store::csr::Slot>(
-        &self,
-        chunk: usize,
-        mut f: impl FnMut(&[T]) -> Result<()>,
-    ) -> Result<()> {
-        let mut buf = Vec::with_capacity(chunk.min(self.senders as usize));
-        for v in self.senders() {
-            buf.push(T::of(v));
-            if buf.len() == chunk {
-                f(&buf)?;
-                buf.clear();
-            }
-        }
-        if buf.is_empty() {
-            Ok(())
-        } else {
-            f(&buf)
-        }
     }
 
     /// Delivers the message of `s` along the edge `s -> d` of weight `w`

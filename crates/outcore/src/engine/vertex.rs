@@ -80,6 +80,29 @@ pub struct VertexInfo {
     pub out_degree: u64,
 }
 
+/// A vertex as an accumulating program's apply and output see it
+/// ([`VertexProgram::apply_accumulated`]): the degree comes from the
+/// engine's degrees, not from a copy in the state.
+#[derive(Clone, Copy, Debug)]
+pub struct VertexView {
+    /// Dense id.
+    pub v: u64,
+    /// Stored out-degree (as [`VertexInfo::out_degree`]).
+    pub out_degree: u64,
+}
+
+/// True when `P` runs in the accumulating form: every vertex applies each
+/// superstep (`APPLY_ALL`) and messages combine into words with an
+/// [`VertexProgram::IDENTITY`] (PageRank). The state is then the vertex's
+/// accumulator: messages combine straight into it, and the engine keeps
+/// the message the vertex sends beside it (its out word);
+/// [`VertexProgram::apply_accumulated`] turns the two into the next out
+/// word. In memory that is two words a vertex and the degrees; on the
+/// external engine the record is (state, message).
+pub const fn accumulates<P: VertexProgram>() -> bool {
+    P::APPLY_ALL && P::IDENTITY.is_some() && P::COMBINES && <P::Msg as Value>::BYTES <= 8
+}
+
 /// A rank or dense id as a program's state or message (the labels of WCC
 /// and CDLP): u32 on a narrow store, so its states stay 4 bytes a vertex;
 /// u64 on a wide one. Those programs are generic over it and their runners
@@ -221,7 +244,9 @@ pub trait VertexProgram: Sync {
     }
     /// The state of a vertex before superstep 0, and whether it is active
     /// then; also adds to the aggregate [`begin`](VertexProgram::begin) of
-    /// superstep 0 sees.
+    /// superstep 0 sees. In the accumulating form ([`accumulates`]) the
+    /// state returned is the vertex's first message (state and message
+    /// encode alike; the accumulator starts at the identity).
     fn init(&self, info: &VertexInfo, agg: &mut Aggregate) -> (Self::State, bool);
     /// Starts superstep `step` with the aggregate of the previous one's
     /// applies (of `init` before step 0); false stops the run before it.
@@ -251,6 +276,26 @@ pub trait VertexProgram: Sync {
     /// for an `APPLY_ALL` vertex that received nothing); returns whether the
     /// vertex is active in the next superstep.
     fn apply(&self, v: u64, s: &mut Self::State, msgs: &[Self::Msg], agg: &mut Aggregate) -> bool;
+    /// The accumulating form's apply ([`accumulates`]): `acc` is the
+    /// vertex's state, its combined messages of the superstep (the
+    /// identity when none), and `out` the message it sent in it; sets
+    /// `out` to its next message (the identity: none). The engine resets
+    /// the accumulator. Every vertex is applied.
+    fn apply_accumulated(
+        &self,
+        _v: VertexView,
+        _acc: Self::State,
+        _out: &mut Self::Msg,
+        _agg: &mut Aggregate,
+    ) {
+        unreachable!("apply_accumulated called on a program that does not accumulate")
+    }
+    /// The accumulating form's result for a vertex at the end of a run, as
+    /// a state: from its accumulator and its last message (PageRank: the
+    /// rank, contribution times degree, as the kernel's).
+    fn value(&self, _v: VertexView, acc: &Self::State, _out: Self::Msg) -> Self::State {
+        *acc
+    }
     /// Ends superstep `step` (`active`: vertices active next); true when the
     /// run is complete.
     fn end(&mut self, step: usize, agg: &Aggregate, active: u64) -> bool;

@@ -7,6 +7,7 @@
 pub mod bfs;
 pub mod kcore;
 pub mod pagerank;
+pub mod pagerank_weighted;
 pub mod sssp;
 pub mod wcc;
 

@@ -32,6 +32,7 @@
 //! setup (lists, buffers, the init pass) in `setup.rs`, each superstep's
 //! stats in `report.rs`.
 
+mod accumulate;
 mod config;
 mod disk;
 mod grid;
@@ -77,6 +78,9 @@ pub fn run<P: VertexProgram>(
     cfg: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(ExternalStates<P::State>, RunStats)> {
+    if crate::engine::vertex::accumulates::<P>() {
+        return accumulate::run(store, prog, max_steps, cfg, budget);
+    }
     // The message buffer holds targets at the store's id width.
     match store.manifest().slot_width() {
         SlotWidth::Narrow => run_with::<P, u32>(store, prog, max_steps, cfg, budget),

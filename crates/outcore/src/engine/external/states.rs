@@ -75,4 +75,40 @@ impl<S: Value> ExternalStates<S> {
     pub fn buffer_bytes(&self) -> u64 {
         self.budget_bytes as u64
     }
+
+    /// Rewrites every vertex's record in place as `f(dense id, record)`, a
+    /// value of `T` no larger than `S`, one interval in memory at a time
+    /// (vertex order).
+    pub(super) fn map_into<T: Value>(
+        mut self,
+        budget: &Budget,
+        mut f: impl FnMut(u64, &S) -> Result<T>,
+    ) -> Result<ExternalStates<T>> {
+        debug_assert!(T::BYTES <= S::BYTES);
+        let mut buf = AlignedBuf::new(self.budget_bytes, budget, "external engine state")?;
+        for k in 0..self.bounds.len() - 1 {
+            let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
+            let bytes = (hi - lo) as usize * S::BYTES;
+            let at = k as u64 * self.stride;
+            let s = &mut buf.as_mut_slice()[..align_up(bytes as u64) as usize];
+            read_exact(&mut self.reader, self.state_file, at, s, bytes)?;
+            // Record x's value lands at or before the record itself, after
+            // it is read.
+            for x in 0..(hi - lo) as usize {
+                let t = f(lo + x as u64, &S::get(&s[x * S::BYTES..]))?;
+                t.put(&mut s[x * T::BYTES..]);
+            }
+            let len = align_up(((hi - lo) as usize * T::BYTES) as u64) as usize;
+            write_all(&mut self.reader, self.state_file, at, &s[..len])?;
+        }
+        Ok(ExternalStates {
+            reader: self.reader,
+            _dir: self._dir,
+            state_file: self.state_file,
+            bounds: self.bounds,
+            stride: self.stride,
+            budget_bytes: self.budget_bytes,
+            _s: std::marker::PhantomData,
+        })
+    }
 }

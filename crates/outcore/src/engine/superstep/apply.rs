@@ -19,6 +19,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         if P::IN_PLACE {
             return self.end_in_place(prog, step);
         }
+        if crate::engine::vertex::accumulates::<P>() {
+            return self.end_accumulated(prog, step);
+        }
         let p = &*prog;
         let apply_all = p.apply_all();
         let fuse = P::SCATTER_PURE;

@@ -121,8 +121,12 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
     }
 
-    /// The final states, by dense id (in place: the words, reused).
-    pub fn take_states(&mut self) -> Vec<P::State> {
+    /// The final states, by dense id (in place: the words, reused;
+    /// accumulating: each vertex's [`VertexProgram::value`]).
+    pub fn take_states(&mut self, prog: &P) -> Vec<P::State> {
+        if crate::engine::vertex::accumulates::<P>() {
+            return self.accumulated_values(prog);
+        }
         match &mut self.words {
             Some(w) if P::IN_PLACE => std::mem::take(&mut w.out)
                 .into_iter()
