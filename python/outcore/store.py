@@ -109,8 +109,10 @@ class Store:
                 `import_edges` takes them: a DataFrame, a pyarrow Table or
                 RecordBatchReader, a dict or tuple of numpy arrays
                 `(source, target[, weight])` (columns named by `source`,
-                `target`, `weight`). Added edges of a weighted store
-                without weights weigh 1.0.
+                `target`, `weight`). Added edges of a weighted store given
+                as arrays or a dict without weights weigh 1.0, an edge the
+                store holds too (NetworkX would keep its weight: give the
+                weights to keep them); a frame names its weight column.
             memory: the budget for the whole update.
 
         Returns: counts: `removed`, `removals_absent`, `additions_read`,
@@ -160,6 +162,9 @@ class Store:
             return [os.fspath(p) for p in paths]
         if isinstance(data, (list, tuple)) and len(data) == 2 and weighted and weight is None:
             data = (data[0], data[1], np.ones(len(data[1]), dtype=np.float64))
+        if isinstance(data, dict) and weighted and (weight or "weight") not in data:
+            first = next(iter(data.values()), [])
+            data = dict(data, **{weight or "weight": np.ones(len(first), dtype=np.float64)})
         if isinstance(data, (list, tuple)) and len(data) == 3 and not weighted:
             data = (data[0], data[1])
         cols, _ = _frames.columns(source, target, weight, None, weighted)

@@ -120,14 +120,14 @@ def test_cli_update_equals_an_import_of_the_updated_list(tmp_path):
     g.remove_edges_from(removes)
     g.add_weighted_edges_from(adds)
     # Vertices that lost every edge stay in the store, not in an edge list.
-    kept = [v for v in nx.isolates(g)]
+    kept = list(nx.isolates(g))
     want = tmp_path / "want.txt"
     want.write_text("".join(f"{u} {v} {d['weight']}\n" for u, v, d in g.edges(data=True)))
     assert run("import", want, "--undirected", "--weighted", "--out", tmp_path / "w.oc").returncode == 0
     ex = lambda p: sorted(run("export", p, "--out", "-").stdout.splitlines())
     assert ex(store) == ex(tmp_path / "w.oc")
     info = json.loads(run("info", store, "--json").stdout)
-    assert info["vertices"] == g.number_of_nodes() == len(set(g) - set(kept)) + len(kept)
+    assert kept and info["vertices"] == g.number_of_nodes()
     # A bad line in an added list: a clear error, and the store unchanged.
     (tmp_path / "bad.txt").write_text("1 2 1.0\nthree 4 1.0\n")
     before = ex(store)

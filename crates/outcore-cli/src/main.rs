@@ -36,6 +36,9 @@ enum Command {
     Import(build::ImportArgs),
     /// Add and remove edges of a store (the result equals importing the
     /// updated edge list; crash-safe).
+    #[command(
+        override_usage = "outcore update <STORE> [--add <FILE>...] [--remove <FILE>...] [OPTIONS]"
+    )]
     Update(update::UpdateArgs),
     /// Describe a store: counts, layouts, tiles, degrees, size.
     Info(info::InfoArgs),

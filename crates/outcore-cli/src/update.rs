@@ -2,9 +2,8 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use outcore::api::update::{edit_options, open_edits};
+use outcore::api::update::{edit_options, open_edits, removal_options};
 use outcore::api::{self, UpdateOptions};
-use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
 use std::path::PathBuf;
 
@@ -66,11 +65,7 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         crate::stdin::spool(&mut a.remove, &a.store)?,
     );
     let adds = open_edits(&a.add, a.format, &popts)?;
-    let ropts = ParseOptions {
-        weighted: false,
-        ..popts
-    };
-    let removes = open_edits(&a.remove, a.format, &ropts)?;
+    let removes = open_edits(&a.remove, a.format, &removal_options(&popts))?;
     let opts = UpdateOptions {
         memory: a.memory.unwrap_or_else(Budget::default_limit),
         scratch_dir: a.tmp_dir.clone(),

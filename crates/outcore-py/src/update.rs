@@ -79,10 +79,7 @@ pub fn update_store<'py>(
     };
     let popts = update::edit_options(&store, header, columns, delimiter).map_err(to_py)?;
     let adds = open(add, format.as_deref(), &popts, &store)?;
-    let ropts = ParseOptions {
-        weighted: false,
-        ..popts
-    };
+    let ropts = update::removal_options(&popts);
     let spill = store.with_extension("removals");
     let removes = open(remove, format.as_deref(), &ropts, &spill)?;
     let opts = UpdateOptions {

@@ -19,7 +19,7 @@
 //! last edge; new ids in added edges become new vertices. In an undirected
 //! store an edge is removed whichever way round it is named.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::ingest::build::{build_store, BuildOptions, BuildReport, MIN_MEMORY};
 use crate::ingest::parse::{IdKind, InputFormat, ParseOptions};
 use crate::ingest::EdgeSource;
@@ -105,6 +105,18 @@ pub fn edit_options(
     })
 }
 
+/// [`edit_options`] for the edges to remove: no weights, and of
+/// `columns` only the source and target.
+pub fn removal_options(popts: &ParseOptions) -> ParseOptions {
+    let columns =
+        (popts.columns.as_deref()).map(|c| c.split(',').take(2).collect::<Vec<_>>().join(","));
+    ParseOptions {
+        weighted: false,
+        columns,
+        ..popts.clone()
+    }
+}
+
 /// Opens edge-list files to add or remove ([`super::open_inputs`]), with
 /// [`edit_options`]; an empty list is no source.
 pub fn open_edits(
@@ -159,9 +171,31 @@ pub fn update(
     removes: Vec<Box<dyn EdgeSource>>,
     opts: &UpdateOptions,
 ) -> Result<UpdateReport> {
+    // Held until the new store is in place: a second update waits, then
+    // reads what the first wrote.
+    let _lock = lock(path)?;
     let store = Store::open(path)?;
     let strings = store.manifest().string_ids;
     rewrite(store, adds, removes, opts).map_err(|e| in_store_terms(e, strings))
+}
+
+/// An exclusive `flock` on the store directory at `path`, taken again when
+/// the directory was replaced while waiting (the lock was on the old one).
+/// Readers take no lock; updates (and only they) exclude each other.
+fn lock(path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::io::AsRawFd;
+    loop {
+        let dir = std::fs::File::open(path).at(path)?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error()).at(path);
+        }
+        let (held, now) = (dir.metadata().at(path)?, std::fs::metadata(path).at(path)?);
+        if (held.dev(), held.ino()) == (now.dev(), now.ino()) {
+            return Ok(dir);
+        }
+    }
 }
 
 fn rewrite(

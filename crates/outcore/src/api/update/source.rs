@@ -11,9 +11,11 @@ use crate::store::export::{for_each_edge, Layout};
 use crate::store::{Id, Store};
 use std::collections::HashSet;
 
-/// Bytes a removal takes in memory (a pair of 128-bit keys in a hash set,
-/// with the table's slack).
-const REMOVAL_BYTES: u64 = 48;
+/// Bytes the removals' hash set takes per element of its capacity: a pair
+/// of 128-bit keys and a control byte per bucket, with the table's 1/8
+/// slack. The set is charged by its capacity, and grows only when the old
+/// table and the new one fit together.
+const SLOT_BYTES: u64 = 38;
 /// Edges (or vertices) handed to the build in one batch.
 const BATCH: usize = 1 << 16;
 
@@ -36,15 +38,20 @@ impl Removals {
         for mut s in sources {
             let what = s.describe();
             let add = |set: &mut HashSet<_>, k| {
-                set.insert(k);
-                if set.len() as u64 * REMOVAL_BYTES > share {
-                    return Err(Error::Invalid(format!(
-                        "{what}: more edges to remove than {} holds ({} edges); \
-                         remove them in several updates or raise --memory",
-                        format_size(share),
-                        set.len()
-                    )));
+                if set.len() == set.capacity() {
+                    // Growing holds the old table and one twice its size.
+                    let grown = (set.capacity().max(1) * 2 + set.capacity()) as u64;
+                    if grown * SLOT_BYTES > share {
+                        return Err(Error::Budget(format!(
+                            "{what}: more edges to remove than {} holds ({} so far); \
+                             remove them in several updates or raise --memory",
+                            format_size(share),
+                            set.len()
+                        )));
+                    }
+                    set.reserve(set.capacity().max(1024));
                 }
+                set.insert(k);
                 Ok(())
             };
             if s.string_ids() {
@@ -64,7 +71,7 @@ impl Removals {
     }
 
     pub(super) fn bytes(&self) -> u64 {
-        self.set.len() as u64 * REMOVAL_BYTES
+        self.set.capacity() as u64 * SLOT_BYTES
     }
 
     fn contains(&self, s: u128, d: u128) -> bool {
@@ -129,7 +136,13 @@ impl EdgeSource for UpdateSource<'_> {
                 batch.clear();
             }
         }
-        f(&batch)
+        f(&batch)?;
+        // The additions' own vertex lists (an LDBC `.v`, a Matrix Market
+        // matrix's dimension).
+        for a in &mut self.adds {
+            a.for_each_vertex_batch(f)?;
+        }
+        Ok(())
     }
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
