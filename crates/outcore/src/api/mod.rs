@@ -4,6 +4,7 @@
 //! option the CLI has, with the CLI's defaults.
 
 mod algorithm;
+mod build;
 pub mod figures;
 pub mod info;
 mod parquet_out;
@@ -14,6 +15,7 @@ mod run_more;
 pub mod summary;
 pub mod values;
 
+pub use build::build;
 pub use info::info_json;
 pub use parquet_out::{export_parquet, write_id_columns, OutFormat};
 
@@ -21,7 +23,7 @@ pub use run::{run, Algorithm, Run, RunOptions};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
 
 use crate::error::{Error, Result};
-use crate::ingest::build::{build_store, BuildOptions, BuildReport};
+use crate::ingest::build::{BuildOptions, BuildReport};
 use crate::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
 use crate::size::format_size;
 use std::path::{Path, PathBuf};
@@ -89,7 +91,7 @@ pub fn import(
         format: format!("{format:?}").to_lowercase(),
         ..build.clone()
     };
-    build_store(source.as_mut(), out, &opts)
+    crate::api::build(source.as_mut(), out, &opts)
 }
 
 /// A finished build as stats JSON (`import --stats`, and the report's
@@ -142,7 +144,7 @@ pub fn import_batches(
         format: "arrow stream".into(),
         ..build.clone()
     };
-    build_store(&mut source, out, &opts)
+    crate::api::build(&mut source, out, &opts)
 }
 
 /// One line describing a finished build, for stderr.
