@@ -18,8 +18,8 @@ use super::distinct::{Distinct, RankEdge};
 use super::order::OrderMaps;
 use super::records::{DenseId, Keyed, Weight};
 use super::remap::{remap, Sample};
+use super::WRITERS_RESERVED;
 use super::{manifest, write, BuildOptions, BuildReport, Counts, VertexOrder, BATCH};
-use super::{RESERVED, WRITERS_RESERVED};
 use crate::error::{Error, Result};
 use crate::ingest::idmap::IdMap;
 use crate::ingest::scratch::Scratch;
@@ -35,6 +35,9 @@ use std::time::Instant;
 
 /// Batches of edges in flight between the scan and the remap.
 const IN_FLIGHT: usize = 4;
+/// What the scan holds: its checked readers' pages (three files, 256 KiB
+/// each) and the batches in flight, with room to spare.
+const SCAN: u64 = 4 << 20;
 
 /// A batch of the old store's edges, or why the scan stopped.
 pub(super) type Scanned<I, W> = Result<Vec<RankEdge<I, W>>>;
@@ -148,7 +151,7 @@ fn relabelled<W: Weight, I: DenseId>(
     };
     let t = Instant::now();
     let r = std::thread::scope(|scope| {
-        let pipeline = budget.charge(RESERVED - WRITERS_RESERVED, "store scan")?;
+        let pipeline = budget.charge(SCAN, "relabel: store scan")?;
         let (tx, rx) = sync_channel::<Scanned<I, W>>(IN_FLIGHT);
         let scan = scope.spawn(move || scan::<W, I>(old, tx));
         let distinct = Distinct::<Keyed<W>, I>::Store(rx);
