@@ -18,7 +18,8 @@ use std::time::Instant;
 /// Builds a store at `out` from `source` in the order `opts` asks for.
 pub fn build(source: &mut dyn EdgeSource, out: &Path, opts: &BuildOptions) -> Result<BuildReport> {
     let bfs = opts.order == VertexOrder::Bfs;
-    if !bfs && !(opts.order_auto && opts.compress) {
+    let from_store = bfs || (opts.order_auto && opts.compress);
+    if !from_store {
         return build_store(source, out, opts);
     }
     opts.validate()?;

@@ -80,7 +80,7 @@ fn check(seed: u64, directed: bool, weighted: bool, compress: bool, first: Verte
         })
         .collect();
     // Duplicates (the last weight wins) and self-loops.
-    edges.extend_from_slice(&edges[..100].to_vec());
+    edges.extend_from_within(..100);
     edges.extend((0..20).map(|i| (i * 7, i * 7, 0.5)));
     let all: Vec<u64> = (0..n).collect();
     let opts = BuildOptions {
