@@ -4,7 +4,7 @@ use crate::StoreArgs;
 use anyhow::{bail, Result};
 use clap::Args;
 use outcore::gen::{self, EdgeFileFormat, GenConfig, GenKind};
-use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::build::{BuildOptions, BuildReport};
 use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
 use outcore::size::format_size;
@@ -209,7 +209,7 @@ pub fn generate(a: GenerateArgs) -> Result<()> {
         cfg.weighted,
         format!("generate {}", cfg.describe()),
     );
-    let report = build_store(source.as_mut(), &out, &opts)?;
+    let report = outcore::api::build(source.as_mut(), &out, &opts)?;
     print_report(&report);
     Ok(())
 }

@@ -7,7 +7,7 @@ use outcore::algo::{bfs, pagerank, wcc};
 use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::engine::stream::StreamConfig;
 use outcore::gen::{self, GenConfig, GenKind};
-use outcore::ingest::build::{build_store, BuildOptions};
+use outcore::ingest::build::BuildOptions;
 use outcore::mem::Budget;
 use outcore::size::format_size;
 use outcore::store::Store;
@@ -43,7 +43,7 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         compress: true,
         ..Default::default()
     };
-    let report = build_store(source.as_mut(), &a.out, &opts)?;
+    let report = outcore::api::build(source.as_mut(), &a.out, &opts)?;
     crate::outln!(
         "generated and stored in {:.2}s inside a {} budget (peak RSS {})\n",
         t.elapsed().as_secs_f64(),

@@ -4,7 +4,7 @@
 use crate::{interruptible, parse, to_py};
 use numpy::PyReadonlyArray1;
 use outcore::api;
-use outcore::ingest::build::{build_store, BuildOptions, BuildReport, OrderChoice};
+use outcore::ingest::build::{BuildOptions, BuildReport, OrderChoice};
 use outcore::ingest::parse::ParseOptions;
 use outcore::mem::Budget;
 use outcore::store::csrcode::Code;
@@ -254,7 +254,7 @@ pub fn generate(
     opts.format = format!("generate {}", cfg.describe());
     let r = interruptible(py, progress, || {
         let mut source = gen::generator(&cfg)?;
-        build_store(source.as_mut(), &store, &opts)
+        api::build(source.as_mut(), &store, &opts)
     })?;
     Ok(report(r, progress))
 }
@@ -296,6 +296,6 @@ pub fn build_from_arrays(
     let mut opts = build_options(memory, force, tmp_dir, order, false, None, None, compress)?;
     (opts.directed, opts.weighted) = (directed, w.is_some());
     opts.format = "python arrays".into();
-    let r = interruptible(py, progress, || build_store(&mut source, &store, &opts))?;
+    let r = interruptible(py, progress, || api::build(&mut source, &store, &opts))?;
     Ok(report(r, progress))
 }

@@ -6,7 +6,7 @@
 
 use outcore::api::{self, Algorithm, RunOptions};
 use outcore::gen::{self, GenConfig, GenKind};
-use outcore::ingest::build::{build_store, BuildOptions};
+use outcore::ingest::build::BuildOptions;
 use outcore::mem::Budget;
 use outcore::store::Store;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -81,7 +81,7 @@ fn large_allocations_are_charged_to_the_budget() {
         directed: false,
         ..Default::default()
     };
-    build_store(src.as_mut(), &path, &opts).unwrap();
+    api::build(src.as_mut(), &path, &opts).unwrap();
     let store = Store::open(&path).unwrap();
     let mut report = Vec::new();
     let mut over = Vec::new();

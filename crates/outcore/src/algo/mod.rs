@@ -8,6 +8,7 @@ pub mod coloring;
 pub mod kcore;
 pub mod lcc;
 pub mod mis;
+pub mod order;
 pub mod output;
 pub mod pagerank;
 pub mod priority;

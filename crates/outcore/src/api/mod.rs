@@ -4,6 +4,7 @@
 //! option the CLI has, with the CLI's defaults.
 
 mod algorithm;
+mod build;
 pub mod figures;
 pub mod info;
 mod parquet_out;
@@ -15,6 +16,7 @@ pub mod summary;
 pub mod update;
 pub mod values;
 
+pub use build::build;
 pub use info::info_json;
 pub use parquet_out::{export_parquet, write_id_columns, OutFormat};
 
@@ -23,7 +25,7 @@ pub use update::{update, UpdateOptions, UpdateReport};
 pub use values::{Columns, IdColumn, Kind, ValueColumn, VertexValues};
 
 use crate::error::{Error, Result};
-use crate::ingest::build::{build_store, BuildOptions, BuildReport};
+use crate::ingest::build::{BuildOptions, BuildReport};
 use crate::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
 use crate::size::format_size;
 use std::path::{Path, PathBuf};
@@ -74,7 +76,7 @@ pub fn import(
         format: format!("{format:?}").to_lowercase(),
         ..build.clone()
     };
-    build_store(source.as_mut(), out, &opts)
+    crate::api::build(source.as_mut(), out, &opts)
 }
 
 /// Opens `inputs` as one edge source: `format` (default: guessed from the
@@ -158,7 +160,7 @@ pub fn import_batches(
         format: "arrow stream".into(),
         ..build.clone()
     };
-    build_store(&mut source, out, &opts)
+    crate::api::build(&mut source, out, &opts)
 }
 
 /// One line describing a finished build, for stderr.

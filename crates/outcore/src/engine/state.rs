@@ -85,6 +85,11 @@ impl U32s {
     pub fn fetch_min(&self, i: usize, v: u32) -> u32 {
         self.0[i].fetch_min(v, Relaxed)
     }
+    /// The values as plain integers (in place, no copy).
+    pub fn into_vec(self) -> Vec<u32> {
+        self.0.into_iter().map(AtomicU32::into_inner).collect()
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }

@@ -2,7 +2,7 @@
 //! that begin in every `every`-th page, read by positioned reads checked
 //! against the page checksums ([`super::pagesums`]), coded pages decoded
 //! ([`super::csrcode`]). The auto vertex order weighs the gap costs of
-//! candidate orders on it (`ingest::build::locality`): a full scan of
+//! candidate orders on it (`algo::order::choose`): a full scan of
 //! kron-22's out-lists took 0.7 s of a 5.7 s compressed import, for a
 //! sample of one entry in 16.
 

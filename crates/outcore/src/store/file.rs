@@ -227,6 +227,21 @@ impl StoreDir {
         Ok(sums)
     }
 
+    /// Takes `src`, a data file of another store, as `rel` (hard-linked,
+    /// or copied where it cannot be): its bytes and checksum are `entry`'s.
+    pub fn adopt(&mut self, rel: &str, src: &Path, entry: FileEntry) -> Result<()> {
+        let path = self.tmp.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).at(dir)?;
+        }
+        if std::fs::hard_link(src, &path).is_err() {
+            std::fs::copy(src, &path).at(&path)?;
+            File::open(&path).and_then(|f| f.sync_all()).at(&path)?;
+        }
+        self.files.insert(rel.to_string(), entry);
+        Ok(())
+    }
+
     /// Abandons a data file: it is removed and not recorded.
     pub fn discard(&mut self, w: DataWriter) -> Result<()> {
         let (rel, _) = w.finish()?;

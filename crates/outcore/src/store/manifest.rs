@@ -134,7 +134,7 @@ pub struct BuildInfo {
 /// sorted distinct original ids. `Original`: dense id = rank. `Degree`: dense
 /// ids go by degree, highest first, ties by rank; `order.bin` maps dense ids
 /// to ranks (absent when the order happens to be the identity). `Bfs`:
-/// Cuthill-McKee levels (`ingest::build::locality`), also with `order.bin`.
+/// Cuthill-McKee levels (`algo::order`, written by `ingest::build::relabel`), also with `order.bin`.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum VertexOrder {

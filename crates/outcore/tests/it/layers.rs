@@ -30,10 +30,7 @@ const FLOORS: &[(&str, u8)] = &[
 
 /// Imports that still run back up, as `file: from -> to`; each is work
 /// owed (issue 50, item 5; issue 51, item 3). Remove an entry with its fix.
-const KNOWN: &[&str] = &[
-    "ingest/build/cuthill_mckee.rs: ingest -> engine",
-    "ingest/build/locality.rs: ingest -> engine",
-];
+const KNOWN: &[&str] = &[];
 
 fn floor(module: &str) -> Option<u8> {
     FLOORS.iter().find(|(m, _)| *m == module).map(|&(_, f)| f)

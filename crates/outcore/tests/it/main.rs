@@ -17,6 +17,7 @@ mod parquet_in;
 mod planned;
 mod planner;
 mod queries;
+mod relabel;
 mod results;
 mod sssp_kcore;
 mod store_roundtrip;

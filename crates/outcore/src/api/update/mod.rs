@@ -3,7 +3,7 @@
 //!
 //! This first form rewrites the store: the base's edges (in original ids,
 //! from its out-CSR), less the removed ones, then the added edges in their
-//! input order, go through the one build path ([`build_store`]) with the
+//! input order, go through the one build path ([`super::build`]) with the
 //! store's own options (direction, weights, order, layout, page size), into
 //! a directory beside the store that replaces it atomically. So an update is
 //! crash-safe (a kill leaves the store before or after it), every engine
@@ -20,7 +20,7 @@
 //! store an edge is removed whichever way round it is named.
 
 use crate::error::{Error, IoContext, Result};
-use crate::ingest::build::{build_store, BuildOptions, BuildReport, MIN_MEMORY};
+use crate::ingest::build::{BuildOptions, BuildReport, MIN_MEMORY};
 use crate::ingest::parse::{IdKind, InputFormat, ParseOptions};
 use crate::ingest::EdgeSource;
 use crate::size::format_size;
@@ -251,7 +251,7 @@ fn rewrite(
         hits: 0,
         additions: 0,
     };
-    let build = build_store(&mut source, path, &bopts)?;
+    let build = super::build(&mut source, path, &bopts)?;
     let removals = source.removals.set.len() as u64;
     Ok(UpdateReport {
         build,

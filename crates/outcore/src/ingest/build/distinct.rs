@@ -275,6 +275,9 @@ impl<I: SpillCode> Drop for RankReader<I> {
 pub(super) enum Distinct<'a, E: InputEdge, I: DenseId> {
     Dedup(Dedup<'a, E, I>),
     Spill(RankReader<I>),
+    /// A built store's edges in its dense ids, from its scan
+    /// ([`super::relabel`]).
+    Store(std::sync::mpsc::Receiver<super::relabel::Scanned<I, E::W>>),
 }
 
 impl<E: InputEdge, I: DenseId> Distinct<'_, E, I> {
@@ -282,6 +285,17 @@ impl<E: InputEdge, I: DenseId> Distinct<'_, E, I> {
         match self {
             Distinct::Dedup(d) => d.next_batch(out),
             Distinct::Spill(r) => r.next_batch(out),
+            Distinct::Store(rx) => match rx.recv() {
+                Ok(batch) => {
+                    *out = batch?;
+                    Ok(true)
+                }
+                // The scan ended (its batches are never empty).
+                Err(_) => {
+                    out.clear();
+                    Ok(false)
+                }
+            },
         }
     }
 }

@@ -67,7 +67,10 @@ pub struct BuildReport {
     pub peak_rss_bytes: u64,
 }
 
-/// Builds a store at `dest` from `source`.
+/// Builds a store at `dest` from `source`. The locality orders are
+/// computed from a built store (`crate::api::build`): `--order bfs` is
+/// refused here, and `--order auto` chooses among the orders it computes
+/// while reading (with `--compress` too).
 pub fn build_store(
     source: &mut dyn EdgeSource,
     dest: &Path,
@@ -76,20 +79,20 @@ pub fn build_store(
     opts.validate()?;
     // Refused now, not after a first build.
     crate::store::check_store_dest(dest, opts.force, &[])?;
-    if opts.order == VertexOrder::Bfs || (opts.order_auto && opts.compress) {
-        return locality::build(source, dest, opts);
+    if opts.order == VertexOrder::Bfs {
+        return Err(crate::error::Error::Invalid(
+            "--order bfs is computed from a built store by outcore::api::build, not by ingest::build::build_store".into(),
+        ));
     }
-    build_with(source, dest, opts, &Budget::new(opts.memory), &mut None)
+    build_with(source, dest, opts, &Budget::new(opts.memory))
 }
 
-/// [`build_store`] in the order `given` says, when set (its maps charged
-/// to `budget`).
+/// [`build_store`] with its maps charged to `budget`.
 fn build_with(
     source: &mut dyn EdgeSource,
     dest: &Path,
     opts: &BuildOptions,
     budget: &Budget,
-    given: &mut Option<OrderMaps>,
 ) -> Result<BuildReport> {
     let mut dir = StoreDir::create(dest, opts.force)?;
     let scratch = match opts.scratch_dir.as_deref() {
@@ -101,8 +104,8 @@ fn build_with(
     let narrow = source.ids_fit_u32();
     if source.string_ids() {
         return match opts.weighted {
-            true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings, given),
-            false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings, given),
+            true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
+            false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
         };
     }
     // Ids not known to fit 32 bits are first read as if they did (8-byte
@@ -122,16 +125,16 @@ fn build_with(
         let built = match (o.external_ids, o.weighted, edges16) {
             (true, ..) => Built::Outgrown,
             (false, true, false) => {
-                build_any::<f64, Keyed<f64>>(source, dir, s, o, &budget, None, speculative, given)?
+                build_any::<f64, Keyed<f64>>(source, dir, s, o, &budget, None, speculative)?
             }
             (false, false, false) => {
-                build_any::<(), Keyed<()>>(source, dir, s, o, &budget, None, speculative, given)?
+                build_any::<(), Keyed<()>>(source, dir, s, o, &budget, None, speculative)?
             }
             (false, true, true) => {
-                build_any::<f64, Orig<f64>>(source, dir, s, o, &budget, None, false, given)?
+                build_any::<f64, Orig<f64>>(source, dir, s, o, &budget, None, false)?
             }
             (false, false, true) => {
-                build_any::<(), Orig<()>>(source, dir, s, o, &budget, None, false, given)?
+                build_any::<(), Orig<()>>(source, dir, s, o, &budget, None, false)?
             }
         };
         match built {
@@ -151,8 +154,8 @@ fn build_with(
     }
     let dir = again(opts.force)?;
     match opts.weighted {
-        true => ranked::<f64>(source, dir, s, &opts, &budget, Ids::Ints, given),
-        false => ranked::<()>(source, dir, s, &opts, &budget, Ids::Ints, given),
+        true => ranked::<f64>(source, dir, s, &opts, &budget, Ids::Ints),
+        false => ranked::<()>(source, dir, s, &opts, &budget, Ids::Ints),
     }
 }
 
@@ -164,7 +167,6 @@ fn ranked<W: Weight>(
     opts: &BuildOptions,
     budget: &Budget,
     ids: Ids,
-    given: &mut Option<OrderMaps>,
 ) -> Result<BuildReport> {
     let start = Instant::now();
     let numbered = named::number_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
@@ -175,15 +177,9 @@ fn ranked<W: Weight>(
     // Refused before the join, not after it.
     phases::check_count(n)?;
     let built = match (wide, n > u32::MAX as u64) {
-        (false, _) => {
-            joined::<W, u32, Keyed<W>>(numbered, dir, scratch, opts, budget, start, given)
-        }
-        (true, false) => {
-            joined::<W, u64, Keyed<W>>(numbered, dir, scratch, opts, budget, start, given)
-        }
-        (true, true) => {
-            joined::<W, u64, Orig<W>>(numbered, dir, scratch, opts, budget, start, given)
-        }
+        (false, _) => joined::<W, u32, Keyed<W>>(numbered, dir, scratch, opts, budget, start),
+        (true, false) => joined::<W, u64, Keyed<W>>(numbered, dir, scratch, opts, budget, start),
+        (true, true) => joined::<W, u64, Orig<W>>(numbered, dir, scratch, opts, budget, start),
     };
     match built? {
         Built::Done(report) => Ok(report),
@@ -200,19 +196,16 @@ fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
     opts: &BuildOptions,
     budget: &Budget,
     start: Instant,
-    given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
     let (mut ranked, front) = numbered.join::<D>(scratch, opts, budget)?;
     let f = Some(named::Front {
         start: Some(start),
         ..front
     });
-    build_any::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false, given)
+    build_any::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false)
 }
 
-mod cuthill_mckee;
 mod distinct;
-mod locality;
 mod manifest;
 mod named;
 mod options;
@@ -221,6 +214,7 @@ mod phases;
 mod ranks;
 mod read;
 mod records;
+mod relabel;
 mod remap;
 mod spill_code;
 mod stages;
@@ -229,9 +223,9 @@ mod tiles;
 mod write;
 
 pub use options::{BuildOptions, OrderChoice};
+pub use relabel::relabel;
 
 use named::Ids;
-use order::OrderMaps;
 pub use order::SKEWED;
 use phases::build_any;
 pub(crate) use phases::check_count;

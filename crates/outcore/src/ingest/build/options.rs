@@ -154,7 +154,7 @@ impl BuildOptions {
 
 /// `--order`: `degree`, `bfs`, `original`, or `auto` (degree when the
 /// degrees are skewed and the budget holds the order, else original; with
-/// `compress`, bfs when it codes smaller: `locality.rs`).
+/// `compress`, bfs when it codes smaller: `algo::order`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OrderChoice {
     Auto,

@@ -3,7 +3,7 @@
 
 use super::distinct::{Dedup, Distinct, RankSpill};
 use super::named::{self, Ids};
-use super::order::{self, degree_order, note_original_order, OrderMaps};
+use super::order::{self, degree_order, note_original_order};
 use super::records::{DenseId, InputEdge, Weight};
 use super::remap::{self, remap};
 use super::{manifest, read, write, BuildOptions, BuildReport, Built, Counts, VertexOrder};
@@ -40,7 +40,6 @@ pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
     budget: &Budget,
     front: Option<named::Front>,
     speculative: bool,
-    given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
     let wide = opts.wide(source.dense_vertex_count());
     // One call of whichever width: both are fn pointers of one type.
@@ -48,22 +47,12 @@ pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
         true => build::<W, E, u64>,
         false => build::<W, E, u32>,
     };
-    run(
-        source,
-        dir,
-        scratch,
-        opts,
-        budget,
-        front,
-        speculative,
-        given,
-    )
+    run(source, dir, scratch, opts, budget, front, speculative)
 }
 
 /// The build proper; `front` is set when ids were ranked on disk first (the
 /// source then holds ranks, and the store the ids). `speculative`: `E` is
-/// 8-byte edges though the source does not promise 32-bit ids. `given`: the
-/// order to build in (taken when the order is due), else as `opts` says.
+/// 8-byte edges though the source does not promise 32-bit ids.
 #[allow(clippy::too_many_arguments)]
 fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     source: &mut dyn EdgeSource,
@@ -73,7 +62,6 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     budget: &Budget,
     front: Option<named::Front>,
     speculative: bool,
-    given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
     let start = front
         .as_ref()
@@ -83,7 +71,7 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     let pipeline = budget.charge(RESERVED - WRITERS_RESERVED, "input pipeline")?;
     let _writers = budget.charge(WRITERS_RESERVED, "writers")?;
     let undirected = !opts.directed;
-    let mut by_degree = opts.order == VertexOrder::Degree && given.is_none();
+    let mut by_degree = opts.order == VertexOrder::Degree;
     let dense_n = source.dense_vertex_count();
     let mut counts = Counts::default();
 
@@ -166,17 +154,6 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
         VertexOrder::Original
     };
     let mut order = None;
-    if let Some(g) = given.take() {
-        if g.dense_of_rank.0.len() as u64 != n && !g.dense_of_rank.0.is_empty() {
-            return Err(Error::Invalid(format!(
-                "{}: the input changed between the build's two passes ({} vertices, then {n}); import it again",
-                source.describe(),
-                g.dense_of_rank.0.len()
-            )));
-        }
-        vertex_order = opts.order;
-        order = Some(g);
-    }
     if by_degree {
         let t = Instant::now();
         // A spilled input is not sorted a second time: the degree pass

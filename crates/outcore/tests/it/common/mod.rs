@@ -1,7 +1,7 @@
 //! Shared helpers: the NetworkX-semantics reference edge set and store export.
 #![allow(dead_code)]
 
-use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
+use outcore::ingest::build::{BuildOptions, BuildReport};
 use outcore::ingest::VecSource;
 use outcore::store::export::{export, Layout};
 use outcore::store::{Store, VertexOrder};
@@ -52,7 +52,7 @@ pub fn build(
     outcore::progress::set_quiet(true);
     let mut src = VecSource::new(edges.iter().copied());
     src.vertices = isolated.to_vec();
-    build_store(&mut src, &dir.join("g.oc"), opts).expect("build")
+    outcore::api::build(&mut src, &dir.join("g.oc"), opts).expect("build")
 }
 
 /// Exports a layout and parses it back.
@@ -107,7 +107,7 @@ pub fn dense_store_in(
         ..Default::default()
     };
     Store::open(
-        &build_store(&mut src, &dir.join("g.oc"), &opts)
+        &outcore::api::build(&mut src, &dir.join("g.oc"), &opts)
             .unwrap()
             .path,
     )
@@ -200,7 +200,7 @@ pub fn import_graphalytics_in(dir: &Path, name: &str, directed: bool, order: Ver
         ..Default::default()
     };
     Store::open(
-        &build_store(src.as_mut(), &dir.join(format!("{name}.oc")), &opts)
+        &outcore::api::build(src.as_mut(), &dir.join(format!("{name}.oc")), &opts)
             .unwrap()
             .path,
     )

@@ -1,4 +1,4 @@
-//! Cuthill-McKee levels over a store (`--order bfs`, see [`super::locality`]):
+//! Cuthill-McKee levels over a store (`--order bfs`, see [`super`]):
 //! a level of many vertices streams the tiles of the blocks it holds (the
 //! stream engine, G-Store's selective fetching), a level of few reads their
 //! adjacency lists (the select engine, TurboGraph's pin-and-slide): a grid
@@ -41,16 +41,16 @@ const NONE: u32 = u32::MAX;
 /// `held_only`: refuse (a budget error) when the lists do not fit in memory
 /// (`--order auto`: out of core, a traversal of a graph without locality
 /// reads a page a list; a shuffled 4096 x 4096 grid took 279 s at 512 MiB).
-pub(super) fn enumerate(
-    store: &Store,
-    budget: &Budget,
-    on_disk: bool,
-    held_only: bool,
-) -> Result<U32s> {
+pub fn enumerate(store: &Store, budget: &Budget, on_disk: bool, held_only: bool) -> Result<U32s> {
     let m = store.manifest();
     let n = m.num_vertices;
     // Its ids are u32 (`NONE` above them), as are the maps it composes.
-    super::order::past_u32(n, "--order bfs")?;
+    if n > u32::MAX as u64 {
+        return Err(Error::Budget(format!(
+            "--order bfs on {n} vertices: its maps hold at most {} vertices",
+            u32::MAX
+        )));
+    }
     let state = 20 * n + 2 * n.div_ceil(1 << TILE_BITS);
     let need = required_bytes(store, state) + POOLS;
     if budget.available() < need {
