@@ -115,28 +115,27 @@ fn build_with(
         s.drain();
         StoreDir::create(dest, force)
     };
-    let (mut opts, mut edges16) = (std::borrow::Cow::Borrowed(opts), false);
+    let mut edges16 = false;
     let built = loop {
-        let o = opts.as_ref();
+        let o = opts;
         let speculative = !narrow && !edges16;
         let built = match (o.external_ids, o.weighted, edges16) {
             (true, ..) => Built::Outgrown,
             (false, true, false) => {
-                build_any::<f64, Keyed<f64>>(source, dir, s, o, &budget, None, speculative, given)?
+                build::<f64, Keyed<f64>>(source, dir, s, o, &budget, None, speculative, given)?
             }
             (false, false, false) => {
-                build_any::<(), Keyed<()>>(source, dir, s, o, &budget, None, speculative, given)?
+                build::<(), Keyed<()>>(source, dir, s, o, &budget, None, speculative, given)?
             }
             (false, true, true) => {
-                build_any::<f64, Orig<f64>>(source, dir, s, o, &budget, None, false, given)?
+                build::<f64, Orig<f64>>(source, dir, s, o, &budget, None, false, given)?
             }
             (false, false, true) => {
-                build_any::<(), Orig<()>>(source, dir, s, o, &budget, None, false, given)?
+                build::<(), Orig<()>>(source, dir, s, o, &budget, None, false, given)?
             }
         };
         match built {
             Built::Wide => edges16 = true,
-            Built::Wider => opts.to_mut().csr_id_bytes = 8,
             built => break built,
         }
         dir = again(opts.force)?;
@@ -151,8 +150,8 @@ fn build_with(
     }
     let dir = again(opts.force)?;
     match opts.weighted {
-        true => ranked::<f64>(source, dir, s, &opts, &budget, Ids::Ints, given),
-        false => ranked::<()>(source, dir, s, &opts, &budget, Ids::Ints, given),
+        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints, given),
+        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints, given),
     }
 }
 
@@ -171,7 +170,7 @@ fn ranked<W: Weight>(
     // Ranks take 8 bytes past 2^32 - 1 ids, or when a wide store is asked
     // for (so the tests' wide builds run the u64 join); the build reads
     // them as 16-byte edges (`Orig`) only past 2^32 ids.
-    let (n, wide) = (numbered.n(), opts.wide(Some(numbered.n())));
+    let (n, wide) = (numbered.n(), opts.wide(numbered.n()));
     // Refused before the join, not after it.
     phases::check_count(n)?;
     let built = match (wide, n > u32::MAX as u64) {
@@ -207,7 +206,7 @@ fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
         start: Some(start),
         ..front
     });
-    build_any::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false, given)
+    build::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false, given)
 }
 
 mod cuthill_mckee;
@@ -233,7 +232,7 @@ pub use options::{BuildOptions, OrderChoice};
 use named::Ids;
 use order::OrderMaps;
 pub use order::SKEWED;
-use phases::build_any;
+use phases::build;
 pub(crate) use phases::check_count;
 use records::{DenseId, InputEdge, Keyed, Orig, Weight};
 
@@ -254,7 +253,4 @@ enum Built {
     Outgrown,
     /// `speculative` and an edge id is wider than 32 bits.
     Wide,
-    /// A narrow build counted more vertices than it numbers
-    /// ([`BuildOptions::narrow_max`]): build again wide.
-    Wider,
 }
