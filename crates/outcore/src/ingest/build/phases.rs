@@ -32,21 +32,19 @@ pub(crate) fn check_count(n: u64) -> Result<()> {
 }
 
 /// The build proper; `front` is set when ids were ranked on disk first (the
-/// source then holds ranks, and the store the ids). `speculative`: `E` is
-/// 8-byte edges though the source does not promise 32-bit ids. `given`: the
-/// order to build in (taken when the order is due), else as `opts` says.
-/// The dense ids are as wide as the store is, chosen once the input is read
-/// and its vertices counted ([`BuildOptions::wide`]): u64 in a wide store,
-/// else u32.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn build<W: Weight, E: InputEdge<W = W>>(
+/// source then holds ranks, and the store the ids). `given`: the order to
+/// build in (taken when the order is due), else as `opts` says. The input
+/// edges are 8 or 16 bytes as the read found them ([`read::Input`]); the
+/// dense ids as wide as the store is, chosen once the input is read and
+/// its vertices counted ([`BuildOptions::wide`]): u64 in a wide store, else
+/// u32.
+pub(super) fn build<W: Weight>(
     source: &mut dyn EdgeSource,
     dir: StoreDir,
     scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-    speculative: bool,
     given: &mut Option<OrderMaps>,
 ) -> Result<Built> {
     let start = front
@@ -81,14 +79,13 @@ pub(super) fn build<W: Weight, E: InputEdge<W = W>>(
         Some(_) => "join target names".to_string(),
         None => format!("read {}", source.describe()),
     };
-    let (sorter, idmap, shape) = match read::edges::<E>(
+    let (input, idmap, shape) = match read::edges::<W>(
         source,
         scratch,
         opts,
         &budget,
         &read::Shares { free, held },
         &label,
-        speculative,
         &mut counts,
     )? {
         Ok(r) => r,
@@ -101,7 +98,6 @@ pub(super) fn build<W: Weight, E: InputEdge<W = W>>(
         dir,
         start,
         t1,
-        sorter,
         idmap,
         shape,
         counts,
@@ -109,20 +105,38 @@ pub(super) fn build<W: Weight, E: InputEdge<W = W>>(
         total_bytes,
         _writers: writers,
     };
-    // Counted, the vertices choose the dense ids' width: no pass again.
-    let rest = match opts.wide(n) {
+    let b = &budget;
+    match input {
+        read::Input::Narrow(s) => wide_or_not(s, read, source, scratch, opts, b, front, given),
+        read::Input::Wide(s) => wide_or_not(s, read, source, scratch, opts, b, front, given),
+    }
+}
+
+/// [`rest`] on dense ids as wide as the `n` vertices counted need: no pass
+/// again.
+#[allow(clippy::too_many_arguments)]
+fn wide_or_not<W: Weight, E: InputEdge<W = W>>(
+    sorter: BucketSorter<E>,
+    read: ReadPhase,
+    source: &mut dyn EdgeSource,
+    scratch: &Scratch,
+    opts: &BuildOptions,
+    budget: &Budget,
+    front: Option<named::Front>,
+    given: &mut Option<OrderMaps>,
+) -> Result<Built> {
+    let rest = match opts.wide(read.idmap.len()) {
         true => rest::<W, E, u64>,
         false => rest::<W, E, u32>,
     };
-    rest(read, source, scratch, opts, &budget, front, given)
+    rest(sorter, read, source, scratch, opts, budget, front, given)
 }
 
 /// What the read phase hands the phases after it.
-struct ReadPhase<E: InputEdge> {
+struct ReadPhase {
     dir: StoreDir,
     start: Instant,
     t1: Instant,
-    sorter: BucketSorter<E>,
     idmap: IdMap,
     shape: read::Shape,
     counts: Counts,
@@ -132,8 +146,10 @@ struct ReadPhase<E: InputEdge> {
 }
 
 /// Phases 2-4 on dense ids of `I`, after [`build`]'s read.
+#[allow(clippy::too_many_arguments)]
 fn rest<W: Weight, E: InputEdge<W = W>, I: DenseId>(
-    read: ReadPhase<E>,
+    mut sorter: BucketSorter<E>,
+    read: ReadPhase,
     source: &mut dyn EdgeSource,
     scratch: &Scratch,
     opts: &BuildOptions,
@@ -145,7 +161,6 @@ fn rest<W: Weight, E: InputEdge<W = W>, I: DenseId>(
         mut dir,
         start,
         t1,
-        mut sorter,
         idmap,
         shape,
         mut counts,

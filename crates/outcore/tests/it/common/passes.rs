@@ -7,19 +7,19 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// `inner`, counting the passes over its edges.
-pub struct Passes<S> {
-    pub inner: S,
+pub struct Passes {
+    pub inner: Box<dyn EdgeSource>,
     /// Calls of `for_each_edge_batch` or `for_each_named_batch`.
     pub edges: u32,
 }
 
-impl<S: EdgeSource> Passes<S> {
-    pub fn new(inner: S) -> Self {
+impl Passes {
+    pub fn new(inner: Box<dyn EdgeSource>) -> Self {
         Passes { inner, edges: 0 }
     }
 }
 
-impl<S: EdgeSource> EdgeSource for Passes<S> {
+impl EdgeSource for Passes {
     fn describe(&self) -> String {
         self.inner.describe()
     }

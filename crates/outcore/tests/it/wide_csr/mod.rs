@@ -44,9 +44,9 @@ fn pair(
 }
 
 /// [`pair`] built with `opts`; with `dense` false the ids are spread over
-/// 2^40 (`n` even: wider than 32 bits, so the build first starts over with
-/// 16-byte edges) or 2^31 (`n` odd), and the source does not say how many
-/// there are, so the build ranks them through an id map. `counted`: the
+/// 2^40 (`n` even: wider than 32 bits, so the build reads 16-byte edges)
+/// or 2^31 (`n` odd), and the source does not say how many there are, so
+/// the build ranks them through an id map. `counted`: the
 /// wide store is not asked for; a narrow build numbers no vertex
 /// (`narrow_max` 0), so every build goes on wide once it has counted its
 /// vertices (a dense source before its read, an id map after it, ids ranked
@@ -245,7 +245,9 @@ fn a_build_widens_after_spilling() {
     let edges = edges_of(n, 9596, seed);
     let (narrow, wide) = pair_with(dir.path(), n, &edges, &opts, false, true);
     check_pair(&narrow, &wide);
-    let mut src = Passes::new(outcore::ingest::VecSource::new(edges.iter().copied()));
+    let mut src = Passes::new(Box::new(outcore::ingest::VecSource::new(
+        edges.iter().copied(),
+    )));
     let counted = BuildOptions {
         narrow_max: 0,
         ..opts
