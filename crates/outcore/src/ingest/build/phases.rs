@@ -75,6 +75,12 @@ pub(super) fn build<W: Weight>(
         _ => free / 4,
     };
     let total_bytes = source.input_bytes();
+    let ids = match (&front, dense_n) {
+        (Some(f), _) if f.ids == Ids::Strings => "string ids ranked on disk",
+        (Some(_), _) => "ids ranked on disk",
+        (None, Some(_)) => "dense ids",
+        (None, None) => "ids in memory",
+    };
     let label = match front {
         Some(_) => "join target names".to_string(),
         None => format!("read {}", source.describe()),
@@ -84,7 +90,7 @@ pub(super) fn build<W: Weight>(
         scratch,
         opts,
         &budget,
-        &read::Shares { free, held },
+        &read::Shares { free, held, ids },
         &label,
         &mut counts,
     )? {

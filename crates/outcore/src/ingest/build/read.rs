@@ -43,6 +43,8 @@ pub(super) struct Shares {
     pub free: u64,
     /// Held back from the input sorter (the id map, the degree order).
     pub held: u64,
+    /// Where the ids are numbered, for the plan's line.
+    pub ids: &'static str,
 }
 
 /// Reads every edge into the input sorter; the id map of what was read.
@@ -61,7 +63,11 @@ pub(super) fn edges<W: Weight>(
     counts: &mut Counts,
 ) -> Result<std::result::Result<Read<W>, Built>> {
     let dense_n = source.dense_vertex_count();
-    let Shares { free, held } = *shares;
+    let Shares {
+        free,
+        held,
+        ids: numbered,
+    } = *shares;
     let mut ids = match dense_n {
         Some(_) => None,
         None => Some(IdCollector::new(budget, free / 4)),
@@ -96,6 +102,7 @@ pub(super) fn edges<W: Weight>(
         true => Split::Ordered,
         false => Split::Hashed,
     };
+    plan(numbered, narrow, split);
     let make = Make {
         scratch,
         budget,
@@ -198,6 +205,19 @@ pub(super) fn edges<W: Weight>(
     };
     let input = input.ok_or_else(|| Error::Invalid("the input sorter was lost".into()))?;
     Ok(Ok((input, idmap, shape)))
+}
+
+/// Says on stderr what was decided before the read: where the ids are
+/// numbered, the edges' width and the input sorter's buckets.
+fn plan(ids: &str, narrow: bool, split: Split) {
+    let edges = if narrow { 8 } else { 16 };
+    let buckets = match split {
+        Split::Ordered => "range buckets (from a sample)",
+        Split::Hashed => "hash buckets",
+    };
+    if !crate::progress::quiet() {
+        eprintln!("plan: {ids}, {edges}-byte edges, {buckets}");
+    }
 }
 
 /// (src, dst) as the sorter keys it: undirected, (min, max).
@@ -314,6 +334,7 @@ mod tests {
         let shares = Shares {
             free: budget.available(),
             held: 0,
+            ids: "ids in memory",
         };
         let (input, _, shape) = edges::<()>(
             &mut source,
