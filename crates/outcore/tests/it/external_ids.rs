@@ -4,7 +4,7 @@
 //! vertex-heavy inputs, with sorters in memory or spilled; and a build whose
 //! ids outgrow the id map's share of the budget switches to it by itself.
 
-use crate::common::{store_files, Rng};
+use crate::common::{store_files, Passes, Rng};
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
 use outcore::ingest::VecSource;
 use outcore::store::VertexOrder;
@@ -175,11 +175,12 @@ fn dense_ids_stay_in_memory_at_the_smallest_budget() {
     assert!(fa == fb, "the store the on-disk ranking builds");
 }
 
-/// Text ids are first read as if they fit 32 bits (8-byte edges); an id
-/// wider than that in a later block starts the build over with 16-byte
-/// edges, and the store is the one the ids build directly.
+/// Text ids are first read as if they fit 32 bits (8-byte edges) when the
+/// file's sample holds none wider; an id wider than that in a later block
+/// moves the edges read so far into 16-byte ones and the read goes on, and
+/// the store is the one the ids build directly.
 #[test]
-fn a_wide_id_late_in_a_text_file_restarts_with_wide_edges() {
+fn a_wide_id_late_in_a_text_file_widens_in_place() {
     use outcore::ingest::parse::{self, InputFormat, ParseOptions};
     outcore::progress::set_quiet(true);
     let mut rng = Rng::new(3);
@@ -198,8 +199,10 @@ fn a_wide_id_late_in_a_text_file_restarts_with_wide_edges() {
         memory: 256 << 20,
         ..Default::default()
     };
-    let mut src = parse::open(&[file], InputFormat::Snap, &ParseOptions::default()).unwrap();
-    let a = build_store(src.as_mut(), &dir.path().join("a"), &opts).unwrap();
+    let src = parse::open(&[file], InputFormat::Snap, &ParseOptions::default()).unwrap();
+    let mut src = Passes::new(src);
+    let a = build_store(&mut src, &dir.path().join("a"), &opts).unwrap();
+    assert_eq!(src.edges, 1, "the file is read once");
     let b = build_store(&mut source(&edges, &[]), &dir.path().join("b"), &opts).unwrap();
     let (mut fa, mut fb) = (store_files(&a.path), store_files(&b.path));
     // The manifests name different sources; the rest is equal.
@@ -207,4 +210,36 @@ fn a_wide_id_late_in_a_text_file_restarts_with_wide_edges() {
     fb.remove("manifest.json");
     assert!(fa == fb);
     assert_eq!(a.manifest.num_edges, b.manifest.num_edges);
+}
+
+/// Without a sample the edges are guessed narrow: a wide id after a
+/// spilled prefix (duplicates on both sides, the last weight wins) widens
+/// them in place, and the store is the one read wide from the start.
+#[test]
+fn a_wide_id_after_spilling_widens_in_place() {
+    outcore::progress::set_quiet(true);
+    let mut rng = Rng::new(5);
+    let mut edges: Vec<(u64, u64, f64)> = (0..60_000)
+        .map(|i| (rng.below(3_000), rng.below(3_000), i as f64))
+        .collect();
+    edges.push((3, 1 << 40, 1.0));
+    edges.extend((0..60_000).map(|i| (rng.below(3_000), rng.below(3_000), -(i as f64))));
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        weighted: true,
+        sort_buffer_cap: Some(64 << 10),
+        ..Default::default()
+    };
+    let mut unsampled = source(&edges, &[]);
+    unsampled.sampled = false;
+    let mut src = Passes::new(Box::new(unsampled));
+    let a = build_store(&mut src, &dir.path().join("a"), &opts).unwrap();
+    assert_eq!(src.edges, 1, "the input is read once");
+    assert!(a.spilled_bytes > 0);
+    let b = build_store(&mut source(&edges, &[]), &dir.path().join("b"), &opts).unwrap();
+    let (mut fa, mut fb) = (store_files(&a.path), store_files(&b.path));
+    // The manifests hold the timings; the rest is equal.
+    fa.remove("manifest.json");
+    fb.remove("manifest.json");
+    assert!(fa == fb, "widened in place");
 }

@@ -94,55 +94,32 @@ fn build_with(
     opts: &BuildOptions,
     budget: &Budget,
 ) -> Result<BuildReport> {
-    let mut dir = StoreDir::create(dest, opts.force)?;
+    let dir = StoreDir::create(dest, opts.force)?;
     let scratch = match opts.scratch_dir.as_deref() {
         Some(base) => Scratch::within(base, "scratch")?,
         None => Scratch::create(dir.tmp_path().with_extension("scratch"))?,
     };
     let budget = budget.clone();
     let s = &scratch;
-    let narrow = source.ids_fit_u32();
     if source.string_ids() {
         return match opts.weighted {
             true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
             false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
         };
     }
-    // Ids not known to fit 32 bits are first read as if they did (8-byte
-    // edges: half the bytes to sort and spill); the first wider id starts
-    // the build over with 16-byte edges. A narrow build that counts more
-    // vertices than u32 ids hold starts over wide.
+    // Ids not known to fit 32 bits are read as 8-byte edges unless the
+    // input's sample holds a wider one; the first wider id read widens
+    // them in place (`read.rs`).
     // A pass starting over: the last pass's sorter files are deleted
     // first (the scratch never names a file twice: this is for the disk).
     let again = |force| {
         s.drain();
         StoreDir::create(dest, force)
     };
-    let (mut opts, mut edges16) = (std::borrow::Cow::Borrowed(opts), false);
-    let built = loop {
-        let o = opts.as_ref();
-        let speculative = !narrow && !edges16;
-        let built = match (o.external_ids, o.weighted, edges16) {
-            (true, ..) => Built::Outgrown,
-            (false, true, false) => {
-                build_any::<f64, Keyed<f64>>(source, dir, s, o, &budget, None, speculative)?
-            }
-            (false, false, false) => {
-                build_any::<(), Keyed<()>>(source, dir, s, o, &budget, None, speculative)?
-            }
-            (false, true, true) => {
-                build_any::<f64, Orig<f64>>(source, dir, s, o, &budget, None, false)?
-            }
-            (false, false, true) => {
-                build_any::<(), Orig<()>>(source, dir, s, o, &budget, None, false)?
-            }
-        };
-        match built {
-            Built::Wide => edges16 = true,
-            Built::Wider => opts.to_mut().csr_id_bytes = 8,
-            built => break built,
-        }
-        dir = again(opts.force)?;
+    let built = match (opts.external_ids, opts.weighted) {
+        (true, _) => Built::Outgrown,
+        (false, true) => build::<f64>(source, dir, s, opts, &budget, None)?,
+        (false, false) => build::<()>(source, dir, s, opts, &budget, None)?,
     };
     if let Built::Done(report) = built {
         return Ok(report);
@@ -154,8 +131,8 @@ fn build_with(
     }
     let dir = again(opts.force)?;
     match opts.weighted {
-        true => ranked::<f64>(source, dir, s, &opts, &budget, Ids::Ints),
-        false => ranked::<()>(source, dir, s, &opts, &budget, Ids::Ints),
+        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints),
+        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints),
     }
 }
 
@@ -172,14 +149,13 @@ fn ranked<W: Weight>(
     let numbered = named::number_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
     // Ranks take 8 bytes past 2^32 - 1 ids, or when a wide store is asked
     // for (so the tests' wide builds run the u64 join); the build reads
-    // them as 16-byte edges (`Orig`) only past 2^32 ids.
-    let (n, wide) = (numbered.n(), opts.wide(Some(numbered.n())));
+    // them as 16-byte edges only past 2^32 ids (the ranked source says so).
+    let (n, wide) = (numbered.n(), opts.wide(numbered.n()));
     // Refused before the join, not after it.
     phases::check_count(n)?;
-    let built = match (wide, n > u32::MAX as u64) {
-        (false, _) => joined::<W, u32, Keyed<W>>(numbered, dir, scratch, opts, budget, start),
-        (true, false) => joined::<W, u64, Keyed<W>>(numbered, dir, scratch, opts, budget, start),
-        (true, true) => joined::<W, u64, Orig<W>>(numbered, dir, scratch, opts, budget, start),
+    let built = match wide {
+        false => joined::<W, u32>(numbered, dir, scratch, opts, budget, start),
+        true => joined::<W, u64>(numbered, dir, scratch, opts, budget, start),
     };
     match built? {
         Built::Done(report) => Ok(report),
@@ -188,8 +164,8 @@ fn ranked<W: Weight>(
 }
 
 /// Step 3 of the ranking on disk ([`named`]) with ranks of `D`, then the
-/// build proper reading them as `E`.
-fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
+/// build proper.
+fn joined<W: Weight, D: DenseId>(
     numbered: named::Numbered<W>,
     dir: StoreDir,
     scratch: &Scratch,
@@ -202,7 +178,7 @@ fn joined<W: Weight, D: DenseId, E: InputEdge<W = W>>(
         start: Some(start),
         ..front
     });
-    build_any::<W, E>(&mut ranked, dir, scratch, opts, budget, f, false)
+    build::<W>(&mut ranked, dir, scratch, opts, budget, f)
 }
 
 mod distinct;
@@ -227,9 +203,9 @@ pub use relabel::relabel;
 
 use named::Ids;
 pub use order::SKEWED;
-use phases::build_any;
+use phases::build;
 pub(crate) use phases::check_count;
-use records::{DenseId, InputEdge, Keyed, Orig, Weight};
+use records::{DenseId, Weight};
 
 #[derive(Default)]
 struct Counts {
@@ -246,9 +222,4 @@ enum Built {
     Done(BuildReport),
     /// The ids outgrew the in-memory id map's share of the budget.
     Outgrown,
-    /// `speculative` and an edge id is wider than 32 bits.
-    Wide,
-    /// A narrow build counted more vertices than it numbers
-    /// ([`BuildOptions::narrow_max`]): build again wide.
-    Wider,
 }

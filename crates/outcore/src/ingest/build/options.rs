@@ -51,8 +51,8 @@ pub struct BuildOptions {
     #[doc(hidden)]
     pub csr_id_bytes: u64,
     /// The most vertices a narrow build numbers (`u32::MAX`, the most u32
-    /// ids hold); a build that counts more after reading its input starts
-    /// again wide. Lowered by tests to exercise that restart.
+    /// ids hold); a build that counts more after reading its input goes on
+    /// wide. Lowered by tests to build wide from the count.
     #[doc(hidden)]
     pub narrow_max: u64,
     /// Caps every sort buffer (bytes), to exercise spilling on small inputs
@@ -101,10 +101,10 @@ impl Default for BuildOptions {
 
 impl BuildOptions {
     /// Whether the build carries dense ids as u64 and writes a wide store
-    /// (8-byte CSR slots): when `csr_id_bytes` asks for it, or when a
-    /// dense source has more vertices than u32 ids hold (`narrow_max`).
-    pub(super) fn wide(&self, dense_n: Option<u64>) -> bool {
-        self.csr_id_bytes == 8 || dense_n.is_some_and(|n| n > self.narrow_max)
+    /// (8-byte CSR slots): when `csr_id_bytes` asks for it, or when the
+    /// `n` vertices counted are more than u32 ids hold (`narrow_max`).
+    pub(super) fn wide(&self, n: u64) -> bool {
+        self.csr_id_bytes == 8 || n > self.narrow_max
     }
 
     /// Checks the options.
@@ -194,8 +194,7 @@ impl std::str::FromStr for OrderChoice {
 mod tests {
     use super::*;
 
-    /// Wide when asked, or when a dense source's ids pass u32; an id map's
-    /// source (no count) only when asked.
+    /// Wide when asked, or when the vertices counted pass u32.
     #[test]
     fn a_build_is_wide_when_asked_or_past_u32() {
         let narrow = BuildOptions::default();
@@ -203,8 +202,8 @@ mod tests {
             csr_id_bytes: 8,
             ..Default::default()
         };
-        assert!(!narrow.wide(None) && !narrow.wide(Some(u32::MAX as u64)));
-        assert!(narrow.wide(Some(u32::MAX as u64 + 1)));
-        assert!(asked.wide(None) && asked.wide(Some(5)));
+        assert!(!narrow.wide(0) && !narrow.wide(u32::MAX as u64));
+        assert!(narrow.wide(u32::MAX as u64 + 1));
+        assert!(asked.wide(0) && asked.wide(5));
     }
 }

@@ -9,6 +9,8 @@ use super::remap::{self, remap};
 use super::{manifest, read, write, BuildOptions, BuildReport, Built, Counts, VertexOrder};
 use super::{RESERVED, WRITERS_RESERVED};
 use crate::error::{Error, Result};
+use crate::ingest::bucket::BucketSorter;
+use crate::ingest::idmap::IdMap;
 use crate::ingest::scratch::Scratch;
 use crate::ingest::EdgeSource;
 use crate::mem::budget::Charge;
@@ -29,39 +31,19 @@ pub(crate) fn check_count(n: u64) -> Result<()> {
     }
 }
 
-/// [`build`] with dense ids as wide as the store is ([`BuildOptions::wide`]):
-/// u64 in a wide store, else u32.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn build_any<W: Weight, E: InputEdge<W = W>>(
+/// The build proper; `front` is set when ids were ranked on disk first (the
+/// source then holds ranks, and the store the ids). The input
+/// edges are 8 or 16 bytes as the read found them ([`read::Input`]); the
+/// dense ids as wide as the store is, chosen once the input is read and
+/// its vertices counted ([`BuildOptions::wide`]): u64 in a wide store, else
+/// u32.
+pub(super) fn build<W: Weight>(
     source: &mut dyn EdgeSource,
     dir: StoreDir,
     scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-    speculative: bool,
-) -> Result<Built> {
-    let wide = opts.wide(source.dense_vertex_count());
-    // One call of whichever width: both are fn pointers of one type.
-    let run = match wide {
-        true => build::<W, E, u64>,
-        false => build::<W, E, u32>,
-    };
-    run(source, dir, scratch, opts, budget, front, speculative)
-}
-
-/// The build proper; `front` is set when ids were ranked on disk first (the
-/// source then holds ranks, and the store the ids). `speculative`: `E` is
-/// 8-byte edges though the source does not promise 32-bit ids.
-#[allow(clippy::too_many_arguments)]
-fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
-    source: &mut dyn EdgeSource,
-    mut dir: StoreDir,
-    scratch: &Scratch,
-    opts: &BuildOptions,
-    budget: &Budget,
-    front: Option<named::Front>,
-    speculative: bool,
 ) -> Result<Built> {
     let start = front
         .as_ref()
@@ -69,8 +51,7 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
         .unwrap_or_else(Instant::now);
     let budget = budget.clone();
     let pipeline = budget.charge(RESERVED - WRITERS_RESERVED, "input pipeline")?;
-    let _writers = budget.charge(WRITERS_RESERVED, "writers")?;
-    let undirected = !opts.directed;
+    let writers = budget.charge(WRITERS_RESERVED, "writers")?;
     let mut by_degree = opts.order == VertexOrder::Degree;
     let dense_n = source.dense_vertex_count();
     let mut counts = Counts::default();
@@ -92,18 +73,23 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
         _ => free / 4,
     };
     let total_bytes = source.input_bytes();
+    let ids = match (&front, dense_n) {
+        (Some(f), _) if f.ids == Ids::Strings => "string ids ranked on disk",
+        (Some(_), _) => "ids ranked on disk",
+        (None, Some(_)) => "dense ids",
+        (None, None) => "ids in memory",
+    };
     let label = match front {
         Some(_) => "join target names".to_string(),
         None => format!("read {}", source.describe()),
     };
-    let (mut sorter, idmap, shape) = match read::edges::<E>(
+    let (input, idmap, shape) = match read::edges::<W>(
         source,
         scratch,
         opts,
         &budget,
-        &read::Shares { free, held },
+        &read::Shares { free, held, ids },
         &label,
-        speculative,
         &mut counts,
     )? {
         Ok(r) => r,
@@ -112,15 +98,79 @@ fn build<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     drop(pipeline);
     let n = idmap.len();
     check_count(n)?;
-    if I::BYTES == 4 && n > opts.narrow_max {
-        // A degree order asked for is refused now, not after another pass.
-        if by_degree && !opts.order_auto {
-            order::degree_fits(n, &budget, false)?;
-        }
-        let note = format!("{n} vertices, more than 32-bit ids hold: building again with 64-bit ids (another pass over the input)");
-        crate::progress::Progress::new("vertex ids").done(|| note);
-        return Ok(Built::Wider);
+    let read = ReadPhase {
+        dir,
+        start,
+        t1,
+        idmap,
+        shape,
+        counts,
+        by_degree,
+        total_bytes,
+        _writers: writers,
+    };
+    let b = &budget;
+    match input {
+        read::Input::Narrow(s) => wide_or_not(s, read, source, scratch, opts, b, front),
+        read::Input::Wide(s) => wide_or_not(s, read, source, scratch, opts, b, front),
     }
+}
+
+/// [`rest`] on dense ids as wide as the `n` vertices counted need: no pass
+/// again.
+#[allow(clippy::too_many_arguments)]
+fn wide_or_not<W: Weight, E: InputEdge<W = W>>(
+    sorter: BucketSorter<E>,
+    read: ReadPhase,
+    source: &mut dyn EdgeSource,
+    scratch: &Scratch,
+    opts: &BuildOptions,
+    budget: &Budget,
+    front: Option<named::Front>,
+) -> Result<Built> {
+    let rest = match opts.wide(read.idmap.len()) {
+        true => rest::<W, E, u64>,
+        false => rest::<W, E, u32>,
+    };
+    rest(sorter, read, source, scratch, opts, budget, front)
+}
+
+/// What the read phase hands the phases after it.
+struct ReadPhase {
+    dir: StoreDir,
+    start: Instant,
+    t1: Instant,
+    idmap: IdMap,
+    shape: read::Shape,
+    counts: Counts,
+    by_degree: bool,
+    total_bytes: Option<u64>,
+    _writers: Charge,
+}
+
+/// Phases 2-4 on dense ids of `I`, after [`build`]'s read.
+#[allow(clippy::too_many_arguments)]
+fn rest<W: Weight, E: InputEdge<W = W>, I: DenseId>(
+    mut sorter: BucketSorter<E>,
+    read: ReadPhase,
+    source: &mut dyn EdgeSource,
+    scratch: &Scratch,
+    opts: &BuildOptions,
+    budget: &Budget,
+    front: Option<named::Front>,
+) -> Result<Built> {
+    let ReadPhase {
+        mut dir,
+        start,
+        t1,
+        idmap,
+        shape,
+        mut counts,
+        by_degree,
+        total_bytes,
+        _writers,
+    } = read;
+    let (budget, undirected, n) = (budget.clone(), !opts.directed, idmap.len());
     // The input's sample in ranks, for the remap's sorters.
     let sample = remap::Sample {
         ranks: shape

@@ -3,14 +3,14 @@
 //! sorter (hash buckets of (src, dst) in original ids); distinct ids are
 //! collected on the way, on a second thread ([`super::stages::feed`]).
 
-use super::records::{InputEdge, Weight};
+use super::records::{InputEdge, Keyed, Orig, Weight};
 use super::{stages, BuildOptions, Built, Counts, ID_BATCH};
 use crate::cancel;
 use crate::error::{Error, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::idmap::{IdCollector, IdMap};
 use crate::ingest::scratch::Scratch;
-use crate::ingest::EdgeSource;
+use crate::ingest::{EdgeSource, RawEdge};
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::size::format_size;
@@ -26,8 +26,15 @@ pub(super) struct Shape {
     pub sample: Vec<(u64, u64)>,
 }
 
-/// The input's edges in their sorter, its ids, and its shape.
-pub(super) type Read<E> = (BucketSorter<E>, IdMap, Shape);
+/// The input's edges in their sorter: 8-byte edges while every id fits 32
+/// bits, else 16-byte ones.
+pub(super) enum Input<W: Weight> {
+    Narrow(BucketSorter<Keyed<W>>),
+    Wide(BucketSorter<Orig<W>>),
+}
+
+/// The input's edges, its ids, and its shape.
+pub(super) type Read<W> = (Input<W>, IdMap, Shape);
 
 /// The budget as the read found it and what it holds back for later phases.
 #[derive(Clone, Copy)]
@@ -36,54 +43,57 @@ pub(super) struct Shares {
     pub free: u64,
     /// Held back from the input sorter (the id map, the degree order).
     pub held: u64,
+    /// Where the ids are numbered, for the plan's line.
+    pub ids: &'static str,
 }
 
 /// Reads every edge into the input sorter; the id map of what was read.
-/// `Err(Built)`: the build must start over (ids wider than 32 bits, or
-/// outgrowing the map).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn edges<E: InputEdge>(
+/// The edges are 8 bytes when the source promises 32-bit ids, or its
+/// sample (or, dense, its count) holds none wider, or it gives no sample;
+/// the first wider id then moves what was read into a 16-byte sorter and
+/// the read goes on there ([`widen`]). `Err(Built)`: the ids outgrew the
+/// map and the build must start over.
+pub(super) fn edges<W: Weight>(
     source: &mut dyn EdgeSource,
     scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
     shares: &Shares,
     label: &str,
-    speculative: bool,
     counts: &mut Counts,
-) -> Result<std::result::Result<Read<E>, Built>> {
+) -> Result<std::result::Result<Read<W>, Built>> {
     let dense_n = source.dense_vertex_count();
-    let Shares { free, held } = *shares;
+    let Shares {
+        free,
+        held,
+        ids: numbered,
+    } = *shares;
     let mut ids = match dense_n {
         Some(_) => None,
         None => Some(IdCollector::new(budget, free / 4)),
     };
-    let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let total_bytes = source.input_bytes();
     let undirected = !opts.directed;
-    // (src, dst) as the sorter keys it: undirected, (min, max).
-    let canon = |e: &crate::ingest::RawEdge| match undirected {
-        true => (e.src.min(e.dst), e.src.max(e.dst)),
-        false => (e.src, e.dst),
-    };
-    let edge = |e: &crate::ingest::RawEdge| {
-        let (s, d) = canon(e);
-        E::new(s, d, E::W::from_f64(e.weight))
-    };
+    let canon = |e: &RawEdge| canon(undirected, e);
     // Duplicates meet in one bucket either way. Edges are bucketed by
     // (src, dst) ranges taken from a sample of the whole input where the
     // source can give one: the keys are then stored in the bytes their
     // bucket's range needs (kron-24: 8 -> 7 bytes an edge) and the degree
     // pass sees them in order. Else by a hash of (src, dst), which balances
     // the buckets of a sorted list whatever its first buffer holds.
-    let sample: Vec<crate::ingest::RawEdge> = source
+    let sample: Vec<RawEdge> = source
         .sample_edges()?
         .unwrap_or_default()
         .into_iter()
         .filter(|e| !(opts.drop_self_loops && e.src == e.dst))
-        .filter(|e| !speculative || (e.src | e.dst) <= u32::MAX as u64)
         .collect();
-    let keys: Vec<u128> = sample.iter().map(|e| edge(e).radix_key()).collect();
+    let fits = |e: &RawEdge| (e.src | e.dst) <= u32::MAX as u64;
+    let promised = source.ids_fit_u32();
+    let narrow = promised
+        || match dense_n {
+            Some(n) => n <= 1 << 32,
+            None => sample.iter().all(fits),
+        };
     let shape = Shape {
         ordered: !sample.is_empty(),
         sample: sample.iter().map(canon).collect(),
@@ -92,15 +102,21 @@ pub(super) fn edges<E: InputEdge>(
         true => Split::Ordered,
         false => Split::Hashed,
     };
-    let mut sorter = BucketSorter::<E>::new(
-        "edges",
+    plan(numbered, narrow, split);
+    let make = Make {
         scratch,
         budget,
-        cap(budget.available().saturating_sub(held)),
+        opts,
+        held,
         split,
-        source.expected_edges(),
-    )?
-    .with_sample(keys);
+        expected: source.expected_edges(),
+        sample: &sample,
+    };
+    // `None` only while it widens.
+    let mut input = Some(match narrow {
+        true => Input::Narrow(make.sorter()?),
+        false => Input::Wide(make.sorter()?),
+    });
     let mut progress = match total_bytes {
         Some(t) => Progress::bar(label.to_string(), t, Unit::Bytes),
         None => Progress::new(label.to_string()),
@@ -116,7 +132,6 @@ pub(super) fn edges<E: InputEdge>(
         read?;
     }
     let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
-    let mut wide = false;
     // Ids are collected on a second thread (random bitmap updates, 60% of
     // this thread's time at kron-24); the edges go to the sorter here.
     let collect = ids.is_some();
@@ -129,11 +144,7 @@ pub(super) fn edges<E: InputEdge>(
                 None => Ok(()),
             },
             |feed| {
-                let mut on_batch = |batch: &[crate::ingest::RawEdge]| -> Result<()> {
-                    if speculative && batch.iter().any(|e| (e.src | e.dst) > u32::MAX as u64) {
-                        wide = true;
-                        return Err(Error::Invalid("an edge id is wider than 32 bits".into()));
-                    }
+                let mut on_batch = |batch: &[RawEdge]| -> Result<()> {
                     counts.input_edges += batch.len() as u64;
                     // A vertex seen only in a dropped self-loop still exists (as
                     // after NetworkX's remove_edges_from(selfloop_edges(G))).
@@ -153,13 +164,18 @@ pub(super) fn edges<E: InputEdge>(
                             )));
                         }
                     }
-                    if opts.drop_self_loops {
-                        let loops = batch.iter().filter(|e| e.src == e.dst).count();
-                        counts.self_loops_dropped += loops as u64;
-                        sorter.extend(batch.iter().filter(|e| e.src != e.dst).map(edge))?;
-                    } else {
-                        sorter.extend(batch.iter().map(edge))?;
+                    let narrow = matches!(input, Some(Input::Narrow(_)));
+                    if narrow && !promised && !batch.iter().all(fits) {
+                        if let Some(Input::Narrow(s)) = input.take() {
+                            input = Some(Input::Wide(widen(s, || make.sorter())?));
+                        }
                     }
+                    let dropped = match input.as_mut() {
+                        Some(Input::Narrow(s)) => push(s, batch, opts)?,
+                        Some(Input::Wide(s)) => push(s, batch, opts)?,
+                        None => return Err(Error::Invalid("the input sorter was lost".into())),
+                    };
+                    counts.self_loops_dropped += dropped;
                     cancel::check()?;
                     let n = counts.input_edges;
                     progress.tick(|| format!("{n} edges"));
@@ -172,9 +188,6 @@ pub(super) fn edges<E: InputEdge>(
             },
         )
     };
-    if read.is_err() && wide {
-        return Ok(Err(Built::Wide));
-    }
     if collected.is_err() && ids.as_ref().is_some_and(|c| c.outgrown()) {
         return Ok(Err(Built::Outgrown));
     }
@@ -190,7 +203,104 @@ pub(super) fn edges<E: InputEdge>(
         },
         None => IdMap::identity(dense_n.unwrap_or(0)),
     };
-    Ok(Ok((sorter, idmap, shape)))
+    let input = input.ok_or_else(|| Error::Invalid("the input sorter was lost".into()))?;
+    Ok(Ok((input, idmap, shape)))
+}
+
+/// Says on stderr what was decided before the read: where the ids are
+/// numbered, the edges' width and the input sorter's buckets.
+fn plan(ids: &str, narrow: bool, split: Split) {
+    let edges = if narrow { 8 } else { 16 };
+    let buckets = match split {
+        Split::Ordered => "range buckets (from a sample)",
+        Split::Hashed => "hash buckets",
+    };
+    if !crate::progress::quiet() {
+        eprintln!("plan: {ids}, {edges}-byte edges, {buckets}");
+    }
+}
+
+/// (src, dst) as the sorter keys it: undirected, (min, max).
+#[inline(always)]
+fn canon(undirected: bool, e: &RawEdge) -> (u64, u64) {
+    match undirected {
+        true => (e.src.min(e.dst), e.src.max(e.dst)),
+        false => (e.src, e.dst),
+    }
+}
+
+/// Edge `e` as the input sorter holds it.
+#[inline(always)]
+fn edge<E: InputEdge>(undirected: bool, e: &RawEdge) -> E {
+    let (s, d) = canon(undirected, e);
+    E::new(s, d, E::W::from_f64(e.weight))
+}
+
+/// What the input sorter is made of, as 8- or 16-byte edges.
+struct Make<'a> {
+    scratch: &'a Scratch,
+    budget: &'a Budget,
+    opts: &'a BuildOptions,
+    held: u64,
+    split: Split,
+    expected: Option<u64>,
+    sample: &'a [RawEdge],
+}
+
+impl Make<'_> {
+    /// An input sorter of what the budget has free beyond `held`, its
+    /// splitters from the sample.
+    fn sorter<E: InputEdge>(&self) -> Result<BucketSorter<E>> {
+        let undirected = !self.opts.directed;
+        let keys = self.sample.iter();
+        let keys = keys.map(|e| edge::<E>(undirected, e).radix_key()).collect();
+        let free = self.budget.available().saturating_sub(self.held);
+        let bytes = self.opts.sort_buffer_cap.map_or(free, |c| c.min(free));
+        let s = BucketSorter::new(
+            "edges",
+            self.scratch,
+            self.budget,
+            bytes,
+            self.split,
+            self.expected,
+        )?;
+        Ok(s.with_sample(keys))
+    }
+}
+
+/// Pushes a batch into the input sorter; the self-loops dropped.
+fn push<E: InputEdge>(
+    sorter: &mut BucketSorter<E>,
+    batch: &[RawEdge],
+    opts: &BuildOptions,
+) -> Result<u64> {
+    let undirected = !opts.directed;
+    if opts.drop_self_loops {
+        let loops = batch.iter().filter(|e| e.src == e.dst).count();
+        let kept = batch.iter().filter(|e| e.src != e.dst);
+        sorter.extend(kept.map(|e| edge::<E>(undirected, e)))?;
+        return Ok(loops as u64);
+    }
+    sorter.extend(batch.iter().map(|e| edge::<E>(undirected, e)))?;
+    Ok(0)
+}
+
+/// The first id wider than 32 bits: the 8-byte edges read so far move, in
+/// (src, dst) order, into a 16-byte sorter from `make` (after the narrow
+/// sorter gave its memory back). Equal edges keep their push order, so
+/// the last occurrence still wins; the input is not read again.
+fn widen<W: Weight>(
+    mut narrow: BucketSorter<Keyed<W>>,
+    make: impl FnOnce() -> Result<BucketSorter<Orig<W>>>,
+) -> Result<BucketSorter<Orig<W>>> {
+    narrow.park()?;
+    let mut sorted = narrow.finish()?;
+    let mut wide = make()?;
+    let mut chunk = Vec::with_capacity(super::STAGE_BATCH);
+    while sorted.next_chunk(&mut chunk, super::STAGE_BATCH)? {
+        wide.extend(chunk.drain(..).map(|e| Orig::new(e.src(), e.dst(), e.w())))?;
+    }
+    Ok(wide)
 }
 
 /// What the read phase says when it ends.
@@ -208,7 +318,6 @@ fn read_progress(edges: u64, total: Option<u64>, consumed: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::build::records::Keyed;
     use crate::ingest::VecSource;
 
     /// Reads `source` into a sorter of 2 MiB, drains it in order, and says
@@ -225,20 +334,23 @@ mod tests {
         let shares = Shares {
             free: budget.available(),
             held: 0,
+            ids: "ids in memory",
         };
-        let (mut sorter, _, shape) = edges::<Keyed<()>>(
+        let (input, _, shape) = edges::<()>(
             &mut source,
             &scratch,
             &opts,
             &budget,
             &shares,
             "test",
-            false,
             &mut Counts::default(),
         )
         .unwrap()
         .ok()
         .unwrap();
+        let Input::Narrow(mut sorter) = input else {
+            panic!("ids below 2^32 are read as 8-byte edges")
+        };
         sorter.park().unwrap();
         let per_edge = sorter.spilled_bytes() as f64 / n as f64;
         let mut sorted = sorter.finish().unwrap();

@@ -92,7 +92,7 @@ pub fn relabel(
             }
         }
     }
-    let run = match (opts.wide(Some(n)), m.weighted) {
+    let run = match (opts.wide(n), m.weighted) {
         (false, false) => relabelled::<(), u32>,
         (false, true) => relabelled::<f64, u32>,
         (true, false) => relabelled::<(), u64>,

@@ -8,6 +8,9 @@ use outcore::store::{Store, VertexOrder};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+mod passes;
+pub use passes::Passes;
+
 /// Edges keyed by (src, dst) with the last weight seen, as a NetworkX
 /// Graph/DiGraph built with `add_edges_from` holds them; undirected keys are
 /// (min, max).
