@@ -109,6 +109,9 @@ def test_cli_update_equals_an_import_of_the_updated_list(tmp_path):
     run = lambda *a, **kw: subprocess.run([BIN, *map(str, a)], capture_output=True, text=True, **kw)
     assert run("import", base, "--undirected", "--weighted", "--out", store).returncode == 0
     adds, removes, absent = edits(g, ids, rng)
+    # One vertex loses every edge (and gets none added).
+    lone = min((v for v in g if v not in {x for e in adds for x in e[:2]}), key=g.degree)
+    removes += list(g.edges(lone))
     (tmp_path / "rm.txt").write_text("".join(f"{u} {v}\n" for u, v in removes))
     stats = tmp_path / "stats.json"
     r = run("update", store, "--remove", tmp_path / "rm.txt", "--add", "-", "--stats", stats,
