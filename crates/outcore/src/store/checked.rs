@@ -79,21 +79,32 @@ pub(crate) fn check_read(want: &Expected, bytes: u64, h: &Xxh3) -> Result<()> {
 }
 
 /// A store file read front to back in small pieces (a degree, a rank at a
-/// time), hashed as it goes and checked against its manifest entry when
-/// its last byte is read.
+/// time), checked against its manifest entry once its last byte is read.
+/// Our own buffer rather than a `BufReader`: each block is hashed once as
+/// it comes in, so a 2-byte read is a copy, not a hash update (feeding the
+/// hash 2 or 4 bytes at a time cost more than the programs' own init).
 pub(crate) struct CheckedStream {
-    input: std::io::BufReader<Faulty<File>>,
+    input: Faulty<File>,
+    buf: Box<[u8]>,
+    pos: usize,
+    len: usize,
     path: PathBuf,
     want: Option<Expected>,
     h: Xxh3,
     bytes: u64,
 }
 
+/// Bytes read (and hashed) at once.
+const STREAM_BLOCK: usize = 1 << 16;
+
 impl CheckedStream {
     pub fn open(path: &Path) -> Result<CheckedStream> {
         let f = File::open(path).at(path)?;
         Ok(CheckedStream {
-            input: std::io::BufReader::with_capacity(1 << 16, Faulty(f)),
+            input: Faulty(f),
+            buf: vec![0u8; STREAM_BLOCK].into_boxed_slice(),
+            pos: 0,
+            len: 0,
             path: path.to_path_buf(),
             want: expected(path),
             h: Xxh3::new(),
@@ -101,22 +112,51 @@ impl CheckedStream {
         })
     }
 
-    /// Fills `buf`; the read that ends the file checks it.
-    pub fn read_exact(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.input
-            .read_exact(buf)
-            .map_err(|e| match (e.kind(), &self.want) {
-                (std::io::ErrorKind::UnexpectedEof, Some(want)) => {
-                    want.damaged("shorter than the vertex count says")
+    /// Fills `out`; the block that ends the file is checked as it comes in.
+    #[inline]
+    pub fn read_exact(&mut self, out: &mut [u8]) -> Result<()> {
+        let end = self.pos + out.len();
+        if end <= self.len {
+            out.copy_from_slice(&self.buf[self.pos..end]);
+            self.pos = end;
+            return Ok(());
+        }
+        self.read_across(out)
+    }
+
+    /// [`Self::read_exact`] across blocks.
+    #[cold]
+    fn read_across(&mut self, out: &mut [u8]) -> Result<()> {
+        let mut done = 0;
+        while done < out.len() {
+            if self.pos == self.len {
+                self.refill()?;
+                if self.len == 0 {
+                    return Err(self.damaged("shorter than the vertex count says"));
                 }
-                (std::io::ErrorKind::UnexpectedEof, None) => {
-                    Error::store(&self.path, "shorter than the vertex count says")
-                }
-                _ => Error::io(&self.path, e),
-            })?;
+            }
+            let k = (out.len() - done).min(self.len - self.pos);
+            out[done..done + k].copy_from_slice(&self.buf[self.pos..self.pos + k]);
+            (self.pos, done) = (self.pos + k, done + k);
+        }
+        Ok(())
+    }
+
+    /// The next block (short only at the end of the file), hashed.
+    fn refill(&mut self) -> Result<()> {
+        let mut n = 0;
+        while n < STREAM_BLOCK {
+            match self.input.read(&mut self.buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(&self.path, e)),
+            }
+        }
+        (self.pos, self.len) = (0, n);
         if let Some(want) = &self.want {
-            self.h.update(buf);
-            self.bytes += buf.len() as u64;
+            self.h.update(&self.buf[..n]);
+            self.bytes += n as u64;
             if self.bytes >= want.entry.bytes {
                 check_read(want, self.bytes, &self.h)?;
             }
