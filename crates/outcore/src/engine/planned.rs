@@ -165,9 +165,22 @@ fn run_in<P: VertexProgram, W: Word>(
         }
         let it0 = Instant::now();
         let sending = st.senders;
+        let stream_bytes = stream
+            .as_ref()
+            .map(|s| s.estimate_bytes(&TileVp::new(store, &mut st, prog)));
         // Select's price: each list's pages plus its offsets page (priced
-        // for --stats even when Auto left the select engine out).
+        // for --stats even when Auto left the select engine out). Every
+        // list costs a page at least: when that floor already loses to the
+        // stream, it stands for the price (a dense superstep is not walked
+        // vertex by vertex just to be told it streams).
+        let floor = sending * lists;
+        let loses = |pages: u64| {
+            stream_bytes.is_some_and(|b| model.select_seconds(pages) > model.stream_seconds(b))
+        };
         let select_pages = (P::COMBINES && choice != EngineChoice::Stream).then(|| {
+            if loses(floor) {
+                return floor;
+            }
             let Some(deg) = &deg else {
                 // No degrees held (APPLY_ALL): the bound every list's
                 // ceil(d / slots per page) <= d / slots per page + 1 gives.
@@ -189,9 +202,6 @@ fn run_in<P: VertexProgram, W: Word>(
             }
             pages * lists
         });
-        let stream_bytes = stream
-            .as_ref()
-            .map(|s| s.estimate_bytes(&TileVp::new(store, &mut st, prog)));
         let ext = ExternalWork::estimate(
             sending,
             n,
