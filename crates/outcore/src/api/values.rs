@@ -4,9 +4,9 @@
 //! vertex's original id: written as `id value` lines (the CLI's `--out`) or
 //! gathered into columns (the Python package's arrays).
 
-use crate::algo::output::{self, Ldbc};
+use crate::algo::output::{self, Cell};
 use crate::engine::results::{self, Out, Values};
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use crate::mem::Budget;
 use crate::store::walk::{LabelNames, RankWalk};
 use crate::store::{Id, Store};
@@ -154,17 +154,16 @@ impl VertexValues {
         let mut f = crate::outfile::OutFile::create(out.path)?;
         let target = f.target().to_path_buf();
         let w = f.writer();
-        self.for_each_ranked(out, |r, id, x| {
-            match kind {
-                Kind::Float => writeln!(w, "{id} {}", Ldbc(f64::from_bits(x))),
-                Kind::Int => writeln!(w, "{id} {}", x as i64),
-                Kind::Label => {
-                    let name = names.as_mut().expect("opened for labels").name(x, r, id)?;
-                    writeln!(w, "{id} {name}")
-                }
+        let mut lines = output::Lines::new();
+        self.for_each_ranked(out, |r, id, x| match kind {
+            Kind::Float => lines.push(id, Cell::Float(f64::from_bits(x)), w, &target),
+            Kind::Int => lines.push(id, Cell::Int(x as i64), w, &target),
+            Kind::Label => {
+                let name = names.as_mut().expect("opened for labels").name(x, r, id)?;
+                lines.push(id, Cell::Id(&name), w, &target)
             }
-            .at(&target)
         })?;
+        lines.flush(w, &target)?;
         f.commit()
     }
 

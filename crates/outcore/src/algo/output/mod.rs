@@ -5,8 +5,11 @@ use crate::error::{IoContext, Result};
 use crate::store::walk::{LabelNames, RankWalk};
 use crate::store::{Id, Store};
 use std::fmt;
-
+use std::io::Write;
 use std::path::Path;
+
+mod lines;
+pub use lines::{Cell, Lines};
 
 /// Formats a float as Graphalytics does: C's "%.15e" (e.g. 1.477629166666667e-01, 0.000000000000000e+00), and "infinity" for +inf.
 ///
@@ -15,17 +18,37 @@ use std::path::Path;
 /// `e-01`) and is rewritten with a sign and at least two digits. `-inf` is
 /// written `-infinity` and NaN `nan`; `-0.0` keeps its sign, as in C.
 pub fn format_float(x: f64) -> String {
+    let mut b = Vec::with_capacity(24);
+    push_float(&mut b, x);
+    String::from_utf8(b).expect("digits are ASCII")
+}
+
+/// Appends `x` as [`format_float`] formats it, without allocating.
+pub fn push_float(out: &mut Vec<u8>, x: f64) {
     if x.is_nan() {
-        return "nan".into();
+        return out.extend_from_slice(b"nan");
     }
     if x.is_infinite() {
-        return if x > 0.0 { "infinity" } else { "-infinity" }.into();
+        return out.extend_from_slice(if x > 0.0 { b"infinity" } else { b"-infinity" });
     }
-    let s = format!("{x:.15e}");
-    let (mantissa, exp) = s.split_once('e').expect("{:e} always has an exponent");
-    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
+    let start = out.len();
+    write!(out, "{x:.15e}").expect("a Vec takes every write");
+    let e = start
+        + out[start..]
+            .iter()
+            .rposition(|&c| c == b'e')
+            .expect("{:e} always has an exponent");
+    let neg = out.get(e + 1) == Some(&b'-');
+    let digits = e + 1 + neg as usize;
+    let mut exp = [0u8; 4];
+    let len = out.len() - digits;
+    exp[..len].copy_from_slice(&out[digits..]);
+    out.truncate(e + 1);
+    out.push(if neg { b'-' } else { b'+' });
+    if len < 2 {
+        out.push(b'0');
+    }
+    out.extend_from_slice(&exp[..len]);
 }
 
 /// A wrapper making f64 display with [`format_float`].
