@@ -3,9 +3,8 @@
 use anyhow::Result;
 use clap::Args;
 use outcore::algo::query;
-use outcore::algo::{bfs, pagerank, wcc};
+use outcore::api::{Algorithm, RunOptions};
 use outcore::engine::select::{SelectConfig, SelectEngine};
-use outcore::engine::stream::StreamConfig;
 use outcore::gen::{self, GenConfig, GenKind};
 use outcore::ingest::build::BuildOptions;
 use outcore::mem::Budget;
@@ -63,44 +62,35 @@ pub fn demo(a: DemoArgs) -> Result<()> {
         format_size(v.bytes),
         t.elapsed().as_secs_f64()
     )?;
-    // The algorithms, on the stream engine, inside the same budget.
+    // The algorithms through the one path every command takes (`api::run`:
+    // the planner picks stream or select superstep by superstep), inside
+    // the same budget.
     let budget = || Budget::new(a.memory);
-    let engine = |label: &str| StreamConfig {
-        label: label.into(),
-        ..Default::default()
+    let run = |alg: Algorithm, source: Option<&str>| {
+        let mut o = RunOptions::new(alg);
+        o.memory = a.memory;
+        o.source = source.map(String::from);
+        outcore::api::run(&store, &o, &budget())
     };
     // Results speak original ids (the store's dense ids go by degree).
     let ids = store.load_ids()?;
-    let (pr, stats) =
-        pagerank::pagerank(&store, &Default::default(), engine("pagerank"), &budget())?;
-    let top = (0..store.manifest().num_vertices as usize)
-        .max_by(|&x, &y| pr.value(x).total_cmp(&pr.value(y)))
-        .unwrap_or(0);
+    let mut pr = run(Algorithm::Pagerank, None)?;
+    let (mut top, mut best) = (0, f64::NEG_INFINITY);
+    pr.values.for_each_dense(&store, &budget(), &mut |v, x| {
+        if f64::from_bits(x) > best {
+            (top, best) = (v, f64::from_bits(x));
+        }
+    })?;
+    let s = format!("top vertex {} with rank {best:.3e}", ids.get(top));
+    crate::run::print_summary(&pr.stats, &s);
+    let wcc = run(Algorithm::Wcc, None)?;
     crate::run::print_summary(
-        &stats,
-        &format!(
-            "top vertex {} with rank {:.3e}",
-            ids.get(top as u64),
-            pr.value(top)
-        ),
+        &wcc.stats,
+        &format!("{} (isolated vertices included)", wcc.summary),
     );
-    let (w, stats) = wcc::wcc(&store, engine("wcc"), &budget())?;
+    let bfs = run(Algorithm::Bfs, Some("max-degree"))?;
+    crate::run::print_summary(&bfs.stats, &bfs.summary);
     let n = store.manifest().num_vertices as usize;
-    let components = (0..n).filter(|&v| w.value(v) == ids.rank(v as u64)).count();
-    crate::run::print_summary(
-        &stats,
-        &format!("{components} components (isolated vertices included)"),
-    );
-    let source = crate::run::max_degree_vertex(&store)?;
-    let (b, stats) = bfs::bfs(&store, source, engine("bfs"), &budget())?;
-    let reached = (0..n).filter(|&v| b.value(v) != bfs::UNREACHABLE).count();
-    crate::run::print_summary(
-        &stats,
-        &format!(
-            "from vertex {} (highest degree): {reached} vertices reached",
-            ids.get(source)
-        ),
-    );
     // A targeted query on the select engine: only the pages of the lists it needs.
     let mut eng = SelectEngine::new(&store, "out", false, &budget(), &SelectConfig::default())?;
     let probe = ids.dense_of_rank((n as u64).min(7).saturating_sub(1));

@@ -12,8 +12,6 @@ use outcore::size::format_size;
 use outcore::store::Store;
 use std::path::{Path, PathBuf};
 
-pub use outcore::api::run::max_degree_vertex;
-
 #[derive(Args)]
 pub struct RunArgs {
     /// pagerank, wcc, bfs, sssp, kcore, cdlp, lcc, triangles, coloring, mis, randomwalk or betweenness.
@@ -123,10 +121,6 @@ pub struct RunArgs {
     /// default is normalized=True: pass --normalized to compare with it.
     #[arg(long)]
     pub normalized: bool,
-    /// pagerank, wcc, bfs: run the vertex program in memory (on --engine)
-    /// instead of the hand kernel; for benchmarks.
-    #[arg(long, hide = true)]
-    pub program: bool,
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -173,7 +167,6 @@ pub fn run(a: RunArgs) -> Result<()> {
         sources: a.sources.clone(),
         samples: a.samples,
         normalized: a.normalized,
-        program: a.program,
     };
     let budget = Budget::checked(opts.memory)?;
     let mut run = outcore::api::run(&store, &opts, &budget)?;

@@ -19,4 +19,3 @@ pub mod sssp;
 pub mod triangles;
 pub mod validate;
 pub mod vertex;
-pub mod wcc;

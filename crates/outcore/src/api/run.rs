@@ -4,13 +4,13 @@
 //! both call.
 
 use super::values::{Kind, VertexValues};
-use crate::algo::{bfs, kcore, pagerank, sssp, vertex, wcc};
+use crate::algo::{bfs, kcore, pagerank, sssp, vertex};
 use crate::engine::external::ExternalConfig;
 use crate::engine::planned;
 use crate::engine::planner::{self, EngineChoice};
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
-use crate::engine::stream::{self, StreamConfig};
+use crate::engine::stream::StreamConfig;
 use crate::error::{Error, Result};
 use crate::io::Backend;
 use crate::mem::Budget;
@@ -59,9 +59,6 @@ pub struct RunOptions {
     pub samples: Option<u64>,
     /// betweenness: NetworkX's normalized=True.
     pub normalized: bool,
-    /// pagerank, wcc, bfs: run the vertex program in memory (the planned
-    /// runner, on `engine`) instead of the hand kernel (for benchmarks).
-    pub program: bool,
 }
 
 impl RunOptions {
@@ -91,7 +88,6 @@ impl RunOptions {
             sources: None,
             samples: None,
             normalized: false,
-            program: false,
         }
     }
 }
@@ -213,11 +209,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     };
     let (values, stats, iterations, summary) = match alg {
         Algorithm::Pagerank
-            if o.weighted
-                || external(stream::required_bytes(
-                    store,
-                    pagerank::PageRank::state_bytes(n),
-                )) =>
+            if o.weighted || external(planned::required::<vertex::pagerank::PageRankVp>(store)) =>
         {
             if o.weighted && !matches!(o.engine, EngineChoice::Auto | EngineChoice::External) {
                 return Err(Error::Invalid("weighted pagerank runs on the external engine; drop --engine or pass --engine external".into()));
@@ -228,46 +220,20 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             let values = VertexValues::disk(Kind::Float, pr, float);
             (values, stats, Some(p.done_iterations), s)
         }
-        Algorithm::Pagerank if o.engine == EngineChoice::Select || o.program => {
-            pr_cfg.validate()?;
-            let mut p = vertex::pagerank::PageRankVp::new(n, &pr_cfg);
-            let (s, stats) = planned::run(
-                store,
-                &mut p,
-                o.iterations,
-                o.engine,
-                engine,
-                &select,
-                budget,
-            )?;
+        Algorithm::Pagerank => {
+            let (s, p, stats) =
+                vertex::pagerank::planned(store, &pr_cfg, o.engine, engine, &select, budget)?;
             let values = VertexValues::memory(Kind::Float, move |v| s[v as usize].to_bits());
             let sum = pr_summary(p.done_iterations, p.last_change);
             (values, stats, Some(p.done_iterations), sum)
         }
-        Algorithm::Pagerank => {
-            only(EngineChoice::Stream, "stream")?;
-            let (pr, stats) = pagerank::pagerank(store, &pr_cfg, engine, budget)?;
-            let (done, s) = (pr.iterations(), pr_summary(pr.iterations(), pr.last_change));
-            let values = VertexValues::memory(Kind::Float, move |v| pr.value(v as usize).to_bits());
-            (values, stats, Some(done), s)
-        }
         Algorithm::Wcc => {
-            let (values, stats) = if o.engine == EngineChoice::Select || o.program {
-                let (w, stats) = vertex::wcc::planned(store, o.engine, engine, &select, budget)?;
-                (VertexValues::memory(Kind::Label, w), stats)
-            } else if external(stream::required_bytes(
-                store,
-                wcc::Wcc::state_bytes(store.manifest()),
-            )) {
+            let (values, stats) = if external(vertex::wcc::required(store)) {
                 let (w, stats) = vertex::wcc::run_on_disk(store, &ext, budget)?;
                 (VertexValues::disk(Kind::Label, w, |x| x), stats)
             } else {
-                only(EngineChoice::Stream, "stream")?;
-                let (w, stats) = wcc::wcc(store, engine, budget)?;
-                (
-                    VertexValues::memory(Kind::Label, move |v| w.value(v as usize)),
-                    stats,
-                )
+                let (w, stats) = vertex::wcc::planned(store, o.engine, engine, &select, budget)?;
+                (VertexValues::memory(Kind::Label, w), stats)
             };
             // A component's label is the rank of its smallest vertex.
             let mut values = values;
@@ -284,29 +250,18 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
         }
         Algorithm::Bfs => {
             let dense = src.expect("resolved above");
-            let (mut values, stats) = if external(stream::required_bytes(
-                store,
-                bfs::Bfs::state_bytes(n) + 2 * n,
-            )) {
+            let (mut values, stats) = if external(planned::required::<vertex::bfs::BfsVp>(store)) {
                 let (b, stats) = vertex::bfs::run_on_disk(store, dense, &ext, budget)?;
                 let depth = |d: u64| match d == u32::MAX as u64 {
                     true => bfs::UNREACHABLE as u64,
                     false => d,
                 };
                 (VertexValues::disk(Kind::Int, b, depth), stats)
-            } else if o.program {
-                let mut p = vertex::bfs::BfsVp::new(dense);
-                let (d, stats) =
-                    planned::run(store, &mut p, usize::MAX, o.engine, engine, &select, budget)?;
-                let depth = move |v: u64| match d[v as usize] {
-                    u32::MAX => bfs::UNREACHABLE as u64,
-                    x => x as u64,
-                };
-                (VertexValues::memory(Kind::Int, depth), stats)
             } else {
-                let (b, stats) = bfs::bfs_planned(store, dense, o.engine, engine, select, budget)?;
-                let values = VertexValues::memory(Kind::Int, move |v| b.value(v as usize) as u64);
-                (values, stats)
+                let (d, stats) =
+                    vertex::bfs::planned(store, dense, o.engine, engine, &select, budget)?;
+                let depth = move |v: u64| vertex::bfs::depth(d[v as usize]) as u64;
+                (VertexValues::memory(Kind::Int, depth), stats)
             };
             let (mut reached, mut depth) = (0u64, 0i64);
             values.for_each_dense(store, budget, &mut |_, d| {

@@ -6,10 +6,11 @@
 
 use crate::common;
 
+use common::programs;
 use common::Rng;
 use common::*;
 use outcore::algo::reference::{self, MemGraph};
-use outcore::algo::{bfs, pagerank, vertex, wcc};
+use outcore::algo::{pagerank, vertex};
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::stream::StreamConfig;
 use outcore::ingest::build::BuildOptions;
@@ -184,16 +185,12 @@ fn engines_answer_the_same_on_compressed_tiles() {
                     iterations: 5,
                     ..Default::default()
                 };
-                let (pr, stats) = pagerank::pagerank(&coded, &cfgp, c.clone(), &budget).unwrap();
+                let (pr, stats) = programs::pagerank(&coded, &cfgp, c.clone(), &budget).unwrap();
                 for (v, &e) in want_pr.iter().enumerate() {
-                    assert!(
-                        close(pr.value(v), e),
-                        "pr[{v}] = {}, expected {e}",
-                        pr.value(v)
-                    );
+                    assert!(close(pr[v], e), "pr[{v}] = {}, expected {e}", pr[v]);
                 }
                 let (_, plain_stats) =
-                    pagerank::pagerank(&plain, &cfgp, c.clone(), &budget).unwrap();
+                    programs::pagerank(&plain, &cfgp, c.clone(), &budget).unwrap();
                 let it = (&stats.iterations[1], &plain_stats.iterations[1]);
                 assert_eq!(it.0.edges_processed, it.1.edges_processed, "edges decoded");
                 if cache == Some(0) {
@@ -204,13 +201,13 @@ fn engines_answer_the_same_on_compressed_tiles() {
                         it.1.bytes_read
                     );
                 }
-                let (w, _) = wcc::wcc(&coded, c.clone(), &budget).unwrap();
+                let (w, _) = programs::wcc(&coded, c.clone(), &budget).unwrap();
                 for (v, &e) in want_wcc.iter().enumerate() {
-                    assert_eq!(w.value(v), e as u64, "wcc of {v}");
+                    assert_eq!(w[v], e as u64, "wcc of {v}");
                 }
-                let (b, _) = bfs::bfs(&coded, 3, c.clone(), &budget).unwrap();
+                let (b, _) = programs::bfs(&coded, 3, c.clone(), &budget).unwrap();
                 for (v, &e) in want_bfs.iter().enumerate() {
-                    assert_eq!(b.value(v), e, "bfs of {v}");
+                    assert_eq!(b[v], e, "bfs of {v}");
                 }
             }
         }
@@ -268,7 +265,7 @@ fn damaged_compressed_tiles_are_caught() {
             ..Default::default()
         };
         let budget = Budget::new(64 << 20);
-        assert!(wcc::wcc(&coded, c, &budget).is_err(), "byte {at}");
+        assert!(programs::wcc(&coded, c, &budget).is_err(), "byte {at}");
     }
     std::fs::write(&path, &clean).unwrap();
     verify(coded.path()).unwrap();

@@ -7,9 +7,9 @@
 
 use crate::common;
 
+use crate::common::programs;
 use common::Rng;
 use common::*;
-use outcore::algo::bfs::bfs_planned;
 use outcore::algo::cdlp::{cdlp, CdlpConfig};
 use outcore::algo::kcore::kcore;
 use outcore::algo::lcc::lcc;
@@ -233,7 +233,7 @@ pub(crate) fn select_answers_as_references(
     for (v, &e) in reference::core_numbers(g).iter().enumerate() {
         assert_eq!(k.value(v), e, "core of {v}");
     }
-    let (b, stats) = bfs_planned(
+    let (b, stats) = programs::bfs_on(
         store,
         3,
         EngineChoice::Select,
@@ -244,7 +244,7 @@ pub(crate) fn select_answers_as_references(
     .unwrap();
     assert_eq!(stats.engine, "select");
     for (v, &e) in reference::bfs(g, 3).iter().enumerate() {
-        assert_eq!(b.value(v), e, "bfs of {v}");
+        assert_eq!(b[v], e, "bfs of {v}");
     }
     kcore_run
 }

@@ -4,13 +4,14 @@
 
 use crate::common;
 
+use crate::common::programs;
 use common::{
     graphalytics_dir as data, graphalytics_properties as properties,
     import_graphalytics_in as import,
 };
 use outcore::algo::output::{write_vertex_labels, write_vertex_values, Ldbc};
+use outcore::algo::pagerank;
 use outcore::algo::validate::{rule_for, validate};
-use outcore::algo::{bfs, pagerank, wcc};
 use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;
 use outcore::mem::Budget;
@@ -46,8 +47,8 @@ fn example_graphs_pass_graphalytics_validation() {
                 iterations: props["pr.num-iterations"].parse().unwrap(),
                 tol: None,
             };
-            let (pr, _) = pagerank::pagerank(&store, &prc, cfg.clone(), &budget).unwrap();
-            write_vertex_values(&out("pr"), &store, |v| Ldbc(pr.value(v as usize))).unwrap();
+            let (pr, _) = programs::pagerank(&store, &prc, cfg.clone(), &budget).unwrap();
+            write_vertex_values(&out("pr"), &store, |v| Ldbc(pr[v as usize])).unwrap();
             validate(&out("pr"), &expected("pr"), rule_for("pr").unwrap()).unwrap();
             // Grouped as the reference implementation, the output is bit-identical.
             assert_eq!(
@@ -56,8 +57,8 @@ fn example_graphs_pass_graphalytics_validation() {
                 "{name} PR ({order})"
             );
 
-            let (w, _) = wcc::wcc(&store, cfg.clone(), &budget).unwrap();
-            write_vertex_labels(&out("wcc"), &store, |v| w.value(v as usize)).unwrap();
+            let (w, _) = programs::wcc(&store, cfg.clone(), &budget).unwrap();
+            write_vertex_labels(&out("wcc"), &store, |v| w[v as usize]).unwrap();
             validate(&out("wcc"), &expected("wcc"), rule_for("wcc").unwrap()).unwrap();
             // Labels are the smallest original id of each component, as there.
             assert_eq!(
@@ -67,8 +68,8 @@ fn example_graphs_pass_graphalytics_validation() {
             );
 
             let source = dense(&store, props["bfs.source-vertex"].parse().unwrap());
-            let (b, _) = bfs::bfs(&store, source, cfg.clone(), &budget).unwrap();
-            write_vertex_values(&out("bfs"), &store, |v| b.value(v as usize)).unwrap();
+            let (b, _) = programs::bfs(&store, source, cfg.clone(), &budget).unwrap();
+            write_vertex_values(&out("bfs"), &store, |v| b[v as usize]).unwrap();
             validate(&out("bfs"), &expected("bfs"), rule_for("bfs").unwrap()).unwrap();
             assert_eq!(
                 std::fs::read_to_string(out("bfs")).unwrap(),

@@ -261,7 +261,7 @@ fn the_external_estimate_prices_the_adjacency_as_stored() {
     // BFS's hybrid planner, likewise, level by level (scaled by the share
     // of the vertices in the frontier).
     let bfs_est = |s: &Store| {
-        let (_, stats) = outcore::algo::bfs::bfs_planned(
+        let (_, stats) = crate::common::programs::bfs_on(
             s,
             0,
             EngineChoice::Auto,

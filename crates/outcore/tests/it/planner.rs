@@ -3,8 +3,9 @@
 
 use crate::common;
 
+use crate::common::programs::bfs_on;
 use common::unweighted_store as store_of;
-use outcore::algo::bfs::{bfs_planned, EngineChoice};
+use outcore::algo::bfs::EngineChoice;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stream::StreamConfig;
@@ -42,9 +43,9 @@ proptest! {
                 pool_bytes: small_pool.then_some(16 << 10),
                 ..Default::default()
             };
-            let (b, stats) = bfs_planned(&store, source, choice, stream, select, &Budget::new(512 << 20)).unwrap();
+            let (b, stats) = bfs_on(&store, source, choice, stream, select, &Budget::new(512 << 20)).unwrap();
             for (v, &e) in expect.iter().enumerate() {
-                prop_assert_eq!(b.value(v), e, "{:?}: depth of {}", choice, v);
+                prop_assert_eq!(b[v], e, "{:?}: depth of {}", choice, v);
             }
             if choice == EngineChoice::Select {
                 prop_assert!(stats.iterations.iter().all(|i| i.engine == "select"));

@@ -3,11 +3,13 @@
 
 use crate::common;
 
+use common::programs;
 use common::unweighted_store as store_of;
+use outcore::algo::pagerank;
 use outcore::algo::reference::{self, MemGraph};
-use outcore::algo::{bfs, pagerank, wcc};
+use outcore::algo::vertex;
 use outcore::engine::stats::RunStats;
-use outcore::engine::stream::{self, StreamConfig};
+use outcore::engine::stream::StreamConfig;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
@@ -59,9 +61,9 @@ fn check(store: &Store, expect: &Expected, c: &StreamConfig) -> RunStats {
         iterations: 7,
         ..Default::default()
     };
-    let (pr, stats) = pagerank::pagerank(store, &cfgp, c.clone(), &budget).unwrap();
+    let (pr, stats) = programs::pagerank(store, &cfgp, c.clone(), &budget).unwrap();
     for (v, &e) in expect.pagerank.iter().enumerate() {
-        let a = pr.value(v);
+        let a = pr[v];
         assert!(
             (a - e).abs() <= 1e-9 * e.abs().max(1e-300),
             "pr[{v}] = {a}, expected {e}"
@@ -71,15 +73,15 @@ fn check(store: &Store, expect: &Expected, c: &StreamConfig) -> RunStats {
         assert_eq!(stats.iterations.len(), 7);
     }
     // WCC, exact labels.
-    let (w, wcc_stats) = wcc::wcc(store, c.clone(), &budget).unwrap();
+    let (w, wcc_stats) = programs::wcc(store, c.clone(), &budget).unwrap();
     for (v, &e) in expect.wcc.iter().enumerate() {
-        assert_eq!(w.value(v), e as u64, "wcc label of {v}");
+        assert_eq!(w[v], e as u64, "wcc label of {v}");
     }
     // BFS, exact depths.
     if n > 0 {
-        let (b, _) = bfs::bfs(store, expect.source, c.clone(), &budget).unwrap();
+        let (b, _) = programs::bfs(store, expect.source, c.clone(), &budget).unwrap();
         for (v, &e) in expect.bfs.iter().enumerate() {
-            assert_eq!(b.value(v), e, "bfs depth of {v}");
+            assert_eq!(b[v], e, "bfs depth of {v}");
         }
     }
     wcc_stats
@@ -158,7 +160,7 @@ proptest! {
         // The hub block (block 0 holds the highest degrees, a third of the
         // vertices or more) is shared whenever several threads run.
         let (_, stats) = pool
-            .install(|| pagerank::pagerank(&store, &Default::default(), c.clone(), &Budget::new(1 << 30)))
+            .install(|| programs::pagerank(&store, &Default::default(), c.clone(), &Budget::new(1 << 30)))
             .unwrap();
         let shared: u64 = stats.iterations.iter().map(|i| i.shared_blocks).sum();
         if threads == 1 || store.manifest().num_edges == 0 {
@@ -246,7 +248,7 @@ fn the_ring_follows_the_budget() {
     let n = 200_000;
     let store = store_of(dir.path(), n, &random_edges(n, 50_000, 4, false), false);
     let segments = |budget: u64, c: StreamConfig| {
-        let (_, s) = wcc::wcc(&store, c, &Budget::new(budget)).unwrap();
+        let (_, s) = programs::wcc(&store, c, &Budget::new(budget)).unwrap();
         (s.iterations[0].segments, s.segment_bytes)
     };
     // A large budget: four segments of a quarter of the ring each.
@@ -254,7 +256,7 @@ fn the_ring_follows_the_budget() {
     assert_eq!(k, 4);
     assert!((4 << 20..=32 << 20).contains(&seg), "{seg}");
     // The smallest budget still runs, on two segments.
-    let need = stream::required_bytes(&store, wcc::Wcc::state_bytes(store.manifest()));
+    let need = vertex::wcc::required(&store);
     let (k, _) = segments(need, StreamConfig::default());
     assert_eq!(k, 2);
     // An explicit count is kept when it fits, refused when it does not.
@@ -268,7 +270,7 @@ fn the_ring_follows_the_budget() {
         segment_bytes: Some(1 << 20),
         ..Default::default()
     };
-    let err = wcc::wcc(&store, too_many, &Budget::new(256 << 20))
+    let err = programs::wcc(&store, too_many, &Budget::new(256 << 20))
         .err()
         .expect("refused")
         .to_string();
@@ -277,7 +279,7 @@ fn the_ring_follows_the_budget() {
         segments: Some(1),
         ..Default::default()
     };
-    let err = wcc::wcc(&store, one, &Budget::new(1 << 30))
+    let err = programs::wcc(&store, one, &Budget::new(1 << 30))
         .err()
         .expect("refused")
         .to_string();
@@ -307,7 +309,7 @@ fn too_small_a_budget_is_refused_with_the_amount_needed() {
         &random_edges(200_000, 1000, 1, false),
         false,
     );
-    let err = pagerank::pagerank(
+    let err = programs::pagerank(
         &store,
         &Default::default(),
         StreamConfig::default(),
@@ -336,7 +338,7 @@ fn a_damaged_tile_chunk_is_detected_not_computed_on() {
     for io in [Backend::Uring, Backend::Sync] {
         // Also with tiny segments: the error comes while later loads are in flight.
         for c in [cfg(io, None, None), ring(io, 4, Some(0))] {
-            let err = wcc::wcc(&store, c, &Budget::new(1 << 30))
+            let err = programs::wcc(&store, c, &Budget::new(1 << 30))
                 .err()
                 .expect("refused")
                 .to_string();

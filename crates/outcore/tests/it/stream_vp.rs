@@ -150,8 +150,8 @@ fn vertex_state_is_lean() {
     let (_, stats) = stream_vp::run(&store, &mut wcc, usize::MAX, cfg(), &budget).unwrap();
     assert_eq!(stats.vertex_state_bytes, 4 * padded + bits);
     let pr_cfg = PageRankConfig::default();
-    let kernel = outcore::algo::pagerank::PageRank::state_bytes(n);
-    assert_eq!(kernel, 16 * padded + 2 * n);
+    // The hand kernel's bytes, which the program holds.
+    let kernel = 16 * padded + 2 * n;
     let mut pr = PageRankVp::new(n, &pr_cfg);
     let (_, stats) = stream_vp::run(&store, &mut pr, 3, cfg(), &budget).unwrap();
     assert_eq!(stats.vertex_state_bytes, kernel);
@@ -198,59 +198,4 @@ fn tiles_sent_backward_next_stay_cached() {
     assert_eq!((d[b as usize], d[1]), (1, 2));
     let it = &stats.iterations[1];
     assert_eq!((it.cache_hits, it.cache_misses), (1, 0), "{it:?}");
-}
-
-/// PageRank as a program matches the kernel (issue 50, plan §7): the
-/// same sums in the same tile order, the rank as contribution times
-/// degree, the L1 change against that form of the old rank, so `--tol`
-/// stops both at the same iteration. They differ only by the order some
-/// sums are taken in (the sinks' and changes' totals: the kernel's rayon
-/// reduce), about 1e-13 of a rank. Hub blocks shared over three threads;
-/// a graph of several blocks with hubs, sinks and self-loops, both
-/// directions.
-#[test]
-fn pagerank_program_matches_the_kernel() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(3)
-        .build()
-        .unwrap();
-    for directed in [true, false] {
-        let dir = tempfile::tempdir().unwrap();
-        let n = 150_000;
-        let store = store_of(dir.path(), n, &hub_edges(n, 60_000, 7), directed, false);
-        let budget = Budget::new(256 << 20);
-        let cfg = StreamConfig {
-            share_min_edges: Some(0),
-            ..Default::default()
-        };
-        let pr_cfg = PageRankConfig {
-            iterations: 100,
-            tol: Some(1e-6),
-            ..Default::default()
-        };
-        let kernel = || outcore::algo::pagerank::pagerank(&store, &pr_cfg, cfg.clone(), &budget);
-        let (k, _) = pool.install(kernel).unwrap();
-        let mut p = PageRankVp::new(n, &pr_cfg);
-        let (s, _) = pool
-            .install(|| stream_vp::run(&store, &mut p, 100, cfg.clone(), &budget))
-            .unwrap();
-        for (v, &a) in s.iter().enumerate() {
-            let b = k.value(v);
-            assert!(
-                (a - b).abs() <= 1e-12 * b,
-                "directed {directed}: vertex {v}: {a} != {b}"
-            );
-        }
-        let (it, change) = (p.done_iterations, p.last_change);
-        assert!(
-            it < 100 && it == k.iterations(),
-            "directed {directed}: {it} != {}",
-            k.iterations()
-        );
-        assert!(
-            (change - k.last_change).abs() <= 1e-5 * change,
-            "{change} != {}",
-            k.last_change
-        );
-    }
 }

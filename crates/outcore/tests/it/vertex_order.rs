@@ -7,13 +7,14 @@
 
 use crate::common;
 
-use outcore::algo::bfs::{self, EngineChoice};
+use crate::common::programs;
+use outcore::algo::bfs::EngineChoice;
 use outcore::algo::kcore::kcore;
 use outcore::algo::output::{write_vertex_values, Ldbc};
+use outcore::algo::pagerank;
 use outcore::algo::query;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::sssp::{sssp, SsspConfig};
-use outcore::algo::{pagerank, wcc};
 use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::engine::stream::StreamConfig;
 use outcore::ingest::build::BuildOptions;
@@ -87,30 +88,28 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
         iterations: 9,
         ..Default::default()
     };
-    let (pr, _) = pagerank::pagerank(store, &cfg, stream.clone(), &budget).unwrap();
+    let (pr, _) = programs::pagerank(store, &cfg, stream.clone(), &budget).unwrap();
     let pagerank = (0..n)
-        .map(|v| (ids.get(v).as_u64().unwrap(), pr.value(v as usize)))
+        .map(|v| (ids.get(v).as_u64().unwrap(), pr[v as usize]))
         .collect();
     // Also against the reference on this store (dense ids).
     let g = MemGraph::load(store).unwrap();
     for (v, &e) in reference::pagerank(&g, 0.85, 9).iter().enumerate() {
-        let a = pr.value(v);
+        let a = pr[v];
         assert!(
             (a - e).abs() <= 1e-9 * e.abs(),
             "pr of dense {v}: {a} vs {e}"
         );
     }
 
-    let (w, _) = wcc::wcc(store, stream.clone(), &budget).unwrap();
+    let (w, _) = programs::wcc(store, stream.clone(), &budget).unwrap();
     assert_eq!(
-        (0..n as usize).map(|v| w.value(v)).collect::<Vec<_>>(),
+        (0..n as usize).map(|v| w[v]).collect::<Vec<_>>(),
         common::wide(reference::wcc(&g))
     );
     files.insert(
         "wcc",
-        text(&|p| {
-            write_vertex_values(p, store, |v| ids.original_of_rank(w.value(v as usize))).unwrap()
-        }),
+        text(&|p| write_vertex_values(p, store, |v| ids.original_of_rank(w[v as usize])).unwrap()),
     );
 
     let (k, _) = kcore(store, &select, &budget).unwrap();
@@ -120,8 +119,8 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
     );
 
     for &s in sources {
-        let (b, _) = bfs::bfs(store, dense(s), stream.clone(), &budget).unwrap();
-        let (b2, _) = bfs::bfs_planned(
+        let (b, _) = programs::bfs(store, dense(s), stream.clone(), &budget).unwrap();
+        let (b2, _) = programs::bfs_on(
             store,
             dense(s),
             EngineChoice::Auto,
@@ -130,10 +129,10 @@ fn results(store: &Store, sources: &[u64], io: Backend) -> Results {
             &budget,
         )
         .unwrap();
-        assert!((0..n as usize).all(|v| b.value(v) == b2.value(v)));
+        assert!((0..n as usize).all(|v| b[v] == b2[v]));
         files.insert(
             "bfs",
-            text(&|p| write_vertex_values(p, store, |v| b.value(v as usize)).unwrap()),
+            text(&|p| write_vertex_values(p, store, |v| b[v as usize]).unwrap()),
         );
         let (d, _) = sssp(store, dense(s), &SsspConfig::default(), &select, &budget).unwrap();
         files.insert(

@@ -1,11 +1,14 @@
-//! Breadth-first search (as [`crate::algo::bfs`]) as a vertex program: the
+//! Breadth-first search (LDBC semantics: [`crate::algo::bfs`]) as a vertex program: the
 //! vertices reached in the last superstep (depth = the level) send depth +
 //! 1 along their out-edges, messages take the minimum, an unreached vertex
 //! takes it. In memory it runs in place (4 bytes and a bit a vertex).
 
 use crate::algo::bfs::UNREACHABLE;
 use crate::engine::external::ExternalConfig;
+use crate::engine::planner::EngineChoice;
+use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
+use crate::engine::stream::StreamConfig;
 use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::Result;
 use crate::mem::Budget;
@@ -71,6 +74,29 @@ impl VertexProgram for BfsVp {
     }
 }
 
+/// The depth a program state stands for ([`UNREACHABLE`] for `u32::MAX`).
+pub fn depth(d: u32) -> i64 {
+    match d {
+        u32::MAX => UNREACHABLE,
+        d => d as i64,
+    }
+}
+
+/// BFS in memory, each superstep on the engine `choice` names (the
+/// planner's pick with `Auto`): the depths by dense id as states
+/// ([`depth`] reads them).
+pub fn planned(
+    store: &Store,
+    source: u64,
+    choice: EngineChoice,
+    stream: StreamConfig,
+    select: &SelectConfig,
+    budget: &Budget,
+) -> Result<(Vec<u32>, RunStats)> {
+    let mut p = BfsVp::new(source);
+    crate::engine::planned::run(store, &mut p, usize::MAX, choice, stream, select, budget)
+}
+
 /// BFS on the external engine: depths by dense id ([`UNREACHABLE`] when not reached).
 pub fn run(
     store: &Store,
@@ -78,11 +104,9 @@ pub fn run(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Vec<i64>, RunStats)> {
-    let depth = |d: u64| match d == u32::MAX as u64 {
-        true => UNREACHABLE,
-        false => d as i64,
-    };
-    super::collected(run_on_disk(store, source, ext, budget)?, budget, depth)
+    super::collected(run_on_disk(store, source, ext, budget)?, budget, |d| {
+        depth(d as u32)
+    })
 }
 
 /// [`run`] with the depths left on disk (`u32::MAX`: unreachable).

@@ -1,4 +1,4 @@
-//! PageRank (LDBC Graphalytics semantics, as [`crate::algo::pagerank`]) as a
+//! PageRank (LDBC Graphalytics semantics: [`crate::algo::pagerank`]) as a
 //! vertex program in the accumulating form
 //! ([`crate::engine::vertex::accumulates`]), as the kernel: a vertex's
 //! message (its out word) is its contribution, PR/outdeg (PR itself for a
@@ -14,7 +14,10 @@
 
 use crate::algo::pagerank::PageRankConfig;
 use crate::engine::external::ExternalConfig;
+use crate::engine::planner::EngineChoice;
+use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
+use crate::engine::stream::StreamConfig;
 use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram, VertexView};
 use crate::error::Result;
 use crate::mem::Budget;
@@ -152,6 +155,31 @@ pub fn run(
     budget: &Budget,
 ) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
     collected(run_on_disk(store, cfg, false, ext, budget)?, budget)
+}
+
+/// PageRank in memory, each superstep on the engine `choice` names (the
+/// planner's pick with `Auto`): ranks by dense id, and the program (its
+/// iterations and last change).
+pub fn planned(
+    store: &Store,
+    cfg: &PageRankConfig,
+    choice: EngineChoice,
+    stream: StreamConfig,
+    select: &SelectConfig,
+    budget: &Budget,
+) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
+    cfg.validate()?;
+    let mut p = PageRankVp::new(store.manifest().num_vertices, cfg);
+    let (ranks, stats) = crate::engine::planned::run(
+        store,
+        &mut p,
+        cfg.iterations,
+        choice,
+        stream,
+        select,
+        budget,
+    )?;
+    Ok((ranks, p, stats))
 }
 
 /// Weighted PageRank on the external engine (see the module doc).

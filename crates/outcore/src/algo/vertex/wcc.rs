@@ -1,6 +1,12 @@
-//! Weakly connected components (as [`crate::algo::wcc`]) as a vertex
-//! program: labels are ranks, a vertex whose label dropped sends it both
-//! ways along its edges, messages take the minimum. Labels are u32, or u64
+//! Weakly connected components with LDBC Graphalytics semantics, as a
+//! vertex program run by every engine: components ignoring direction, each
+//! vertex labelled with the smallest original id in its component. Labels
+//! are *ranks* (positions of the original ids among the sorted distinct
+//! ids, `order.bin`), which keep the original ids' order whatever the
+//! store's vertex order: the smallest rank of a component is its smallest
+//! original id. A vertex whose label dropped sends it both ways along its
+//! edges; messages take the minimum; labels are updated in place, so a
+//! superstep sees the labels lowered earlier in it. Labels are u32, or u64
 //! on a wide store ([`Label`]).
 
 use crate::engine::external::ExternalConfig;
@@ -96,6 +102,14 @@ pub fn run_on_disk(
         super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s: &L| s.id())
     }
     crate::with_label!(store, on(store, ext, budget))
+}
+
+/// The least budget [`planned`] runs in, at the store's label width.
+pub fn required(store: &Store) -> u64 {
+    fn on<L: Label>(store: &Store) -> u64 {
+        planned::required::<WccVp<L>>(store)
+    }
+    crate::with_label!(store, on(store))
 }
 
 /// Labels held in memory: the label (rank) of a dense id.

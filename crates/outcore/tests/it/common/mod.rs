@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 mod passes;
+pub mod programs;
 pub use passes::Passes;
 
 /// Edges keyed by (src, dst) with the last weight seen, as a NetworkX

@@ -3,6 +3,7 @@
 //! streams and the queries give the narrow store's answers.
 
 use super::pair;
+use crate::common::programs;
 use crate::compressed_csr::{
     edges_of, external_answers_as_references, select_answers_as_references,
 };
@@ -10,7 +11,7 @@ use outcore::algo::cdlp::{cdlp, CdlpConfig};
 use outcore::algo::lcc::lcc;
 use outcore::algo::reference::MemGraph;
 use outcore::algo::triangles::triangles;
-use outcore::algo::{vertex, wcc};
+use outcore::algo::vertex;
 use outcore::engine::external::ExternalConfig;
 use outcore::engine::planner::EngineChoice;
 use outcore::engine::select::{SelectConfig, SelectEngine};
@@ -95,8 +96,8 @@ fn labels_widen_on_wide_stores() {
         ((0..n).map(f).collect::<Vec<_>>(), s.vertex_state_bytes)
     };
     let streamed = |s: &Store| {
-        let (w, stats) = wcc::wcc(s, StreamConfig::default(), &budget).unwrap();
-        labelled((Box::new(move |v| w.value(v as usize)), stats))
+        let (w, stats) = programs::wcc(s, StreamConfig::default(), &budget).unwrap();
+        labelled((Box::new(move |v| w[v as usize]), stats))
     };
     let selected = |s: &Store| {
         let sel = SelectConfig::default();
