@@ -282,7 +282,6 @@ impl RawStore {
             sources,
             samples,
             normalized,
-            program: false,
         };
         let store = &self.store;
         let (cols, stats, summary, seconds, iters) = interruptible(py, progress, || {
