@@ -121,22 +121,24 @@ fn run_in<P: VertexProgram, W: Word>(
     } else {
         1
     };
-    let mut selects = Vec::new();
-    if select_ok {
-        let cfg = SelectConfig {
-            pool_bytes: Some(budget.available().saturating_sub(8 << 20) / lists),
-            ..select_cfg.clone()
-        };
+    // Opened when the planner first picks select (a run whose supersteps
+    // all stream never loads its page sums nor maps its pools), with the
+    // share left now beside the stream engine's cache.
+    let select_share = SelectConfig {
+        pool_bytes: Some(budget.available().saturating_sub(8 << 20) / lists),
+        ..select_cfg.clone()
+    };
+    let weighted = prog.weighted();
+    let open_selects = |selects: &mut Vec<SelectEngine>, stats: &mut RunStats| -> Result<()> {
         for dir in ["out", "in"].into_iter().take(lists as usize) {
-            selects.push(SelectEngine::new(
-                store,
-                dir,
-                prog.weighted(),
-                budget,
-                &cfg,
-            )?);
+            let sel = SelectEngine::new(store, dir, weighted, budget, &select_share)?;
+            selects.push(sel);
         }
-    }
+        stats.io_backend = selects[0].reader().backend().to_string();
+        stats.direct_io = selects[0].reader().direct(0);
+        Ok(())
+    };
+    let mut selects = Vec::new();
     let model = CostModel::for_store(store);
     let page = m.csr.page_bytes;
     let mut stats = match &stream {
@@ -145,10 +147,6 @@ fn run_in<P: VertexProgram, W: Word>(
     };
     stats.algorithm = prog.name().into();
     stats.engine = format!("{choice:?}").to_lowercase();
-    if let Some(s) = selects.first() {
-        stats.io_backend = s.reader().backend().to_string();
-        stats.direct_io = s.reader().direct(0);
-    }
     stats.memory_budget = budget.limit();
     stats.vertex_state_bytes = state;
     let mut progress = if max_steps < usize::MAX {
@@ -227,6 +225,9 @@ fn run_in<P: VertexProgram, W: Word>(
             let tp = TileVp::new(store, &mut st, prog);
             s.iterate(&tp, step, &mut progress)?
         } else {
+            if selects.is_empty() {
+                open_selects(&mut selects, &mut stats)?;
+            }
             match m.slot_width() {
                 SlotWidth::Narrow => select_step::<P, W, u32>(&mut selects, &st, prog, it0)?,
                 SlotWidth::Wide => select_step::<P, W, u64>(&mut selects, &st, prog, it0)?,
