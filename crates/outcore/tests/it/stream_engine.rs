@@ -271,8 +271,7 @@ fn the_ring_follows_the_budget() {
         ..Default::default()
     };
     let err = programs::wcc(&store, too_many, &Budget::new(256 << 20))
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("1000") && err.contains("do not fit"), "{err}");
     let one = StreamConfig {
@@ -280,8 +279,7 @@ fn the_ring_follows_the_budget() {
         ..Default::default()
     };
     let err = programs::wcc(&store, one, &Budget::new(1 << 30))
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(err.contains("at least two segments"), "{err}");
 }
@@ -315,8 +313,7 @@ fn too_small_a_budget_is_refused_with_the_amount_needed() {
         StreamConfig::default(),
         &Budget::new(2 << 20),
     )
-    .err()
-    .expect("refused")
+    .expect_err("refused")
     .to_string();
     assert!(err.contains("needs at least"), "{err}");
 }
@@ -339,8 +336,7 @@ fn a_damaged_tile_chunk_is_detected_not_computed_on() {
         // Also with tiny segments: the error comes while later loads are in flight.
         for c in [cfg(io, None, None), ring(io, 4, Some(0))] {
             let err = programs::wcc(&store, c, &Budget::new(1 << 30))
-                .err()
-                .expect("refused")
+                .expect_err("refused")
                 .to_string();
             assert!(err.contains("checksum"), "{err}");
         }
