@@ -83,6 +83,14 @@ impl AtomicBits {
         }
     }
 
+    /// Sets bit `i` through an exclusive borrow (no locked write: a pass
+    /// that sets every bit, as an in-place program's init, took 60 ms
+    /// at kron-24 with [`Self::set`]).
+    #[inline(always)]
+    pub fn set_mut(&mut self, i: usize) {
+        *self.0[i / 64].get_mut() |= 1u64 << (i % 64);
+    }
+
     /// Clears every bit.
     pub fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w.get_mut() = 0);
@@ -118,9 +126,10 @@ mod tests {
         assert_eq!(b.words_mut().len(), 3);
         assert_eq!(b.ones().collect::<Vec<_>>(), [0, 64, 129]);
         assert_eq!(Bits::bytes(130), 24);
-        let a = AtomicBits::new(70);
+        let mut a = AtomicBits::new(70);
         a.set(69);
         a.set(69);
-        assert!(a.get(69) && !a.get(5));
+        a.set_mut(3);
+        assert!(a.get(69) && a.get(3) && !a.get(5));
     }
 }

@@ -150,8 +150,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         // Accumulating: init gives each vertex's first message.
         let mut sending = Bits::new(blocks);
         let mut first = Collect::default().part();
-        let changed = AtomicBits::new(if in_place { n } else { 0 });
-        let received = AtomicBits::new(blocks);
+        let mut changed = AtomicBits::new(if in_place { n } else { 0 });
+        let mut received = AtomicBits::new(blocks);
         let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
         let mut ranks = store.rank_reader()?;
         for v in 0..n as u64 {
@@ -166,8 +166,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 Some(w) if in_place => {
                     *W::get_mut(&mut w.out[v as usize]) = W::msg(s);
                     if a {
-                        changed.set(v as usize);
-                        received.set(v as usize / BLOCK);
+                        changed.set_mut(v as usize);
+                        received.set_mut(v as usize / BLOCK);
                     }
                 }
                 Some(w) if acc_form => {
