@@ -18,7 +18,9 @@ pub struct InfoArgs {
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// The store to check (every file's checksum and the layout's invariants).
+    /// The store to check (every file's checksum and the layout's
+    /// invariants), or a partition (`outcore partition`): its
+    /// partition.json, id map and every shard.
     pub store: PathBuf,
 }
 
@@ -197,6 +199,23 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
 }
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
+    let partitioned = a
+        .store
+        .join(outcore::store::partition::PARTITION_FILE)
+        .is_file();
+    if partitioned && !a.store.join("manifest.json").exists() {
+        let r = outcore::store::partition::verify_partition(&a.store)?;
+        let k = outcore::store::partition::Partition::open(&a.store)?
+            .manifest()
+            .parts;
+        crate::outln!(
+            "{}: ok ({k} shards, {} files, {} checked)",
+            a.store.display(),
+            r.files,
+            format_size(r.bytes)
+        )?;
+        return Ok(());
+    }
     let r = outcore::store::verify::verify(&a.store)?;
     crate::outln!(
         "{}: ok ({} files, {} checked)",

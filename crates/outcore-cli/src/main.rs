@@ -3,6 +3,7 @@
 mod build;
 mod demo;
 mod info;
+mod partition;
 mod query;
 mod report;
 mod run;
@@ -40,6 +41,9 @@ enum Command {
         override_usage = "outcore update <STORE> [--add <FILE>...] [--remove <FILE>...] [OPTIONS]"
     )]
     Update(update::UpdateArgs),
+    /// Split a store into K shards by vertex, balanced by edges: one store
+    /// per shard (the edges of its vertices, in global ids) and one id map.
+    Partition(partition::PartitionArgs),
     /// Describe a store: counts, layouts, tiles, degrees, size.
     Info(info::InfoArgs),
     /// Recompute checksums and structural invariants; non-zero exit names the broken file.
@@ -195,6 +199,7 @@ fn main() {
         Command::Generate(a) => build::generate(a),
         Command::Import(a) => build::import(a),
         Command::Update(a) => update::update(a),
+        Command::Partition(a) => partition::partition(a),
         Command::Info(a) => info::info(a),
         Command::Verify(a) => info::verify(a),
         Command::Export(a) => info::export(a),

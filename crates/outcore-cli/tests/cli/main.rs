@@ -10,6 +10,7 @@ mod import;
 mod not_a_store;
 mod orders;
 mod outputs;
+mod partition;
 mod query;
 mod readable;
 mod run;

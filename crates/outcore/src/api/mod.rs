@@ -8,6 +8,7 @@ mod build;
 pub mod figures;
 pub mod info;
 mod parquet_out;
+pub mod partition;
 pub mod query;
 pub mod report;
 pub mod run;

@@ -9,6 +9,7 @@ pub mod build;
 pub mod idmap;
 pub mod names;
 pub mod parse;
+pub mod partition;
 pub mod scratch;
 pub mod sort;
 

@@ -39,11 +39,16 @@ impl Expected {
 /// A process that opens many stores in turn (a fuzzer, a long Python
 /// session) forgets the files of stores since removed once the table grows.
 pub(crate) fn expect_files(store: &Path, manifest: &Manifest) {
+    expect_entries(store, &manifest.files)
+}
+
+/// Records files of `dir` (a store, a partition) as `files` lists them.
+pub(crate) fn expect_entries(store: &Path, files: &BTreeMap<String, FileEntry>) {
     let mut e = EXPECTED.lock().unwrap_or_else(|p| p.into_inner());
     if e.len() > 4096 {
         e.retain(|p, _| p.exists());
     }
-    for (rel, entry) in &manifest.files {
+    for (rel, entry) in files {
         let want = Expected {
             store: store.to_path_buf(),
             rel: rel.clone(),

@@ -45,7 +45,11 @@ pub fn check_store_dest(dest: &Path, force: bool, inputs: &[PathBuf]) -> Result<
         );
     }
     let empty = std::fs::read_dir(dest).is_ok_and(|mut d| d.next().is_none());
-    if !empty && !dest.join(super::manifest::MANIFEST_FILE).exists() {
+    let ours = [
+        super::manifest::MANIFEST_FILE,
+        super::partition::PARTITION_FILE,
+    ];
+    if !empty && !ours.iter().any(|f| dest.join(f).exists()) {
         return fail(
             "exists and is not an outcore store; refusing to replace it even with --force".into(),
         );

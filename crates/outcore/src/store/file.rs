@@ -1,7 +1,7 @@
 //! Store files: checksummed writers, atomic store directories, checked readers.
 
 pub use super::checked::{checksum, read_chunks, read_u64s};
-pub(crate) use super::checked::{damaged_at, expect_files, CheckedStream};
+pub(crate) use super::checked::{damaged_at, expect_entries, expect_files, CheckedStream};
 use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
 pub use super::placed::PlacedFile;
 use crate::error::{Error, IoContext, Result};
@@ -249,22 +249,34 @@ impl StoreDir {
         std::fs::remove_file(&path).at(&path)
     }
 
+    /// The data files closed so far, with their sizes and checksums.
+    pub fn files(&self) -> &BTreeMap<String, FileEntry> {
+        &self.files
+    }
+
     /// Writes the manifest (with the file table) and moves the store into place.
     pub fn commit(mut self, mut manifest: Manifest) -> Result<PathBuf> {
-        crate::cancel::check()?;
         manifest.files = std::mem::take(&mut self.files);
+        self.commit_as(MANIFEST_FILE, &manifest.to_json())
+    }
+
+    /// Writes `text` as the directory's manifest file `name` (a store's
+    /// `manifest.json`, a partition's `partition.json`), last, and moves
+    /// the directory into place.
+    pub fn commit_as(mut self, name: &str, text: &str) -> Result<PathBuf> {
+        crate::cancel::check()?;
         // Written whole under another name, then renamed: a kill leaves
         // either no manifest or a complete one.
-        let mpath = self.tmp.join(MANIFEST_FILE);
-        let partial = self.tmp.join(format!("{MANIFEST_FILE}.partial"));
+        let mpath = self.tmp.join(name);
+        let partial = self.tmp.join(format!("{name}.partial"));
         {
             let mut f = File::create(&partial).at(&partial)?;
-            f.write_all(manifest.to_json().as_bytes()).at(&partial)?;
+            f.write_all(text.as_bytes()).at(&partial)?;
             f.write_all(b"\n").at(&partial)?;
             f.sync_all().at(&partial)?;
         }
         std::fs::rename(&partial, &mpath).at(&mpath)?;
-        for sub in ["", "tiles", "csr", "degrees", "weights"] {
+        for sub in ["", "tiles", "csr", "degrees", "weights", "ids"] {
             let d = self.tmp.join(sub);
             if d.is_dir() {
                 File::open(&d).and_then(|f| f.sync_all()).at(&d)?;
@@ -300,9 +312,11 @@ impl StoreDir {
         if let Some(t) = trash {
             // Unlink the manifest first, so a kill mid-removal leaves no
             // directory that looks like one.
-            let m = t.join(MANIFEST_FILE);
-            if m.exists() {
-                std::fs::remove_file(&m).at(&m)?;
+            for marker in [MANIFEST_FILE, super::partition::PARTITION_FILE] {
+                let m = t.join(marker);
+                if m.exists() {
+                    std::fs::remove_file(&m).at(&m)?;
+                }
             }
             remove_any(&t)?;
         }

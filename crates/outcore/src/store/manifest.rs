@@ -221,10 +221,10 @@ pub struct Manifest {
 }
 
 /// The checksum field as [`Manifest::to_json`] writes it before hashing.
-const ZEROED: &str = "\"checksum\": \"0000000000000000\"";
+pub(crate) const ZEROED: &str = "\"checksum\": \"0000000000000000\"";
 
 /// The manifest text's hash, its checksum field zeroed.
-fn self_hash(text: &[u8], field: &str) -> Option<String> {
+pub(crate) fn self_hash(text: &[u8], field: &str) -> Option<String> {
     let s = std::str::from_utf8(text).ok()?;
     let at = s.find(field)?;
     let zeroed = [&s[..at], ZEROED, &s[at + field.len()..]].concat();
@@ -297,6 +297,9 @@ impl Manifest {
         let path = dir.join(MANIFEST_FILE);
         if !dir.is_dir() {
             return Err(super::missing::not_a_store(dir));
+        }
+        if !path.exists() && dir.join(super::partition::PARTITION_FILE).exists() {
+            return Err(super::partition::not_a_shard(dir));
         }
         if !path.exists() {
             return Err(Error::store(

@@ -39,6 +39,7 @@ mod ids;
 pub mod manifest;
 mod missing;
 pub mod pagesums;
+pub mod partition;
 mod placed;
 pub mod read;
 mod slot;
@@ -286,7 +287,7 @@ impl RankStream {
     }
 }
 
-pub use ids::{parse_name, Id, IdLookup, OriginalIds};
+pub use ids::{parse_name, Id, IdFiles, IdLookup, OriginalIds};
 
 /// The files every store of this shape must have.
 pub fn required_files(m: &Manifest) -> Vec<String> {

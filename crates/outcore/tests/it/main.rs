@@ -14,6 +14,7 @@ mod greedy;
 mod layers;
 mod lcc;
 mod parquet_in;
+mod partition;
 mod planned;
 mod planner;
 mod queries;

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// An original vertex id: an integer, or a name (string ids).
 ///
@@ -139,27 +139,42 @@ impl OriginalIds {
     /// Loads the maps of `store` (up to 16 bytes per vertex, plus the names).
     pub(super) fn load(store: &Store) -> Result<OriginalIds> {
         let m = store.manifest();
-        let n = m.num_vertices;
-        let ids = if m.string_ids {
-            let off = file::read_u64s(&store.file(IDS_OFF_FILE))?;
-            let bytes = std::fs::read(store.file(IDS_STR_FILE)).at(store.file(IDS_STR_FILE))?;
-            check_offsets(store, &off, bytes.len() as u64)?;
+        let kind = IdFiles {
+            n: m.num_vertices,
+            string_ids: m.string_ids,
+            has_id_map: m.has_id_map,
+            has_order_map: m.has_order_map,
+        };
+        Self::load_in(store.path(), &kind)
+    }
+
+    /// Loads the id files of the kind `kind` from the directory `dir` (a
+    /// store's, or a partition's `ids/`): `ids.bin` or `ids.str` +
+    /// `ids.off`, and `order.bin` + `order.inv`, each absent when it is
+    /// the identity.
+    pub fn load_in(dir: &Path, kind: &IdFiles) -> Result<OriginalIds> {
+        let n = kind.n;
+        let ids = if kind.string_ids {
+            let off = file::read_u64s(&dir.join(IDS_OFF_FILE))?;
+            let bytes = std::fs::read(dir.join(IDS_STR_FILE)).at(dir.join(IDS_STR_FILE))?;
+            check_offsets(dir, n, &off, bytes.len() as u64)?;
             Names::Strings { off, bytes }
-        } else if m.has_id_map {
-            let ids = file::read_u64s(&store.file(IDS_FILE))?;
+        } else if kind.has_id_map {
+            let ids = file::read_u64s(&dir.join(IDS_FILE))?;
             if ids.len() as u64 != n {
                 let why = "it does not hold one id per vertex";
-                return Err(Error::damaged(store.path(), IDS_FILE, why));
+                return Err(Error::damaged(dir, IDS_FILE, why));
             }
             Names::Ints(ids)
         } else {
             Names::Identity
         };
-        let rank = store.load_ranks()?;
-        let dense = if m.has_order_map {
-            Some(store.read_u32s(ORDER_INV_FILE)?)
-        } else {
-            None
+        let (rank, dense) = match kind.has_order_map {
+            true => (
+                Some(read_u32s(dir, ORDER_FILE, n)?),
+                Some(read_u32s(dir, ORDER_INV_FILE, n)?),
+            ),
+            false => (None, None),
         };
         Ok(OriginalIds { ids, rank, dense })
     }
@@ -221,10 +236,36 @@ impl OriginalIds {
     }
 }
 
+/// What id files a directory holds ([`OriginalIds::load_in`]).
+#[derive(Clone, Debug)]
+pub struct IdFiles {
+    /// Vertices.
+    pub n: u64,
+    pub string_ids: bool,
+    pub has_id_map: bool,
+    pub has_order_map: bool,
+}
+
+/// A u32 file of `dir` holding one id below `n` per vertex.
+fn read_u32s(dir: &Path, rel: &str, n: u64) -> Result<Vec<u32>> {
+    let mut out = Vec::with_capacity(n as usize);
+    file::read_chunks(&dir.join(rel), 4, |b| {
+        out.extend(
+            b.chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
+        );
+        Ok(())
+    })?;
+    if out.len() as u64 != n || out.iter().any(|&x| x as u64 >= n) {
+        let why = format!("it does not hold one id below {n} per vertex");
+        return Err(Error::damaged(dir, rel, why));
+    }
+    Ok(out)
+}
+
 /// `ids.off` must start at 0, never decrease, and end at the length of
 /// `ids.str`, with one entry per vertex plus one.
-fn check_offsets(store: &Store, off: &[u64], len: u64) -> Result<()> {
-    let n = store.manifest().num_vertices;
+fn check_offsets(dir: &Path, n: u64, off: &[u64], len: u64) -> Result<()> {
     let ok = off.len() as u64 == n + 1
         && off.first() == Some(&0)
         && off.last() == Some(&len)
@@ -233,6 +274,6 @@ fn check_offsets(store: &Store, off: &[u64], len: u64) -> Result<()> {
         Ok(())
     } else {
         let why = format!("it does not index {IDS_STR_FILE}");
-        Err(Error::damaged(store.path(), IDS_OFF_FILE, why))
+        Err(Error::damaged(dir, IDS_OFF_FILE, why))
     }
 }
