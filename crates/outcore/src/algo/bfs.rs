@@ -229,7 +229,7 @@ fn levels<T: crate::store::csr::Slot>(
         )));
     }
     let _state = budget.charge(state, "bfs vertex state")?;
-    let deg = Degrees::load(store.path(), "out")?;
+    let deg = Degrees::load(store.root(), "out")?;
     let mut prog = Bfs::new(n as usize, source as usize, m.directed);
     // Auto keeps both engines: the stream engine's cache takes half of what
     // is left, the select engine's buffer pool the rest.

@@ -242,7 +242,7 @@ pub fn pagerank(
         )));
     }
     let _state = budget.charge(PageRank::state_bytes(n), "pagerank vertex state")?;
-    let deg = Degrees::load(store.path(), "out")?;
+    let deg = Degrees::load(store.root(), "out")?;
     let n = n as usize;
     let init = if n > 0 { 1.0 / n as f64 } else { 0.0 };
     let contrib = F64s::new_blocks(n, 0.0);
