@@ -40,9 +40,7 @@ fn open(
                 columns: Some(columns),
                 ..popts.clone()
             };
-            let strings = o.ids == outcore::ingest::parse::IdKind::String;
-            let s = BatchSource::open(reader, &name, rows, spill, &o)
-                .map_err(|e| to_py(update::in_store_terms(e, strings)))?;
+            let s = BatchSource::open(reader, &name, rows, spill, &o).map_err(to_py)?;
             vec![Box::new(s)]
         }
     })

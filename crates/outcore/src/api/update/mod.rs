@@ -117,9 +117,10 @@ pub fn open(path: &Path) -> Result<Locked> {
     }
 }
 
-/// How to read edges for `store`: its id kind, weights (for additions;
-/// `weighted: false` for removals) and direction, with the text formats'
-/// `header`, `columns` and `delimiter`.
+/// How to read edges for `store`: its id kind (the parser says so of ids
+/// of the other kind), weights (for additions; `weighted: false` for
+/// removals) and direction, with the text formats' `header`, `columns`
+/// and `delimiter`.
 pub fn edit_options(
     store: &Store,
     header: bool,
@@ -139,6 +140,7 @@ pub fn edit_options(
             IdKind::Int
         },
         allow_empty: true,
+        store_ids: true,
     }
 }
 
@@ -164,39 +166,8 @@ pub fn open_edits(
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let strings = popts.ids == IdKind::String;
-    let (source, _, _) =
-        super::open_inputs(paths, format, popts).map_err(|e| in_store_terms(e, strings))?;
+    let (source, _, _) = super::open_inputs(paths, format, popts)?;
     Ok(vec![source])
-}
-
-/// An input's error in an update's terms: the store fixes the id kind, so
-/// the parser's advice to read ids of the other kind (`--ids string`,
-/// `ids="string"`) becomes what the store holds.
-pub fn in_store_terms(e: Error, strings: bool) -> Error {
-    let held = match strings {
-        true => "this store's vertex ids are strings",
-        false => "this store's vertex ids are integers: an update gives ids of the same kind",
-    };
-    let fix = |t: &str| {
-        (t.replace("vertex ids that are not integers? pass --ids string", held))
-            .replace("read them with --ids string or auto", held)
-    };
-    match e {
-        Error::Parse {
-            path,
-            line,
-            text,
-            expected,
-        } => Error::Parse {
-            path,
-            line,
-            text,
-            expected: fix(&expected),
-        },
-        Error::Invalid(m) => Error::Invalid(fix(&m)),
-        e => e,
-    }
 }
 
 /// Updates `target` ([`open`]): removes the edges of `removes`, then adds
@@ -210,8 +181,7 @@ pub fn update(
 ) -> Result<UpdateReport> {
     let Locked { store, _lock } = target;
     let path = store.path().to_path_buf();
-    let strings = store.manifest().string_ids;
-    let report = rewrite(store, adds, removes, opts).map_err(|e| in_store_terms(e, strings))?;
+    let report = rewrite(store, adds, removes, opts)?;
     // The replaced store, which this update read (and so pinned) until
     // now, goes unless other readers still hold it.
     crate::store::file::clean_beside(&path);
