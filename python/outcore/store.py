@@ -131,10 +131,15 @@ class Store:
             format_options["tmp_dir"] = os.fspath(format_options["tmp_dir"])
         add = self._edits(add, source, target, weight, self.weighted)
         remove = self._edits(remove, source, target, None, False)
-        counts = _outcore.update_store(self.path, add=add, remove=remove, format=format,
-                                       memory=_checks.size("update", "memory", memory),
-                                       progress=progress, **format_options)
-        self._raw = _outcore.RawStore(self.path)
+        # This object's pin on the store goes first, so that the replaced
+        # store is removed at once (other readers keep theirs until they close).
+        path, self._raw = self.path, None
+        try:
+            counts = _outcore.update_store(path, add=add, remove=remove, format=format,
+                                           memory=_checks.size("update", "memory", memory),
+                                           progress=progress, **format_options)
+        finally:
+            self._raw = _outcore.RawStore(path)
         return counts
 
     def add_edges(self, src: Any, dst: Any = None, weight: Any = None, **options: Any) -> dict:

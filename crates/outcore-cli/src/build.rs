@@ -236,6 +236,7 @@ pub fn import(mut a: ImportArgs) -> Result<()> {
         delimiter: a.delimiter,
         ids: a.ids,
         allow_empty: a.allow_empty,
+        store_ids: false,
     };
     let opts = options(&a.store, directed, a.weighted, String::new());
     let report = outcore::api::import(&a.inputs, &out, a.format, &popts, &opts)?;

@@ -434,12 +434,14 @@ pub struct CalibrateArgs {
 }
 
 pub fn calibrate(a: CalibrateArgs) -> Result<()> {
+    // Open while its file is read: the file's path is valid while it is.
+    let mut held = None;
     let path = match (&a.file, &a.store) {
         (Some(f), _) => f.clone(),
         (None, Some(s)) => {
             // The store's largest file: random reads over as many pages as
             // the store offers (a coded adjacency can be under a page).
-            let store = Store::open(s)?;
+            let store: &Store = held.insert(Store::open(s)?);
             let files = &store.manifest().files;
             let largest = files
                 .iter()

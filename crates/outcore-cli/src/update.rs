@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use outcore::api::update::{edit_options, open_edits, removal_options};
+use outcore::api::update::{self as edit, edit_options, open_edits, removal_options};
 use outcore::api::{self, UpdateOptions};
 use outcore::mem::Budget;
 use std::path::PathBuf;
@@ -59,7 +59,9 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
     if let Some(path) = &a.stats {
         outcore::outfile::check_writable(path)?;
     }
-    let popts = edit_options(&a.store, a.header, a.columns.clone(), a.delimiter)?;
+    // Locked from here until the updated store is in place.
+    let target = edit::open(&a.store)?;
+    let popts = edit_options(target.store(), a.header, a.columns.clone(), a.delimiter);
     let _spools = (
         crate::stdin::spool(&mut a.add, &a.store)?,
         crate::stdin::spool(&mut a.remove, &a.store)?,
@@ -70,7 +72,7 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         memory: a.memory.unwrap_or_else(Budget::default_limit),
         scratch_dir: a.tmp_dir.clone(),
     };
-    let r = api::update(&a.store, adds, removes, &opts)?;
+    let r = api::update(target, adds, removes, &opts)?;
     eprintln!("{}", r.line());
     if let Some(path) = &a.stats {
         let mut j = api::import_stats(&r.build, opts.memory);

@@ -1,6 +1,6 @@
 //! Crash safety (issue 12, item 3): `kill -9` of an import at 20 moments
-//! spread over its run, of an update at 16, of a run, two imports racing for one output, and
-//! readers sharing a store.
+//! spread over its run, of an update at 16, of a run, two imports racing for one output,
+//! readers sharing a store, and a reader of a store replaced under it (issue 53: pins).
 
 mod common;
 
@@ -262,4 +262,77 @@ fn readers_share_a_store() {
     assert_eq!(read(0), read(2));
     assert_eq!(read(1), read(3));
     assert!(!read(0).is_empty());
+}
+
+/// Issue 53, item 3: a run begun before an update and an `import --force`
+/// of its store finishes with the old graph's result (its store stays, as
+/// a hidden `.old` directory, until the run closes it), and the next writer
+/// removes that directory.
+#[test]
+fn a_run_begun_before_an_update_and_a_replace_reads_the_old_store() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok(bin().current_dir(p).args([
+        "-q", "generate", "kron", "--scale", "14", "--edges", "k.txt",
+    ]));
+    ok(bin().current_dir(p).args([
+        "-q", "generate", "kron", "--scale", "13", "--seed", "3", "--edges", "k2.txt",
+    ]));
+    // New vertices: the update changes the id map, not the edges alone.
+    let adds: String = (0..500)
+        .map(|i| format!("{} {i}\n", 1_000_000 + i))
+        .collect();
+    std::fs::write(p.join("add.txt"), adds).unwrap();
+    ok(&mut import(p, false));
+    ok(Command::new("cp")
+        .current_dir(p)
+        .args(["-a", "g.oc", "old.oc"]));
+    let run = |store: &str, out: &str, slow: Option<&str>| {
+        let mut c = bin();
+        c.current_dir(p)
+            .args(["-q", "run", "pagerank", store, "--iterations", "100"])
+            // Tiles read again each iteration, each read delayed when slow.
+            .args(["--engine", "stream", "--memory", "16MiB", "--out", out])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(ms) = slow {
+            c.env("OUTCORE_FAULT_IO", format!("slow@{ms}"));
+        }
+        c
+    };
+    // The oracle: the same run over a copy of the old store.
+    ok(&mut run("old.oc", "want.txt", None));
+    let writers = [
+        vec!["-q", "update", "g.oc", "--add", "add.txt"],
+        vec!["-q", "import", "k2.txt", "--out", "g.oc", "--force"],
+    ];
+    let trash = || names(p).iter().filter(|n| n.contains(".old")).count();
+    let mut reader = run("g.oc", "got.txt", Some("50")).spawn().unwrap();
+    // Time to open the store before the first writer replaces it.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut waiting = Vec::new();
+    for w in &writers {
+        ok(bin().current_dir(p).args(w));
+        assert!(
+            reader.try_wait().unwrap().is_none(),
+            "the run ended before the writers did; slow it down"
+        );
+        waiting.push(trash());
+    }
+    let o = reader.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |f: &str| std::fs::read(p.join(f)).unwrap();
+    assert!(
+        read("got.txt") == read("want.txt"),
+        "the run read another graph"
+    );
+    // The store the run read waited for it; the update's, which nobody
+    // read, went with the import. Closed, it goes with the next writer.
+    assert_eq!(waiting, [1, 1]);
+    assert_eq!(trash(), 1);
+    ok(bin().current_dir(p).args(&writers[0]));
+    assert_eq!(
+        names(p),
+        ["add.txt", "g.oc", "got.txt", "k.txt", "k2.txt", "old.oc", "want.txt"]
+    );
 }

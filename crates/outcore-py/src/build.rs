@@ -105,6 +105,7 @@ pub fn import_edges(
         delimiter,
         ids: parse(ids)?,
         allow_empty,
+        store_ids: false,
     };
     let opts = build_options(
         memory,

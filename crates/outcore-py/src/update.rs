@@ -40,9 +40,7 @@ fn open(
                 columns: Some(columns),
                 ..popts.clone()
             };
-            let strings = o.ids == outcore::ingest::parse::IdKind::String;
-            let s = BatchSource::open(reader, &name, rows, spill, &o)
-                .map_err(|e| to_py(update::in_store_terms(e, strings)))?;
+            let s = BatchSource::open(reader, &name, rows, spill, &o).map_err(to_py)?;
             vec![Box::new(s)]
         }
     })
@@ -77,7 +75,9 @@ pub fn update_store<'py>(
             ))))
         }
     };
-    let popts = update::edit_options(&store, header, columns, delimiter).map_err(to_py)?;
+    // Locked from here until the updated store is in place.
+    let target = update::open(&store).map_err(to_py)?;
+    let popts = update::edit_options(target.store(), header, columns, delimiter);
     let adds = open(add, format.as_deref(), &popts, &store)?;
     let ropts = update::removal_options(&popts);
     let spill = store.with_extension("removals");
@@ -87,7 +87,7 @@ pub fn update_store<'py>(
         scratch_dir: tmp_dir,
     };
     let r = interruptible(py, progress, move || {
-        api::update(&store, adds, removes, &opts)
+        api::update(target, adds, removes, &opts)
     })?;
     if progress {
         eprintln!("{}", r.line());

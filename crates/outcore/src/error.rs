@@ -50,7 +50,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Wraps an I/O error with the path it happened on; ENOSPC becomes [`Error::DiskFull`].
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Error {
-        let path = path.as_ref().to_path_buf();
+        let path = shown(path.as_ref());
         if source.raw_os_error() == Some(libc::ENOSPC) {
             Error::DiskFull { path }
         } else {
@@ -71,7 +71,7 @@ impl Error {
             end -= 1;
         }
         Error::Parse {
-            path: path.as_ref().to_path_buf(),
+            path: shown(path.as_ref()),
             line,
             text: escape_text(&text[..end], 120),
             expected: expected.into(),
@@ -81,7 +81,7 @@ impl Error {
     /// A corrupt or unreadable store.
     pub fn store(path: impl AsRef<Path>, msg: impl Into<String>) -> Error {
         Error::Store {
-            path: path.as_ref().to_path_buf(),
+            path: shown(path.as_ref()),
             msg: msg.into(),
         }
     }
@@ -91,9 +91,9 @@ impl Error {
     /// do. Every reader and command that finds damage reports it here, so
     /// the advice is the same everywhere.
     pub fn damaged(store: impl AsRef<Path>, rel: &str, why: impl std::fmt::Display) -> Error {
-        let store = store.as_ref();
+        let store = shown(store.as_ref());
         Error::store(
-            store,
+            &store,
             format!(
                 "store file {rel} is damaged ({why}); run `outcore verify {}` for details \
                  and re-import the graph",
@@ -114,6 +114,40 @@ impl Error {
             format!("store file {rel} is damaged ({why}); re-import the graph"),
         )
     }
+}
+
+/// Store directories pinned open ([`crate::store::Store::open`]) are read
+/// through `/proc/self/fd/N` (their `root`), which is no name to show a
+/// user: each root with the path it was opened by, while it is open.
+static NAMES: std::sync::Mutex<Vec<(PathBuf, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+
+/// Records that paths under `root` are to be shown under `name`.
+pub(crate) fn name_root(root: &Path, name: &Path) {
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    names.retain(|(r, _)| r != root);
+    names.push((root.to_path_buf(), name.to_path_buf()));
+}
+
+/// Forgets `root`'s name (its descriptor is being closed).
+pub(crate) fn forget_root(root: &Path) {
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    names.retain(|(r, _)| r != root);
+}
+
+/// `path` as a user knows it: under a pinned store's name, not its root.
+pub(crate) fn shown(path: &Path) -> PathBuf {
+    if path.starts_with("/proc/self/fd") {
+        let names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        for (root, name) in names.iter() {
+            if let Ok(rest) = path.strip_prefix(root) {
+                return match rest.as_os_str().is_empty() {
+                    true => name.clone(),
+                    false => name.join(rest),
+                };
+            }
+        }
+    }
+    path.to_path_buf()
 }
 
 /// `bytes` as printable text of at most `max` characters (`...` ending a

@@ -148,6 +148,9 @@ fn auto_order(
         ..opts.clone()
     };
     let r2 = relabel(&store, &r1.path, new_of_old, order, &again, budget)?;
+    // The first store, replaced while this one pinned it, goes once closed.
+    drop(store);
+    crate::store::file::clean_beside(&r1.path);
     Ok(joined(r1, (weighed, secs), r2, start))
 }
 

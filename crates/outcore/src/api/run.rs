@@ -123,7 +123,7 @@ pub fn max_degree_vertex(store: &Store) -> Result<u64> {
     let ranks = store.load_ranks()?;
     let rank = |v: u64| ranks.as_ref().map_or(v, |r| r[v as usize] as u64);
     let (mut best, mut deg) = (0, 0);
-    crate::store::degrees::for_each(store.path(), "out", |v, d| {
+    crate::store::degrees::for_each(store.root(), "out", |v, d| {
         if d > deg || (d == deg && rank(v) < rank(best)) {
             (best, deg) = (v, d);
         }

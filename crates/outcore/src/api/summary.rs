@@ -237,7 +237,7 @@ fn groups(
 /// (`outcore calibrate STORE`) when it has one, as JSON for the stats
 /// (`disk`), else None.
 pub fn disk_rate(store: &Store) -> Option<serde_json::Value> {
-    let c = crate::io::calibrate::load(store.path())?;
+    let c = crate::io::calibrate::load(store.root())?;
     let (_, iops, mbs, _) = *c.points.iter().find(|p| p.0 == c.best_depth)?;
     Some(serde_json::json!({
         "source": "outcore calibrate",

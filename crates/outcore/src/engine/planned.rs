@@ -101,7 +101,7 @@ fn run_in<P: VertexProgram, W: Word>(
         (None, None)
     } else {
         let c = budget.charge(Degrees::memory_bytes(n), "degrees for the planner")?;
-        (Some(Degrees::load(store.path(), "out")?), Some(c))
+        (Some(Degrees::load(store.root(), "out")?), Some(c))
     };
     let mut stream = if stream_ok {
         let mut cfg = stream_cfg;

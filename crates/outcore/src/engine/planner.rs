@@ -66,7 +66,7 @@ impl CostModel {
     /// defaults (1.0 GB/s sequential read, 0.9 GB/s write, 90k random 4 KiB
     /// reads/s at depth 64).
     pub fn for_store(store: &Store) -> CostModel {
-        let cal = crate::io::calibrate::load(store.path());
+        let cal = crate::io::calibrate::load(store.root());
         CostModel {
             seq_bytes_per_sec: 1.0e9,
             write_bytes_per_sec: 0.9e9,

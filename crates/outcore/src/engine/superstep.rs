@@ -144,7 +144,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let mut states = Vec::with_capacity(if lean { 0 } else { n });
         let mut active = Bits::new(if lean { 0 } else { n });
         let deg = match acc_form {
-            true => Some(Degrees::load(store.path(), "out")?),
+            true => Some(Degrees::load(store.root(), "out")?),
             false => None,
         };
         // Accumulating: init gives each vertex's first message.
@@ -152,7 +152,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let mut first = Collect::default().part();
         let mut changed = AtomicBits::new(if in_place { n } else { 0 });
         let mut received = AtomicBits::new(blocks);
-        let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
+        let mut degs = crate::store::degrees::DegreeStream::open(store.root(), "out")?;
         let mut ranks = store.rank_reader()?;
         for v in 0..n as u64 {
             let info = VertexInfo {

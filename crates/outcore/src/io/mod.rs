@@ -204,7 +204,8 @@ impl Reader {
         role: &'static str,
     ) -> usize {
         self.files.push(FileEntry {
-            path: path.to_path_buf(),
+            // For messages: a pinned store's file under the store's name.
+            path: crate::error::shown(path),
             file: Arc::new(file),
             direct,
             len,

@@ -35,27 +35,36 @@ impl Expected {
     }
 }
 
-/// Records the files of the store at `store` as its manifest lists them.
-/// A process that opens many stores in turn (a fuzzer, a long Python
-/// session) forgets the files of stores since removed once the table grows.
-pub(crate) fn expect_files(store: &Path, manifest: &Manifest) {
-    expect_entries(store, &manifest.files)
+/// Records the files of the store `name`, read under `root` (its pinned
+/// directory, [`super::pin::Pin`]), as its manifest lists them. A process
+/// that opens many stores in turn (a fuzzer, a long Python session)
+/// forgets each store's files when it closes ([`forget_files`]).
+pub(crate) fn expect_files(root: &Path, name: &Path, manifest: &Manifest) {
+    expect_entries(root, name, &manifest.files)
 }
 
-/// Records files of `dir` (a store, a partition) as `files` lists them.
-pub(crate) fn expect_entries(store: &Path, files: &BTreeMap<String, FileEntry>) {
+/// Records files of a directory (a store, a partition's id map) named
+/// `name` and read under `root`, as `files` lists them. Entries of paths
+/// since gone are dropped once the table grows (a partition has no pin).
+pub(crate) fn expect_entries(root: &Path, name: &Path, files: &BTreeMap<String, FileEntry>) {
     let mut e = EXPECTED.lock().unwrap_or_else(|p| p.into_inner());
     if e.len() > 4096 {
         e.retain(|p, _| p.exists());
     }
     for (rel, entry) in files {
         let want = Expected {
-            store: store.to_path_buf(),
+            store: name.to_path_buf(),
             rel: rel.clone(),
             entry: entry.clone(),
         };
-        e.insert(store.join(rel), want);
+        e.insert(root.join(rel), want);
     }
+}
+
+/// Forgets the files under `root` (a store closing).
+pub(crate) fn forget_files(root: &Path) {
+    let mut e = EXPECTED.lock().unwrap_or_else(|p| p.into_inner());
+    e.retain(|p, _| !p.starts_with(root));
 }
 
 /// What `path` must hold, when it is a file of an open store.

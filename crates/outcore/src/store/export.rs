@@ -65,7 +65,7 @@ pub fn for_each_edge(
         edge(s, d, wt)
     };
     match layout {
-        Layout::Tiles => scan_tiles(store.path(), weighted, m.tiles.compressed(), |_, _, e| {
+        Layout::Tiles => scan_tiles(store.root(), weighted, m.tiles.compressed(), |_, _, e| {
             line(e.src, e.dst, e.weight)?;
             if both_directions && !m.directed && e.src != e.dst {
                 line(e.dst, e.src, e.weight)?;

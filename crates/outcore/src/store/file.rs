@@ -146,19 +146,21 @@ impl StoreDir {
         let name = dest
             .file_name()
             .ok_or_else(|| Error::Invalid(format!("{}: not a valid store path", dest.display())))?;
-        let parent = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        // Builds killed before they could clean up left these.
-        crate::stale::clean(&parent, &name.to_string_lossy(), "outcore-tmp");
+        let parent = parent_of(dest);
+        clean_beside(dest);
         let tmp = parent.join(format!(
             ".{}.outcore-tmp-{}",
             name.to_string_lossy(),
             std::process::id()
         ));
-        if tmp.exists() {
-            std::fs::remove_dir_all(&tmp).at(&tmp)?;
+        // Left by a killed process of the same number: perhaps a store it
+        // replaced, which a reader may still hold.
+        if !crate::stale::remove_unpinned(&tmp)? {
+            return Err(Error::Invalid(format!(
+                "{}: a store left by another process, still open in a reader; \
+                 retry once it has closed",
+                tmp.display()
+            )));
         }
         std::fs::create_dir(&tmp).at(&tmp)?;
         Ok(StoreDir {
@@ -291,10 +293,9 @@ impl StoreDir {
                 )));
             }
             // The old store goes to a hidden name the stale cleaner knows
-            // (`.NAME.outcore-tmp-PID.old`), in one atomic exchange where
+            // (`.NAME.outcore-tmp-PID.old-K`), in one atomic exchange where
             // the kernel has one: no moment without a store at `dest`.
             let t = trash_of(&self.tmp);
-            remove_any(&t)?;
             if exchange(&self.tmp, &self.dest) {
                 std::fs::rename(&self.tmp, &t).at(&self.tmp)?;
             } else {
@@ -309,16 +310,16 @@ impl StoreDir {
         if let Some(parent) = self.dest.parent().filter(|p| !p.as_os_str().is_empty()) {
             File::open(parent).and_then(|f| f.sync_all()).at(parent)?;
         }
+        // Readers of the old store keep it until they close ([`super::pin`]);
+        // then the next writer on `dest` removes it ([`crate::stale::clean`]).
         if let Some(t) = trash {
-            // Unlink the manifest first, so a kill mid-removal leaves no
-            // directory that looks like one.
-            for marker in [MANIFEST_FILE, super::partition::PARTITION_FILE] {
-                let m = t.join(marker);
-                if m.exists() {
-                    std::fs::remove_file(&m).at(&m)?;
-                }
+            // A partition's marker goes first, as a store's manifest does
+            // in `remove_unpinned`: a kill mid-removal leaves nothing whole.
+            let marker = t.join(super::partition::PARTITION_FILE);
+            if marker.exists() {
+                std::fs::remove_file(&marker).at(&marker)?;
             }
-            remove_any(&t)?;
+            crate::stale::remove_unpinned(&t)?;
         }
         Ok(self.dest.clone())
     }
@@ -332,13 +333,38 @@ impl Drop for StoreDir {
     }
 }
 
+/// The directory holding `dest`.
+fn parent_of(dest: &Path) -> PathBuf {
+    match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Removes what earlier writers of the store at `dest` left beside it:
+/// the directories of builds killed before they could clean up, and the
+/// stores they replaced that no reader pins any more.
+pub fn clean_beside(dest: &Path) {
+    if let Some(name) = dest.file_name() {
+        crate::stale::clean(&parent_of(dest), &name.to_string_lossy(), "outcore-tmp");
+    }
+}
+
 /// Where a replaced store waits for removal: the build's own hidden name
-/// plus `.old`, so [`crate::stale::clean`] removes it when a kill
-/// interrupts the removal.
+/// plus `.old-K`, the first K free (an earlier replace by this process may
+/// still wait for its readers), so [`crate::stale::clean`] removes it when
+/// a kill interrupts the removal or a reader held it.
 fn trash_of(tmp: &Path) -> PathBuf {
-    let mut t = tmp.as_os_str().to_owned();
-    t.push(".old");
-    PathBuf::from(t)
+    let mut k = 0u64;
+    loop {
+        let mut t = tmp.as_os_str().to_owned();
+        t.push(format!(".old-{k}"));
+        let t = PathBuf::from(t);
+        if std::fs::symlink_metadata(&t).is_err() {
+            return t;
+        }
+        k += 1;
+    }
 }
 
 /// Swaps two paths atomically (`renameat2(RENAME_EXCHANGE)`); false when
@@ -362,15 +388,6 @@ fn exchange(a: &Path, b: &Path) -> bool {
         )
     };
     r == 0
-}
-
-/// Removes a file or directory tree at `p` if there is one.
-fn remove_any(p: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(p) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(p).at(p),
-        Ok(_) => std::fs::remove_file(p).at(p),
-        Err(_) => Ok(()),
-    }
 }
 
 #[cfg(test)]

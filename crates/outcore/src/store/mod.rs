@@ -24,6 +24,8 @@
 //! Stores are created atomically ([`file::StoreDir`]) and opened only after
 //! the manifest, its version and every file's size check out
 //! ([`Store::open`]); [`verify`] also recomputes checksums and invariants.
+//! An open store pins its directory ([`pin`]): a store replaced meanwhile
+//! (an update, `import --force`) stays readable until it is closed.
 
 pub(crate) mod append;
 mod checked;
@@ -40,6 +42,7 @@ pub mod manifest;
 mod missing;
 pub mod pagesums;
 pub mod partition;
+mod pin;
 mod placed;
 pub mod read;
 mod slot;
@@ -53,6 +56,7 @@ use crate::io::Reader;
 pub use dest::check_store_dest;
 pub use manifest::{Manifest, VertexOrder};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The id map's file: rank -> original id.
 pub const IDS_FILE: &str = "ids.bin";
@@ -66,21 +70,29 @@ pub const ORDER_FILE: &str = "order.bin";
 /// The inverse of the vertex order: rank -> dense id.
 pub const ORDER_INV_FILE: &str = "order.inv";
 
-/// An opened store: its path and manifest.
+/// An opened store: its path, its pinned directory and its manifest.
+/// Clones share the pin; the directory is released when the last closes.
 #[derive(Clone, Debug)]
 pub struct Store {
     path: PathBuf,
+    pin: Arc<pin::Pin>,
     manifest: Manifest,
 }
 
 impl Store {
-    /// Opens the store at `path`: reads the manifest, checks the format
-    /// version and that every listed file exists with its recorded size.
+    /// Opens the store at `path`: pins its directory ([`pin`]), reads the
+    /// manifest, checks the format version and that every listed file
+    /// exists with its recorded size.
     pub fn open(path: &Path) -> Result<Store> {
-        let manifest = Manifest::read(path)?;
-        file::expect_files(path, &manifest);
+        if !path.is_dir() {
+            return Err(missing::not_a_store(path));
+        }
+        let pin = Arc::new(pin::Pin::open(path)?);
+        let root = pin.root();
+        let manifest = Manifest::read(root)?;
+        file::expect_files(root, path, &manifest);
         for (rel, entry) in &manifest.files {
-            let p = path.join(rel);
+            let p = root.join(rel);
             let meta = std::fs::metadata(&p).map_err(|_| Error::damaged(path, rel, "missing"))?;
             if meta.len() != entry.bytes {
                 let why = format!("{} bytes, the manifest says {}", meta.len(), entry.bytes);
@@ -131,13 +143,21 @@ impl Store {
         }
         Ok(Store {
             path: path.to_path_buf(),
+            pin,
             manifest,
         })
     }
 
-    /// The store directory.
+    /// The store directory, as it was opened (for messages; its files are
+    /// opened under [`Store::root`]).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The directory this store opened, wherever it is now: the path to
+    /// open its files under (`/proc/self/fd/N`), valid while the store is.
+    pub fn root(&self) -> &Path {
+        self.pin.root()
     }
 
     /// The manifest.
@@ -145,9 +165,10 @@ impl Store {
         &self.manifest
     }
 
-    /// Path of a store file.
+    /// Path of a store file, in the directory this store opened: valid
+    /// while this store (or a clone) is open.
     pub fn file(&self, rel: &str) -> PathBuf {
-        self.path.join(rel)
+        self.root().join(rel)
     }
 
     /// The adjacency file of CSR direction `which` ("out" or "in"), as

@@ -106,53 +106,58 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     let (mut tiles, mut edges, mut loops) = (0u64, 0u64, 0u64);
     // Edges in the current tile, and the most any tile holds.
     let (mut in_tile, mut most) = (0u64, 0u64);
-    scan_tiles(path, m.weighted, m.tiles.compressed(), |row, col, e| {
-        let order = geom.tile_order(row as u64, col as u64);
-        if row as u64 >= geom.blocks || col as u64 >= geom.blocks {
-            return Err(bad(
-                INDEX_FILE,
-                format!("tile ({row}, {col}) is outside the {} blocks", geom.blocks),
-            ));
-        }
-        if e.src >= n || e.dst >= n {
-            return Err(bad(
-                "tiles/edges.bin",
-                format!("edge ({}, {}) names a vertex >= {n}", e.src, e.dst),
-            ));
-        }
-        if !m.directed && e.src > e.dst {
-            return Err(bad(
-                "tiles/edges.bin",
-                format!("edge ({}, {}) is below the diagonal", e.src, e.dst),
-            ));
-        }
-        let key = (order, e.src, e.dst);
-        match last {
-            Some(l) if l >= key => {
+    scan_tiles(
+        store.root(),
+        m.weighted,
+        m.tiles.compressed(),
+        |row, col, e| {
+            let order = geom.tile_order(row as u64, col as u64);
+            if row as u64 >= geom.blocks || col as u64 >= geom.blocks {
                 return Err(bad(
-                    "tiles/edges.bin",
-                    format!("edge ({}, {}) is out of order or repeated", e.src, e.dst),
+                    INDEX_FILE,
+                    format!("tile ({row}, {col}) is outside the {} blocks", geom.blocks),
                 ));
             }
-            Some(l) if l.0 == order => {}
-            _ => {
-                tiles += 1;
-                in_tile = 0;
+            if e.src >= n || e.dst >= n {
+                return Err(bad(
+                    "tiles/edges.bin",
+                    format!("edge ({}, {}) names a vertex >= {n}", e.src, e.dst),
+                ));
             }
-        }
-        in_tile += 1;
-        most = most.max(in_tile);
-        last = Some(key);
-        edges += 1;
-        loops += (e.src == e.dst) as u64;
-        out_deg[e.src as usize] += 1;
-        if m.directed {
-            in_deg[e.dst as usize] += 1;
-        } else if e.src != e.dst {
-            out_deg[e.dst as usize] += 1;
-        }
-        Ok(())
-    })?;
+            if !m.directed && e.src > e.dst {
+                return Err(bad(
+                    "tiles/edges.bin",
+                    format!("edge ({}, {}) is below the diagonal", e.src, e.dst),
+                ));
+            }
+            let key = (order, e.src, e.dst);
+            match last {
+                Some(l) if l >= key => {
+                    return Err(bad(
+                        "tiles/edges.bin",
+                        format!("edge ({}, {}) is out of order or repeated", e.src, e.dst),
+                    ));
+                }
+                Some(l) if l.0 == order => {}
+                _ => {
+                    tiles += 1;
+                    in_tile = 0;
+                }
+            }
+            in_tile += 1;
+            most = most.max(in_tile);
+            last = Some(key);
+            edges += 1;
+            loops += (e.src == e.dst) as u64;
+            out_deg[e.src as usize] += 1;
+            if m.directed {
+                in_deg[e.dst as usize] += 1;
+            } else if e.src != e.dst {
+                out_deg[e.dst as usize] += 1;
+            }
+            Ok(())
+        },
+    )?;
     if edges != m.num_edges
         || edges != m.tiles.edges
         || tiles != m.tiles.num_tiles
@@ -169,8 +174,13 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             ),
         ));
     }
-    check_groups(path, &geom, m.tiles.num_groups, m.tiles.index_entries())?;
-    check_chunks(path)?;
+    check_groups(
+        store.root(),
+        &geom,
+        m.tiles.num_groups,
+        m.tiles.index_entries(),
+    )?;
+    check_chunks(store.root())?;
 
     // CSR: page packing, sorted unique neighbours, degrees agree with tiles.
     let dirs: &[(&str, &Vec<u32>)] = if m.directed {
@@ -229,7 +239,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             check_list(pv, first, count[pv as usize] as u64)?;
         }
         let (dfile, _) = degrees::files(which);
-        degrees::for_each(path, which, |v, d| {
+        degrees::for_each(store.root(), which, |v, d| {
             if v >= n || d != count[v as usize] as u64 || d != expect[v as usize] as u64 {
                 return Err(bad(
                     &dfile,

@@ -124,7 +124,7 @@ fn check(seed: u64, directed: bool, order: VertexOrder, compress: bool, loops: b
         scratch_dir: None,
     };
     let got = api::update(
-        &store,
+        api::update::open(&store).unwrap(),
         vec![Box::new(adds)],
         vec![Box::new(removes)],
         &uopts,
@@ -217,7 +217,7 @@ fn updates_of_string_ids_build_what_an_import_builds() {
         scratch_dir: None,
     };
     let r = api::update(
-        &store,
+        api::update::open(&store).unwrap(),
         vec![open(&adds, true)],
         vec![open(&removes, false)],
         &uopts,
@@ -258,7 +258,13 @@ fn an_update_refuses_ids_of_the_other_kind_and_leaves_the_store() {
         memory: 256 << 20,
         scratch_dir: None,
     };
-    let e = api::update(&store, vec![adds], vec![], &uopts).unwrap_err();
+    let e = api::update(
+        api::update::open(&store).unwrap(),
+        vec![adds],
+        vec![],
+        &uopts,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("integer ids"), "{e}");
     assert_eq!(store_files(&store), before);
 }

@@ -24,7 +24,9 @@ use crate::ingest::build::{BuildOptions, BuildReport, MIN_MEMORY};
 use crate::ingest::parse::{IdKind, InputFormat, ParseOptions};
 use crate::ingest::EdgeSource;
 use crate::size::format_size;
+use crate::store::manifest::MANIFEST_FILE;
 use crate::store::{csrcode, Store};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 mod source;
@@ -80,17 +82,53 @@ impl UpdateReport {
     }
 }
 
-/// How to read edges for the store at `path`: its id kind, weights (for
-/// additions; `weighted: false` for removals) and direction, with the
-/// text formats' `header`, `columns` and `delimiter`.
+/// A store held for an update ([`open`]): the store, and the lock that
+/// keeps other updates out until this one's store is in place.
+pub struct Locked {
+    store: Store,
+    _lock: std::fs::File,
+}
+
+impl Locked {
+    /// The store to update.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+}
+
+/// Opens the store at `path` for an update: with an exclusive `flock` on
+/// its manifest, so a second update waits, then reads what the first
+/// wrote (the store is opened again when it was replaced while waiting).
+/// Readers pin the directory itself (a shared lock, [`crate::store`]),
+/// which this leaves free: updates, and only they, exclude each other.
+pub fn open(path: &Path) -> Result<Locked> {
+    loop {
+        let store = Store::open(path)?;
+        let m = store.file(MANIFEST_FILE);
+        let lock = std::fs::File::open(&m).at(&m)?;
+        crate::stale::flock(&lock, libc::LOCK_EX).at(&m)?;
+        let (held, now) = (
+            std::fs::metadata(store.root()).at(path)?,
+            std::fs::metadata(path).at(path)?,
+        );
+        if (held.dev(), held.ino()) == (now.dev(), now.ino()) {
+            return Ok(Locked { store, _lock: lock });
+        }
+    }
+}
+
+/// How to read edges for `store`: its id kind (the parser says so of ids
+/// of the other kind), weights (for additions; `weighted: false` for
+/// removals) and direction, with the text formats' `header`, `columns`
+/// and `delimiter`.
 pub fn edit_options(
-    path: &Path,
+    store: &Store,
     header: bool,
     columns: Option<String>,
     delimiter: Option<u8>,
-) -> Result<ParseOptions> {
-    let m = Store::open(path)?.manifest().clone();
-    Ok(ParseOptions {
+) -> ParseOptions {
+    let m = store.manifest();
+    ParseOptions {
         weighted: m.weighted,
         header,
         columns,
@@ -102,7 +140,8 @@ pub fn edit_options(
             IdKind::Int
         },
         allow_empty: true,
-    })
+        store_ids: true,
+    }
 }
 
 /// [`edit_options`] for the edges to remove: no weights, and of
@@ -127,75 +166,26 @@ pub fn open_edits(
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let strings = popts.ids == IdKind::String;
-    let (source, _, _) =
-        super::open_inputs(paths, format, popts).map_err(|e| in_store_terms(e, strings))?;
+    let (source, _, _) = super::open_inputs(paths, format, popts)?;
     Ok(vec![source])
 }
 
-/// An input's error in an update's terms: the store fixes the id kind, so
-/// the parser's advice to read ids of the other kind (`--ids string`,
-/// `ids="string"`) becomes what the store holds.
-pub fn in_store_terms(e: Error, strings: bool) -> Error {
-    let held = match strings {
-        true => "this store's vertex ids are strings",
-        false => "this store's vertex ids are integers: an update gives ids of the same kind",
-    };
-    let fix = |t: &str| {
-        (t.replace("vertex ids that are not integers? pass --ids string", held))
-            .replace("read them with --ids string or auto", held)
-    };
-    match e {
-        Error::Parse {
-            path,
-            line,
-            text,
-            expected,
-        } => Error::Parse {
-            path,
-            line,
-            text,
-            expected: fix(&expected),
-        },
-        Error::Invalid(m) => Error::Invalid(fix(&m)),
-        e => e,
-    }
-}
-
-/// Updates the store at `path`: removes the edges of `removes`, then adds
+/// Updates `target` ([`open`]): removes the edges of `removes`, then adds
 /// those of `adds` (sources opened as for an import, with the store's id
 /// kind: [`edit_options`], [`open_edits`]; see the module docs).
 pub fn update(
-    path: &Path,
+    target: Locked,
     adds: Vec<Box<dyn EdgeSource>>,
     removes: Vec<Box<dyn EdgeSource>>,
     opts: &UpdateOptions,
 ) -> Result<UpdateReport> {
-    // Held until the new store is in place: a second update waits, then
-    // reads what the first wrote.
-    let _lock = lock(path)?;
-    let store = Store::open(path)?;
-    let strings = store.manifest().string_ids;
-    rewrite(store, adds, removes, opts).map_err(|e| in_store_terms(e, strings))
-}
-
-/// An exclusive `flock` on the store directory at `path`, taken again when
-/// the directory was replaced while waiting (the lock was on the old one).
-/// Readers take no lock; updates (and only they) exclude each other.
-fn lock(path: &Path) -> Result<std::fs::File> {
-    use std::os::unix::fs::MetadataExt;
-    use std::os::unix::io::AsRawFd;
-    loop {
-        let dir = std::fs::File::open(path).at(path)?;
-        // SAFETY: flock on a descriptor this function owns.
-        if unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(std::io::Error::last_os_error()).at(path);
-        }
-        let (held, now) = (dir.metadata().at(path)?, std::fs::metadata(path).at(path)?);
-        if (held.dev(), held.ino()) == (now.dev(), now.ino()) {
-            return Ok(dir);
-        }
-    }
+    let Locked { store, _lock } = target;
+    let path = store.path().to_path_buf();
+    let report = rewrite(store, adds, removes, opts)?;
+    // The replaced store, which this update read (and so pinned) until
+    // now, goes unless other readers still hold it.
+    crate::store::file::clean_beside(&path);
+    Ok(report)
 }
 
 fn rewrite(

@@ -135,6 +135,21 @@ impl UpdateSource<'_> {
     }
 }
 
+/// Hands `batch` to `f` and starts the next one when it holds `len` =
+/// [`BATCH`] items, or (`last`) whatever it holds: the one place the
+/// updated list is cut into batches, of integer ids or of names.
+fn hand_on<B: Default>(
+    len: usize,
+    last: bool,
+    batch: &mut B,
+    f: impl FnOnce(&B) -> Result<()>,
+) -> Result<()> {
+    if last || len >= BATCH {
+        f(&std::mem::take(batch))?;
+    }
+    Ok(())
+}
+
 impl EdgeSource for UpdateSource<'_> {
     fn describe(&self) -> String {
         let adds: Vec<String> = self.adds.iter().map(|a| a.describe()).collect();
@@ -157,15 +172,12 @@ impl EdgeSource for UpdateSource<'_> {
     fn for_each_vertex_batch(&mut self, f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
         let ids = self.store.load_ids()?;
         let n = self.store.manifest().num_vertices;
-        let mut batch = Vec::with_capacity(BATCH);
+        let mut batch = Vec::new();
         for v in 0..n {
             batch.push(Self::int(&ids.get(v)));
-            if batch.len() == BATCH {
-                f(&batch)?;
-                batch.clear();
-            }
+            hand_on(batch.len(), false, &mut batch, |b| f(b))?;
         }
-        f(&batch)?;
+        hand_on(batch.len(), true, &mut batch, |b| f(b))?;
         // The additions' own vertex lists (an LDBC `.v`, a Matrix Market
         // matrix's dimension).
         for a in &mut self.adds {
@@ -176,7 +188,7 @@ impl EdgeSource for UpdateSource<'_> {
 
     fn for_each_edge_batch(&mut self, f: &mut dyn FnMut(&[RawEdge]) -> Result<()>) -> Result<()> {
         let (removals, mut hits) = (&self.removals, 0);
-        let mut batch = Vec::with_capacity(BATCH);
+        let mut batch = Vec::new();
         for_each_edge(self.store, Layout::Csr, false, |s, d, weight| {
             let (src, dst) = (Self::int(&s), Self::int(&d));
             if removals.contains(src as u128, dst as u128) {
@@ -184,13 +196,9 @@ impl EdgeSource for UpdateSource<'_> {
                 return Ok(());
             }
             batch.push(RawEdge { src, dst, weight });
-            if batch.len() == BATCH {
-                f(&batch)?;
-                batch.clear();
-            }
-            Ok(())
+            hand_on(batch.len(), false, &mut batch, |b| f(b))
         })?;
-        f(&batch)?;
+        hand_on(batch.len(), true, &mut batch, |b| f(b))?;
         self.hits = hits;
         self.additions = 0;
         for a in &mut self.adds {
@@ -221,11 +229,10 @@ impl EdgeSource for UpdateSource<'_> {
         for v in 0..n {
             let fp = named(&mut namer, &ids.get(v))?;
             namer.batch.vertices.push(fp);
-            if namer.batch.vertices.len() == BATCH {
-                f(&std::mem::take(&mut namer).batch)?;
-            }
+            let len = namer.batch.vertices.len();
+            hand_on(len, false, &mut namer, |n| f(&n.batch))?;
         }
-        f(&std::mem::take(&mut namer).batch)?;
+        hand_on(0, true, &mut namer, |n| f(&n.batch))?;
         drop(ids);
         let (removals, mut hits) = (&self.removals, 0);
         for_each_edge(self.store, Layout::Csr, false, |s, d, weight| {
@@ -249,12 +256,10 @@ impl EdgeSource for UpdateSource<'_> {
             }
             let (src, dst) = (named(&mut namer, &s)?, named(&mut namer, &d)?);
             namer.batch.edges.push(NamedEdge { src, dst, weight });
-            if namer.batch.edges.len() == BATCH {
-                f(&std::mem::take(&mut namer).batch)?;
-            }
-            Ok(())
+            let len = namer.batch.edges.len();
+            hand_on(len, false, &mut namer, |n| f(&n.batch))
         })?;
-        f(&std::mem::take(&mut namer).batch)?;
+        hand_on(0, true, &mut namer, |n| f(&n.batch))?;
         self.hits = hits;
         self.additions = 0;
         for a in &mut self.adds {

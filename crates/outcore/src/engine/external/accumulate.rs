@@ -145,7 +145,7 @@ pub(super) fn run<P: VertexProgram>(
     debug_assert!(accumulates::<P>());
     let mut acc = Acc {
         prog,
-        store: store.path().to_path_buf(),
+        store: store.root().to_path_buf(),
         degs: Mutex::new(Degs {
             stream: None,
             next: 0,
@@ -160,7 +160,7 @@ pub(super) fn run<P: VertexProgram>(
         return Err(e);
     }
     let prog = &*acc.prog;
-    let mut degs = DegreeStream::open(store.path(), "out")?;
+    let mut degs = DegreeStream::open(store.root(), "out")?;
     let values = records.map_into(budget, |v, &(s, m)| {
         let view = VertexView {
             v,

@@ -131,7 +131,7 @@ pub(super) fn init_states<P: VertexProgram>(
     } = *spill;
     let sbytes = P::State::BYTES;
     let k = bounds.len() - 1;
-    let mut degs = crate::store::degrees::DegreeStream::open(store.path(), "out")?;
+    let mut degs = crate::store::degrees::DegreeStream::open(store.root(), "out")?;
     let mut ranks = store.rank_reader()?;
     for i in 0..k {
         let (lo, hi) = (bounds[i], bounds[i + 1]);

@@ -73,7 +73,7 @@ pub struct SelectEngine {
 /// store's calibration, else the default.
 pub(crate) fn read_depth(store: &Store, depth: Option<usize>) -> usize {
     depth
-        .or_else(|| calibrate::load(store.path()).map(|c| c.best_depth))
+        .or_else(|| calibrate::load(store.root()).map(|c| c.best_depth))
         .unwrap_or(calibrate::DEFAULT_DEPTH)
 }
 

@@ -159,6 +159,21 @@ pub struct ParseOptions {
     /// header): a store without edges. Refused by default, as a sign of
     /// the wrong file or options.
     pub allow_empty: bool,
+    /// The ids are a store's (an update's edges): `ids` is the kind that
+    /// store holds, not a choice, so a line of the other kind is refused
+    /// as such, with no advice to read ids of the other kind.
+    pub store_ids: bool,
+}
+
+impl ParseOptions {
+    /// The way out of ids that are not integers where integers are read:
+    /// read them as strings, or (a store's ids) none but the store's kind.
+    pub(crate) fn not_integers_hint(&self) -> &'static str {
+        match self.store_ids {
+            true => "this store's vertex ids are integers: an update gives ids of the same kind",
+            false => "vertex ids that are not integers? pass --ids string",
+        }
+    }
 }
 
 /// What vertex ids an input holds.

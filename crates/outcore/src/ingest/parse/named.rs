@@ -300,6 +300,7 @@ mod tests {
         let p = DelimitedParser {
             delim: b',',
             columns: vec![cols],
+            ids_hint: "",
         };
         parse(Layout::Delimited(Arc::new(p)), text)
     }

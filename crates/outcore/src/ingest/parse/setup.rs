@@ -38,6 +38,7 @@ fn not_integers(
     file: &InputFile,
     line: &(u64, Vec<u8>),
     layout: &Layout,
+    opts: &ParseOptions,
     announced: bool,
 ) -> Error {
     let mut hints = Vec::new();
@@ -60,7 +61,7 @@ fn not_integers(
             )
         }
     };
-    hints.push("vertex ids that are not integers? pass --ids string");
+    hints.push(opts.not_integers_hint());
     Error::parse(
         &file.path,
         line.0,
@@ -167,6 +168,7 @@ impl FileSource {
                 } else {
                     let p = text::SnapParser {
                         weighted: opts.weighted,
+                        ids_hint: opts.not_integers_hint(),
                     };
                     (
                         Kind::Snap(Arc::new(p)),
@@ -311,7 +313,11 @@ fn delimited(
             shape::resolve_columns(f, delim, header, opts.columns.as_deref(), opts.weighted)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(text::DelimitedParser { delim, columns })
+    Ok(text::DelimitedParser {
+        delim,
+        columns,
+        ids_hint: opts.not_integers_hint(),
+    })
 }
 
 /// Whether each file's first line is a header: `--header`, or column names
@@ -343,7 +349,7 @@ fn text_starts(
         let start = shape::start(f, &layouts[i], announced, strings)?;
         if let Some(line) = &start.names {
             if decided {
-                return Err(not_integers(f, line, &layouts[i], announced));
+                return Err(not_integers(f, line, &layouts[i], opts, announced));
             }
             strings = true;
             note_strings(f, line.0, &line.1, announced);

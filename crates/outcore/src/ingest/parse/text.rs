@@ -12,6 +12,9 @@ use crate::ingest::RawEdge;
 /// Whitespace-separated `src dst [weight]` lines; `#`/`%` comments.
 pub(crate) struct SnapParser {
     pub weighted: bool,
+    /// The way out of ids that are not integers
+    /// ([`super::ParseOptions::not_integers_hint`]).
+    pub ids_hint: &'static str,
 }
 
 impl SnapParser {
@@ -24,7 +27,7 @@ impl SnapParser {
         } else {
             "expected two non-negative integer vertex ids (`src dst`, separated by spaces or tabs)"
         };
-        format!("{}{what}{}", fault.prefix(), strings_hint(fault))
+        format!("{}{what}{}", fault.prefix(), ids_hint(fault, self.ids_hint))
     }
 
     /// Parses the fields of one data line starting at `p` (not blank, not a comment).
@@ -102,13 +105,12 @@ pub(crate) fn too_few_fields(delim: u8, cols: &Columns) -> String {
     }
 }
 
-/// The way out of a line that is not integer ids: string ids.
-fn strings_hint(fault: Fault) -> &'static str {
+/// The way out of a line that is not integer ids (`hint`), for the
+/// faults such a line makes.
+fn ids_hint(fault: Fault, hint: &str) -> String {
     match fault {
-        Fault::Syntax | Fault::Negative | Fault::Overflow => {
-            " (vertex ids that are not integers? pass --ids string)"
-        }
-        _ => "",
+        Fault::Syntax | Fault::Negative | Fault::Overflow => format!(" ({hint})"),
+        _ => String::new(),
     }
 }
 
@@ -270,6 +272,8 @@ pub(crate) struct DelimitedParser {
     pub delim: u8,
     /// Columns per input file (names may resolve differently in each header).
     pub columns: Vec<Columns>,
+    /// As [`SnapParser::ids_hint`].
+    pub ids_hint: &'static str,
 }
 
 /// Splits a line (without `\n`) into fields at `delim`; a field that starts
@@ -328,7 +332,7 @@ impl DelimitedParser {
         if let Some(w) = cols.weight {
             s += &format!(" and a weight in column {w}");
         }
-        s + " (0-based)" + strings_hint(fault)
+        s + " (0-based)" + &ids_hint(fault, self.ids_hint)
     }
 
     #[inline]

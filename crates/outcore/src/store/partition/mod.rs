@@ -236,7 +236,7 @@ impl Partition {
                 return Err(Error::damaged(dir, &format!("{IDS_DIR}/{rel}"), why));
             }
         }
-        expect_entries(&ids, &manifest.ids);
+        expect_entries(&ids, &ids, &manifest.ids);
         Ok(Partition {
             path: dir.to_path_buf(),
             manifest,

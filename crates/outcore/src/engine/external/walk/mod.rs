@@ -293,7 +293,7 @@ fn walks_with<T: Slot>(
                 w0,
                 steps,
                 last: t == cfg.length,
-                degrees: crate::store::degrees::DegreeStream::open(store.path(), "out")?,
+                degrees: crate::store::degrees::DegreeStream::open(store.root(), "out")?,
                 at: 0,
                 deg: 0,
                 // Grown toward `sz.records` as walkers come.

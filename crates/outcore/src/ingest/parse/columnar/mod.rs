@@ -189,11 +189,15 @@ fn string_ids(opts: &ParseOptions, named: Option<(String, &Schema, usize)>) -> R
     Ok(match (opts.ids, named) {
         (IdKind::String, _) => true,
         (IdKind::Int, Some((what, schema, i))) => {
+            let hint = match opts.store_ids {
+                true => opts.not_integers_hint(),
+                false => "read them with --ids string or auto",
+            };
             return Err(Error::Invalid(format!(
-                "{what}: column `{}` holds {} vertex ids, not integers (read them with --ids string or auto)",
+                "{what}: column `{}` holds {} vertex ids, not integers ({hint})",
                 schema.fields()[i].name(),
                 schema.fields()[i].data_type()
-            )))
+            )));
         }
         (_, n) => n.is_some(),
     })

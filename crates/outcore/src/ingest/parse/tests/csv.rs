@@ -132,3 +132,34 @@ fn csv_errors() {
     assert_eq!(line, 1);
     assert!(msg.contains("tab-separated"), "{msg}");
 }
+
+/// Ids of a store's kind (an update's edges, `store_ids`): a line of the
+/// other kind is refused saying what the store holds, wherever the parser
+/// finds it (the first data line, or one further down, in snap and csv
+/// alike), never with advice to read the other kind.
+#[test]
+fn a_stores_ids_are_refused_in_its_terms() {
+    let d = tempfile::tempdir().unwrap();
+    let o = ParseOptions {
+        store_ids: true,
+        ..opts()
+    };
+    for (name, text, format, at) in [
+        (
+            "first.txt",
+            &b"ann bob\ncarl dave\n"[..],
+            InputFormat::Snap,
+            ":1:",
+        ),
+        ("later.txt", b"1 2\nann bob\n", InputFormat::Snap, ":2:"),
+        ("later.csv", b"1,2\nann,bob\n", InputFormat::Csv, ":2:"),
+    ] {
+        let p = write(d.path(), name, text);
+        let msg = read(from_ref(&p), format, &o).unwrap_err().to_string();
+        assert!(msg.contains(&format!("{name}{at}")), "{msg}");
+        assert!(
+            msg.contains("this store's vertex ids are integers") && !msg.contains("--ids"),
+            "{msg}"
+        );
+    }
+}

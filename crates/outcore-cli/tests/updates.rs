@@ -1,0 +1,143 @@
+//! `outcore update` between processes (issue 53): two updates of one store
+//! at once both land, and a removal set the budget cannot hold is refused
+//! with the store left as it was.
+
+mod common;
+
+use common::{bin, names, ok_in, walk};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Stdio;
+
+/// The edges of the store at `store` (both directions, sorted lines).
+fn edges(dir: &Path, store: &str) -> Vec<String> {
+    let out = ok_in(dir, &["export", store, "--both-directions", "--out", "-"]);
+    let mut v: Vec<String> = out.lines().map(str::to_string).collect();
+    v.sort();
+    v
+}
+
+/// Every file of the store at `store`, by path, with its bytes.
+fn files(store: &Path) -> BTreeMap<String, Vec<u8>> {
+    (walk(store).into_iter())
+        .map(|f| {
+            let rel = f
+                .strip_prefix(store)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (rel, std::fs::read(&f).unwrap())
+        })
+        .collect()
+}
+
+/// `text`'s edges, undirected: each the smaller id first.
+fn undirected(text: &str) -> BTreeSet<(u64, u64)> {
+    (text.lines())
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let mut f = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            let (s, d) = (f.next().unwrap(), f.next().unwrap());
+            (s.min(d), s.max(d))
+        })
+        .collect()
+}
+
+#[test]
+fn two_updates_at_once_both_land() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &["generate", "kron", "--scale", "12", "--edges", "k.txt"],
+    );
+    let base = std::fs::read_to_string(p.join("k.txt")).unwrap();
+    let lines: Vec<&str> = base.lines().filter(|l| !l.starts_with('#')).collect();
+    // Disjoint batches: each removes its own tenth of the base's lines
+    // and adds edges to new vertices of its own.
+    let mut want = undirected(&base);
+    for k in 0..2 {
+        let rm: String = (lines.iter().skip(k).step_by(10))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let add: String = (0..300)
+            .map(|i| format!("{} {}\n", (k + 1) * 1_000_000 + i, i * 7))
+            .collect();
+        std::fs::write(p.join(format!("rm{k}.txt")), &rm).unwrap();
+        std::fs::write(p.join(format!("add{k}.txt")), &add).unwrap();
+        let gone = undirected(&rm);
+        want.retain(|e| !gone.contains(e));
+        want.extend(undirected(&add));
+    }
+    // The oracle: an import of the edge list with both batches applied
+    // (compared by edges: an update keeps vertices that lost every edge).
+    let list: String = want.iter().map(|(s, d)| format!("{s} {d}\n")).collect();
+    std::fs::write(p.join("want.txt"), list).unwrap();
+    ok_in(
+        p,
+        &["import", "want.txt", "--undirected", "--out", "want.oc"],
+    );
+    for round in 0..3 {
+        let g = format!("g{round}.oc");
+        ok_in(p, &["import", "k.txt", "--undirected", "--out", &g]);
+        let spawn = |k: usize| {
+            bin()
+                .current_dir(p)
+                .args(["-q", "update", &g, "--add", &format!("add{k}.txt")])
+                .args(["--remove", &format!("rm{k}.txt")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        // Started together, in either order.
+        let (a, b) = (spawn(round % 2), spawn(1 - round % 2));
+        for c in [a, b] {
+            let o = c.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        assert!(
+            edges(p, &g) == edges(p, "want.oc"),
+            "round {round}: a batch was lost"
+        );
+        ok_in(p, &["verify", &g]);
+    }
+    assert!(
+        names(p).iter().all(|n| !n.starts_with('.')),
+        "leftovers: {:?}",
+        names(p)
+    );
+}
+
+#[test]
+fn removals_past_the_budget_are_refused_and_the_store_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &["generate", "kron", "--scale", "12", "--edges", "k.txt"],
+    );
+    // About a million edges to remove: more than 64 MiB's share holds.
+    ok_in(
+        p,
+        &["generate", "kron", "--scale", "16", "--edges", "rm.txt"],
+    );
+    ok_in(p, &["import", "k.txt", "--undirected", "--out", "g.oc"]);
+    let (before, listed) = (files(&p.join("g.oc")), names(p));
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "-q", "update", "g.oc", "--remove", "rm.txt", "--memory", "64MiB",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("memory budget") && err.contains("more edges to remove than"),
+        "{err}"
+    );
+    assert!(err.contains("raise --memory"), "{err}");
+    assert!(files(&p.join("g.oc")) == before, "the store changed");
+    assert_eq!(names(p), listed);
+}
