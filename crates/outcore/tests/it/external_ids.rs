@@ -1,8 +1,9 @@
-//! The external id remap: integer ids ranked on disk (names sorted in runs,
-//! edges ranked by two merge joins) build byte for byte the store the
-//! in-memory id map builds, for ids near 2^64, duplicate-heavy and
-//! vertex-heavy inputs, with sorters in memory or spilled; and a build whose
-//! ids outgrow the id map's share of the budget switches to it by itself.
+//! The external id remap: integer ids ranked on disk (sorted by the id
+//! collector's sorter, edges ranked by two merge joins) build byte for byte
+//! the store the in-memory id map builds, for ids near 2^64,
+//! duplicate-heavy and vertex-heavy inputs, with sorters in memory or
+//! spilled; and a build whose ids outgrow the id map's share of the budget
+//! goes on to disk by itself, reading its input once.
 
 use crate::common::{store_files, Passes, Rng};
 use outcore::ingest::build::{build_store, BuildOptions, BuildReport};
@@ -54,7 +55,10 @@ fn input(seed: u64, kind: u64) -> (Vec<(u64, u64, f64)>, Vec<u64>) {
     (edges, vertices)
 }
 
-fn check(seed: u64, kind: u64, directed: bool, cap: Option<u64>, drop_loops: bool) {
+/// `sampled`: the on-disk build's source gives a sample (range buckets);
+/// without one its input sorter hashes, and spilled, the joins sort it by
+/// source first.
+fn check(seed: u64, kind: u64, directed: bool, cap: Option<u64>, drop_loops: bool, sampled: bool) {
     outcore::progress::set_quiet(true);
     let (edges, vertices) = input(seed, kind);
     let dir = tempfile::tempdir().unwrap();
@@ -72,19 +76,15 @@ fn check(seed: u64, kind: u64, directed: bool, cap: Option<u64>, drop_loops: boo
         sort_buffer_cap: cap,
         ..opts
     };
-    let ext = build_store(
-        &mut source(&edges, &vertices),
-        &dir.path().join("b"),
-        &ext_opts,
-    )
-    .unwrap();
+    let mut ext_source = source(&edges, &vertices);
+    ext_source.sampled = sampled;
+    let mut src = Passes::new(Box::new(ext_source));
+    let ext = build_store(&mut src, &dir.path().join("b"), &ext_opts).unwrap();
+    assert_eq!(src.edges, 1, "kind {kind}: the input is read once");
     if cap.is_some() && edges.len() > 2048 {
         assert!(ext.spilled_bytes > 0, "kind {kind}: spilled");
     }
-    assert!(
-        ext.phases.iter().any(|p| p.0 == "names"),
-        "kind {kind}: ranked on disk"
-    );
+    assert!(on_disk(&ext), "kind {kind}: ranked on disk");
     assert_eq!(mem.manifest.has_id_map, kind != 3);
     same_store(&mem, &ext, &format!("kind {kind} seed {seed}"));
 }
@@ -98,10 +98,18 @@ proptest! {
         directed in any::<bool>(),
         spill in any::<bool>(),
         drop_loops in any::<bool>(),
+        sampled in any::<bool>(),
     ) {
         // A 48 KiB cap spills every sorter into many buckets.
-        check(seed, kind, directed, spill.then_some(48 << 10), drop_loops);
+        check(seed, kind, directed, spill.then_some(48 << 10), drop_loops, sampled);
     }
+}
+
+/// The build ranked its ids on disk (numbered them from the sorted ids,
+/// then joined the edges with the ranks).
+fn on_disk(r: &BuildReport) -> bool {
+    let phase = |name| r.phases.iter().any(|p| p.0 == name);
+    phase("ids") && phase("join")
 }
 
 /// 20,000 edges between `vertices`.
@@ -121,33 +129,51 @@ fn smallest_budget() -> BuildOptions {
     }
 }
 
+/// Ids that outgrow the collector's share go on to disk from the same read
+/// (the build used to start over and read the input again), whether they
+/// outgrow it in the source's vertex list or in its edges: one pass over
+/// each, and the store is the one the in-memory map builds.
 #[test]
-fn ids_outgrowing_the_map_are_ranked_on_disk() {
+fn ids_outgrowing_the_map_are_ranked_on_disk_from_one_read() {
     // 2.5 million sparse ids: more than the id collector's quarter of a
     // 128 MiB budget holds (16 bytes an id while collecting).
     outcore::progress::set_quiet(true);
     let mut rng = Rng::new(99);
     let vertices: Vec<u64> = (0..2_500_000).map(|_| rng.next() | 1 << 63).collect();
-    let edges = edges_among(&vertices);
+    let listed = (edges_among(&vertices), vertices.clone());
+    // 1.2 million edges between 2.4 million of them, and no vertex list.
+    let n = vertices.len();
+    let spanning = (0..1_200_000)
+        .map(|i| (vertices[i], vertices[(i * 7 + 1_200_000) % n], 1.0))
+        .collect::<Vec<_>>();
     let dir = tempfile::tempdir().unwrap();
-    let opts = smallest_budget();
-    let small = build_store(&mut source(&edges, &vertices), &dir.path().join("a"), &opts).unwrap();
-    assert!(
-        small.phases.iter().any(|p| p.0 == "names"),
-        "switched to the disk"
-    );
-    let big = BuildOptions {
-        memory: 1 << 30,
-        ..opts
-    };
-    let mem = build_store(&mut source(&edges, &vertices), &dir.path().join("b"), &big).unwrap();
-    assert!(!mem.phases.iter().any(|p| p.0 == "names"));
-    let mut a = store_files(&small.path);
-    let mut b = store_files(&mem.path);
-    // The budget is recorded in the manifest; everything else is equal.
-    a.remove("manifest.json");
-    b.remove("manifest.json");
-    assert!(a == b, "the same store either way");
+    for (case, (edges, vertices)) in [listed, (spanning, vec![])].iter().enumerate() {
+        let opts = smallest_budget();
+        let mut src = Passes::new(Box::new(source(edges, vertices)));
+        let small = build_store(&mut src, &dir.path().join(format!("a{case}")), &opts).unwrap();
+        let read = (src.vertices, src.edges);
+        assert_eq!(read, (1, 1), "case {case}: the input is read once");
+        assert!(on_disk(&small), "case {case}: on disk: {:?}", small.phases);
+        let big = BuildOptions {
+            memory: 1 << 30,
+            ..opts
+        };
+        let b = dir.path().join(format!("b{case}"));
+        let mem = build_store(&mut source(edges, vertices), &b, &big).unwrap();
+        assert!(!on_disk(&mem));
+        // The budget is recorded in the manifest; everything else is equal
+        // (the counts of input edges and duplicates too).
+        let files = |path| {
+            let mut f = store_files(path);
+            let m = f.get_mut("manifest.json").unwrap();
+            let mut v: serde_json::Value = serde_json::from_slice(m).unwrap();
+            v["build"]["memory_budget"] = 0.into();
+            *m = v.to_string().into_bytes();
+            f
+        };
+        let same = files(&small.path) == files(&mem.path);
+        assert!(same, "case {case}: the same store either way");
+    }
 }
 
 /// Millions of ids dense in their span (SNAP files, Kronecker lists) stay
@@ -162,7 +188,7 @@ fn dense_ids_stay_in_memory_at_the_smallest_budget() {
     let dir = tempfile::tempdir().unwrap();
     let opts = smallest_budget();
     let r = build_store(&mut source(&edges, &vertices), &dir.path().join("a"), &opts).unwrap();
-    assert!(!r.phases.iter().any(|p| p.0 == "names"), "{:?}", r.phases);
+    assert!(!on_disk(&r), "{:?}", r.phases);
     assert_eq!(r.manifest.num_vertices, vertices.len() as u64);
     let ext = BuildOptions {
         external_ids: true,

@@ -2,7 +2,9 @@
 //!
 //! 1. **Read**: the source's edges are canonicalised (undirected: src <= dst),
 //!    self-loops optionally dropped, and pushed into an external sorter keyed by
-//!    (src, dst) in original ids; distinct ids are collected on the way.
+//!    (src, dst) in original ids; distinct ids are collected on the way
+//!    (past their share of the budget they go on to disk, and are ranked
+//!    there by merge joins with no second read: `ondisk.rs`).
 //! 2. **Order** (`--order degree`, the default): a first pass over the sorted
 //!    stream counts every vertex's degree (distinct edges, in rank space:
 //!    rank = position of the original id among the sorted distinct ids); the
@@ -29,7 +31,6 @@ use super::EdgeSource;
 use crate::error::Result;
 use crate::ingest::scratch::Scratch;
 use crate::mem::Budget;
-use crate::progress::Progress;
 use crate::store::file::StoreDir;
 use crate::store::manifest::Manifest;
 pub use crate::store::VertexOrder;
@@ -101,65 +102,36 @@ fn build_with(
     };
     let budget = budget.clone();
     let s = &scratch;
-    if source.string_ids() {
-        return match opts.weighted {
-            true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Strings),
-            false => ranked::<()>(source, dir, s, opts, &budget, Ids::Strings),
-        };
-    }
-    // Ids not known to fit 32 bits are read as 8-byte edges unless the
-    // input's sample holds a wider one; the first wider id read widens
-    // them in place (`read.rs`).
-    // A pass starting over: the last pass's sorter files are deleted
-    // first (the scratch never names a file twice: this is for the disk).
-    let again = |force| {
-        s.drain();
-        StoreDir::create(dest, force)
-    };
-    let built = match (opts.external_ids, opts.weighted) {
-        (true, _) => Built::Outgrown,
-        (false, true) => build::<f64>(source, dir, s, opts, &budget, None)?,
-        (false, false) => build::<()>(source, dir, s, opts, &budget, None)?,
-    };
-    if let Built::Done(report) = built {
-        return Ok(report);
-    }
-    // The ids outgrew the in-memory map: start again, ranking them on disk.
-    if !opts.external_ids {
-        let note = "the vertex ids outgrow the id map's share of the budget; ranking them on disk instead (a second pass over the input)";
-        Progress::new("vertex ids").done(|| note.to_string());
-    }
-    let dir = again(opts.force)?;
-    match opts.weighted {
-        true => ranked::<f64>(source, dir, s, opts, &budget, Ids::Ints),
-        false => ranked::<()>(source, dir, s, opts, &budget, Ids::Ints),
+    // One read of the input whatever the ids are: names are ranked on
+    // disk from the start; integer ids go to the in-memory map, or, past
+    // its share, on to disk from that same read (`ondisk.rs`).
+    match (source.string_ids(), opts.weighted) {
+        (true, true) => ranked::<f64>(source, dir, s, opts, &budget),
+        (true, false) => ranked::<()>(source, dir, s, opts, &budget),
+        (false, true) => build::<f64>(source, dir, s, opts, &budget, None),
+        (false, false) => build::<()>(source, dir, s, opts, &budget, None),
     }
 }
 
-/// A build whose ids are ranked on disk first ([`named`]).
+/// A build whose string ids are ranked on disk first ([`named`]).
 fn ranked<W: Weight>(
     source: &mut dyn EdgeSource,
     mut dir: StoreDir,
     scratch: &Scratch,
     opts: &BuildOptions,
     budget: &Budget,
-    ids: Ids,
 ) -> Result<BuildReport> {
     let start = Instant::now();
-    let numbered = named::number_names::<W>(source, ids, &mut dir, scratch, opts, budget)?;
+    let numbered = named::number_names::<W>(source, &mut dir, scratch, opts, budget)?;
     // Ranks take 8 bytes past 2^32 - 1 ids, or when a wide store is asked
     // for (so the tests' wide builds run the u64 join); the build reads
     // them as 16-byte edges only past 2^32 ids (the ranked source says so).
     let (n, wide) = (numbered.n(), opts.wide(numbered.n()));
     // Refused before the join, not after it.
     phases::check_count(n)?;
-    let built = match wide {
+    match wide {
         false => joined::<W, u32>(numbered, dir, scratch, opts, budget, start),
         true => joined::<W, u64>(numbered, dir, scratch, opts, budget, start),
-    };
-    match built? {
-        Built::Done(report) => Ok(report),
-        _ => unreachable!("ranks are dense and as wide as the build's edges"),
     }
 }
 
@@ -172,7 +144,7 @@ fn joined<W: Weight, D: DenseId>(
     opts: &BuildOptions,
     budget: &Budget,
     start: Instant,
-) -> Result<Built> {
+) -> Result<BuildReport> {
     let (mut ranked, front) = numbered.join::<D>(scratch, opts, budget)?;
     let f = Some(named::Front {
         start: Some(start),
@@ -184,6 +156,7 @@ fn joined<W: Weight, D: DenseId>(
 mod distinct;
 mod manifest;
 mod named;
+mod ondisk;
 mod options;
 mod order;
 mod phases;
@@ -201,7 +174,6 @@ mod write;
 pub use options::{BuildOptions, OrderChoice};
 pub use relabel::relabel;
 
-use named::Ids;
 pub use order::SKEWED;
 use phases::build;
 pub(crate) use phases::check_count;
@@ -214,12 +186,4 @@ struct Counts {
     duplicates: u64,
     edges: u64,
     self_loops: u64,
-}
-
-/// How [`build`] ended.
-#[allow(clippy::large_enum_variant)] // one per build
-enum Built {
-    Done(BuildReport),
-    /// The ids outgrew the in-memory id map's share of the budget.
-    Outgrown,
 }

@@ -1,8 +1,7 @@
-//! Vertex ids mapped to ranks outside memory (merge joins on disk): the
+//! Vertex names mapped to ranks outside memory (merge joins on disk): the
 //! front of the build when a source's ids are names
-//! ([`crate::ingest::names`]), or integers too many for the in-memory id
-//! map (an integer is then named by its 8 big-endian bytes, whose byte order
-//! is numeric order, and fingerprinted by itself).
+//! ([`crate::ingest::names`]). Integer ids too many for the in-memory id
+//! map take the same joins from the build's own read (`ondisk.rs`).
 //!
 //! 1. **Read**: every edge goes to a sorter by source fingerprint (an
 //!    undirected edge first oriented by fingerprint, so both orientations of
@@ -20,22 +19,18 @@
 //! last still wins. Memory depends on the budget only, not on the number of
 //! names; each sorter spills to the scratch directory when its share fills.
 
-use super::ranks::{FpEdge, FpRank, HalfEdge, IdWriter, Names, RankSource, Ranks};
+use super::ranks::{FpEdge, FpRank, HalfEdge, IdWriter, RankSource, Ranks};
 use super::records::{DenseId, Weight};
 use super::{BuildOptions, BATCH, RESERVED};
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::names::{fingerprint, NameSorter};
 use crate::ingest::scratch::Scratch;
 use crate::ingest::sort::Sorted;
 use crate::ingest::{EdgeSource, NamedBatch, RawEdge};
-use crate::io::fault::Faulty;
 use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::file::StoreDir;
-use crate::store::IDS_FILE;
-use std::fs::File;
-use std::io::BufReader;
 use std::time::Instant;
 
 /// What the vertex ids of the source are.
@@ -43,8 +38,8 @@ use std::time::Instant;
 pub(super) enum Ids {
     /// Names ([`EdgeSource::for_each_named_batch`]): `ids.str` + `ids.off`.
     Strings,
-    /// Integers ([`EdgeSource::for_each_edge_batch`]) too many for the
-    /// in-memory id map: `ids.bin`.
+    /// Integers too many for the in-memory id map (`ondisk.rs`):
+    /// `ids.bin`.
     Ints,
 }
 
@@ -58,14 +53,15 @@ pub(super) struct Front {
     pub phases: Vec<(&'static str, f64)>,
     pub spilled: u64,
     pub input_bytes: Option<u64>,
+    /// The input's edges and the self-loops dropped, when the build proper
+    /// reads what remains of them (`ondisk.rs`).
+    pub counts: Option<(u64, u64)>,
 }
 
 /// Steps 1 and 2 of the module docs, up to the number of distinct ids
 /// (which says how wide the ranks must be); [`Numbered::join`] is step 3.
 pub(super) struct Numbered<W: Weight> {
     describe: String,
-    ids: Ids,
-    has_id_map: bool,
     by_source: Sorted<FpEdge<W>>,
     ranks: Ranks,
     n: u64,
@@ -79,7 +75,6 @@ pub(super) struct Numbered<W: Weight> {
 /// Steps 1 and 2 of the module docs.
 pub(super) fn number_names<W: Weight>(
     source: &mut dyn EdgeSource,
-    ids: Ids,
     dir: &mut StoreDir,
     scratch: &Scratch,
     opts: &BuildOptions,
@@ -89,17 +84,7 @@ pub(super) fn number_names<W: Weight>(
     let reserved = budget.charge(RESERVED, "input pipeline and writers")?;
     let cap = |b: u64| opts.sort_buffer_cap.map_or(b, |c| c.min(b));
     let free = budget.available();
-    let mut names = match ids {
-        Ids::Strings => Names::Bytes(NameSorter::new(scratch, budget, cap(free / 3))?),
-        Ids::Ints => Names::Ints(BucketSorter::new(
-            "vertex ids",
-            scratch,
-            budget,
-            cap(free / 3),
-            Split::Ordered,
-            source.expected_edges().map(|m| 2 * m),
-        )?),
-    };
+    let mut names = NameSorter::new(scratch, budget, cap(free / 3))?;
     let mut edges = BucketSorter::<FpEdge<W>>::new(
         "edges by source name",
         scratch,
@@ -133,40 +118,16 @@ pub(super) fn number_names<W: Weight>(
         }
         Ok(())
     };
-    match ids {
-        Ids::Strings => source.for_each_named_batch(&mut |b: &NamedBatch| {
-            for n in b.names() {
-                names.push_name(n)?;
-            }
-            for e in &b.edges {
-                push(e.src, e.dst, e.weight)?;
-            }
-            count += b.edges.len() as u64;
-            tick(count)
-        })?,
-        Ids::Ints => {
-            // An integer is named by its big-endian bytes (byte order is
-            // numeric order) and fingerprinted by itself.
-            source.for_each_vertex_batch(&mut |vs| {
-                vs.iter().try_for_each(|&v| names.push_int(v))?;
-                crate::cancel::check()
-            })?;
-            source.for_each_edge_batch(&mut |batch| {
-                let mut last = None;
-                for e in batch {
-                    for v in [e.src, e.dst] {
-                        if last != Some(v) {
-                            names.push_int(v)?;
-                            last = Some(v);
-                        }
-                    }
-                    push(e.src as u128, e.dst as u128, e.weight)?;
-                }
-                count += batch.len() as u64;
-                tick(count)
-            })?
+    source.for_each_named_batch(&mut |b: &NamedBatch| {
+        for n in b.names() {
+            names.push(n)?;
         }
-    }
+        for e in &b.edges {
+            push(e.src, e.dst, e.weight)?;
+        }
+        count += b.edges.len() as u64;
+        tick(count)
+    })?;
     progress.done(|| format!("{count} edges"));
     let read = t.elapsed().as_secs_f64();
     // Sorted now: in memory the buffer shrinks to the edges, spilled it
@@ -178,60 +139,38 @@ pub(super) fn number_names<W: Weight>(
     // Names: ranks in byte order, written to the store.
     let t = Instant::now();
     let mut progress = Progress::new("number vertex names");
-    let (mut stream, names_spilled) = names.finish()?;
-    spilled += names_spilled;
-    // Names come in byte order: integers, named by their big-endian bytes,
-    // are already in fingerprint order; names need a sort.
-    let mut ranks = match ids {
-        Ids::Strings => Some(BucketSorter::<FpRank>::new(
-            "vertex names by fingerprint",
-            scratch,
-            budget,
-            cap(budget.available() / 2),
-            Split::Ordered,
-            None,
-        )?),
-        Ids::Ints => None,
-    };
-    let mut out = IdWriter::new(ids, dir)?;
+    let mut stream = names.finish()?;
+    spilled += stream.spilled_bytes();
+    // Names come in byte order; the joins take them by fingerprint.
+    let mut ranks = BucketSorter::<FpRank>::new(
+        "vertex names by fingerprint",
+        scratch,
+        budget,
+        cap(budget.available() / 2),
+        Split::Ordered,
+        None,
+    )?;
+    let mut out = IdWriter::new(Ids::Strings, dir)?;
     let mut n = 0u64;
     while let Some(name) = stream.next_name()? {
-        if let Some(r) = ranks.as_mut() {
-            r.push(FpRank {
-                fp: fingerprint(name),
-                rank: n,
-            })?;
-        }
+        ranks.push(FpRank {
+            fp: fingerprint(name),
+            rank: n,
+        })?;
         if out.push(name, n)? {
             crate::cancel::check()?;
             progress.tick(|| format!("{n} names"));
         }
         n += 1;
     }
-    let has_id_map = out.finish(dir)?;
+    out.finish(dir)?;
     drop(stream);
     progress.done(|| format!("{n} distinct vertex ids"));
-    let ranks = Ranks::new(match ranks {
-        Some(mut r) => {
-            r.park()?;
-            spilled += r.spilled_bytes();
-            RankSource::Sorted(r.finish()?)
-        }
-        None if has_id_map => {
-            let path = dir.tmp_path().join(IDS_FILE);
-            let f = File::open(&path).at(&path)?;
-            RankSource::Ids {
-                input: BufReader::with_capacity(1 << 20, Faulty(f)),
-                path,
-                next: 0,
-            }
-        }
-        None => RankSource::Identity { next: 0, n },
-    });
+    ranks.park()?;
+    spilled += ranks.spilled_bytes();
+    let ranks = Ranks::new(RankSource::Sorted(ranks.finish()?));
     Ok(Numbered {
         describe: source.describe(),
-        ids,
-        has_id_map,
         by_source,
         ranks,
         n,
@@ -296,20 +235,15 @@ impl<W: Weight> Numbered<W> {
         drop(self.reserved);
         phases.push(("join", t.elapsed().as_secs_f64()));
         let front = Front {
-            ids: self.ids,
-            has_id_map: self.has_id_map,
+            ids: Ids::Strings,
+            has_id_map: true,
             start: None,
             phases,
             spilled,
             input_bytes: self.input_bytes,
+            counts: None,
         };
-        let ranked = RankedSource {
-            describe: self.describe,
-            halves,
-            ranks,
-            n: self.n,
-            edges: count,
-        };
+        let ranked = RankedSource::new(self.describe, halves, ranks, self.n, count);
         Ok((ranked, front))
     }
 }
@@ -321,6 +255,26 @@ pub(super) struct RankedSource<W: Weight, D: DenseId> {
     ranks: Ranks,
     n: u64,
     edges: u64,
+}
+
+impl<W: Weight, D: DenseId> RankedSource<W, D> {
+    /// `edges` half edges sorted by target, joined with `ranks`, of `n`
+    /// vertices.
+    pub(super) fn new(
+        describe: String,
+        halves: Sorted<HalfEdge<W, D>>,
+        ranks: Ranks,
+        n: u64,
+        edges: u64,
+    ) -> Self {
+        RankedSource {
+            describe,
+            halves,
+            ranks,
+            n,
+            edges,
+        }
+    }
 }
 
 impl<W: Weight, D: DenseId> EdgeSource for RankedSource<W, D> {

@@ -6,11 +6,11 @@ use super::named::{self, Ids};
 use super::order::{self, degree_order, note_original_order};
 use super::records::{DenseId, InputEdge, Weight};
 use super::remap::{self, remap};
-use super::{manifest, read, write, BuildOptions, BuildReport, Built, Counts, VertexOrder};
+use super::{manifest, ondisk, read, write, BuildOptions, BuildReport, Counts, VertexOrder};
 use super::{RESERVED, WRITERS_RESERVED};
 use crate::error::{Error, Result};
 use crate::ingest::bucket::BucketSorter;
-use crate::ingest::idmap::IdMap;
+use crate::ingest::idmap::{Collected, IdMap};
 use crate::ingest::scratch::Scratch;
 use crate::ingest::EdgeSource;
 use crate::mem::budget::Charge;
@@ -32,7 +32,9 @@ pub(crate) fn check_count(n: u64) -> Result<()> {
 }
 
 /// The build proper; `front` is set when ids were ranked on disk first (the
-/// source then holds ranks, and the store the ids). The input
+/// source then holds ranks, and the store the ids): string ids before it
+/// ([`named`]), integer ids after its read outgrew the id map
+/// ([`ondisk`], which comes back here with the ranks). The input
 /// edges are 8 or 16 bytes as the read found them ([`read::Input`]); the
 /// dense ids as wide as the store is, chosen once the input is read and
 /// its vertices counted ([`BuildOptions::wide`]): u64 in a wide store, else
@@ -44,7 +46,7 @@ pub(super) fn build<W: Weight>(
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-) -> Result<Built> {
+) -> Result<BuildReport> {
     let start = front
         .as_ref()
         .and_then(|f| f.start)
@@ -73,17 +75,21 @@ pub(super) fn build<W: Weight>(
         _ => free / 4,
     };
     let total_bytes = source.input_bytes();
+    // The plan's line says where the ids go (integer ids ranked on disk
+    // after the read: said by that read's line).
     let ids = match (&front, dense_n) {
-        (Some(f), _) if f.ids == Ids::Strings => "string ids ranked on disk",
-        (Some(_), _) => "ids ranked on disk",
-        (None, Some(_)) => "dense ids",
-        (None, None) => "ids in memory",
+        (Some(f), _) if f.ids == Ids::Strings => Some("string ids ranked on disk"),
+        (Some(_), _) => None,
+        (None, Some(_)) => Some("dense ids"),
+        (None, None) if opts.external_ids => Some("ids ranked on disk"),
+        (None, None) => Some("ids in memory"),
     };
-    let label = match front {
-        Some(_) => "join target names".to_string(),
+    let label = match &front {
+        Some(f) if f.ids == Ids::Strings => "join target names".to_string(),
+        Some(_) => "join target ids".to_string(),
         None => format!("read {}", source.describe()),
     };
-    let (input, idmap, shape) = match read::edges::<W>(
+    let (input, ids, shape) = read::edges::<W>(
         source,
         scratch,
         opts,
@@ -91,11 +97,33 @@ pub(super) fn build<W: Weight>(
         &read::Shares { free, held, ids },
         &label,
         &mut counts,
-    )? {
-        Ok(r) => r,
-        Err(stop) => return Ok(stop),
-    };
+    )?;
     drop(pipeline);
+    if let Some((input_edges, dropped)) = front.as_ref().and_then(|f| f.counts) {
+        // The source is what remained of the input after its read.
+        counts.input_edges = input_edges;
+        counts.self_loops_dropped = dropped;
+    }
+    let idmap = match ids {
+        Collected::Map(m) => m,
+        // The ids outgrew the map: ranked on disk, and the build proper
+        // reads the edges in ranks.
+        Collected::Disk(ids) => {
+            let first = ondisk::FirstRead {
+                start,
+                read: t1.elapsed().as_secs_f64(),
+                counts,
+                ordered: shape.ordered,
+                input_bytes: total_bytes,
+                describe: source.describe(),
+                writers,
+            };
+            return match input {
+                read::Input::Narrow(s) => ondisk::build(s, ids, dir, scratch, opts, &budget, first),
+                read::Input::Wide(s) => ondisk::build(s, ids, dir, scratch, opts, &budget, first),
+            };
+        }
+    };
     let n = idmap.len();
     check_count(n)?;
     let read = ReadPhase {
@@ -127,7 +155,7 @@ fn wide_or_not<W: Weight, E: InputEdge<W = W>>(
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-) -> Result<Built> {
+) -> Result<BuildReport> {
     let rest = match opts.wide(read.idmap.len()) {
         true => rest::<W, E, u64>,
         false => rest::<W, E, u32>,
@@ -158,7 +186,7 @@ fn rest<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     opts: &BuildOptions,
     budget: &Budget,
     front: Option<named::Front>,
-) -> Result<Built> {
+) -> Result<BuildReport> {
     let ReadPhase {
         mut dir,
         start,
@@ -308,7 +336,7 @@ fn rest<W: Weight, E: InputEdge<W = W>, I: DenseId>(
     });
     let path = dir.commit(manifest.clone())?;
     let manifest = crate::store::Manifest::read(&path)?;
-    Ok(Built::Done(BuildReport {
+    Ok(BuildReport {
         path,
         manifest,
         seconds,
@@ -316,5 +344,5 @@ fn rest<W: Weight, E: InputEdge<W = W>, I: DenseId>(
         input_bytes: total_bytes,
         spilled_bytes: spilled,
         peak_rss_bytes: peak_rss_bytes(),
-    }))
+    })
 }

@@ -4,11 +4,11 @@
 //! collected on the way, on a second thread ([`super::stages::feed`]).
 
 use super::records::{InputEdge, Keyed, Orig, Weight};
-use super::{stages, BuildOptions, Built, Counts, ID_BATCH};
+use super::{stages, BuildOptions, Counts, ID_BATCH};
 use crate::cancel;
 use crate::error::{Error, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
-use crate::ingest::idmap::{IdCollector, IdMap};
+use crate::ingest::idmap::{Collected, IdCollector, IdMap};
 use crate::ingest::scratch::Scratch;
 use crate::ingest::{EdgeSource, RawEdge};
 use crate::mem::Budget;
@@ -33,8 +33,9 @@ pub(super) enum Input<W: Weight> {
     Wide(BucketSorter<Orig<W>>),
 }
 
-/// The input's edges, its ids, and its shape.
-pub(super) type Read<W> = (Input<W>, IdMap, Shape);
+/// The input's edges, its ids (in memory, or sorted on disk), and its
+/// shape.
+pub(super) type Read<W> = (Input<W>, Collected, Shape);
 
 /// The budget as the read found it and what it holds back for later phases.
 #[derive(Clone, Copy)]
@@ -43,16 +44,16 @@ pub(super) struct Shares {
     pub free: u64,
     /// Held back from the input sorter (the id map, the degree order).
     pub held: u64,
-    /// Where the ids are numbered, for the plan's line.
-    pub ids: &'static str,
+    /// Where the ids are numbered, for the plan's line (none: no line).
+    pub ids: Option<&'static str>,
 }
 
 /// Reads every edge into the input sorter; the id map of what was read.
 /// The edges are 8 bytes when the source promises 32-bit ids, or its
 /// sample (or, dense, its count) holds none wider, or it gives no sample;
 /// the first wider id then moves what was read into a 16-byte sorter and
-/// the read goes on there ([`widen`]). `Err(Built)`: the ids outgrew the
-/// map and the build must start over.
+/// the read goes on there ([`widen`]). Ids that outgrow the collector's
+/// share go on to disk ([`Collected::Disk`]): the read is not repeated.
 pub(super) fn edges<W: Weight>(
     source: &mut dyn EdgeSource,
     scratch: &Scratch,
@@ -61,7 +62,7 @@ pub(super) fn edges<W: Weight>(
     shares: &Shares,
     label: &str,
     counts: &mut Counts,
-) -> Result<std::result::Result<Read<W>, Built>> {
+) -> Result<Read<W>> {
     let dense_n = source.dense_vertex_count();
     let Shares {
         free,
@@ -70,7 +71,14 @@ pub(super) fn edges<W: Weight>(
     } = *shares;
     let mut ids = match dense_n {
         Some(_) => None,
-        None => Some(IdCollector::new(budget, free / 4)),
+        None => {
+            let c = IdCollector::new(budget, free / 4, scratch, source.expected_edges())
+                .capped(opts.sort_buffer_cap);
+            Some(match opts.external_ids {
+                true => c.on_disk()?,
+                false => c,
+            })
+        }
     };
     let total_bytes = source.input_bytes();
     let undirected = !opts.directed;
@@ -102,7 +110,9 @@ pub(super) fn edges<W: Weight>(
         true => Split::Ordered,
         false => Split::Hashed,
     };
-    plan(numbered, narrow, split);
+    if let Some(ids) = numbered {
+        plan(ids, narrow, split);
+    }
     let make = Make {
         scratch,
         budget,
@@ -122,14 +132,10 @@ pub(super) fn edges<W: Weight>(
         None => Progress::new(label.to_string()),
     };
     if let Some(c) = ids.as_mut() {
-        let read = source.for_each_vertex_batch(&mut |batch| {
+        source.for_each_vertex_batch(&mut |batch| {
             batch.iter().try_for_each(|&v| c.add(v))?;
             cancel::check()
-        });
-        if read.is_err() && c.outgrown() {
-            return Ok(Err(Built::Outgrown));
-        }
-        read?;
+        })?;
     }
     let consumed = source.consumed_counter().filter(|_| total_bytes.is_some());
     // Ids are collected on a second thread (random bitmap updates, 60% of
@@ -188,23 +194,21 @@ pub(super) fn edges<W: Weight>(
             },
         )
     };
-    if collected.is_err() && ids.as_ref().is_some_and(|c| c.outgrown()) {
-        return Ok(Err(Built::Outgrown));
-    }
     collected?;
     read?;
     let consumed = source.bytes_consumed();
     let read_msg = read_progress(counts.input_edges, total_bytes, consumed);
     progress.done(|| read_msg);
-    let idmap = match ids {
-        Some(c) => match c.finish() {
-            Err(Error::Budget(_)) => return Ok(Err(Built::Outgrown)),
-            r => r?,
-        },
-        None => IdMap::identity(dense_n.unwrap_or(0)),
+    let ids = match ids {
+        Some(c) => c.finish()?,
+        None => Collected::Map(IdMap::identity(dense_n.unwrap_or(0))),
     };
+    if matches!(ids, Collected::Disk(_)) && !opts.external_ids {
+        let note = "the vertex ids outgrew the id map's share of the budget; they are ranked on disk (the input is not read again)";
+        Progress::new("vertex ids").done(|| note.to_string());
+    }
     let input = input.ok_or_else(|| Error::Invalid("the input sorter was lost".into()))?;
-    Ok(Ok((input, idmap, shape)))
+    Ok((input, ids, shape))
 }
 
 /// Says on stderr what was decided before the read: where the ids are
@@ -334,7 +338,7 @@ mod tests {
         let shares = Shares {
             free: budget.available(),
             held: 0,
-            ids: "ids in memory",
+            ids: Some("ids in memory"),
         };
         let (input, _, shape) = edges::<()>(
             &mut source,
@@ -345,8 +349,6 @@ mod tests {
             "test",
             &mut Counts::default(),
         )
-        .unwrap()
-        .ok()
         .unwrap();
         let Input::Narrow(mut sorter) = input else {
             panic!("ids below 2^32 are read as 8-byte edges")

@@ -7,7 +7,8 @@
 //! short search) rather than a binary search over the whole array.
 //!
 //! The ids are gathered by [`IdCollector`] (`collect.rs`: a bitmap over
-//! the id range, else a sorted list) before the map is built.
+//! the id range, else a sorted list) before the map is built; ids that
+//! outgrow its share are handed on sorted on disk instead ([`Collected`]).
 
 mod collect;
 #[cfg(test)]
@@ -17,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 
-pub use collect::IdCollector;
+pub use collect::{Collected, IdCollector, SortedIds};
 
 /// The ids a bitmap's words hold (bit `i` of word `w`: id `64w + i`).
 fn words_ids(words: impl Iterator<Item = u64>) -> impl Iterator<Item = u64> {
@@ -136,13 +137,27 @@ impl IdMap {
     }
 
     /// A map from sorted distinct ids; the identity if they are exactly `0..n`.
-    /// Sparse ids past 2^32 - 1 of them (whose bucket bounds would not fit
-    /// 32 bits, and whose list alone is 32 GiB) are a budget error: the
-    /// build ranks them on disk.
+    /// A budget error when the map does not fit ([`IdMap::try_sorted`]).
     pub fn from_sorted(ids: Vec<u64>, budget: &Budget) -> Result<IdMap> {
+        Self::try_sorted(ids, budget)?.map_err(|ids| {
+            Error::Budget(format!(
+                "the id map of {} sparse vertex ids does not fit the budget",
+                ids.len()
+            ))
+        })
+    }
+
+    /// [`IdMap::from_sorted`], or `Err(ids)` back when the map does not
+    /// fit the budget: the ids then go to disk (`collect.rs`). So do sparse
+    /// ids past 2^32 - 1 of them (whose bucket bounds would not fit 32
+    /// bits, and whose list alone is 32 GiB).
+    pub fn try_sorted(
+        ids: Vec<u64>,
+        budget: &Budget,
+    ) -> Result<std::result::Result<IdMap, Vec<u64>>> {
         let n = ids.len() as u64;
         if ids.last().is_none_or(|&l| l == n - 1) {
-            return Ok(IdMap::identity(n));
+            return Ok(Ok(IdMap::identity(n)));
         }
         let min = ids[0];
         let span = ids[ids.len() - 1] - min;
@@ -152,22 +167,27 @@ impl IdMap {
                 let o = id - min;
                 words[(o >> 6) as usize] |= 1 << (o & 63);
             }
-            return IdMap::ranked(min, n, words.into_iter(), budget);
+            return match IdMap::ranked(min, n, words.into_iter(), budget) {
+                Ok(map) => Ok(Ok(map)),
+                Err(Error::Budget(_)) => Ok(Err(ids)),
+                Err(e) => Err(e),
+            };
         }
         if n > u32::MAX as u64 {
-            // More than a store holds is refused now, not after the input
-            // is ranked again on disk.
+            // More than a store holds is refused now, not after the ids
+            // are ranked on disk.
             crate::ingest::build::check_count(n)?;
-            return Err(Error::Budget(format!(
-                "{n} sparse vertex ids: the in-memory id map holds at most {}",
-                u32::MAX
-            )));
+            return Ok(Err(ids));
         }
         let bits = 64 - span.leading_zeros();
         let want_bits = 64 - (n.max(2) - 1).leading_zeros() + 1; // about 2 buckets per id
         let shift = bits.saturating_sub(want_bits);
         let nb = (span >> shift) as usize + 2;
-        let charge = budget.charge((ids.len() * 8 + nb * 4) as u64, "vertex id map")?;
+        let charge = match budget.charge((ids.len() * 8 + nb * 4) as u64, "vertex id map") {
+            Ok(c) => c,
+            Err(Error::Budget(_)) => return Ok(Err(ids)),
+            Err(e) => return Err(e),
+        };
         let mut bucket = vec![0u32; nb];
         let mut i = 0usize;
         for (b, slot) in bucket.iter_mut().enumerate() {
@@ -176,7 +196,7 @@ impl IdMap {
             }
             *slot = i as u32;
         }
-        Ok(IdMap {
+        Ok(Ok(IdMap {
             ids,
             n,
             identity: false,
@@ -185,7 +205,7 @@ impl IdMap {
             shift,
             bits: Vec::new(),
             _charge: Some(charge),
-        })
+        }))
     }
 
     /// Number of vertices.

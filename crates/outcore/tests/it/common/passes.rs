@@ -11,11 +11,17 @@ pub struct Passes {
     pub inner: Box<dyn EdgeSource>,
     /// Calls of `for_each_edge_batch` or `for_each_named_batch`.
     pub edges: u32,
+    /// Calls of `for_each_vertex_batch` (a source's vertex list).
+    pub vertices: u32,
 }
 
 impl Passes {
     pub fn new(inner: Box<dyn EdgeSource>) -> Self {
-        Passes { inner, edges: 0 }
+        Passes {
+            inner,
+            edges: 0,
+            vertices: 0,
+        }
     }
 }
 
@@ -42,6 +48,7 @@ impl EdgeSource for Passes {
         self.inner.dense_vertex_count()
     }
     fn for_each_vertex_batch(&mut self, f: &mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()> {
+        self.vertices += 1;
         self.inner.for_each_vertex_batch(f)
     }
     fn string_ids(&self) -> bool {

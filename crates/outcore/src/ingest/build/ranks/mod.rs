@@ -1,14 +1,11 @@
-//! The pieces of ranking ids on disk ([`super::named`]): the records the
-//! joins sort, the name sorter (byte strings, or integers as 8-byte
-//! records), the writer of the store's id files, and the (fingerprint, rank)
-//! stream the joins read.
+//! The pieces of ranking ids on disk ([`super::named`], `ondisk.rs`): the
+//! records the joins sort, the writer of the store's id files, and the
+//! (fingerprint, rank) stream the joins read.
 
 use super::named::Ids;
-use super::records::{DenseId, Keyed, Weight};
+use super::records::{DenseId, Weight};
 use super::BATCH;
 use crate::error::{Error, IoContext, Result};
-use crate::ingest::bucket::BucketSorter;
-use crate::ingest::names::{NameSorter, NameStream};
 use crate::ingest::sort::{Record, Sorted};
 use crate::io::fault::Faulty;
 use crate::store::file::{DataWriter, StoreDir, WriteLe};
@@ -135,70 +132,6 @@ impl Record for FpRank {
     }
 }
 
-/// The name sorter: byte strings, or integers as 8-byte records.
-#[allow(clippy::large_enum_variant)] // one per build
-pub(super) enum Names {
-    Bytes(NameSorter),
-    Ints(BucketSorter<Keyed<()>>),
-}
-
-impl Names {
-    pub(super) fn push_name(&mut self, name: &[u8]) -> Result<()> {
-        match self {
-            Names::Bytes(s) => s.push(name),
-            Names::Ints(_) => unreachable!("integer ids are pushed as integers"),
-        }
-    }
-
-    pub(super) fn push_int(&mut self, v: u64) -> Result<()> {
-        match self {
-            Names::Ints(s) => s.push(Keyed { key: v, w: () }),
-            Names::Bytes(_) => unreachable!("names are pushed as bytes"),
-        }
-    }
-
-    /// The distinct names in byte order, and the bytes spilled on the way.
-    pub(super) fn finish(self) -> Result<(NamesInOrder, u64)> {
-        Ok(match self {
-            Names::Bytes(s) => {
-                let st = s.finish()?;
-                let spilled = st.spilled_bytes();
-                (NamesInOrder::Bytes(st), spilled)
-            }
-            Names::Ints(mut s) => {
-                s.park()?;
-                let spilled = s.spilled_bytes();
-                let sorted = s.finish()?;
-                (NamesInOrder::Ints(sorted, None, [0; 8]), spilled)
-            }
-        })
-    }
-}
-
-pub(super) enum NamesInOrder {
-    Bytes(NameStream),
-    /// The sorted ids, the last one given, its big-endian bytes.
-    Ints(Sorted<Keyed<()>>, Option<u64>, [u8; 8]),
-}
-
-impl NamesInOrder {
-    pub(super) fn next_name(&mut self) -> Result<Option<&[u8]>> {
-        match self {
-            NamesInOrder::Bytes(s) => s.next_name(),
-            NamesInOrder::Ints(sorted, last, buf) => loop {
-                let Some(r) = sorted.next_record()? else {
-                    return Ok(None);
-                };
-                if *last != Some(r.key) {
-                    *last = Some(r.key);
-                    *buf = r.key.to_be_bytes();
-                    return Ok(Some(&buf[..]));
-                }
-            },
-        }
-    }
-}
-
 /// Writes the ids by rank into the store.
 #[allow(clippy::large_enum_variant)] // one per build
 pub(super) enum IdWriter {
@@ -233,7 +166,8 @@ impl IdWriter {
         })
     }
 
-    /// Writes rank `r`'s name; true when a batch went out.
+    /// Writes rank `r`'s name (an integer id: its 8 big-endian bytes); true
+    /// when a batch went out.
     pub(super) fn push(&mut self, name: &[u8], r: u64) -> Result<bool> {
         let (w, buf) = match self {
             IdWriter::Strings {
@@ -311,6 +245,21 @@ pub(super) enum RankSource {
 }
 
 impl RankSource {
+    /// Integer ids numbered into `dir` ([`IdWriter::finish`] said whether
+    /// it kept `ids.bin`): ascending, each its own fingerprint.
+    pub(super) fn ints(dir: &StoreDir, has_id_map: bool, n: u64) -> Result<RankSource> {
+        if !has_id_map {
+            return Ok(RankSource::Identity { next: 0, n });
+        }
+        let path = dir.tmp_path().join(IDS_FILE);
+        let f = File::open(&path).at(&path)?;
+        Ok(RankSource::Ids {
+            input: BufReader::with_capacity(1 << 20, Faulty(f)),
+            path,
+            next: 0,
+        })
+    }
+
     fn next_record(&mut self) -> Result<Option<FpRank>> {
         match self {
             RankSource::Sorted(s) => s.next_record(),

@@ -2,7 +2,7 @@
 //! range needs, wide ranks carried whole.
 
 use super::*;
-use crate::ingest::bucket::Split;
+use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::scratch::Scratch;
 use crate::mem::Budget;
 
