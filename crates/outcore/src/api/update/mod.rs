@@ -25,7 +25,7 @@ use crate::ingest::parse::{IdKind, InputFormat, ParseOptions};
 use crate::ingest::EdgeSource;
 use crate::size::format_size;
 use crate::store::manifest::MANIFEST_FILE;
-use crate::store::{csrcode, Store};
+use crate::store::Store;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -255,25 +255,10 @@ fn rewrite(
 
 /// The options the store was built with, as far as they shape its files.
 fn rebuild_options(store: &Store, memory: u64, opts: &UpdateOptions) -> Result<BuildOptions> {
-    let m = store.manifest();
     Ok(BuildOptions {
-        directed: m.directed,
-        weighted: m.weighted,
-        drop_self_loops: m.build.drop_self_loops,
         memory,
         scratch_dir: opts.scratch_dir.clone(),
         force: true,
-        group_tiles: m.tiles.group_tiles,
-        page_bytes: m.csr.page_bytes,
-        format: m.build.format.clone(),
-        order: m.vertex_order,
-        order_auto: false,
-        compress: m.tiles.compression.is_some(),
-        csr_code: match m.csr.compression.as_deref() {
-            Some(csrcode::HUFF) => csrcode::Code::Small,
-            _ => csrcode::Code::Fast,
-        },
-        csr_id_bytes: m.csr.id_bytes,
-        ..BuildOptions::default()
+        ..BuildOptions::shaped_like(store.manifest())
     })
 }

@@ -100,6 +100,30 @@ impl Default for BuildOptions {
 }
 
 impl BuildOptions {
+    /// The options that shape the files of the store `m` describes
+    /// (direction, weights, layout, codes, width, order), the rest default:
+    /// what a rebuild of it (an update) or a build beside it (a shard) uses.
+    pub fn shaped_like(m: &crate::store::manifest::Manifest) -> BuildOptions {
+        use crate::store::csrcode;
+        BuildOptions {
+            directed: m.directed,
+            weighted: m.weighted,
+            drop_self_loops: m.build.drop_self_loops,
+            group_tiles: m.tiles.group_tiles,
+            page_bytes: m.csr.page_bytes,
+            format: m.build.format.clone(),
+            order: m.vertex_order,
+            order_auto: false,
+            compress: m.tiles.compression.is_some(),
+            csr_code: match m.csr.compression.as_deref() {
+                Some(csrcode::HUFF) => csrcode::Code::Small,
+                _ => csrcode::Code::Fast,
+            },
+            csr_id_bytes: m.csr.id_bytes,
+            ..BuildOptions::default()
+        }
+    }
+
     /// Whether the build carries dense ids as u64 and writes a wide store
     /// (8-byte CSR slots): when `csr_id_bytes` asks for it, or when the
     /// `n` vertices counted are more than u32 ids hold (`narrow_max`).

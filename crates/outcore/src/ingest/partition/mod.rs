@@ -35,7 +35,7 @@ use crate::store::partition::{
     shard_name, Balance, PartitionManifest, ShardInfo, FORMAT_NAME, FORMAT_VERSION, IDS_DIR,
     PARTITION_FILE,
 };
-use crate::store::{csrcode, degrees, Store, VertexOrder, IDS_FILE, ORDER_INV_FILE};
+use crate::store::{degrees, Store, VertexOrder, IDS_FILE, ORDER_INV_FILE};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -354,25 +354,13 @@ fn ghosts(
 /// A shard's build: the store's layout, the original order (so local ids
 /// follow global ones), every edge kept.
 fn shard_options(store: &Store, memory: u64, opts: &PartitionOptions) -> Result<BuildOptions> {
-    let m = store.manifest();
     Ok(BuildOptions {
-        directed: m.directed,
-        weighted: m.weighted,
         drop_self_loops: false,
         memory,
         scratch_dir: opts.scratch_dir.clone(),
         force: false,
-        group_tiles: m.tiles.group_tiles,
-        page_bytes: m.csr.page_bytes,
         format: "partition".into(),
         order: VertexOrder::Original,
-        order_auto: false,
-        compress: m.tiles.compression.is_some(),
-        csr_code: match m.csr.compression.as_deref() {
-            Some(csrcode::HUFF) => csrcode::Code::Small,
-            _ => csrcode::Code::Fast,
-        },
-        csr_id_bytes: m.csr.id_bytes,
-        ..BuildOptions::default()
+        ..BuildOptions::shaped_like(store.manifest())
     })
 }
