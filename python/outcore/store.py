@@ -290,8 +290,10 @@ class Store:
 
     def coloring(self, seed: int = 0, memory: Size = None, **options: Any) -> Result:
         """A proper colouring of the simple undirected graph underneath
-        (Jones-Plassmann: the greedy colouring in largest-log-degree-first
-        order, random within a class, fixed by `seed`); colours are int64
+        (speculative colouring with conflict repair in synchronous rounds,
+        Gebremedhin-Manne / Boman et al.; conflicts go to the
+        largest-log-degree-first priority, random within a class, fixed by
+        `seed`; not NetworkX's sequential greedy_color); colours are int64
         from 0, at most max degree + 1 of them (the summary says how many)."""
         return self._run("coloring", seed=seed, memory=memory, **options)
 

@@ -1,6 +1,7 @@
-//! Vertex priorities for the programs that run a sequential greedy
-//! algorithm in parallel supersteps (Jones-Plassmann colouring, Luby's
-//! maximal independent set; Blelloch, Fineman, Shun, "Greedy sequential
+//! Vertex priorities: the order in which colouring repairs its conflicts
+//! (the lower-priority end recolours), and the programs that run a
+//! sequential greedy algorithm in parallel supersteps (Luby's maximal
+//! independent set; Blelloch, Fineman, Shun, "Greedy sequential
 //! maximal independent set and matching are parallel on average"): a vertex
 //! decides once every neighbour of higher priority has, so the result is
 //! exactly the sequential greedy one in priority order, and the number of

@@ -230,8 +230,9 @@ pub trait VertexProgram: Sync {
     /// Whether the current superstep applies every vertex, with or without
     /// messages. Engines ask during the apply step and again after
     /// [`end`](VertexProgram::end), when the answer is for the next
-    /// superstep: a program may wake every vertex at a barrier (colouring's
-    /// next palette window) though none is active. Default: `APPLY_ALL`.
+    /// superstep: a program may apply every vertex in some supersteps
+    /// only (MIS's first), or wake them all at a barrier though none is
+    /// active. Default: `APPLY_ALL`.
     #[inline]
     fn apply_all(&self) -> bool {
         Self::APPLY_ALL
