@@ -1,6 +1,7 @@
 """Colouring, maximal independent set and random walks through Python,
 checked by NetworkX: a colouring is proper, within max degree + 1 colours
-and a few colours of `greedy_color(strategy="largest_first")`; a set is
+and the same at any budget (not `greedy_color`'s: a parallel speculative
+colouring, its own count); a set is
 independent and maximal (`networkx.maximal_independent_set` through the
 backend too); every step of a walk follows an edge, and the same seed gives
 the same walks at any budget. Betweenness, hop counts and weighted, against
@@ -41,8 +42,6 @@ def test_coloring_and_mis(tmp_path, directed, seed):
     k = max(colors.values()) + 1
     assert k <= max(d for _, d in h.degree) + 1
     assert c.summary.startswith(f"{k} colours")
-    nx_k = max(nx.greedy_color(h, strategy="largest_first").values()) + 1
-    assert k <= nx_k + 2, (k, nx_k)
     assert s.coloring(seed=seed, memory="16MiB", progress=False).to_dict() == colors
 
     m = s.mis(seed=seed, progress=False)
