@@ -252,10 +252,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             let dense = src.expect("resolved above");
             let (mut values, stats) = if external(planned::required::<vertex::bfs::BfsVp>(store)) {
                 let (b, stats) = vertex::bfs::run_on_disk(store, dense, &ext, budget)?;
-                let depth = |d: u64| match d == u32::MAX as u64 {
-                    true => bfs::UNREACHABLE as u64,
-                    false => d,
-                };
+                let depth = |d: u64| vertex::bfs::depth(d as u32) as u64;
                 (VertexValues::disk(Kind::Int, b, depth), stats)
             } else {
                 let (d, stats) =

@@ -91,6 +91,15 @@ impl AtomicBits {
         *self.0[i / 64].get_mut() |= 1u64 << (i % 64);
     }
 
+    /// Sets the bits of `x` in word `i` (bits `64 i ..`): a pass that
+    /// builds whole words costs one locked write per word, not per bit.
+    #[inline(always)]
+    pub fn or_word(&self, i: usize, x: u64) {
+        if x != 0 {
+            self.0[i].fetch_or(x, Relaxed);
+        }
+    }
+
     /// Clears every bit.
     pub fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w.get_mut() = 0);

@@ -21,12 +21,13 @@
 mod accumulate;
 mod apply;
 mod in_place;
+mod init;
 mod senders;
 
 use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::frontier::{Collect, Frontier, Part};
 use crate::engine::state::BLOCK;
-use crate::engine::vertex::{accumulates, Aggregate, Value, VertexInfo, VertexProgram};
+use crate::engine::vertex::{accumulates, Aggregate, Value, VertexProgram};
 use crate::engine::words::{word_bytes, Word, Words};
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
@@ -132,10 +133,10 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             .filter(|_| P::COMBINES && <P::Msg as Value>::BYTES <= 8)
             .map(|id| Words {
                 id: W::of(id),
-                out: crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::of(id))),
+                out: crate::mem::huge_vec_par(blocks * BLOCK, |_| W::cell(W::of(id))),
                 acc: match P::IN_PLACE {
                     true => Vec::new(),
-                    false => crate::mem::huge_vec(blocks * BLOCK, |_| W::cell(W::default())),
+                    false => crate::mem::huge_vec_par(blocks * BLOCK, |_| W::cell(W::default())),
                 },
             });
         let in_place = P::IN_PLACE;
@@ -149,41 +150,38 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         };
         // Accumulating: init gives each vertex's first message.
         let mut sending = Bits::new(blocks);
-        let mut first = Collect::default().part();
-        let mut changed = AtomicBits::new(if in_place { n } else { 0 });
-        let mut received = AtomicBits::new(blocks);
-        let mut degs = crate::store::degrees::DegreeStream::open(store.root(), "out")?;
-        let mut ranks = store.rank_reader()?;
-        for v in 0..n as u64 {
-            let info = VertexInfo {
-                v,
-                rank: ranks.next_rank()?,
-                out_degree: degs.next_degree()?,
-            };
-            let (s, a) = prog.init(&info, &mut agg);
+        let col = Collect::default();
+        let mut firsts: Vec<Part> = Vec::new();
+        let changed = AtomicBits::new(if in_place { n } else { 0 });
+        let received = AtomicBits::new(blocks);
+        let mut input = init::Input::open(store)?;
+        while input.next()? {
+            let (start, len) = (input.start, input.rank.len());
             match &mut words {
-                // In place: the state is the word; active means changed.
-                Some(w) if in_place => {
-                    *W::get_mut(&mut w.out[v as usize]) = W::msg(s);
-                    if a {
-                        changed.set_mut(v as usize);
-                        received.set_mut(v as usize / BLOCK);
-                    }
-                }
-                Some(w) if acc_form => {
-                    let x = W::msg(s);
-                    *W::get_mut(&mut w.out[v as usize]) = x;
-                    if x != w.id {
-                        first.push(v as usize);
-                        sending.set(v as usize / BLOCK, true);
+                Some(w) if in_place || acc_form => {
+                    let out = &mut w.out[start..start + len];
+                    let bits = (&changed, &received);
+                    for c in init::words(&*prog, &input, out, w.id, in_place, bits, &col) {
+                        agg.merge(&c.agg);
+                        firsts.push(c.part);
                     }
                 }
                 _ => {
-                    states.push(s);
-                    active.set(v as usize, a);
+                    for i in 0..len {
+                        let (s, a) = prog.init(&input.info(i), &mut agg);
+                        states.push(s);
+                        active.set(start + i, a);
+                    }
                 }
             }
         }
+        // Accumulating: the blocks of the vertices that send first.
+        for (c, p) in firsts.iter().enumerate() {
+            if p.count > 0 {
+                sending.set(c * CHUNK / BLOCK, true);
+            }
+        }
+        let senders = firsts.iter().map(|p| p.count).sum();
         let general = if words.is_some() { 0 } else { n };
         Ok(MemState {
             n,
@@ -194,8 +192,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             active,
             sending,
             received,
-            senders: first.count,
-            frontier: Collect::frontier(&mut [first]),
+            senders,
+            frontier: Collect::frontier(&mut firsts),
             ready: acc_form,
             passes: 0,
             changed,

@@ -2,4 +2,4 @@
 pub mod budget;
 pub mod prefetch;
 pub mod ram;
-pub use budget::{advise_huge, huge_vec, peak_rss_bytes, Budget};
+pub use budget::{advise_huge, huge_vec, huge_vec_par, peak_rss_bytes, Budget};

@@ -210,4 +210,26 @@ impl DegreeStream {
         self.v += 1;
         Ok(d)
     }
+
+    /// The degrees of the next `out.len()` vertices, in one read.
+    pub fn next_degrees(&mut self, out: &mut [u64], buf: &mut Vec<u8>) -> Result<()> {
+        buf.resize(2 * out.len(), 0);
+        self.compact.read_exact(buf)?;
+        for (o, c) in out.iter_mut().zip(buf.chunks_exact(2)) {
+            let d = u16::from_le_bytes([c[0], c[1]]);
+            *o = d as u64;
+            if d == OVERFLOW {
+                if self.k + 1 >= self.overflow.len() || self.overflow[self.k] != self.v {
+                    return Err(super::file::damaged_at(
+                        self.compact.path(),
+                        format!("no overflow entry for vertex {}", self.v),
+                    ));
+                }
+                *o = self.overflow[self.k + 1];
+                self.k += 2;
+            }
+            self.v += 1;
+        }
+        Ok(())
+    }
 }

@@ -306,6 +306,28 @@ impl RankStream {
             }
         }
     }
+
+    /// The ranks of the next `out.len()` dense ids, in one read (what a
+    /// parallel pass over the vertices reads ahead of its batch).
+    pub fn next_ranks(&mut self, out: &mut [u64], buf: &mut Vec<u8>) -> Result<()> {
+        let first = self.next;
+        self.next += out.len() as u64;
+        let Some(r) = &mut self.file else {
+            out.iter_mut().zip(first..).for_each(|(o, v)| *o = v);
+            return Ok(());
+        };
+        buf.resize(4 * out.len(), 0);
+        r.read_exact(buf)?;
+        for (o, c) in out.iter_mut().zip(buf.chunks_exact(4)) {
+            *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
+        }
+        if let Some(i) = out.iter().position(|&x| x >= self.n) {
+            let (x, v) = (out[i], first + i as u64);
+            let why = format!("rank {x} of dense id {v} is beyond the {} vertices", self.n);
+            return Err(r.damaged(why));
+        }
+        Ok(())
+    }
 }
 
 pub use ids::{parse_name, Id, IdFiles, IdLookup, OriginalIds};

@@ -109,6 +109,9 @@ impl RankWalk {
 /// from the id files (positioned reads, a bounded cache).
 pub struct LabelNames {
     lookup: Option<IdLookup>,
+    /// The last label named (a giant component's label is most of them:
+    /// no hashing for it).
+    last: Option<(u64, Id<'static>)>,
     cache: HashMap<u64, Id<'static>>,
 }
 
@@ -123,6 +126,7 @@ impl LabelNames {
                 true => Some(IdLookup::open(store)?),
                 false => None,
             },
+            last: None,
             cache: HashMap::new(),
         })
     }
@@ -136,14 +140,23 @@ impl LabelNames {
         if label == own {
             return Ok(own_id.clone().into_owned());
         }
-        if let Some(id) = self.cache.get(&label) {
-            return Ok(id.clone());
+        if let Some((l, id)) = &self.last {
+            if *l == label {
+                return Ok(id.clone());
+            }
         }
-        let id = lookup.original_of_rank(label)?;
-        if self.cache.len() == CACHE {
-            self.cache.clear();
-        }
-        self.cache.insert(label, id.clone());
+        let id = match self.cache.get(&label) {
+            Some(id) => id.clone(),
+            None => {
+                let id = lookup.original_of_rank(label)?;
+                if self.cache.len() == CACHE {
+                    self.cache.clear();
+                }
+                self.cache.insert(label, id.clone());
+                id
+            }
+        };
+        self.last = Some((label, id.clone()));
         Ok(id)
     }
 }

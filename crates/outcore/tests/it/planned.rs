@@ -101,6 +101,62 @@ proptest! {
     }
 }
 
+/// A program's init reads ranks and degrees a batch (2^20 vertices) at a
+/// time and computes the word forms (BFS and WCC in place, PageRank
+/// accumulating) in parallel chunks: a graph past one batch, not a whole
+/// number of chunks, with sinks, isolated vertices and ranks that are not
+/// the dense ids (degree order), against the references.
+#[test]
+fn programs_initialise_past_one_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = (1u64 << 20) + 3 * 16_384 + 77;
+    let edges = random_edges(n, 1_500_000, 7);
+    let store = store_of(dir.path(), n, &edges, true, false);
+    assert!(store.manifest().has_order_map);
+    let g = MemGraph::load(&store).unwrap();
+    let budget = Budget::new(2 << 30);
+    let (scfg, sel) = (StreamConfig::default(), SelectConfig::default());
+    let auto = EngineChoice::Auto;
+    let pr = PageRankConfig {
+        iterations: 3,
+        ..Default::default()
+    };
+    let mut p = PageRankVp::new(n, &pr);
+    let (s, _) = planned::run(&store, &mut p, 3, auto, scfg.clone(), &sel, &budget).unwrap();
+    let want = reference::pagerank(&g, 0.85, 3);
+    for v in 0..g.n {
+        assert!((s[v] - want[v]).abs() <= 1e-9 * want[v], "pagerank[{v}]");
+    }
+    let mut w = WccVp::<u32>::new();
+    let (w, _) = planned::run(
+        &store,
+        &mut w,
+        usize::MAX,
+        auto,
+        scfg.clone(),
+        &sel,
+        &budget,
+    )
+    .unwrap();
+    assert!(w == reference::wcc(&g), "wcc labels differ");
+    let source = n - 5;
+    let (b, _) = planned::run(
+        &store,
+        &mut BfsVp::new(source),
+        usize::MAX,
+        auto,
+        scfg,
+        &sel,
+        &budget,
+    )
+    .unwrap();
+    assert!(
+        depths(&b) == reference::bfs(&g, source as u32),
+        "bfs depths differ"
+    );
+    assert_eq!(budget.used(), 0);
+}
+
 /// The planner: a path graph's BFS has one-vertex frontiers (select every
 /// superstep); PageRank sends from every vertex (stream every superstep).
 /// BFS runs in place (no pass over the state) over a listed frontier;
