@@ -51,15 +51,15 @@
 //! first phase an entry covers).
 //!
 //! Files: this one holds the settings, the result and the phase loop
-//! ([`sssp`]); `state.rs` the distances, queued flags and relaxation
-//! (`State`, `bucket_of`); `queue.rs` the sparse bucket queue charged to the
-//! budget (`Queue`); `delta.rs` the default bucket width (`estimate_delta`);
+//! ([`sssp`]); `state.rs` the distances and relaxation (`State`,
+//! `bucket_of`) over the engine's bucket queue
+//! ([`crate::engine::frontier::Buckets`]: queued bits, lookahead,
+//! compaction, charged to the budget); `delta.rs` the default bucket width (`estimate_delta`);
 //! `weights.rs` the error naming a bad weight's edge by original ids
 //! (shared with weighted betweenness and the SSSP vertex program). The
 //! in-memory reference is `crate::algo::reference::sssp` (`reference/paths.rs`).
 
 mod delta;
-mod queue;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -67,6 +67,7 @@ mod weights;
 
 pub(crate) use weights::{bad_weight, original_id};
 
+use crate::engine::frontier::{Buckets, BUCKET_CHUNK};
 use crate::engine::runahead::RunAhead;
 use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::select_run::{
@@ -81,7 +82,6 @@ use crate::size::format_size;
 use crate::store::csr::Slot;
 use crate::store::Store;
 use delta::estimate_delta;
-use queue::{Queue, QUEUE_CHUNK};
 use state::State;
 use std::time::Instant;
 
@@ -119,7 +119,7 @@ impl Sssp {
 
     /// Bytes of vertex state for `n` vertices: 8 of distance and a queued bit each.
     pub fn state_bytes(n: u64) -> u64 {
-        8 * n + 8 * n.div_ceil(64)
+        8 * n + Buckets::<u64>::bits_bytes(n)
     }
 
     /// The bucket width used.
@@ -196,7 +196,7 @@ fn sssp_as<T: Slot + std::hash::Hash>(
             ("distances", state_bytes),
             ("batch buffers", batch_bytes),
             ("minimal buffer pools", min_pool),
-            ("bucket queue", QUEUE_CHUNK),
+            ("bucket queue", BUCKET_CHUNK),
             ("slack", 1 << 20),
         ],
     )?;
@@ -230,14 +230,12 @@ fn sssp_as<T: Slot + std::hash::Hash>(
 
     let mut st = State::<T> {
         dist: huge_vec(n as usize, |_| f64::INFINITY),
-        queued: vec![0u64; n.div_ceil(64) as usize],
-        queued_count: 0,
-        queue: Queue::new(budget),
+        queue: Buckets::new(n, budget, "sssp bucket queue"),
         delta,
         edges: 0,
     };
     st.dist[source as usize] = 0.0;
-    st.enqueue(T::of(source), 0)?;
+    st.enqueue(T::of(source))?;
 
     let mut phases = Phases::default();
     let mut progress = Progress::new("sssp");
@@ -272,7 +270,7 @@ fn sssp_as<T: Slot + std::hash::Hash>(
                 }
             }
             st.queue.done_with(cur);
-            st.maybe_compact()?;
+            st.maybe_compact();
         }
         if active == 0 {
             continue; // only stale entries
@@ -283,7 +281,7 @@ fn sssp_as<T: Slot + std::hash::Hash>(
         progress.tick(|| {
             format!(
                 "bucket {b} (phase {phase}): {processed} vertices processed, {} queued",
-                st.queued_count
+                st.queue.queued_count()
             )
         });
     }
