@@ -16,7 +16,6 @@ pub mod planner;
 pub mod pool;
 pub mod program;
 pub mod results;
-pub mod runahead;
 pub mod select;
 pub mod select_run;
 pub mod state;

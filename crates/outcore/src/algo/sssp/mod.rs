@@ -18,7 +18,8 @@
 //!   distance drops into the current bucket (zero or light edges) form the
 //!   next round of the same phase, until the bucket stays empty; then its
 //!   vertices are settled.
-//! - **Run-ahead prefetch** (RASP §6.3.3, [`crate::engine::runahead`]): when
+//! - **Run-ahead prefetch** (RASP §6.3.3, the select engine's, through
+//!   [`SelectEngine::for_each_weighted_ahead`]): when
 //!   a round holds fewer vertices than the I/O depth, the queue names its
 //!   `2 x depth` queued vertices of smallest distance (next buckets first; at
 //!   most `8 x depth` queue entries scanned), and the engine's run-ahead reads
@@ -68,10 +69,9 @@ mod weights;
 pub(crate) use weights::{bad_weight, original_id};
 
 use crate::engine::frontier::{Buckets, BUCKET_CHUNK};
-use crate::engine::runahead::RunAhead;
 use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::select_run::{
-    min_pool_bytes, pool_bytes, run_stats, slot_batches, Phases, Snap, SLOT_CHUNK, VERTEX_CHUNK,
+    min_pool_bytes, pool_bytes, run_stats, Phases, Snap, SLOT_CHUNK, VERTEX_CHUNK,
 };
 use crate::engine::stats::RunStats;
 use crate::error::{Error, Result};
@@ -217,7 +217,6 @@ fn sssp_as<T: Slot + std::hash::Hash>(
         },
     )?;
     let pool_charged = budget.used() - used0;
-    let depth = eng.reader().depth();
     let bad = |v: T, u: T, w: f64| bad_weight(store, "SSSP", v.get(), u.get(), w);
 
     let delta = match cfg.delta {
@@ -241,8 +240,6 @@ fn sssp_as<T: Slot + std::hash::Hash>(
     let mut progress = Progress::new("sssp");
     let mut phase = 0usize;
     let mut processed = 0u64;
-    let mut ahead = RunAhead::new(depth, pool_bytes / eng.page_bytes(), select.no_run_ahead);
-    let mut vs: Vec<T> = Vec::new();
     while let Some(b) = st.queue.first() {
         crate::cancel::check()?;
         let snap = Snap::take(&[&eng]);
@@ -255,20 +252,13 @@ fn sssp_as<T: Slot + std::hash::Hash>(
             }
             active += cur.len() as u64;
             // Run-ahead: the queue's next vertices in priority order.
-            let pre = ahead.window(cur.len(), |k, out| st.lookahead(k, out));
-            vs.clear();
-            vs.extend_from_slice(&cur);
-            vs.extend_from_slice(pre);
-            for chunk in vs.chunks(VERTEX_CHUNK) {
-                for r in slot_batches(&mut [&mut eng], &[max_deg], chunk)? {
-                    eng.for_each_weighted(&chunk[r], |v, nbrs, ws| {
-                        if ahead.prefetch_only(v) {
-                            return Ok(()); // read for a later phase
-                        }
-                        st.relax(v, nbrs, ws, &bad)
-                    })?;
-                }
-            }
+            eng.for_each_weighted_ahead(
+                &mut st,
+                &cur,
+                max_deg,
+                |st, k, out| st.lookahead(k, out),
+                |st, v, nbrs, ws| st.relax(v, nbrs, ws, &bad),
+            )?;
             st.queue.done_with(cur);
             st.maybe_compact();
         }
@@ -285,7 +275,6 @@ fn sssp_as<T: Slot + std::hash::Hash>(
             )
         });
     }
-    drop(vs);
 
     let iterations = phases.finish();
     let mut stats = run_stats(
