@@ -11,6 +11,7 @@
 pub mod bits;
 pub mod external;
 pub mod frontier;
+pub mod phases;
 pub mod planned;
 pub mod planner;
 pub mod pool;

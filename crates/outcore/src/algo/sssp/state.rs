@@ -8,7 +8,7 @@ use crate::store::csr::Slot;
 
 /// Bucket index of a finite non-negative distance (saturating).
 #[inline]
-pub(super) fn bucket_of(d: f64, delta: f64) -> u64 {
+pub(crate) fn bucket_of(d: f64, delta: f64) -> u64 {
     (d / delta) as u64
 }
 

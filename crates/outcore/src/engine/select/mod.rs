@@ -37,6 +37,10 @@ pub struct SelectConfig {
     /// benchmarks).
     #[doc(hidden)]
     pub no_run_ahead: bool,
+    /// Runs a program with a priority in Bellman-Ford rounds (every vertex
+    /// in one bucket; [`crate::engine::phases`]; tests).
+    #[doc(hidden)]
+    pub no_priority: bool,
 }
 
 /// What the select engine did.

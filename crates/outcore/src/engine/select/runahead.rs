@@ -91,6 +91,31 @@ impl SelectEngine {
         round: &[T],
         max_deg: u64,
         ahead: impl FnOnce(&S, usize, &mut Vec<T>),
+        f: impl FnMut(&mut S, T, &[T], &[f64]) -> Result<()>,
+    ) -> Result<()> {
+        self.round_ahead(st, round, max_deg, ahead, true, f)
+    }
+
+    /// [`for_each_weighted_ahead`](Self::for_each_weighted_ahead) without
+    /// weights (`f` gets an empty weight slice).
+    pub fn for_each_list_ahead<T: Slot, S>(
+        &mut self,
+        st: &mut S,
+        round: &[T],
+        max_deg: u64,
+        ahead: impl FnOnce(&S, usize, &mut Vec<T>),
+        f: impl FnMut(&mut S, T, &[T], &[f64]) -> Result<()>,
+    ) -> Result<()> {
+        self.round_ahead(st, round, max_deg, ahead, false, f)
+    }
+
+    fn round_ahead<T: Slot, S>(
+        &mut self,
+        st: &mut S,
+        round: &[T],
+        max_deg: u64,
+        ahead: impl FnOnce(&S, usize, &mut Vec<T>),
+        weighted: bool,
         mut f: impl FnMut(&mut S, T, &[T], &[f64]) -> Result<()>,
     ) -> Result<()> {
         self.ahead.window(round.len(), |k, out| ahead(st, k, out));
@@ -105,12 +130,16 @@ impl SelectEngine {
         let mut run = || -> Result<()> {
             for chunk in vs.chunks(VERTEX_CHUNK) {
                 for r in slot_batches(&mut [&mut *self], &[max_deg], chunk)? {
-                    self.for_each_weighted(&chunk[r], |v, nbrs, ws| {
+                    let mut each = |v: T, nbrs: &[T], ws: &[f64]| {
                         if prefetch_only(&ra, v.get()) {
                             return Ok(()); // read for a later round
                         }
                         f(st, v, nbrs, ws)
-                    })?;
+                    };
+                    match weighted {
+                        true => self.for_each_weighted(&chunk[r], &mut each)?,
+                        false => self.for_each_list(&chunk[r], |v, nbrs| each(v, nbrs, &[]))?,
+                    }
                 }
             }
             Ok(())
