@@ -4,8 +4,13 @@
 //! computes the messages (`superstep::MemState`'s `end`, or `begin` for
 //! programs whose messages are not computed as they apply), so a sparse
 //! superstep's select price and step touch its vertices, never all n.
+//! A program with a priority waits in [`Buckets`] instead (delta-stepping's
+//! bucket queue, `frontier/buckets.rs`).
 
 use crate::engine::bits::Bits;
+
+mod buckets;
+pub use buckets::{Buckets, BUCKET_CHUNK};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Frontiers of at most this many vertices are kept as lists (the select

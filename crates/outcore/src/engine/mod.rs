@@ -11,12 +11,12 @@
 pub mod bits;
 pub mod external;
 pub mod frontier;
+pub mod phases;
 pub mod planned;
 pub mod planner;
 pub mod pool;
 pub mod program;
 pub mod results;
-pub mod runahead;
 pub mod select;
 pub mod select_run;
 pub mod state;

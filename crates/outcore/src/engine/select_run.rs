@@ -1,8 +1,8 @@
 //! Running an algorithm on the select engine (TurboGraph §3-5): sizing the
 //! buffer pools inside the budget, cutting vertex batches so a call's lists
 //! fit the batch buffers, per-phase statistics from the engines' counters,
-//! and the run totals. Shared by the algorithms whose loops drive the select
-//! engine themselves (SSSP's delta-stepping, k-core's h-index rounds).
+//! and the run totals. Shared by the loops that drive the select engine
+//! themselves (the phase runner `phases.rs`, k-core's h-index rounds).
 
 use crate::engine::select::SelectEngine;
 use crate::engine::stats::{IterStats, RunStats};

@@ -300,4 +300,25 @@ pub trait VertexProgram: Sync {
     /// Ends superstep `step` (`active`: vertices active next); true when the
     /// run is complete.
     fn end(&mut self, step: usize, agg: &Aggregate, active: u64) -> bool;
+    /// The bucket a vertex in state `s` waits in, for an in-place program
+    /// whose combine is a minimum run in phases ([`crate::engine::phases`]:
+    /// delta-stepping; SSSP's `floor(dist / delta)`): lower buckets are
+    /// taken first, and the order must be monotone in the state (a
+    /// lowered state never moves to a higher bucket). Default: none (the
+    /// program runs in supersteps).
+    #[inline]
+    fn priority(&self, _s: &Self::State) -> Option<u64> {
+        None
+    }
+    /// Before the first phase of a program with a
+    /// [`priority`](VertexProgram::priority): may read `store`'s lists
+    /// through the run's select engine (SSSP's default delta, from a
+    /// sample). Default: nothing.
+    fn setup(
+        &mut self,
+        _store: &crate::store::Store,
+        _lists: &mut crate::engine::select::SelectEngine,
+    ) -> crate::error::Result<()> {
+        Ok(())
+    }
 }

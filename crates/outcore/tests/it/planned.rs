@@ -21,7 +21,6 @@ use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
 use proptest::prelude::*;
-use std::sync::Mutex;
 
 fn random_edges(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
     let mut r = Rng::new(seed);
@@ -86,7 +85,7 @@ proptest! {
         let (b, _) = planned::run(&store, &mut BfsVp::new(source as u64), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(depths(&b), reference::bfs(&g, source));
         // Weighted: select only (auto picks it; stream refuses).
-        let mut sp = SsspVp { source: source as u64, bad_weight: Mutex::new(None) };
+        let mut sp = SsspVp::new(source as u64, None);
         let r = planned::run(&store, &mut sp, usize::MAX, choice, scfg.clone(), &sel, &budget);
         if choice == EngineChoice::Stream {
             prop_assert!(r.is_err());

@@ -1,7 +1,10 @@
-//! Single-source shortest paths (as [`crate::algo::sssp`]) as a vertex
-//! program: synchronous Bellman-Ford. A vertex whose distance dropped sends
-//! it along its out-edges, each edge adds its weight, messages take the
-//! minimum. Supersteps: at most the hop count of the longest shortest path.
+//! Single-source shortest paths as a vertex program. A vertex whose
+//! distance dropped sends it along its out-edges, each edge adds its
+//! weight, messages take the minimum, in place (the state is the distance).
+//! In memory it runs delta-stepping ([`crate::engine::phases`]) with the
+//! priority `floor(dist / delta)` ([`crate::algo::sssp`]); on the external
+//! engine, synchronous Bellman-Ford (supersteps: at most the hop count of
+//! the longest shortest path).
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
@@ -16,6 +19,26 @@ pub struct SsspVp {
     pub source: u64,
     /// The first negative or NaN weight met (its edge is dropped; the run fails).
     pub bad_weight: Mutex<Option<(u64, u64, f64)>>,
+    /// Delta-stepping's bucket width (`None` until [`VertexProgram::setup`]
+    /// estimates it; unused by supersteps).
+    pub delta: Option<f64>,
+}
+
+impl SsspVp {
+    /// From dense vertex `source`, with bucket width `delta` (`None`: the
+    /// default, estimated in `setup`).
+    pub fn new(source: u64, delta: Option<f64>) -> SsspVp {
+        SsspVp {
+            source,
+            bad_weight: Mutex::new(None),
+            delta,
+        }
+    }
+
+    /// The first bad weight met, as its edge (dense ids) and weight.
+    pub fn bad(&self) -> Option<(u64, u64, f64)> {
+        *self.bad_weight.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl VertexProgram for SsspVp {
@@ -23,6 +46,8 @@ impl VertexProgram for SsspVp {
     type Msg = f64;
     const COMBINES: bool = true;
     const APPLY_ALL: bool = false;
+    const IDENTITY: Option<u64> = Some(0x7ff0_0000_0000_0000); // +infinity
+    const IN_PLACE: bool = true;
 
     fn name(&self) -> &'static str {
         "sssp"
@@ -45,7 +70,9 @@ impl VertexProgram for SsspVp {
     }
     #[inline]
     fn scatter(&self, _v: u64, s: &f64) -> Option<f64> {
-        Some(*s)
+        // In place, every vertex of a sending block is asked: the
+        // unreached have nothing to send.
+        s.is_finite().then_some(*s)
     }
     #[inline]
     fn edge(&self, m: f64, src: u64, dst: u64, w: f64) -> Option<f64> {
@@ -74,6 +101,23 @@ impl VertexProgram for SsspVp {
     fn end(&mut self, _step: usize, _agg: &Aggregate, active: u64) -> bool {
         active == 0
     }
+    #[inline]
+    fn priority(&self, s: &f64) -> Option<u64> {
+        Some(crate::algo::sssp::bucket_of(
+            *s,
+            self.delta.unwrap_or(f64::INFINITY),
+        ))
+    }
+    fn setup(
+        &mut self,
+        store: &Store,
+        lists: &mut crate::engine::select::SelectEngine,
+    ) -> Result<()> {
+        if self.delta.is_none() {
+            self.delta = Some(crate::algo::sssp::default_delta(store, lists, self.source)?);
+        }
+        Ok(())
+    }
 }
 
 /// SSSP on the external engine: distances by dense id.
@@ -97,10 +141,7 @@ pub fn run_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
-    let mut p = SsspVp {
-        source,
-        bad_weight: Mutex::new(None),
-    };
+    let mut p = SsspVp::new(source, None);
     let r = super::run_on_disk(store, &mut p, usize::MAX, ext, budget, |&d| d.to_bits())?;
     let bad = *p.bad_weight.lock().unwrap_or_else(|e| e.into_inner());
     match bad {

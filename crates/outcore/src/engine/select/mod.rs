@@ -21,6 +21,7 @@ use crate::store::Store;
 use std::sync::Arc;
 
 pub mod bufpool;
+mod runahead;
 mod weighted;
 
 /// Select engine settings.
@@ -32,10 +33,14 @@ pub struct SelectConfig {
     pub depth: Option<usize>,
     /// Bytes of buffer pool (`None`: what the budget leaves, less 8 MiB).
     pub pool_bytes: Option<u64>,
-    /// Turns run-ahead prefetch off ([`crate::engine::runahead`]; tests and
+    /// Turns run-ahead prefetch off (`select/runahead.rs`; tests and
     /// benchmarks).
     #[doc(hidden)]
     pub no_run_ahead: bool,
+    /// Runs a program with a priority in Bellman-Ford rounds (every vertex
+    /// in one bucket; [`crate::engine::phases`]; tests).
+    #[doc(hidden)]
+    pub no_priority: bool,
 }
 
 /// What the select engine did.
@@ -67,6 +72,8 @@ pub struct SelectEngine {
     adj_slots: Option<u64>,
     /// Bytes a slot of the plain adjacency takes.
     width: SlotWidth,
+    /// Run-ahead prefetch for frontier loops (`runahead.rs`).
+    ahead: runahead::RunAhead,
 }
 
 /// Reads in flight of the select engine on `store`: `depth`, else the
@@ -203,6 +210,13 @@ impl SelectEngine {
             rels: [a, o],
             adj_slots: adj_pages.map(|p| p * m.slot_width().per_page(page_bytes)),
             width: m.slot_width(),
+            // Run-ahead needs room for the prefetched pages: priced by the
+            // pool's share.
+            ahead: runahead::RunAhead::new(
+                depth,
+                cfg.pool_bytes.unwrap_or(share) / page_bytes,
+                cfg.no_run_ahead,
+            ),
         })
     }
 

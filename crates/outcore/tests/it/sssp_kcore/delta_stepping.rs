@@ -109,3 +109,65 @@ fn run_ahead_serves_later_phases_from_the_pool() {
         "phases without a read: {cached_on} with run-ahead, {cached_off} without, of {phases}"
     );
 }
+
+/// The priority of the SSSP program (`VertexProgram::priority` over
+/// `engine::frontier::Buckets`, run by `engine::phases`) is what bounds the
+/// work: on a 200 x 200 grid with weights 1..=100,
+/// delta-stepping relaxes each list about once (at most twice the adjacency
+/// entries), while Bellman-Ford rounds (the priority ignored: every vertex
+/// in one bucket) relax lists again every time a distance drops. Both give
+/// Dijkstra's distances.
+#[test]
+fn buckets_bound_the_relaxations_on_a_grid() {
+    let side = 200u64;
+    let mut r = Rng::new(11);
+    let mut edges = Vec::new();
+    for v in 0..side * side {
+        let (row, col) = (v / side, v % side);
+        if col + 1 < side {
+            edges.push((v, v + 1, 1.0 + r.below(100) as f64));
+        }
+        if row + 1 < side {
+            edges.push((v, v + side, 1.0 + r.below(100) as f64));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_of(dir.path(), side * side, &edges, false, true);
+    let g = MemGraph::from_edges((side * side) as usize, false, &dense_edges(&store, &edges));
+    let source = dense_id(&store, 0);
+    let entries = 2 * edges.len() as u64;
+    let relaxed = |no_priority: bool| {
+        let sel = SelectConfig {
+            no_priority,
+            ..select(Backend::Sync, None)
+        };
+        let (d, stats) = sssp_program(
+            &store,
+            source,
+            &SsspConfig::default(),
+            &sel,
+            &Budget::new(1 << 30),
+        )
+        .unwrap();
+        let want = reference::sssp(&g, source as u32);
+        for (v, w) in want.iter().enumerate() {
+            assert_eq!(d.value(v).to_bits(), w.to_bits(), "vertex {v}");
+        }
+        stats
+            .iterations
+            .iter()
+            .map(|i| i.edges_processed)
+            .sum::<u64>()
+    };
+    let bucketed = relaxed(false);
+    assert!(
+        bucketed <= 2 * entries,
+        "delta-stepping relaxed {bucketed} edges, over twice the {entries} adjacency entries"
+    );
+    let rounds = relaxed(true);
+    assert!(
+        rounds > 2 * entries,
+        "Bellman-Ford rounds relaxed only {rounds} edges (bound {})",
+        2 * entries
+    );
+}
