@@ -66,8 +66,9 @@ pub struct RunArgs {
     /// Engine: auto (external when the vertex state does not fit the budget, else the
     /// planner's pick), stream (tiles), select (CSR pages) or external (state on disk).
     /// pagerank and wcc run on stream, select (their vertex programs) or external; sssp and
-    /// kcore on select or external; bfs and betweenness on any; cdlp, lcc, triangles,
-    /// coloring, mis and randomwalk on external.
+    /// kcore on select or external; bfs, betweenness, cdlp, coloring and mis on any
+    /// (weighted betweenness on select or external); lcc, triangles and randomwalk on
+    /// external.
     #[arg(long, default_value = "auto")]
     pub engine: EngineChoice,
     /// Requests in flight for the select engine (default: `outcore calibrate`'s best, else 64).

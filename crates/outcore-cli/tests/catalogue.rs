@@ -161,7 +161,7 @@ fn bad_arguments_say_what_to_do() {
             "at least 1",
         ),
         (
-            vec!["run", "coloring", &s, "--engine", "select"],
+            vec!["run", "triangles", &s, "--engine", "select"],
             "external engine only",
         ),
         (
@@ -240,7 +240,7 @@ fn weighted_betweenness_follows_weights() {
             "w.oc",
             "--weighted",
             "--engine",
-            "select",
+            "stream",
         ])
         .output()
         .unwrap();

@@ -103,7 +103,7 @@ fn queries_sssp_kcore_and_calibrate_from_the_command_line() {
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0], outs[2]);
     outcore()
-        .args(["run", "cdlp", st, "--engine", "select"])
+        .args(["run", "lcc", st, "--engine", "select"])
         .assert()
         .failure()
         .stderr(predicate::str::contains("external engine only"));

@@ -17,8 +17,9 @@
 //!
 //! Tightness needs the weight and both distances at the receiver, so
 //! messages (distance, weight, value) do not combine: a vertex gets all of
-//! its messages together (PartitionedVC's grouped delivery), on the
-//! external engine (in memory when the state fits one interval).
+//! its messages together (PartitionedVC's grouped delivery), in memory on
+//! the select engine when the state and the messages fit the budget, else
+//! on the external engine.
 
 use super::betweenness::{BcConfig, Sources};
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
@@ -407,6 +408,21 @@ pub fn weighted_on_disk(
     Box<dyn crate::engine::results::Values>,
     crate::engine::stats::RunStats,
 )> {
+    let eng = crate::algo::vertex::Engines::external(ext);
+    weighted_run(store, cfg, &eng, budget)
+}
+
+/// Weighted betweenness on the engines `eng` allows, where the planner
+/// puts it (in memory on the select engine when it fits), by dense id.
+pub fn weighted_run(
+    store: &Store,
+    cfg: &BcConfig,
+    eng: &crate::algo::vertex::Engines,
+    budget: &crate::mem::Budget,
+) -> Result<(
+    Box<dyn crate::engine::results::Values>,
+    crate::engine::stats::RunStats,
+)> {
     if !store.manifest().weighted {
         return Err(Error::Invalid(format!(
             "{} is not weighted: weighted betweenness needs edge weights; import the graph with --weighted",
@@ -414,7 +430,7 @@ pub fn weighted_on_disk(
         )));
     }
     let mut p = WbcVp::new(store, cfg);
-    let r = crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
+    let r = crate::algo::vertex::run_planned(store, &mut p, usize::MAX, eng, budget, |s| {
         s.bc.to_bits()
     });
     match p.error(store) {

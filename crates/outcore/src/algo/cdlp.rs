@@ -8,9 +8,11 @@
 //! [`crate::algo::reference::cdlp`].
 //!
 //! A vertex program whose messages do not combine (the label multiset must
-//! be seen whole: PartitionedVC's grouped delivery), run by the external
-//! engine.
+//! be seen whole: PartitionedVC's grouped delivery), run in memory when the
+//! labels and the label multisets fit the budget, else on the external
+//! engine ([`crate::algo::vertex::run_planned`]).
 
+use crate::algo::vertex::Engines;
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
 use crate::engine::vertex::{Aggregate, Edges, Label, VertexInfo, VertexProgram};
@@ -119,11 +121,22 @@ pub fn cdlp_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
+    cdlp_run(store, cfg, &Engines::external(ext), budget)
+}
+
+/// CDLP on the engines `eng` allows, where the planner puts it (in memory
+/// when it fits); the labels (ranks) in memory or on disk.
+pub fn cdlp_run(
+    store: &Store,
+    cfg: &CdlpConfig,
+    eng: &Engines,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     cfg.validate()?;
     fn on<L: Label>(
         store: &Store,
         cfg: &CdlpConfig,
-        ext: &ExternalConfig,
+        eng: &Engines,
         budget: &Budget,
     ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
         let mut p = CdlpVp::<L> {
@@ -131,7 +144,7 @@ pub fn cdlp_on_disk(
             _l: PhantomData,
         };
         let n = cfg.iterations;
-        crate::algo::vertex::run_on_disk(store, &mut p, n, ext, budget, |l: &L| l.id())
+        crate::algo::vertex::run_planned(store, &mut p, n, eng, budget, |l: &L| l.id())
     }
-    crate::with_label!(store, on(store, cfg, ext, budget))
+    crate::with_label!(store, on(store, cfg, eng, budget))
 }

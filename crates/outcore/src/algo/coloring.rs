@@ -204,9 +204,25 @@ pub fn coloring_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
+    coloring_run(
+        store,
+        seed,
+        &crate::algo::vertex::Engines::external(ext),
+        budget,
+    )
+}
+
+/// Colours on the engines `eng` allows, where the planner puts it (in
+/// memory when it fits), by dense id.
+pub fn coloring_run(
+    store: &Store,
+    seed: u64,
+    eng: &crate::algo::vertex::Engines,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     let m = store.manifest();
     let mut p = ColoringVp::new(seed, m.num_vertices, m.directed);
-    crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
+    crate::algo::vertex::run_planned(store, &mut p, usize::MAX, eng, budget, |s| {
         (s.word & COLOR) as u64
     })
 }

@@ -12,6 +12,7 @@
 //! then each decided vertex tells its neighbours once, `IN` or `OUT`.
 
 use crate::algo::priority::{self, higher, Msg, HELLO};
+use crate::algo::vertex::Engines;
 use crate::base::rng::stream;
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
@@ -116,8 +117,19 @@ pub fn mis_on_disk(
     ext: &ExternalConfig,
     budget: &Budget,
 ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
+    mis_run(store, seed, &Engines::external(ext), budget)
+}
+
+/// Membership on the engines `eng` allows, where the planner puts it (in
+/// memory when it fits).
+pub fn mis_run(
+    store: &Store,
+    seed: u64,
+    eng: &Engines,
+    budget: &Budget,
+) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
     let mut p = MisVp::new(seed, store.manifest().num_vertices);
-    crate::algo::vertex::run_on_disk(store, &mut p, usize::MAX, ext, budget, |s| {
+    crate::algo::vertex::run_planned(store, &mut p, usize::MAX, eng, budget, |s| {
         (s.1 .1 == IN) as u64
     })
 }

@@ -309,7 +309,8 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             values.for_each_dense(store, budget, &mut |_, x| max = max.max(x))?;
             (values, stats, None, format!("max core {max}"))
         }
-        Algorithm::Betweenness => {
+        // In memory when they fit, else external: the planner's choice.
+        Algorithm::Betweenness | Algorithm::Cdlp | Algorithm::Coloring | Algorithm::Mis => {
             super::run_more::run(store, o, src, engine, &select, &ext, budget)?
         }
         _ => {

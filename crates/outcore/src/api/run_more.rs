@@ -1,13 +1,14 @@
-//! The algorithms past the first five: betweenness (in memory on the
-//! planner's engines, or external when its state does not fit), and those
-//! that run on the external engine only (their messages do not combine, or
-//! they list triangles, or they move walkers): CDLP, LCC, triangles,
-//! colouring, maximal independent set, random walks. Each gives its values,
+//! The algorithms past the first five: betweenness, CDLP, colouring and
+//! maximal independent set (in memory on the planner's engines, or
+//! external when their state and grouped messages do not fit), and those
+//! that run on the external engine only (they list triangles, or they move
+//! walkers): LCC, triangles, random walks. Each gives its values,
 //! the run's statistics, the iterations done (where that means something)
 //! and a one-line summary.
 
 use super::run::{Algorithm, RunOptions};
 use super::values::{Kind, VertexValues};
+use crate::algo::vertex::Engines;
 use crate::algo::{
     betweenness, betweenness_weighted, cdlp, coloring, lcc, mis, randomwalk, triangles,
 };
@@ -36,15 +37,21 @@ pub fn run(
     budget: &Budget,
 ) -> Result<Outcome> {
     let n = store.manifest().num_vertices;
+    let eng = Engines {
+        choice: o.engine,
+        stream,
+        select: select.clone(),
+        ext: ext.clone(),
+    };
     if o.algorithm == Algorithm::Betweenness {
-        return run_betweenness(store, o, stream, select, ext, budget);
+        return run_betweenness(store, o, &eng, budget);
     }
     Ok(match o.algorithm {
         Algorithm::Cdlp => {
             let cfg = cdlp::CdlpConfig {
                 iterations: o.iterations,
             };
-            let (l, stats) = cdlp::cdlp_on_disk(store, &cfg, ext, budget)?;
+            let (l, stats) = cdlp::cdlp_run(store, &cfg, &eng, budget)?;
             let mut values = VertexValues::disk(Kind::Label, l, |x| x);
             // Distinct labels, in a bit per vertex when the budget has it.
             let summary = match budget.charge(n.div_ceil(8), "cdlp label count") {
@@ -73,7 +80,7 @@ pub fn run(
             (values, stats, None, format!("{total} triangles"))
         }
         Algorithm::Coloring => {
-            let (c, stats) = coloring::coloring_on_disk(store, o.seed, ext, budget)?;
+            let (c, stats) = coloring::coloring_run(store, o.seed, &eng, budget)?;
             let mut values = VertexValues::disk(Kind::Int, c, |x| x);
             let mut colors = 0;
             values.for_each_dense(store, budget, &mut |_, x| colors = colors.max(x + 1))?;
@@ -86,7 +93,7 @@ pub fn run(
             )
         }
         Algorithm::Mis => {
-            let (s, stats) = mis::mis_on_disk(store, o.seed, ext, budget)?;
+            let (s, stats) = mis::mis_run(store, o.seed, &eng, budget)?;
             let mut values = VertexValues::disk(Kind::Int, s, |x| x);
             let mut size = 0;
             values.for_each_dense(store, budget, &mut |_, x| size += x)?;
@@ -149,9 +156,7 @@ pub fn run(
 fn run_betweenness(
     store: &Store,
     o: &RunOptions,
-    stream: StreamConfig,
-    select: &SelectConfig,
-    ext: &ExternalConfig,
+    eng: &Engines,
     budget: &Budget,
 ) -> Result<Outcome> {
     let (sources, sampled) = match (&o.sources, o.samples) {
@@ -173,13 +178,7 @@ fn run_betweenness(
     };
     let n = store.manifest().num_vertices;
     if o.weighted {
-        if !matches!(
-            o.engine,
-            planner::EngineChoice::Auto | planner::EngineChoice::External
-        ) {
-            return Err(Error::Invalid("weighted betweenness runs on the external engine; drop --engine or pass --engine external".into()));
-        }
-        let (b, stats) = betweenness_weighted::weighted_on_disk(store, &cfg, ext, budget)?;
+        let (b, stats) = betweenness_weighted::weighted_run(store, &cfg, eng, budget)?;
         let steps = stats.iterations.len();
         let s = format!("weighted, {count} sources, {steps} supersteps");
         return Ok((VertexValues::disk(Kind::Float, b, |x| x), stats, None, s));
@@ -190,10 +189,11 @@ fn run_betweenness(
             + crate::store::degrees::Degrees::memory_bytes(n),
     ) + (4 << 20);
     let (values, stats) = if planner::needs_external(o.engine, "betweenness", state, budget) {
-        let (b, stats) = betweenness::betweenness_on_disk(store, &cfg, ext, budget)?;
+        let (b, stats) = betweenness::betweenness_on_disk(store, &cfg, &eng.ext, budget)?;
         (VertexValues::disk(Kind::Float, b, |x| x), stats)
     } else {
-        let (b, stats) = betweenness::betweenness(store, &cfg, o.engine, stream, select, budget)?;
+        let (s, c) = (eng.stream.clone(), &eng.select);
+        let (b, stats) = betweenness::betweenness(store, &cfg, o.engine, s, c, budget)?;
         (
             VertexValues::memory(Kind::Float, move |v| b[v as usize].to_bits()),
             stats,

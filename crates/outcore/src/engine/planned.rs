@@ -42,6 +42,19 @@ pub fn required<P: VertexProgram>(store: &Store) -> u64 {
     required_bytes(store, state_bytes::<P>(store.manifest().num_vertices)) + (4 << 20)
 }
 
+/// The least budget [`run`] accepts for `prog` on `store`: [`required`]
+/// plus, for a program whose messages do not combine, the worst case of
+/// its grouped messages (every list entry delivers one;
+/// [`crate::engine::superstep::arena_bytes`]).
+pub fn required_by<P: VertexProgram>(store: &Store, prog: &P) -> u64 {
+    let msg = std::mem::size_of::<P::Msg>() as u64;
+    required::<P>(store)
+        + match P::COMBINES {
+            true => 0,
+            false => crate::engine::superstep::arena_bytes(store, prog.edges(), msg),
+        }
+}
+
 /// Runs `prog` in memory for at most `max_steps` supersteps, each on the
 /// engine `choice` names (`Auto`: the planner's pick); returns the states.
 pub fn run<P: VertexProgram>(
@@ -77,8 +90,7 @@ fn run_in<P: VertexProgram, W: Word>(
     // Auto leaves select out for programs whose every vertex sends every
     // superstep (PageRank): it could not win, and the stream engine keeps
     // the whole cache.
-    let select_ok = P::COMBINES
-        && choice != EngineChoice::Stream
+    let select_ok = choice != EngineChoice::Stream
         && !(choice == EngineChoice::Auto && P::APPLY_ALL && stream_ok);
     if choice == EngineChoice::External || !stream_ok && !select_ok {
         return Err(Error::Invalid(format!(
@@ -88,7 +100,7 @@ fn run_in<P: VertexProgram, W: Word>(
         )));
     }
     let state = state_bytes::<P>(n);
-    let need = required::<P>(store);
+    let need = required_by(store, prog);
     if budget.limit() < need {
         return Err(Error::Budget(format!(
             "{} on {n} vertices needs at least {} in memory; raise --memory or use --engine external",
@@ -175,7 +187,7 @@ fn run_in<P: VertexProgram, W: Word>(
         let loses = |pages: u64| {
             stream_bytes.is_some_and(|b| model.select_seconds(pages) > model.stream_seconds(b))
         };
-        let select_pages = (P::COMBINES && choice != EngineChoice::Stream).then(|| {
+        let select_pages = (choice != EngineChoice::Stream).then(|| {
             if loses(floor) {
                 return floor;
             }

@@ -14,7 +14,8 @@
 //!
 //! The state and the superstep's three steps are `superstep::MemState`'s,
 //! shared with the select engine. Programs whose messages do not combine
-//! (CDLP, k-core) and weighted programs run on the external or select
+//! (CDLP, MIS, colouring) deliver into the state's grouped arena through
+//! the general path; weighted programs run on the external or select
 //! engines.
 
 use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
@@ -253,9 +254,10 @@ fn in_place<P: VertexProgram, W: Word, const FLIP: bool, const SKIP_LOOPS: bool>
     }
 }
 
-/// Whether the stream engine can run `prog` (combining, unweighted).
+/// Whether the stream engine can run `prog` (unweighted: tiles hold no
+/// weights).
 pub fn supports<P: VertexProgram>(prog: &P) -> bool {
-    P::COMBINES && !prog.weighted()
+    !prog.weighted()
 }
 
 /// Runs `prog` for at most `max_steps` supersteps on the stream engine;
@@ -283,7 +285,7 @@ fn run_in<P: VertexProgram, W: Word>(
 ) -> Result<(Vec<P::State>, RunStats)> {
     if !supports(prog) {
         return Err(Error::Invalid(format!(
-            "{} does not run on the stream engine (its messages do not combine or need weights); use --engine external",
+            "{} does not run on the stream engine (it needs weights); use --engine external",
             prog.name()
         )));
     }

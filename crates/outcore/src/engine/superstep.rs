@@ -7,8 +7,11 @@
 //! frontier. The state survives between supersteps, so each superstep may
 //! run on a different engine (the planner's choice).
 //!
-//! Messages live in one of two forms. The general one keeps an
-//! `Option<Msg>` per vertex. Programs that declare
+//! Messages live in one of three forms. The general one keeps an
+//! `Option<Msg>` per vertex. Programs whose messages do not combine
+//! (`COMBINES = false`) get them grouped by receiver in an arena
+//! (`grouped`: every message of the superstep, as the external engine
+//! delivers them). Programs that declare
 //! [`VertexProgram::IDENTITY`] (messages of at most 8 bytes whose combine
 //! has an identity: PageRank's sum, BFS's and WCC's min) keep them as words
 //! sized to the message ([`Words`]: 4 bytes for BFS's depths and narrow WCC
@@ -20,9 +23,12 @@
 
 mod accumulate;
 mod apply;
+mod grouped;
 mod in_place;
 mod init;
 mod senders;
+
+pub use grouped::arena_bytes;
 
 use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::frontier::{Collect, Frontier, Part};
@@ -61,6 +67,8 @@ pub struct MemState<P: VertexProgram, W: Word> {
     acc: Cells<P::Msg>,
     /// The messages as words, for programs with an identity.
     pub words: Option<Words<W>>,
+    /// A grouped program's messages (`COMBINES = false`; `acc` is empty).
+    grouped: Option<grouped::Arena<P::Msg>>,
     /// Next superstep's active vertices.
     active: Bits,
     /// Blocks (of the stream engine's tiles) with a sending vertex.
@@ -104,6 +112,9 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
             let w = word_bytes::<P>();
             2 * w * n.next_multiple_of(BLOCK as u64)
         }
+        // Grouped: the messages go to an arena ([`arena_bytes`], charged
+        // apart), so one `Option` a vertex.
+        _ if !P::COMBINES => std::mem::size_of::<Option<P::Msg>>() as u64 * n,
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
     // One bit a vertex for the next frontier.
@@ -183,12 +194,18 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
         let senders = firsts.iter().map(|p| p.count).sum();
         let general = if words.is_some() { 0 } else { n };
+        let grouped = match P::COMBINES {
+            true => None,
+            false => Some(grouped::Arena::new(store, prog, budget)?),
+        };
+        let cells = if grouped.is_some() { 0 } else { general };
         Ok(MemState {
             n,
             states,
             out: vec![None; general],
-            acc: Cells((0..general).map(|_| UnsafeCell::new(None)).collect()),
+            acc: Cells((0..cells).map(|_| UnsafeCell::new(None)).collect()),
             words,
+            grouped,
             active,
             sending,
             received,
@@ -332,7 +349,11 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             false => prog.edge(m, s as u64, d as u64, w),
             true => prog.edge_rev(m, s as u64, d as u64, w),
         };
-        if let (Some(msg), Some(ws)) = (msg, &self.words) {
+        if let (Some(msg), Some(g)) = (msg, &self.grouped) {
+            // SAFETY: the caller guarantees exclusive access to `d`.
+            unsafe { g.push(d, msg) };
+            true
+        } else if let (Some(msg), Some(ws)) = (msg, &self.words) {
             Words::fold::<P>(&ws.acc[d], W::msg(msg))
         } else if let Some(msg) = msg {
             // SAFETY: the caller guarantees exclusive access to `d`'s cell.

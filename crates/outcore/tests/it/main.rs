@@ -11,6 +11,7 @@ mod external_engine;
 mod external_ids;
 mod graphalytics;
 mod greedy;
+mod grouped;
 mod layers;
 mod lcc;
 mod parquet_in;

@@ -22,6 +22,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         if crate::engine::vertex::accumulates::<P>() {
             return self.end_accumulated(prog, step);
         }
+        if !P::COMBINES {
+            return self.end_grouped(prog, step);
+        }
         let p = &*prog;
         let apply_all = p.apply_all();
         let fuse = P::SCATTER_PURE;
