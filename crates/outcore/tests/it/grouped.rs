@@ -125,7 +125,7 @@ proptest! {
         let dense = dense_edges(&store, &edges);
         let bits = priority::rank_bits(n);
         let k = keys(&store, |r, d| coloring::key(seed, r, d, bits)).unwrap();
-        let want: Vec<u64> = coloring::reference(&k, &dense).into_iter().map(u64::from).collect();
+        let want: Vec<u64> = coloring::reference(&k, &dense, directed).into_iter().map(u64::from).collect();
         on_every_engine(true, &want, exact, |e, b| coloring_run(&store, seed, e, b));
 
         let k = keys(&store, |r, _| mis::key(seed, r, bits)).unwrap();
