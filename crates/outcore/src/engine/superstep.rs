@@ -20,8 +20,11 @@
 
 mod accumulate;
 mod apply;
+mod exchange;
 mod in_place;
 mod senders;
+
+pub use exchange::Local;
 
 use crate::engine::bits::{AtomicBits, Bits};
 use crate::engine::frontier::{Collect, Frontier, Part};
@@ -82,6 +85,9 @@ pub struct MemState<P: VertexProgram, W: Word> {
     /// sees; else none.
     deg: Option<Degrees>,
     pub agg: Aggregate,
+    /// The vertices applied and sending: all but a shard's ghosts
+    /// ([`Local`]).
+    owned: std::ops::Range<usize>,
     _charge: Charge,
 }
 
@@ -113,6 +119,18 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// Initial states from the degrees and ranks (charged to `budget`), the
     /// messages in words of `W` ([`word_bytes`] of `P`).
     pub fn new(store: &Store, prog: &P, budget: &Budget) -> Result<MemState<P, W>> {
+        Self::new_in(store, prog, budget, None)
+    }
+
+    /// [`MemState::new`] on a shard (`local`): ghosts start inactive and
+    /// silent (their `init`s add nothing to the aggregate), and `init` sees
+    /// the global ranks.
+    pub fn new_in(
+        store: &Store,
+        prog: &P,
+        budget: &Budget,
+        local: Option<&Local>,
+    ) -> Result<MemState<P, W>> {
         if W::BYTES != word_bytes::<P>() {
             return Err(Error::Invalid(format!(
                 "internal: {} sends {}-byte words, not {}",
@@ -154,13 +172,21 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let mut received = AtomicBits::new(blocks);
         let mut degs = crate::store::degrees::DegreeStream::open(store.root(), "out")?;
         let mut ranks = store.rank_reader()?;
+        let owned = local.map_or(0..n, |l| l.owned.clone());
         for v in 0..n as u64 {
-            let info = VertexInfo {
+            let mut info = VertexInfo {
                 v,
                 rank: ranks.next_rank()?,
                 out_degree: degs.next_degree()?,
             };
-            let (s, a) = prog.init(&info, &mut agg);
+            let ghost = !owned.contains(&(v as usize));
+            if let Some(l) = local {
+                info.rank = (l.rank)(v);
+            }
+            let (s, a) = match ghost {
+                false => prog.init(&info, &mut agg),
+                true => (prog.init(&info, &mut Aggregate::default()).0, false),
+            };
             match &mut words {
                 // In place: the state is the word; active means changed.
                 Some(w) if in_place => {
@@ -171,7 +197,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                     }
                 }
                 Some(w) if acc_form => {
-                    let x = W::msg(s);
+                    let x = if ghost { w.id } else { W::msg(s) };
                     *W::get_mut(&mut w.out[v as usize]) = x;
                     if x != w.id {
                         first.push(v as usize);
@@ -201,6 +227,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             changed,
             deg,
             agg,
+            owned,
             _charge: charge,
         })
     }
