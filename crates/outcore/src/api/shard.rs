@@ -77,6 +77,10 @@ impl<P: VertexProgram, W: Word> ShardJob for Job<P, W> {
 /// What a job is opened with.
 type Opened = (Box<dyn ShardJob>, Aggregate, u64);
 
+/// A job's supersteps at most, the kind of its values and how a state
+/// encodes as one.
+type JobKind<S> = (usize, Kind, fn(&S) -> u64);
+
 /// Opens `make`'s program on shard `k` (messages in words of its size).
 fn job<P: VertexProgram + 'static>(
     part: &Partition,
@@ -92,7 +96,7 @@ fn job<P: VertexProgram + 'static>(
         k: usize,
         o: &RunOptions,
         make: impl FnOnce(&crate::engine::shard::ShardIds) -> Result<P>,
-        job: (usize, Kind, fn(&P::State) -> u64),
+        job: JobKind<P::State>,
     ) -> Result<Opened> {
         let stream = StreamConfig {
             io: o.io,
