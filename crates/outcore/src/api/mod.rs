@@ -13,6 +13,7 @@ pub mod query;
 pub mod report;
 pub mod run;
 mod run_more;
+pub mod shard;
 pub mod summary;
 pub mod update;
 pub mod values;

@@ -19,6 +19,7 @@ pub mod program;
 pub mod results;
 pub mod select;
 pub mod select_run;
+pub mod shard;
 pub mod state;
 pub mod stats;
 pub mod stream;

@@ -23,11 +23,13 @@
 
 mod accumulate;
 mod apply;
+mod exchange;
 mod grouped;
 mod in_place;
 mod init;
 mod senders;
 
+pub use exchange::Local;
 pub use grouped::arena_bytes;
 
 use crate::engine::bits::{AtomicBits, Bits};
@@ -91,6 +93,9 @@ pub struct MemState<P: VertexProgram, W: Word> {
     /// sees; else none.
     deg: Option<Degrees>,
     pub agg: Aggregate,
+    /// The vertices applied and sending: all but a shard's ghosts
+    /// ([`Local`]).
+    owned: std::ops::Range<usize>,
     _charge: Charge,
 }
 
@@ -125,6 +130,18 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// Initial states from the degrees and ranks (charged to `budget`), the
     /// messages in words of `W` ([`word_bytes`] of `P`).
     pub fn new(store: &Store, prog: &P, budget: &Budget) -> Result<MemState<P, W>> {
+        Self::new_in(store, prog, budget, None)
+    }
+
+    /// [`MemState::new`] on a shard (`local`): ghosts start inactive and
+    /// silent (their `init`s add nothing to the aggregate), and `init` sees
+    /// the global ranks.
+    pub fn new_in(
+        store: &Store,
+        prog: &P,
+        budget: &Budget,
+        local: Option<&Local>,
+    ) -> Result<MemState<P, W>> {
         if W::BYTES != word_bytes::<P>() {
             return Err(Error::Invalid(format!(
                 "internal: {} sends {}-byte words, not {}",
@@ -135,6 +152,12 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
         in_place::check(prog)?;
         accumulate::check(prog)?;
+        if local.is_some() && !P::COMBINES {
+            return Err(Error::Invalid(format!(
+                "{} does not run over shards yet: its messages do not combine",
+                prog.name()
+            )));
+        }
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;
@@ -165,7 +188,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let mut firsts: Vec<Part> = Vec::new();
         let changed = AtomicBits::new(if in_place { n } else { 0 });
         let received = AtomicBits::new(blocks);
-        let mut input = init::Input::open(store)?;
+        let owned = local.map_or(0..n, |l| l.owned.clone());
+        let mut input = init::Input::open(store, local)?;
         while input.next()? {
             let (start, len) = (input.start, input.rank.len());
             match &mut words {
@@ -179,7 +203,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 }
                 _ => {
                     for i in 0..len {
-                        let (s, a) = prog.init(&input.info(i), &mut agg);
+                        let (s, a) = input.init(prog, i, &mut agg);
                         states.push(s);
                         active.set(start + i, a);
                     }
@@ -216,6 +240,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             changed,
             deg,
             agg,
+            owned,
             _charge: charge,
         })
     }

@@ -21,6 +21,7 @@ mod planner;
 mod queries;
 mod relabel;
 mod results;
+mod shards;
 mod sssp_kcore;
 mod store_roundtrip;
 mod stream_engine;

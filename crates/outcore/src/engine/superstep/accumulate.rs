@@ -7,7 +7,6 @@
 
 use super::{MemState, CHUNK};
 use crate::engine::frontier::{Collect, Part};
-use crate::engine::program::IterEnd;
 use crate::engine::vertex::{accumulates, Aggregate, Value, VertexProgram, VertexView};
 use crate::engine::words::{Word, Words};
 use crate::error::{Error, Result};
@@ -29,9 +28,10 @@ pub(super) fn check<P: VertexProgram>(prog: &P) -> Result<()> {
 impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// Applies every vertex: its accumulator (reset) and last message
     /// through `apply_accumulated`; the next messages are the frontier.
-    pub(super) fn end_accumulated(&mut self, prog: &mut P, step: usize) -> IterEnd {
-        let p = &*prog;
+    pub(super) fn apply_accumulated(&mut self, prog: &P) -> (Aggregate, u64) {
+        let p = prog;
         let n = self.n;
+        let owned = self.owned.clone();
         let deg = self
             .deg
             .as_ref()
@@ -49,6 +49,11 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                     let v = c * CHUNK + i;
                     let sum = std::mem::take(W::get_mut(a)) ^ id;
                     let o = W::get_mut(o);
+                    if !owned.contains(&v) {
+                        // A ghost sends nothing: its owner does.
+                        *o = id;
+                        continue;
+                    }
                     let mut m = o.get::<P::Msg>();
                     let view = VertexView {
                         v: v as u64,
@@ -69,14 +74,10 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         for (a, _) in &parts {
             agg.merge(a);
         }
-        self.agg = agg;
         let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.1)).collect();
         self.set_senders(&mut parts);
         self.ready = true;
-        IterEnd {
-            active_vertices: n as u64,
-            done: prog.end(step, &self.agg, n as u64),
-        }
+        (agg, owned.len() as u64)
     }
 
     /// Every vertex's result ([`VertexProgram::value`]), by dense id.

@@ -16,16 +16,24 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// computed here too, as each vertex is applied (so the next `begin`
     /// makes no pass).
     pub fn end(&mut self, prog: &mut P, step: usize) -> IterEnd {
+        let (agg, active) = self.apply_local(prog);
+        self.finish(prog, step, agg, active)
+    }
+
+    /// [`MemState::end`] before the program's verdict: applies the owned
+    /// vertices; returns their aggregate and how many are active next.
+    pub fn apply_local(&mut self, prog: &P) -> (Aggregate, u64) {
         if P::IN_PLACE {
-            return self.end_in_place(prog, step);
+            return (Aggregate::default(), self.count_changed());
         }
         if crate::engine::vertex::accumulates::<P>() {
-            return self.end_accumulated(prog, step);
+            return self.apply_accumulated(prog);
         }
         if !P::COMBINES {
-            return self.end_grouped(prog, step);
+            return self.apply_grouped(prog);
         }
-        let p = &*prog;
+        let p = prog;
+        let owned = self.owned.clone();
         let apply_all = p.apply_all();
         let fuse = P::SCATTER_PURE;
         let cells = &self.acc;
@@ -65,6 +73,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                         (c != id).then(|| c.get::<P::Msg>())
                     };
                     let a = match m {
+                        // A ghost: its owner applies it.
+                        _ if !owned.contains(&v) => false,
                         Some(m) => p.apply(v as u64, s, &[m], &mut agg),
                         None if apply_all => p.apply(v as u64, s, &[], &mut agg),
                         None => false,
@@ -96,16 +106,11 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             count += c;
             agg.merge(a);
         }
-        self.agg = agg;
         if fuse {
             let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.2)).collect();
             self.set_senders(&mut parts);
             self.ready = true;
         }
-        let done = prog.end(step, &self.agg, count);
-        IterEnd {
-            active_vertices: count,
-            done: done || count == 0 && !prog.apply_all(),
-        }
+        (agg, count)
     }
 }

@@ -19,7 +19,6 @@
 
 use super::{MemState, CHUNK};
 use crate::engine::frontier::{Collect, Part};
-use crate::engine::program::IterEnd;
 use crate::engine::vertex::{Aggregate, Edges, VertexProgram};
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
@@ -147,8 +146,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// The apply step of a grouped program: each vertex's messages of the
     /// superstep together through `apply`; names the next frontier (and,
     /// for a [`VertexProgram::SCATTER_PURE`] program, the next messages).
-    pub(super) fn end_grouped(&mut self, prog: &mut P, step: usize) -> IterEnd {
-        let p = &*prog;
+    pub(super) fn apply_grouped(&mut self, prog: &P) -> (Aggregate, u64) {
+        let p = prog;
         let apply_all = p.apply_all();
         let fuse = P::SCATTER_PURE;
         let n = self.n;
@@ -197,16 +196,11 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             count += c;
             agg.merge(a);
         }
-        self.agg = agg;
         if fuse {
             let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.2)).collect();
             self.set_senders(&mut parts);
             self.ready = true;
         }
-        let done = prog.end(step, &self.agg, count);
-        IterEnd {
-            active_vertices: count,
-            done: done || count == 0 && !prog.apply_all(),
-        }
+        (agg, count)
     }
 }

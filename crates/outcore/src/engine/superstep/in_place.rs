@@ -6,9 +6,8 @@
 
 use super::MemState;
 use crate::engine::frontier::{Frontier, SPARSE_MAX};
-use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
-use crate::engine::vertex::{Aggregate, Value, VertexProgram};
+use crate::engine::vertex::{Value, VertexProgram};
 use crate::engine::words::{lower, Word};
 use crate::error::{Error, Result};
 
@@ -102,9 +101,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         self.received.set(d / BLOCK);
     }
 
-    /// Ends a superstep: counts the changed vertices (the bits of the
-    /// blocks that received).
-    pub(super) fn end_in_place(&mut self, prog: &mut P, step: usize) -> IterEnd {
+    /// Counts the changed vertices (the bits of the blocks that
+    /// received): the next superstep's active ones.
+    pub(super) fn count_changed(&self) -> u64 {
         let mut count = 0u64;
         for b in 0..self.n.div_ceil(BLOCK) {
             if self.received.get(b) {
@@ -113,12 +112,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 }
             }
         }
-        self.agg = Aggregate::default();
-        let done = prog.end(step, &self.agg, count);
-        IterEnd {
-            active_vertices: count,
-            done: done || count == 0,
-        }
+        count
     }
 
     /// The final states, by dense id (in place: the words, reused;

@@ -2,12 +2,14 @@
 //! read a batch at a time (one checked read per file, not one call per
 //! vertex), and the word forms (in place: BFS, WCC; accumulating:
 //! PageRank), whose `init` reads nothing but its [`VertexInfo`], compute a
-//! batch in parallel chunks. At kron-24 the one-vertex-at-a-time pass was
+//! batch in parallel chunks. On a shard ([`Local`]) ghosts start inactive
+//! and silent, their `init` adds nothing to the aggregate, and `init`
+//! sees global ranks. At kron-24 the one-vertex-at-a-time pass was
 //! most of what a WCC run spent outside the engine's supersteps. Other
 //! programs (weighted PageRank reads its weights in vertex order) keep the
 //! sequential pass.
 
-use super::CHUNK;
+use super::{Local, CHUNK};
 use crate::engine::bits::AtomicBits;
 use crate::engine::frontier::{Collect, Part};
 use crate::engine::state::BLOCK;
@@ -24,7 +26,8 @@ const BATCH: usize = 1 << 20;
 const _: () = assert!(BATCH.is_multiple_of(CHUNK));
 
 /// The ranks and degrees of every vertex, a batch at a time.
-pub(super) struct Input {
+pub(super) struct Input<'a> {
+    local: Option<&'a Local<'a>>,
     ranks: RankStream,
     degs: DegreeStream,
     n: usize,
@@ -35,9 +38,10 @@ pub(super) struct Input {
     buf: Vec<u8>,
 }
 
-impl Input {
-    pub fn open(store: &Store) -> Result<Input> {
+impl<'a> Input<'a> {
+    pub fn open(store: &Store, local: Option<&'a Local<'a>>) -> Result<Input<'a>> {
         Ok(Input {
+            local,
             ranks: store.rank_reader()?,
             degs: DegreeStream::open(store.root(), "out")?,
             n: store.manifest().num_vertices as usize,
@@ -62,13 +66,31 @@ impl Input {
         Ok(true)
     }
 
-    /// What `init` sees of the batch's vertex `i`.
+    /// True when the batch's vertex `i` is a shard's ghost.
     #[inline(always)]
-    pub fn info(&self, i: usize) -> VertexInfo {
-        VertexInfo {
-            v: (self.start + i) as u64,
-            rank: self.rank[i],
+    fn ghost(&self, i: usize) -> bool {
+        self.local
+            .is_some_and(|l| !l.owned.contains(&(self.start + i)))
+    }
+
+    /// `init` of the batch's vertex `i`: a ghost's is inactive and adds
+    /// nothing to `agg`.
+    #[inline(always)]
+    pub fn init<P: VertexProgram>(
+        &self,
+        prog: &P,
+        i: usize,
+        agg: &mut Aggregate,
+    ) -> (P::State, bool) {
+        let v = (self.start + i) as u64;
+        let info = VertexInfo {
+            v,
+            rank: self.local.map_or(self.rank[i], |l| (l.rank)(v)),
             out_degree: self.deg[i],
+        };
+        match self.ghost(i) {
+            false => prog.init(&info, agg),
+            true => (prog.init(&info, &mut Aggregate::default()).0, false),
         }
     }
 }
@@ -87,7 +109,7 @@ pub(super) struct Chunk {
 /// the caller merges aggregates and frontier parts deterministically.
 pub(super) fn words<P: VertexProgram, W: Word>(
     prog: &P,
-    input: &Input,
+    input: &Input<'_>,
     out: &mut [W::Cell],
     id: W,
     in_place: bool,
@@ -102,8 +124,11 @@ pub(super) fn words<P: VertexProgram, W: Word>(
             let mut part = col.part();
             let (mut bits, mut any, len) = (0u64, false, out.len());
             for (i, o) in out.iter_mut().enumerate() {
-                let (s, a) = prog.init(&input.info(first + i), &mut agg);
-                let x = W::msg(s);
+                let (s, a) = input.init(prog, first + i, &mut agg);
+                let x = match !in_place && input.ghost(first + i) {
+                    true => id,
+                    false => W::msg(s),
+                };
                 *W::get_mut(o) = x;
                 let v = input.start + first + i;
                 if in_place {

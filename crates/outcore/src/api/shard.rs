@@ -1,0 +1,260 @@
+//! Runs over the shards of a partitioned store (issue 54): a
+//! [`ShardJob`] per shard, built from the [`RunOptions`] of
+//! [`crate::api::run`], whose steps a driver calls between its exchanges
+//! of message bytes ([`crate::engine::shard`]); [`run_parts`] drives them
+//! all in this process. PageRank, WCC and BFS, in memory.
+
+use super::values::Kind;
+use super::{Algorithm, RunOptions};
+use crate::algo::pagerank::PageRankConfig;
+use crate::algo::vertex::bfs::{self, BfsVp};
+use crate::algo::vertex::pagerank::PageRankVp;
+use crate::algo::vertex::wcc::WccVp;
+use crate::engine::planner::EngineChoice;
+use crate::engine::select::SelectConfig;
+use crate::engine::shard::{exchange, Outbox, ShardRun, ShardSteps, StepExchange};
+use crate::engine::stats::RunStats;
+use crate::engine::stream::StreamConfig;
+use crate::engine::vertex::{Aggregate, Label, VertexProgram};
+use crate::engine::words::{word_bytes, Word};
+use crate::error::{Error, Result};
+use crate::store::partition::Partition;
+use std::path::Path;
+
+/// One shard's run of an algorithm, its values as [`crate::api::run`]'s
+/// (a [`Kind`] encoded in a u64).
+pub trait ShardJob: ShardSteps {
+    /// Supersteps at most (PageRank's iterations).
+    fn max_steps(&self) -> usize;
+    /// How to read [`ShardJob::values`].
+    fn kind(&self) -> Kind;
+    /// The owned vertices' values, in global id order; once, at the end.
+    fn values(&mut self) -> Vec<u64>;
+    /// The shard's run statistics.
+    fn stats(&self) -> RunStats;
+}
+
+struct Job<P: VertexProgram, W: Word> {
+    run: ShardRun<P, W>,
+    max_steps: usize,
+    kind: Kind,
+    value: fn(&P::State) -> u64,
+}
+
+impl<P: VertexProgram, W: Word> ShardSteps for Job<P, W> {
+    fn set_aggregate(&mut self, agg: Aggregate) {
+        self.run.set_aggregate(agg)
+    }
+    fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
+        self.run.scatter(step)
+    }
+    fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+        self.run.receive(from, targets, bytes)
+    }
+    fn apply(&mut self) -> (Aggregate, u64) {
+        self.run.apply()
+    }
+    fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool {
+        self.run.finish(step, agg, active)
+    }
+}
+
+impl<P: VertexProgram, W: Word> ShardJob for Job<P, W> {
+    fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+    fn values(&mut self) -> Vec<u64> {
+        self.run.values().iter().map(self.value).collect()
+    }
+    fn stats(&self) -> RunStats {
+        self.run.stats()
+    }
+}
+
+/// What a job is opened with.
+type Opened = (Box<dyn ShardJob>, Aggregate, u64);
+
+/// A job's supersteps at most, the kind of its values and how a state
+/// encodes as one.
+type JobKind<S> = (usize, Kind, fn(&S) -> u64);
+
+/// Opens `make`'s program on shard `k` (messages in words of its size).
+fn job<P: VertexProgram + 'static>(
+    part: &Partition,
+    k: usize,
+    o: &RunOptions,
+    make: impl FnOnce(&crate::engine::shard::ShardIds) -> Result<P>,
+    max_steps: usize,
+    kind: Kind,
+    value: fn(&P::State) -> u64,
+) -> Result<Opened> {
+    fn typed<P: VertexProgram + 'static, W: Word>(
+        part: &Partition,
+        k: usize,
+        o: &RunOptions,
+        make: impl FnOnce(&crate::engine::shard::ShardIds) -> Result<P>,
+        job: JobKind<P::State>,
+    ) -> Result<Opened> {
+        let stream = StreamConfig {
+            io: o.io,
+            segment_bytes: o.segment,
+            segments: o.segments,
+            cache_bytes: o.cache,
+            label: o.algorithm.name().into(),
+            ..Default::default()
+        };
+        let select = SelectConfig {
+            io: o.io,
+            depth: o.depth,
+            ..Default::default()
+        };
+        let (run, agg, active) =
+            ShardRun::<P, W>::open(part, k, make, o.engine, stream, &select, o.memory)?;
+        let (max_steps, kind, value) = job;
+        let job = Job {
+            run,
+            max_steps,
+            kind,
+            value,
+        };
+        Ok((Box::new(job), agg, active))
+    }
+    let j = (max_steps, kind, value);
+    match word_bytes::<P>() {
+        4 => typed::<P, u32>(part, k, o, make, j),
+        _ => typed::<P, u64>(part, k, o, make, j),
+    }
+}
+
+/// The global id of the source `o.source` names (an original id).
+fn source(part: &Partition, o: &RunOptions) -> Result<u64> {
+    let alg = o.algorithm.name();
+    let src = match o.source.as_deref() {
+        None => {
+            return Err(Error::Invalid(format!(
+                "{alg} needs a source (an original vertex id)"
+            )))
+        }
+        Some("max-degree") => {
+            return Err(Error::Invalid(format!(
+                "{alg} over shards takes a source by its original id (max-degree is not supported on a partitioned store yet)"
+            )))
+        }
+        Some(s) => s,
+    };
+    let m = part.manifest();
+    let ids = part.load_ids()?;
+    let found = match (m.string_ids, src.parse::<u64>()) {
+        (false, Ok(id)) => ids.dense_of_original(id, m.num_vertices),
+        (false, Err(_)) => None,
+        (true, _) => (0..m.num_vertices).find(|&g| ids.get(g).to_string() == src),
+    };
+    found.ok_or_else(|| Error::Invalid(format!("source vertex {src} is not in the graph")))
+}
+
+/// Opens shard `k` of the partition at `dir` for the run `o` describes (in
+/// a budget of `o.memory` bytes): the job, and its `init`s' aggregate and
+/// active count (the driver sums them over the shards and hands the sum
+/// to every job's `set_aggregate` before superstep 0).
+pub fn open(dir: &Path, k: usize, o: &RunOptions) -> Result<Opened> {
+    let part = Partition::open(dir)?;
+    let parts = part.manifest().parts as usize;
+    if k >= parts {
+        return Err(Error::Invalid(format!(
+            "shard {k} of a partition of {parts} shards ({})",
+            dir.display()
+        )));
+    }
+    if o.engine == EngineChoice::External {
+        return Err(Error::Invalid(
+            "runs over shards are in memory only for now; drop --engine external".into(),
+        ));
+    }
+    if o.weighted {
+        return Err(Error::Invalid(
+            "weighted pagerank does not run over shards yet".into(),
+        ));
+    }
+    let n = part.manifest().num_vertices;
+    match o.algorithm {
+        Algorithm::Pagerank => {
+            let cfg = PageRankConfig {
+                damping: o.damping,
+                iterations: o.iterations,
+                tol: o.tol,
+            };
+            cfg.validate()?;
+            let make = |_: &_| Ok(PageRankVp::new(n, &cfg));
+            job(&part, k, o, make, cfg.iterations, Kind::Float, |r| {
+                r.to_bits()
+            })
+        }
+        Algorithm::Wcc => {
+            fn wcc<L: Label>(part: &Partition, k: usize, o: &RunOptions) -> Result<Opened> {
+                let make = |_: &_| Ok(WccVp::<L>::new());
+                job(part, k, o, make, usize::MAX, Kind::Label, |l: &L| l.id())
+            }
+            // Labels are global ranks: u32 while they fit.
+            match n < u32::MAX as u64 {
+                true => wcc::<u32>(&part, k, o),
+                false => wcc::<u64>(&part, k, o),
+            }
+        }
+        Algorithm::Bfs => {
+            let g = source(&part, o)?;
+            let make = |ids: &crate::engine::shard::ShardIds| {
+                Ok(BfsVp::new(ids.local_of(g).unwrap_or(u64::MAX)))
+            };
+            job(&part, k, o, make, usize::MAX, Kind::Int, |&d| {
+                bfs::depth(d) as u64
+            })
+        }
+        a => Err(Error::Invalid(format!(
+            "{} does not run over shards yet (pagerank, wcc and bfs do)",
+            a.name()
+        ))),
+    }
+}
+
+/// A run over every shard in this process.
+#[derive(Debug)]
+pub struct PartsValues {
+    /// Every vertex's value by global id, as [`Kind`] says.
+    pub values: Vec<u64>,
+    pub kind: Kind,
+    /// What crossed between shards, per superstep.
+    pub steps: Vec<StepExchange>,
+    /// Per shard, its statistics.
+    pub stats: Vec<RunStats>,
+}
+
+/// Runs `o` on every shard of the partition at `dir` in this process
+/// (each shard in a budget of `o.memory` bytes), exchanging the messages in
+/// shard order.
+pub fn run_parts(dir: &Path, o: &RunOptions) -> Result<PartsValues> {
+    let parts = Partition::open(dir)?.manifest().parts as usize;
+    let mut jobs = Vec::with_capacity(parts);
+    let mut agg = Aggregate::default();
+    for k in 0..parts {
+        let (j, a, _) = open(dir, k, o)?;
+        agg.merge(&a);
+        jobs.push(j);
+    }
+    let max_steps = jobs[0].max_steps();
+    let steps = exchange(&mut jobs, agg, max_steps)?;
+    let mut values = Vec::new();
+    let mut stats = Vec::with_capacity(parts);
+    for j in &mut jobs {
+        values.extend(j.values());
+        stats.push(j.stats());
+    }
+    Ok(PartsValues {
+        values,
+        kind: jobs[0].kind(),
+        steps,
+        stats,
+    })
+}

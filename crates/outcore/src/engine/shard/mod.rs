@@ -1,0 +1,342 @@
+//! A vertex program on one shard of a partitioned store, a superstep at a
+//! time (DESIGN.md, "Runs over shards"): the steps a distributed driver
+//! calls between its exchanges, and [`run_parts`], the driver of one
+//! process (tests, and the reference a distributed run is checked with).
+//!
+//! A superstep on K shards: every shard [`ShardRun::scatter`]s (its owned
+//! senders' messages delivered by the planner's engine on its own store;
+//! those for ghosts combined locally and handed out per owner as an
+//! [`Outbox`]); every outbox goes to its shard's [`ShardRun::receive`];
+//! every shard [`ShardRun::apply`]s its owned vertices; the driver sums
+//! the aggregates and active counts and hands them to every shard's
+//! [`ShardRun::finish`], which gives the program's verdict (the same on
+//! every shard).
+//!
+//! Ids: a shard's local ids are what the engines and the program see; a
+//! program that names a vertex (BFS's source) is given its local id on the
+//! shard that owns it, and `init` sees global ranks (WCC's labels).
+//! Messages travel to their owner as its local ids.
+
+mod driver;
+
+pub use driver::{exchange, run_parts, PartsRun, ShardSteps, StepExchange};
+
+use crate::engine::planned::{self, Engines};
+use crate::engine::planner::EngineChoice;
+use crate::engine::select::SelectConfig;
+use crate::engine::stats::RunStats;
+use crate::engine::stream::StreamConfig;
+use crate::engine::superstep::{Local, MemState};
+use crate::engine::vertex::{Aggregate, Value, VertexProgram};
+use crate::engine::words::Word;
+use crate::error::{Error, Result};
+use crate::mem::Budget;
+use crate::progress::Progress;
+use crate::store::partition::{Partition, PartitionManifest};
+use crate::store::{IdFiles, OriginalIds, Store};
+use std::ops::Range;
+use std::time::Instant;
+
+/// The messages of one superstep from a shard for shard `to`: the
+/// receivers as `to`'s local ids, and the messages' [`Value`] encodings
+/// one after another, in the same order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outbox {
+    pub to: usize,
+    pub targets: Vec<u64>,
+    pub bytes: Vec<u8>,
+}
+
+/// Where a shard's vertices live: its owned local range, its ghosts'
+/// ranges by owner, and the global id of every local vertex.
+pub struct ShardIds {
+    /// Shard index and K.
+    pub k: usize,
+    pub parts: usize,
+    /// Owned local ids.
+    pub owned: Range<usize>,
+    /// The first global id owned.
+    pub first_global: u64,
+    /// Per shard j != k: the local ids of the ghosts it owns (empty for k).
+    pub ghosts: Vec<Range<usize>>,
+    /// Per shard j: the local id of its first owned vertex and its first
+    /// global id (its receivers' ids are `local_first + g - bounds[j]`).
+    pub receivers: Vec<(u64, u64)>,
+    /// Global id of each local vertex.
+    pub global: Vec<u64>,
+}
+
+impl ShardIds {
+    /// The ids of shard `k` of `m`, whose store is `store`.
+    pub fn load(m: &PartitionManifest, k: usize, store: &Store) -> Result<ShardIds> {
+        let parts = m.parts as usize;
+        let info = &m.shards[k];
+        let n = store.manifest().num_vertices;
+        let ids = store.load_ids()?;
+        let global: Vec<u64> = (0..n)
+            .map(|v| ids.get(v).as_u64().unwrap_or(u64::MAX))
+            .collect();
+        let mut ghosts = Vec::with_capacity(parts);
+        let mut start = 0usize;
+        for j in 0..parts {
+            if j == k {
+                ghosts.push(0..0);
+                start += info.owned as usize;
+            } else {
+                let c = info.ghosts[j] as usize;
+                ghosts.push(start..start + c);
+                start += c;
+            }
+        }
+        let first = info.local_first as usize;
+        let owned = first..first + info.owned as usize;
+        let receivers = (m.shards.iter().zip(&m.bounds))
+            .map(|(s, &b)| (s.local_first, b))
+            .collect();
+        let sid = ShardIds {
+            k,
+            parts,
+            owned,
+            first_global: m.bounds[k],
+            ghosts,
+            receivers,
+            global,
+        };
+        // The layout partition.json describes must be the store's.
+        let bad = (start as u64 != n)
+            || sid
+                .owned
+                .clone()
+                .any(|v| sid.global[v] != m.bounds[k] + (v - first) as u64)
+            || (0..parts).any(|j| sid.ghosts[j].clone().any(|v| m.owner(sid.global[v]) != j));
+        if bad {
+            return Err(Error::store(
+                store.path(),
+                format!("shard {k}: its vertices are not laid out as partition.json says (owned, then ghosts by owner); partition the store again"),
+            ));
+        }
+        Ok(sid)
+    }
+
+    /// The local id on shard `j` of global id `g` (owned by `j`).
+    #[inline]
+    pub fn receiver(&self, j: usize, g: u64) -> u64 {
+        let (local_first, first) = self.receivers[j];
+        local_first + (g - first)
+    }
+
+    /// The local id of global id `g` if this shard owns it.
+    pub fn local_of(&self, g: u64) -> Option<u64> {
+        let owned = self.owned.len() as u64;
+        (g >= self.first_global && g - self.first_global < owned)
+            .then(|| self.owned.start as u64 + (g - self.first_global))
+    }
+}
+
+/// A vertex program on one shard, in memory.
+pub struct ShardRun<P: VertexProgram, W: Word> {
+    store: Store,
+    budget: Budget,
+    ids: ShardIds,
+    prog: P,
+    st: MemState<P, W>,
+    engines: Engines,
+    stats: RunStats,
+    t0: Instant,
+    progress: Progress,
+    /// This superstep's start, and its state passes before it.
+    step_t0: Instant,
+    passes: u64,
+}
+
+impl<P: VertexProgram, W: Word> ShardRun<P, W> {
+    /// Opens shard `k` of `part` in a budget of `memory` bytes and starts
+    /// `make(ids)`'s program on it (its state from `init`, ghosts silent):
+    /// the run, and the aggregate and the active count of its `init`s (the
+    /// driver sums them and hands the sum to [`ShardRun::set_aggregate`]).
+    /// An error when the state does not fit the budget (the external engine
+    /// does not run on shards yet).
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        part: &Partition,
+        k: usize,
+        make: impl FnOnce(&ShardIds) -> Result<P>,
+        choice: EngineChoice,
+        stream: StreamConfig,
+        select: &SelectConfig,
+        memory: u64,
+    ) -> Result<(ShardRun<P, W>, Aggregate, u64)> {
+        let t0 = Instant::now();
+        let m = part.manifest();
+        let store = part.open_shard(k)?;
+        let budget = Budget::checked(memory)?;
+        let ids = ShardIds::load(m, k, &store)?;
+        let prog = make(&ids)?;
+        planned::engines_ok(&prog, choice)?;
+        if let Err(e) = planned::check_budget::<P>(&store, &prog, &budget) {
+            return Err(Error::Budget(format!(
+                "shard {k} ({}): {e}; runs over shards are in memory only for now (the external engine does not run on shards yet)",
+                part.shard_path(k).display()
+            )));
+        }
+        // Global ranks: the partition's order map (global id -> rank).
+        let kind = IdFiles {
+            n: m.num_vertices,
+            string_ids: false,
+            has_id_map: false,
+            has_order_map: m.has_order_map,
+        };
+        let order =
+            OriginalIds::load_in(&part.path().join(crate::store::partition::IDS_DIR), &kind)?;
+        let global = &ids.global;
+        let rank = |v: u64| order.rank(global[v as usize]);
+        let local = Local {
+            owned: ids.owned.clone(),
+            rank: &rank,
+        };
+        let st = MemState::<P, W>::new_in(&store, &prog, &budget, Some(&local))?;
+        drop(order);
+        let (agg, active) = (st.agg, st.active_count());
+        let (engines, mut stats) = Engines::new(&store, &prog, choice, stream, select, &budget)?;
+        stats.vertex_state_bytes = planned::state_bytes::<P>(store.manifest().num_vertices);
+        let progress = Progress::new(prog.name());
+        let run = ShardRun {
+            store,
+            budget,
+            ids,
+            prog,
+            st,
+            engines,
+            stats,
+            t0,
+            progress,
+            step_t0: Instant::now(),
+            passes: 0,
+        };
+        Ok((run, agg, active))
+    }
+
+    /// The shard's ids.
+    pub fn ids(&self) -> &ShardIds {
+        &self.ids
+    }
+
+    /// The program (PageRank's iterations, ...).
+    pub fn program(&self) -> &P {
+        &self.prog
+    }
+
+    /// Sets the aggregate superstep 0 begins with: every shard's `init`s'.
+    pub fn set_aggregate(&mut self, agg: Aggregate) {
+        self.st.set_aggregate(agg);
+    }
+
+    /// Runs superstep `step`'s deliveries: the outboxes of the messages for
+    /// other shards' vertices (one per shard with any, in shard order), or
+    /// `None` when the program stops before the superstep.
+    pub fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
+        crate::cancel::check()?;
+        self.passes = self.st.passes;
+        if !self.st.begin(&mut self.prog, step) {
+            return Ok(None);
+        }
+        self.step_t0 = Instant::now();
+        let it = self.engines.step(
+            &self.store,
+            &self.budget,
+            &mut self.st,
+            &mut self.prog,
+            step,
+            &mut self.stats,
+            &mut self.progress,
+        )?;
+        self.stats.iterations.push(it);
+        let mut out = Vec::new();
+        let b = <P::Msg as Value>::BYTES;
+        for j in 0..self.ids.parts {
+            let range = self.ids.ghosts[j].clone();
+            if range.is_empty() {
+                continue;
+            }
+            let mut bx = Outbox {
+                to: j,
+                ..Default::default()
+            };
+            let ids = &self.ids;
+            self.st.drain(range, |v, m| {
+                bx.targets.push(ids.receiver(j, ids.global[v]));
+                let at = bx.bytes.len();
+                bx.bytes.resize(at + b, 0);
+                m.put(&mut bx.bytes[at..]);
+            });
+            if !bx.targets.is_empty() {
+                out.push(bx);
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Folds the messages shard `from` sent this shard this superstep.
+    pub fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+        let b = <P::Msg as Value>::BYTES;
+        let k = self.ids.k;
+        let owned = &self.ids.owned;
+        if targets.len() * b != bytes.len() {
+            return Err(Error::Invalid(format!(
+                "shard {k}: {} targets from shard {from} came with {} message bytes, not {} ({b} a message)",
+                targets.len(),
+                bytes.len(),
+                targets.len() * b
+            )));
+        }
+        if let Some(t) = targets.iter().find(|&&t| !owned.contains(&(t as usize))) {
+            return Err(Error::Invalid(format!(
+                "shard {k}: shard {from} sent a message for local id {t}, which it does not own (its vertices are {}..{})",
+                owned.start, owned.end
+            )));
+        }
+        for (&t, m) in targets.iter().zip(bytes.chunks_exact(b)) {
+            self.st.receive(t as usize, P::Msg::get(m));
+        }
+        Ok(())
+    }
+
+    /// Applies the owned vertices: their aggregate and how many are active
+    /// in the next superstep (the driver sums them over the shards).
+    pub fn apply(&mut self) -> (Aggregate, u64) {
+        self.st.apply_local(&self.prog)
+    }
+
+    /// Ends superstep `step` with every shard's summed aggregate and active
+    /// count: true when the run is complete.
+    pub fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool {
+        let end = self.st.finish(&mut self.prog, step, agg, active);
+        if let Some(it) = self.stats.iterations.last_mut() {
+            it.state_passes = self.st.passes - self.passes;
+            it.seconds = self.step_t0.elapsed().as_secs_f64();
+        }
+        end.done
+    }
+
+    /// The owned vertices' final states, in global id order (the shard's
+    /// `bounds[k]..bounds[k + 1]`); once, at the end of the run.
+    pub fn values(&mut self) -> Vec<P::State> {
+        let mut s = self.st.take_states(&self.prog);
+        let owned = self.ids.owned.clone();
+        s.truncate(owned.end);
+        s.drain(..owned.start);
+        s
+    }
+
+    /// The run's statistics so far (one entry a superstep).
+    pub fn stats(&self) -> RunStats {
+        let mut stats = self.stats.clone();
+        self.engines.finish(&mut stats, self.t0);
+        stats
+    }
+
+    /// The program, at the end of a run.
+    pub fn into_program(self) -> P {
+        self.prog
+    }
+}
