@@ -196,7 +196,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 Some(w) if in_place || acc_form => {
                     let out = &mut w.out[start..start + len];
                     let bits = (&changed, &received);
-                    for c in init::words(&*prog, &input, out, w.id, in_place, bits, &col) {
+                    for c in init::words(prog, &input, out, w.id, in_place, bits, &col) {
                         agg.merge(&c.agg);
                         firsts.push(c.part);
                     }
