@@ -53,7 +53,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         };
         msgs.resize_with(chunks, Default::default);
         let col = Collect::default();
-        let mut parts: Vec<(u64, Aggregate, Part)> = self
+        let parts: Vec<(u64, Aggregate, Part)> = self
             .states
             .par_chunks_mut(CHUNK)
             .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
@@ -100,6 +100,17 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 (count, agg, part)
             })
             .collect();
+        self.gather(parts, fuse)
+    }
+
+    /// The end of an applying pass: sums the chunks' active counts and
+    /// aggregates and, when the pass computed the next messages (`fuse`),
+    /// takes their senders as the next frontier.
+    pub(super) fn gather(
+        &mut self,
+        mut parts: Vec<(u64, Aggregate, Part)>,
+        fuse: bool,
+    ) -> (Aggregate, u64) {
         self.passes += 1;
         let (mut count, mut agg) = (0, Aggregate::default());
         for (c, a, _) in &parts {

@@ -158,7 +158,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         };
         msgs.resize_with(n.div_ceil(CHUNK), Default::default);
         let col = Collect::default();
-        let mut parts: Vec<(u64, Aggregate, Part)> = self
+        let parts: Vec<(u64, Aggregate, Part)> = self
             .states
             .par_chunks_mut(CHUNK)
             .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
@@ -190,17 +190,6 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 (count, agg, part)
             })
             .collect();
-        self.passes += 1;
-        let (mut count, mut agg) = (0, Aggregate::default());
-        for (c, a, _) in &parts {
-            count += c;
-            agg.merge(a);
-        }
-        if fuse {
-            let mut parts: Vec<Part> = parts.iter_mut().map(|p| std::mem::take(&mut p.2)).collect();
-            self.set_senders(&mut parts);
-            self.ready = true;
-        }
-        (agg, count)
+        self.gather(parts, fuse)
     }
 }
