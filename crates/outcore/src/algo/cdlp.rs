@@ -67,6 +67,16 @@ pub struct CdlpVp<L> {
     _l: PhantomData<L>,
 }
 
+impl<L> CdlpVp<L> {
+    /// The program for `iterations` iterations.
+    pub fn new(iterations: usize) -> CdlpVp<L> {
+        CdlpVp {
+            iterations,
+            _l: PhantomData,
+        }
+    }
+}
+
 impl<L: Label> VertexProgram for CdlpVp<L> {
     type State = L;
     type Msg = L;
@@ -139,10 +149,7 @@ pub fn cdlp_run(
         eng: &Engines,
         budget: &Budget,
     ) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
-        let mut p = CdlpVp::<L> {
-            iterations: cfg.iterations,
-            _l: PhantomData,
-        };
+        let mut p = CdlpVp::<L>::new(cfg.iterations);
         let n = cfg.iterations;
         crate::algo::vertex::run_planned(store, &mut p, n, eng, budget, |l: &L| l.id())
     }

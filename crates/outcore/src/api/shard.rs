@@ -2,24 +2,31 @@
 //! [`ShardJob`] per shard, built from the [`RunOptions`] of
 //! [`crate::api::run`], whose steps a driver calls between its exchanges
 //! of message bytes ([`crate::engine::shard`]); [`run_parts`] drives them
-//! all in this process. PageRank, WCC and BFS, in memory.
+//! all in this process. PageRank, WCC, BFS, SSSP (Bellman-Ford
+//! supersteps: the single run's distances exactly, as each is the least
+//! path sum whatever the order), CDLP and k-core (h-index supersteps,
+//! senders named by global id; grouped messages), in memory.
 
 use super::values::Kind;
 use super::{Algorithm, RunOptions};
+use crate::algo::cdlp::{CdlpConfig, CdlpVp};
 use crate::algo::pagerank::PageRankConfig;
+use crate::algo::sssp::bad_weight_named;
 use crate::algo::vertex::bfs::{self, BfsVp};
+use crate::algo::vertex::kcore::KCoreVp;
 use crate::algo::vertex::pagerank::PageRankVp;
+use crate::algo::vertex::sssp::SsspVp;
 use crate::algo::vertex::wcc::WccVp;
 use crate::engine::planner::EngineChoice;
 use crate::engine::select::SelectConfig;
-use crate::engine::shard::{exchange, Outbox, ShardRun, ShardSteps, StepExchange};
+use crate::engine::shard::{exchange, Outbox, ShardIds, ShardRun, ShardSteps, StepExchange};
 use crate::engine::stats::RunStats;
 use crate::engine::stream::StreamConfig;
 use crate::engine::vertex::{Aggregate, Label, VertexProgram};
 use crate::engine::words::{word_bytes, Word};
 use crate::error::{Error, Result};
 use crate::store::partition::Partition;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One shard's run of an algorithm, its values as [`crate::api::run`]'s
 /// (a [`Kind`] encoded in a u64).
@@ -39,14 +46,24 @@ struct Job<P: VertexProgram, W: Word> {
     max_steps: usize,
     kind: Kind,
     value: fn(&P::State) -> u64,
+    /// After each superstep's deliveries: an error the program noted
+    /// (SSSP's first bad weight), with the partition's directory to name
+    /// vertices by their original ids.
+    check: Check<P>,
+    dir: PathBuf,
 }
+
+/// [`Job::check`].
+type Check<P> = fn(&P, &ShardIds, &Path) -> Result<()>;
 
 impl<P: VertexProgram, W: Word> ShardSteps for Job<P, W> {
     fn set_aggregate(&mut self, agg: Aggregate) {
         self.run.set_aggregate(agg)
     }
     fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
-        self.run.scatter(step)
+        let out = self.run.scatter(step)?;
+        (self.check)(self.run.program(), self.run.ids(), &self.dir)?;
+        Ok(out)
     }
     fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
         self.run.receive(from, targets, bytes)
@@ -77,26 +94,34 @@ impl<P: VertexProgram, W: Word> ShardJob for Job<P, W> {
 /// What a job is opened with.
 type Opened = (Box<dyn ShardJob>, Aggregate, u64);
 
-/// A job's supersteps at most, the kind of its values and how a state
-/// encodes as one.
-type JobKind<S> = (usize, Kind, fn(&S) -> u64);
+/// A job's supersteps at most, the kind of its values, how a state
+/// encodes as one, and its check.
+type JobKind<P> = (
+    usize,
+    Kind,
+    fn(&<P as VertexProgram>::State) -> u64,
+    Check<P>,
+);
+
+/// No check.
+fn unchecked<P>(_: &P, _: &ShardIds, _: &Path) -> Result<()> {
+    Ok(())
+}
 
 /// Opens `make`'s program on shard `k` (messages in words of its size).
 fn job<P: VertexProgram + 'static>(
     part: &Partition,
     k: usize,
     o: &RunOptions,
-    make: impl FnOnce(&crate::engine::shard::ShardIds) -> Result<P>,
-    max_steps: usize,
-    kind: Kind,
-    value: fn(&P::State) -> u64,
+    make: impl FnOnce(&ShardIds) -> Result<P>,
+    j: JobKind<P>,
 ) -> Result<Opened> {
     fn typed<P: VertexProgram + 'static, W: Word>(
         part: &Partition,
         k: usize,
         o: &RunOptions,
-        make: impl FnOnce(&crate::engine::shard::ShardIds) -> Result<P>,
-        job: JobKind<P::State>,
+        make: impl FnOnce(&ShardIds) -> Result<P>,
+        job: JobKind<P>,
     ) -> Result<Opened> {
         let stream = StreamConfig {
             io: o.io,
@@ -113,16 +138,17 @@ fn job<P: VertexProgram + 'static>(
         };
         let (run, agg, active) =
             ShardRun::<P, W>::open(part, k, make, o.engine, stream, &select, o.memory)?;
-        let (max_steps, kind, value) = job;
+        let (max_steps, kind, value, check) = job;
         let job = Job {
             run,
             max_steps,
             kind,
             value,
+            check,
+            dir: part.path().to_path_buf(),
         };
         Ok((Box::new(job), agg, active))
     }
-    let j = (max_steps, kind, value);
     match word_bytes::<P>() {
         4 => typed::<P, u32>(part, k, o, make, j),
         _ => typed::<P, u64>(part, k, o, make, j),
@@ -188,14 +214,14 @@ pub fn open(dir: &Path, k: usize, o: &RunOptions) -> Result<Opened> {
             };
             cfg.validate()?;
             let make = |_: &_| Ok(PageRankVp::new(n, &cfg));
-            job(&part, k, o, make, cfg.iterations, Kind::Float, |r| {
-                r.to_bits()
-            })
+            let j: JobKind<PageRankVp> = (cfg.iterations, Kind::Float, |r| r.to_bits(), unchecked);
+            job(&part, k, o, make, j)
         }
         Algorithm::Wcc => {
             fn wcc<L: Label>(part: &Partition, k: usize, o: &RunOptions) -> Result<Opened> {
                 let make = |_: &_| Ok(WccVp::<L>::new());
-                job(part, k, o, make, usize::MAX, Kind::Label, |l: &L| l.id())
+                let j: JobKind<WccVp<L>> = (usize::MAX, Kind::Label, |l| l.id(), unchecked);
+                job(part, k, o, make, j)
             }
             // Labels are global ranks: u32 while they fit.
             match n < u32::MAX as u64 {
@@ -205,15 +231,52 @@ pub fn open(dir: &Path, k: usize, o: &RunOptions) -> Result<Opened> {
         }
         Algorithm::Bfs => {
             let g = source(&part, o)?;
-            let make = |ids: &crate::engine::shard::ShardIds| {
-                Ok(BfsVp::new(ids.local_of(g).unwrap_or(u64::MAX)))
+            let make = |ids: &ShardIds| Ok(BfsVp::new(ids.local_of(g).unwrap_or(u64::MAX)));
+            let depth = |&d: &u32| bfs::depth(d) as u64;
+            let j: JobKind<BfsVp> = (usize::MAX, Kind::Int, depth, unchecked);
+            job(&part, k, o, make, j)
+        }
+        Algorithm::Sssp => {
+            if !part.manifest().weighted {
+                return Err(Error::Invalid(format!(
+                    "{} is not weighted: SSSP needs edge weights; import the graph with --weighted",
+                    dir.display()
+                )));
+            }
+            let g = source(&part, o)?;
+            // Supersteps (Bellman-Ford rounds): no buckets, so no delta.
+            let make = |ids: &ShardIds| Ok(SsspVp::new(ids.local_of(g).unwrap_or(u64::MAX), None));
+            let j: JobKind<SsspVp> = (usize::MAX, Kind::Float, |d| d.to_bits(), bad_weight);
+            job(&part, k, o, make, j)
+        }
+        Algorithm::Cdlp => {
+            let cfg = CdlpConfig {
+                iterations: o.iterations,
             };
-            job(&part, k, o, make, usize::MAX, Kind::Int, |&d| {
-                bfs::depth(d) as u64
-            })
+            cfg.validate()?;
+            fn cdlp<L: Label>(part: &Partition, k: usize, o: &RunOptions) -> Result<Opened> {
+                let make = |_: &_| Ok(CdlpVp::<L>::new(o.iterations));
+                let j: JobKind<CdlpVp<L>> = (o.iterations, Kind::Label, |l| l.id(), unchecked);
+                job(part, k, o, make, j)
+            }
+            match n < u32::MAX as u64 {
+                true => cdlp::<u32>(&part, k, o),
+                false => cdlp::<u64>(&part, k, o),
+            }
+        }
+        Algorithm::Kcore => {
+            fn kcore<L: Label>(part: &Partition, k: usize, o: &RunOptions) -> Result<Opened> {
+                let make = |ids: &ShardIds| Ok(KCoreVp::<L>::on_shard(ids.global.clone()));
+                let j: JobKind<KCoreVp<L>> = (usize::MAX, Kind::Int, |&c| c as u64, unchecked);
+                job(part, k, o, make, j)
+            }
+            match n < u32::MAX as u64 {
+                true => kcore::<u32>(&part, k, o),
+                false => kcore::<u64>(&part, k, o),
+            }
         }
         a => Err(Error::Invalid(format!(
-            "{} does not run over shards yet (pagerank, wcc and bfs do)",
+            "{} does not run over shards yet (pagerank, wcc, bfs, sssp, cdlp and kcore do)",
             a.name()
         ))),
     }
@@ -257,4 +320,17 @@ pub fn run_parts(dir: &Path, o: &RunOptions) -> Result<PartsValues> {
         steps,
         stats,
     })
+}
+
+/// SSSP's error for the first negative or NaN weight a shard met, naming
+/// the edge by original ids (the single run's message).
+fn bad_weight(prog: &SsspVp, ids: &ShardIds, dir: &Path) -> Result<()> {
+    let Some((v, u, w)) = prog.bad() else {
+        return Ok(());
+    };
+    let part = Partition::open(dir)?;
+    let names = part.load_ids()?;
+    let name = |x: u64| names.get(ids.global[x as usize]).to_string();
+    let directed = part.manifest().directed;
+    Err(bad_weight_named("SSSP", &name(v), &name(u), directed, w))
 }

@@ -152,12 +152,6 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
         in_place::check(prog)?;
         accumulate::check(prog)?;
-        if local.is_some() && !P::COMBINES {
-            return Err(Error::Invalid(format!(
-                "{} does not run over shards yet: its messages do not combine",
-                prog.name()
-            )));
-        }
         let n = store.manifest().num_vertices;
         let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
         let n = n as usize;

@@ -1,8 +1,9 @@
 //! Runs over the shards of a partitioned store (issue 54): every shard's
 //! run driven in this process ([`outcore::api::shard::run_parts`]) gives
 //! the single-machine run's values ([`outcore::api::run`] on the store the
-//! partition was made from): PageRank within 1e-12, WCC's labels and BFS's
-//! depths exactly; K = 1, 2, 3, 5, directed and undirected, each engine.
+//! partition was made from): PageRank within 1e-12, the rest exactly
+//! (WCC's and CDLP's labels, BFS's depths, SSSP's distances, core
+//! numbers); K = 1, 2, 3, 5, directed and undirected, each engine.
 
 use crate::common::Rng;
 use outcore::api::partition::{partition, Partition, PartitionOptions};
@@ -34,11 +35,16 @@ fn random_edges(seed: u64, n: u64, m: usize) -> Vec<(u64, u64, f64)> {
 }
 
 fn build(dir: &Path, edges: &[(u64, u64, f64)], directed: bool) -> Store {
+    build_with(dir, edges, directed, false)
+}
+
+fn build_with(dir: &Path, edges: &[(u64, u64, f64)], directed: bool, weighted: bool) -> Store {
     outcore::progress::set_quiet(true);
     let mut src = VecSource::new(edges.iter().copied());
     src.vertices = vec![1_000_000, 5]; // isolated vertices
     let o = BuildOptions {
         directed,
+        weighted,
         memory: 256 << 20,
         group_tiles: 2,
         order: VertexOrder::Degree,
@@ -112,6 +118,9 @@ fn runs_over_shards_equal_the_single_machine_run() {
             (Algorithm::Wcc, EngineChoice::Select),
             (Algorithm::Bfs, EngineChoice::Stream),
             (Algorithm::Bfs, EngineChoice::Select),
+            (Algorithm::Cdlp, EngineChoice::Stream),
+            (Algorithm::Cdlp, EngineChoice::Select),
+            (Algorithm::Kcore, EngineChoice::Auto),
         ];
         let want: Vec<_> = (runs.iter())
             .map(|&(a, e)| single(&store, &options(a, e, &source)))
@@ -135,6 +144,61 @@ fn runs_over_shards_equal_the_single_machine_run() {
             }
         }
     }
+}
+
+fn parts_of(store: &Store, out: &Path, parts: usize) {
+    let popts = PartitionOptions {
+        parts,
+        memory: 256 << 20,
+        force: false,
+        scratch_dir: None,
+    };
+    partition(store.path(), out, &popts).unwrap();
+}
+
+/// SSSP over shards (Bellman-Ford supersteps) gives the single run's
+/// (delta-stepping's) distances bit for bit, and a negative weight is the
+/// single run's error, naming the edge by original ids.
+#[test]
+fn sssp_over_shards_equals_the_single_machine_run() {
+    for (seed, directed) in [(21, true), (22, false)] {
+        let d = tempfile::tempdir().unwrap();
+        let edges = random_edges(seed, 300, 3000);
+        let store = build_with(d.path(), &edges, directed, true);
+        // The largest hub (id 0 * 7 + 3).
+        let o = options(Algorithm::Sssp, EngineChoice::Auto, "3");
+        let want = single(&store, &o);
+        let reached = want.values().filter(|&&x| f64::from_bits(x).is_finite());
+        assert!(reached.count() > 50);
+        for parts in [1, 2, 3] {
+            let out = d.path().join(format!("p{parts}"));
+            parts_of(&store, &out, parts);
+            let got = sharded(&out, &o);
+            same(
+                Algorithm::Sssp,
+                &format!("sssp, K = {parts}, directed {directed}"),
+                &want,
+                &got,
+            );
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let mut edges = random_edges(23, 200, 2000);
+    edges.push((3, 7 * 401 + 3, -2.5));
+    let store = build_with(d.path(), &edges, true, true);
+    let out = d.path().join("p2");
+    parts_of(&store, &out, 2);
+    let e = run_parts(&out, &options(Algorithm::Sssp, EngineChoice::Auto, "3"))
+        .unwrap_err()
+        .to_string();
+    let want = format!("edge 3 -> {} has weight -2.5 (negative)", 7 * 401 + 3);
+    assert!(e.contains(&want), "{e}");
+    let u = tempfile::tempdir().unwrap();
+    let unweighted = build(u.path(), &edges, true);
+    parts_of(&unweighted, &u.path().join("p2"), 2);
+    let o = options(Algorithm::Sssp, EngineChoice::Auto, "3");
+    let e = run_parts(&u.path().join("p2"), &o).unwrap_err().to_string();
+    assert!(e.contains("is not weighted"), "{e}");
 }
 
 /// Messages cross between shards: a K = 3 partition of a connected graph

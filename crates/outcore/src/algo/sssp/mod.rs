@@ -67,7 +67,7 @@ mod tests;
 mod weights;
 
 pub(crate) use state::bucket_of;
-pub(crate) use weights::{bad_weight, original_id};
+pub(crate) use weights::{bad_weight, bad_weight_named, original_id};
 
 use crate::algo::vertex::sssp::SsspVp;
 use crate::engine::frontier::{Buckets, BUCKET_CHUNK};

@@ -8,13 +8,21 @@ use crate::store::{IdLookup, Store};
 /// The error for a negative or NaN weight on edge `v -> u` (dense ids),
 /// naming the edge by original ids.
 pub(crate) fn bad_weight(store: &Store, alg: &str, v: u64, u: u64, w: f64) -> Error {
-    let what = if w.is_nan() { "NaN" } else { "negative" };
     let (a, b) = (original_id(store, v), original_id(store, u));
-    let arrow = if store.manifest().directed {
-        "->"
-    } else {
-        "--"
-    };
+    bad_weight_named(alg, &a, &b, store.manifest().directed, w)
+}
+
+/// The error for a negative or NaN weight `w` on the edge from `a` to `b`
+/// (original ids, as named).
+pub(crate) fn bad_weight_named(
+    alg: &str,
+    a: &dyn std::fmt::Display,
+    b: &dyn std::fmt::Display,
+    directed: bool,
+    w: f64,
+) -> Error {
+    let what = if w.is_nan() { "NaN" } else { "negative" };
+    let arrow = if directed { "->" } else { "--" };
     Error::Invalid(format!(
         "{alg} needs non-negative edge weights, but edge {a} {arrow} {b} has weight {w} ({what})"
     ))

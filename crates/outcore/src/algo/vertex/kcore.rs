@@ -17,12 +17,27 @@ use crate::store::Store;
 use std::marker::PhantomData;
 
 /// The program; state: the core estimate. Messages name their sender as
-/// an `L`.
-pub struct KCoreVp<L = u32>(PhantomData<L>);
+/// an `L`: its id, or on a shard of a partitioned store its global id
+/// (`global[v]`), so senders on different shards never share a name.
+pub struct KCoreVp<L = u32> {
+    global: Option<Vec<u64>>,
+    _l: PhantomData<L>,
+}
 
 impl<L: Label> KCoreVp<L> {
     pub fn new() -> Self {
-        KCoreVp(PhantomData)
+        KCoreVp {
+            global: None,
+            _l: PhantomData,
+        }
+    }
+
+    /// On a shard whose local vertex `v` has global id `global[v]`.
+    pub fn on_shard(global: Vec<u64>) -> Self {
+        KCoreVp {
+            global: Some(global),
+            _l: PhantomData,
+        }
     }
 }
 
@@ -93,8 +108,12 @@ impl<L: Label> VertexProgram for KCoreVp<L> {
     }
     #[inline]
     fn scatter(&self, v: u64, s: &u32) -> Option<Sent<L>> {
+        let from = match &self.global {
+            None => v,
+            Some(g) => g[v as usize],
+        };
         Some(Sent {
-            from: L::of_id(v),
+            from: L::of_id(from),
             core: *s,
         })
     }

@@ -37,13 +37,20 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
 
     /// Hands `f` the combined messages the superstep delivered to the
     /// vertices of `range` (ghosts of one owner), in id order, and resets
-    /// them. In place ([`VertexProgram::IN_PLACE`]): the state words of the
+    /// them; a grouped program's every message, each vertex's in arrival
+    /// order. In place ([`VertexProgram::IN_PLACE`]): the state words of the
     /// vertices they lowered (the changed bits cleared; the word kept, as
     /// the least value sent on, so a later message that does not lower it
     /// would not lower the owner's either and is not sent again).
     pub fn drain(&mut self, range: Range<usize>, mut f: impl FnMut(usize, P::Msg)) {
         let range = range.start.min(self.n)..range.end.min(self.n);
         if range.is_empty() {
+            return;
+        }
+        if let Some(g) = &mut self.grouped {
+            for v in range {
+                g.take(v, |m| f(v, m));
+            }
             return;
         }
         if P::IN_PLACE {
@@ -87,6 +94,11 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// delivery would: combined into its accumulator, or in place lowering
     /// its state (then it is in the next frontier).
     pub fn receive(&mut self, d: usize, m: P::Msg) {
+        if let Some(g) = &mut self.grouped {
+            g.push_mut(d, m);
+            self.received.set_mut(d / BLOCK);
+            return;
+        }
         match &mut self.words {
             Some(ws) if P::IN_PLACE => {
                 if lower::<P, W>(&ws.out[d], W::msg(m)) {

@@ -131,6 +131,24 @@ impl<M: Copy + Send> Arena<M> {
         *at += 1;
     }
 
+    /// Adds `m` to `d`'s messages, with the arena held alone (a shard's
+    /// receive).
+    pub(super) fn push_mut(&mut self, d: usize, m: M) {
+        // SAFETY: `&mut self`: no other thread pushes.
+        unsafe { self.push(d, m) }
+    }
+
+    /// Hands `f` the messages `v` received, in arrival order, and rewinds
+    /// its cursor (a shard's drain of a ghost).
+    pub(super) fn take(&mut self, v: usize, mut f: impl FnMut(M)) {
+        let (off, next, slots) = self.parts();
+        let at = next[v].get_mut();
+        for &m in &slots[off[v] as usize..*at as usize] {
+            f(m);
+        }
+        *at = off[v];
+    }
+
     /// The offsets, the cursors (to rewind) and the slots as messages.
     fn parts(&mut self) -> (&[u64], &mut [UnsafeCell<u64>], &[M]) {
         let s = &self.slots;
@@ -151,6 +169,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let apply_all = p.apply_all();
         let fuse = P::SCATTER_PURE;
         let n = self.n;
+        let owned = self.owned.clone();
         let (off, next, slots) = self.grouped.as_mut().expect("a grouped arena").parts();
         let mut msgs: Vec<&mut [Option<P::Msg>]> = match fuse {
             true => self.out.chunks_mut(CHUNK).collect(),
@@ -174,6 +193,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                     let m = &slots[off[v] as usize..*at as usize];
                     *at = off[v];
                     let a = match m.is_empty() && !apply_all {
+                        // A ghost: its owner applies it (its messages
+                        // were drained to the owner).
+                        _ if !owned.contains(&v) => false,
                         true => false,
                         false => p.apply(v as u64, s, m, &mut agg),
                     };
