@@ -31,6 +31,13 @@ fn agg_of(a: &Aggregate) -> Agg {
     (a.sums[0], a.sums[1])
 }
 
+/// A shard's values: global ids, values as u64 bits, their kind.
+type PyValues<'py> = (
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<u64>>,
+    &'static str,
+);
+
 /// One outbox: the receiving shard, its local ids, the message bytes.
 type PyOutbox = (usize, Py<PyArray1<u64>>, Py<PyArray1<u8>>);
 
@@ -217,14 +224,7 @@ impl RawShardJob {
 
     /// The owned vertices' (global ids, values as uint64 bits, kind); once,
     /// at the end of the run.
-    fn values<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<u64>>,
-        Bound<'py, PyArray1<u64>>,
-        &'static str,
-    )> {
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<PyValues<'py>> {
         let v = self.with(py, |j| Ok(j.values()))?;
         let first = self.first_global;
         let ids: Vec<u64> = (first..first + v.len() as u64).collect();
