@@ -96,13 +96,14 @@ def _check_all(graphs, executor, **extra) -> None:
     for name, store, parts, source in graphs:
         want = {alg: _single(store, alg, source) for alg in ALGORITHMS}
         for k, d in parts.items():
-            ps = outcore.ray.open(d, executor=executor)
-            assert ps.parts == k
-            for alg in ALGORITHMS:
-                got = _sharded(ps, alg, source, **extra)
-                _same(alg, f"{alg}, {name}, K = {k}, {executor}", want[alg], got)
-                if k > 1 and alg != "bfs":
-                    assert got.stats["messages"] > 0, "messages crossed between shards"
+            # One set of actors serves the three runs.
+            with outcore.ray.open(d, executor=executor) as ps:
+                assert ps.parts == k
+                for alg in ALGORITHMS:
+                    got = _sharded(ps, alg, source, **extra)
+                    _same(alg, f"{alg}, {name}, K = {k}, {executor}", want[alg], got)
+                    if k > 1 and alg != "bfs":
+                        assert got.stats["messages"] > 0, "messages crossed between shards"
 
 
 def test_local_executor_equals_the_single_machine_run(graphs):
@@ -197,7 +198,8 @@ def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
     _check_all(graphs, "ray")
     # The actors are spread over the nodes.
     name, store, parts, source = graphs[0]
-    r = outcore.ray.open(parts[3]).pagerank(iterations=3, progress=False)
+    with outcore.ray.open(parts[3]) as ps:
+        r = ps.pagerank(iterations=3, progress=False)
     nodes = {a["node"] for a in r.stats["supersteps"][0]["actors"]}
     assert len(nodes) == 3, nodes
 
@@ -212,6 +214,11 @@ def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
             killed.append(actors[1])
             ray.kill(actors[1])
 
-    got = outcore.ray.open(parts[3]).pagerank(iterations=12, progress=False, _hook=kill)
-    assert killed and got.stats["restarts"] == 1
-    _same("pagerank", "pagerank after a killed actor", want, got)
+    with outcore.ray.open(parts[3]) as ps:
+        got = ps.pagerank(iterations=12, progress=False, _hook=kill)
+        assert killed and got.stats["restarts"] == 1
+        _same("pagerank", "pagerank after a killed actor", want, got)
+        # The new actors serve the next run.
+        again = ps.wcc(progress=False)
+        assert again.stats["restarts"] == 0
+    _same("wcc", "wcc after a restart", _single(store, "wcc", source), again)

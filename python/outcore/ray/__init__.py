@@ -47,7 +47,8 @@ _RUN_OPTIONS = ("memory", "engine", "io", "segment", "segments", "cache", "depth
 class PartitionedStore:
     """A partitioned store (`outcore partition`), run over one actor per
     shard. Methods have the names and parameters of `outcore.Store`'s;
-    `memory` is each shard's budget. `executor`: "ray" (default) or
+    `memory` is each shard's budget. The actors start at the first run and
+    serve the next ones until `close()` (or the end of a `with` block). `executor`: "ray" (default) or
     "local"; `address`: the Ray cluster's (None: an initialised Ray, else a
     local one); `num_cpus`: per actor."""
 
@@ -56,6 +57,7 @@ class PartitionedStore:
         self._raw = _outcore.RawPartition(os.fspath(path))
         self._executor, self._address, self._num_cpus = executor, address, num_cpus
         self._ex = None
+        self._actors: Optional[list] = None
         self.retries = retries
         self._ids = None
 
@@ -95,6 +97,31 @@ class PartitionedStore:
             self._ex = _make_executor(self._executor, self._address, self._num_cpus)
         return self._ex
 
+    def _actors_now(self) -> list:
+        """The shards' actors, started at the first run."""
+        if self._actors is None:
+            ex = self._executor_now()
+            self._actors = ex.start([(self.path, k, self.parts) for k in range(self.parts)])
+        return self._actors
+
+    def close(self) -> None:
+        """Stops the shards' actors (the next run starts new ones)."""
+        if self._actors is not None and self._ex is not None:
+            self._ex.stop(self._actors)
+        self._actors = None
+
+    def __enter__(self) -> "PartitionedStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter exit: Ray may be gone already
+            pass
+
     def _id_text(self, v: Vertex) -> str:
         if isinstance(v, (bool, float)):
             raise TypeError(f"a vertex id is an int or a str, not {type(v).__name__}")
@@ -110,7 +137,7 @@ class PartitionedStore:
         if kw.get("tmp_dir") is not None:
             kw["tmp_dir"] = os.fspath(kw["tmp_dir"])
         kw = {k: v for k, v in kw.items() if v is not None}
-        return _driver.run(self._executor_now(), self.path, self.parts, algorithm, kw,
+        return _driver.run(self._executor_now(), self._actors_now, self.close, algorithm, kw,
                            progress=progress, retries=self.retries, hook=hook)
 
     def _run(self, algorithm: str, _hook=None, **kw: Any) -> Result:

@@ -61,6 +61,7 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         out = ps._run_raw(alg, kw)
         seconds = time.perf_counter() - t
+        ps.close()
         ps._raw.write(a.out, out["values"], out["kind"])
     except (OutcoreError, ValueError, TypeError) as e:
         print(f"outcore.ray: {e}", file=sys.stderr)

@@ -10,20 +10,28 @@ from typing import Optional
 
 
 class ShardActor:
-    """Shard `k` of the partition at `path`, running `algorithm` with the
-    single-machine run's `options`."""
+    """Shard `k` of the `parts` of the partition at `path`: `open` starts
+    an algorithm with the single-machine run's options, and the driver
+    calls its steps; one actor serves every run of a `PartitionedStore`."""
 
-    def __init__(self, path: str, k: int, parts: int, algorithm: str, options: dict) -> None:
+    def __init__(self, path: str, k: int, parts: int) -> None:
+        self.path, self.k, self.parts = path, k, parts
+        self.job = None
+
+    def open(self, algorithm: str, options: dict) -> tuple:
+        """Starts `algorithm` on the shard (the job a run before left is
+        dropped): (aggregate of the shard's inits, their active count,
+        supersteps at most, the values' kind)."""
         from outcore import _outcore
 
-        self.k, self.parts = k, parts
-        self.job = _outcore.RawShardJob(path, k, algorithm, **options)
-
-    def init(self) -> tuple:
-        """(aggregate of the shard's inits, their active count, supersteps
-        at most, the values' kind)."""
+        self.job = None
+        self.job = _outcore.RawShardJob(self.path, self.k, algorithm, **options)
         agg, active = self.job.init
         return agg, active, self.job.max_steps, self.job.kind
+
+    def drop(self) -> None:
+        """Frees the run's state (the actor stays, for the next run)."""
+        self.job = None
 
     def node(self) -> Optional[str]:
         """The Ray node this actor runs on (None outside Ray)."""

@@ -10,9 +10,10 @@ the aggregates and active counts in shard order and hands them to every
 actor's `finish`, whose verdict ends the run. The outboxes go from actor
 to actor as Ray objects: the driver holds their references only.
 
-A lost actor (killed, or its node gone) ends the attempt: the driver
-stops the others, starts them again and replays from superstep 0 (no
-checkpoints yet), at most `retries` times."""
+The actors outlive a run (the store's next run opens its job on them). A
+lost actor (killed, or its node gone) ends the attempt: the driver stops
+the others, starts new ones and replays from superstep 0 (no checkpoints
+yet), at most `retries` times."""
 
 from __future__ import annotations
 
@@ -31,13 +32,13 @@ def _human(n: float) -> str:
     return f"{n}"
 
 
-def _attempt(ex, args: list, progress: bool, label: str, hook: Optional[Callable]) -> dict:
-    """One run from superstep 0: its values by global id, kind, steps and
-    per-shard statistics."""
-    parts = len(args)
-    actors = ex.start(args)
+def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
+             hook: Optional[Callable]) -> dict:
+    """One run from superstep 0 on `actors` (shard k's at k): its values by
+    global id, kind, steps and per-shard statistics."""
+    parts, label = len(actors), algorithm
     try:
-        inits = ex.get([ex.call(a, "init") for a in actors])
+        inits = ex.get([ex.call(a, "open", algorithm, options) for a in actors])
         nodes = ex.get([ex.call(a, "node") for a in actors])
         s0 = s1 = 0.0
         for agg, _active, _steps, _kind in inits:
@@ -83,7 +84,11 @@ def _attempt(ex, args: list, progress: bool, label: str, hook: Optional[Callable
         ends = ex.get([ex.call(a, "values") for a in actors])
         stats = ex.get([ex.call(a, "stats") for a in actors])
     finally:
-        ex.stop(actors)
+        for a in actors:
+            try:
+                ex.call(a, "drop")
+            except ex.lost:
+                pass
     values = np.concatenate([v for _, v, _ in ends]) if ends else np.empty(0, np.uint64)
     globals_ = np.concatenate([g for g, _, _ in ends]) if ends else np.empty(0, np.uint64)
     if not np.array_equal(globals_, np.arange(len(globals_), dtype=np.uint64)):
@@ -92,22 +97,24 @@ def _attempt(ex, args: list, progress: bool, label: str, hook: Optional[Callable
     return {"values": values, "kind": kind, "steps": steps, "shards": stats, "nodes": nodes}
 
 
-def run(ex, path: str, parts: int, algorithm: str, options: dict, *, progress: bool = True,
-        retries: int = 3, hook: Optional[Callable[[int, list], Any]] = None) -> dict:
-    """Runs `algorithm` over the `parts` shards at `path` on executor `ex`;
-    a lost actor restarts the run from superstep 0, at most `retries`
-    times (`restarts` in the answer counts them)."""
-    args = [(path, k, parts, algorithm, options) for k in range(parts)]
+def run(ex, actors: Callable[[], list], lost: Callable[[], None], algorithm: str,
+        options: dict, *, progress: bool = True, retries: int = 3,
+        hook: Optional[Callable[[int, list], Any]] = None) -> dict:
+    """Runs `algorithm` on executor `ex` over the shard actors `actors()`
+    gives; a lost actor calls `lost()` (which stops them all, so that the
+    next `actors()` starts new ones) and replays from superstep 0, at most
+    `retries` times (`restarts` in the answer counts them)."""
     restarts = 0
     while True:
         try:
-            out = _attempt(ex, args, progress, algorithm, hook)
+            out = _attempt(ex, actors(), algorithm, options, progress, hook)
             out["restarts"] = restarts
             return out
         except ex.lost as e:
+            lost()
             if restarts >= retries:
                 raise
             restarts += 1
-            print(f"outcore.ray: an actor was lost ({type(e).__name__}); restarting the "
-                  f"actors and replaying from superstep 0 (restart {restarts} of at most "
+            print(f"outcore.ray: an actor was lost ({type(e).__name__}); starting the actors "
+                  f"again and replaying from superstep 0 (restart {restarts} of at most "
                   f"{retries})", file=sys.stderr, flush=True)

@@ -98,6 +98,9 @@ class Ray:
         return self.ray.get(futures)
 
     def stop(self, actors: list) -> None:
+        if not self.ray.is_initialized():  # Ray shut down: they are gone
+            actors.clear()
+            return
         for a in actors:
             try:
                 self.ray.kill(a)
