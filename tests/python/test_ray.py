@@ -118,6 +118,28 @@ def test_local_runs_on_every_engine(graphs):
         _same("wcc", f"wcc on {engine}", want, got)
 
 
+class ReadOnly(outcore.ray.Local):
+    """The Local executor handing over read-only outboxes, as Ray's object
+    store does."""
+
+    def call(self, actor, method, *args, num_returns=1):
+        out = super().call(actor, method, *args, num_returns=num_returns)
+        if method == "scatter":
+            for box in out[1:]:
+                for a in box or ():
+                    a.setflags(write=False)
+        return out
+
+
+def test_read_only_outboxes_are_read_in_place(graphs):
+    name, store, parts, source = graphs[0]
+    want = _single(store, "pagerank", source)
+    with outcore.ray.open(parts[3], executor=ReadOnly()) as ps:
+        got = _sharded(ps, "pagerank", source)
+    assert got.stats["messages"] > 0
+    _same("pagerank", "read-only outboxes", want, got)
+
+
 def test_arguments_are_checked_as_stores_are(graphs):
     ps = outcore.ray.open(graphs[0][2][2], executor="local")
     with pytest.raises(TypeError, match="valid:"):
