@@ -5,6 +5,7 @@ Plain Python over `_outcore.RawShardJob`: no Ray import here."""
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Optional
 
@@ -34,13 +35,13 @@ class ShardActor:
         self.job = None
 
     def node(self) -> Optional[str]:
-        """The Ray node this actor runs on (None outside Ray)."""
-        try:
-            import ray
-
-            return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
-        except ImportError:
+        """The Ray node this actor runs on (None outside Ray: a Ray worker
+        has imported Ray; importing it here would cost the Local executor
+        a second of start-up)."""
+        ray = sys.modules.get("ray")
+        if ray is None or not ray.is_initialized():
             return None
+        return ray.get_runtime_context().get_node_id()
 
     def set_aggregate(self, agg: tuple) -> None:
         self.job.set_aggregate(agg)
