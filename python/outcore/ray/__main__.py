@@ -3,7 +3,8 @@ partitioned store, one Ray actor per shard. The values go to stdout (or
 `--out FILE`) as `outcore run --out` writes them (`id value` lines in
 ascending original id); progress, one line a superstep, to stderr;
 `--stats FILE` writes the run's figures as JSON (per superstep: seconds,
-messages and bytes sent, per actor: its seconds, messages and bytes)."""
+messages and bytes sent; per actor: its seconds scattering and applying,
+messages and bytes sent, messages received, peak RSS)."""
 
 from __future__ import annotations
 

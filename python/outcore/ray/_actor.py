@@ -10,6 +10,14 @@ import time
 from typing import Optional
 
 
+def _peak_rss() -> int:
+    """This process's peak resident set (an actor's own under Ray; the
+    driver's with the Local executor)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 class ShardActor:
     """Shard `k` of the `parts` of the partition at `path`: `open` starts
     an algorithm with the single-machine run's options, and the driver
@@ -79,7 +87,7 @@ class ShardActor:
                 received += len(box[0])
         agg, active = self.job.apply()
         return agg, active, {"apply_seconds": time.perf_counter() - t,
-                             "received_messages": received}
+                             "received_messages": received, "peak_rss_bytes": _peak_rss()}
 
     def finish(self, step: int, agg: tuple, active: int) -> bool:
         return self.job.finish(step, agg, active)
