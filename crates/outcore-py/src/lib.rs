@@ -21,6 +21,7 @@ use outcore::mem::Budget;
 use outcore::store::{Id, IdLookup, Store};
 
 mod build;
+mod shard;
 mod update;
 use build::{build_from_arrays, generate, import_edges, import_stream};
 
@@ -410,6 +411,8 @@ fn report_html(stats: Vec<(String, String)>) -> PyResult<String> {
 #[pymodule]
 fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RawStore>()?;
+    m.add_class::<shard::RawShardJob>()?;
+    m.add_class::<shard::RawPartition>()?;
     m.add_function(wrap_pyfunction!(import_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import_stream, m)?)?;
     m.add_function(wrap_pyfunction!(generate, m)?)?;

@@ -29,8 +29,9 @@ use crate::store::partition::Partition;
 use std::path::{Path, PathBuf};
 
 /// One shard's run of an algorithm, its values as [`crate::api::run`]'s
-/// (a [`Kind`] encoded in a u64).
-pub trait ShardJob: ShardSteps {
+/// (a [`Kind`] encoded in a u64). `Send`: a worker (the Python actor of
+/// `outcore.ray`) runs its steps on another thread.
+pub trait ShardJob: ShardSteps + Send {
     /// Supersteps at most (PageRank's iterations).
     fn max_steps(&self) -> usize;
     /// How to read [`ShardJob::values`].
@@ -76,7 +77,7 @@ impl<P: VertexProgram, W: Word> ShardSteps for Job<P, W> {
     }
 }
 
-impl<P: VertexProgram, W: Word> ShardJob for Job<P, W> {
+impl<P: VertexProgram + Send, W: Word> ShardJob for Job<P, W> {
     fn max_steps(&self) -> usize {
         self.max_steps
     }
@@ -109,14 +110,14 @@ fn unchecked<P>(_: &P, _: &ShardIds, _: &Path) -> Result<()> {
 }
 
 /// Opens `make`'s program on shard `k` (messages in words of its size).
-fn job<P: VertexProgram + 'static>(
+fn job<P: VertexProgram + Send + 'static>(
     part: &Partition,
     k: usize,
     o: &RunOptions,
     make: impl FnOnce(&ShardIds) -> Result<P>,
     j: JobKind<P>,
 ) -> Result<Opened> {
-    fn typed<P: VertexProgram + 'static, W: Word>(
+    fn typed<P: VertexProgram + Send + 'static, W: Word>(
         part: &Partition,
         k: usize,
         o: &RunOptions,

@@ -1,0 +1,100 @@
+"""`ShardActor`: one shard's run of a vertex program, a superstep at a time
+(the worker of a bulk-synchronous run, Pregel's "worker"). The Ray
+executor makes it a Ray actor; the Local executor calls it in this process.
+Plain Python over `_outcore.RawShardJob`: no Ray import here."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Optional
+
+
+def _peak_rss() -> int:
+    """This process's peak resident set (an actor's own under Ray; the
+    driver's with the Local executor)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class ShardActor:
+    """Shard `k` of the `parts` of the partition at `path`: `open` starts
+    an algorithm with the single-machine run's options, and the driver
+    calls its steps; one actor serves every run of a `PartitionedStore`."""
+
+    def __init__(self, path: str, k: int, parts: int) -> None:
+        self.path, self.k, self.parts = path, k, parts
+        self.job = None
+
+    def open(self, algorithm: str, options: dict) -> tuple:
+        """Starts `algorithm` on the shard (the job a run before left is
+        dropped): (aggregate of the shard's inits, their active count,
+        supersteps at most, the values' kind)."""
+        from outcore import _outcore
+
+        self.job = None
+        self.job = _outcore.RawShardJob(self.path, self.k, algorithm, **options)
+        agg, active = self.job.init
+        return agg, active, self.job.max_steps, self.job.kind
+
+    def drop(self) -> None:
+        """Frees the run's state (the actor stays, for the next run)."""
+        self.job = None
+
+    def node(self) -> Optional[str]:
+        """The Ray node this actor runs on (None outside Ray: a Ray worker
+        has imported Ray; importing it here would cost the Local executor
+        a second of start-up)."""
+        ray = sys.modules.get("ray")
+        if ray is None or not ray.is_initialized():
+            return None
+        return ray.get_runtime_context().get_node_id()
+
+    def set_aggregate(self, agg: tuple) -> None:
+        self.job.set_aggregate(agg)
+
+    def scatter(self, step: int) -> list:
+        """Superstep `step`'s messages for other shards, combined on this
+        one (a message log per destination): a list of parts + 1 entries,
+        first this shard's figures (None when the program stops before the
+        superstep), then per shard j the outbox for j, (local ids uint64,
+        message bytes uint8) or None. Ray returns each entry as its own
+        object (`num_returns`), which only shard j's actor fetches."""
+        t = time.perf_counter()
+        boxes = self.job.scatter(step)
+        out: list = [None] * (self.parts + 1)
+        if boxes is None:
+            return out
+        messages = nbytes = 0
+        for to, targets, payload in boxes:
+            out[to + 1] = (targets, payload)
+            messages += len(targets)
+            nbytes += targets.nbytes + payload.nbytes
+        out[0] = {"scatter_seconds": time.perf_counter() - t, "messages": messages,
+                  "bytes": nbytes}
+        return out
+
+    def receive_apply(self, step: int, *boxes) -> tuple:
+        """Folds the outboxes for this shard, `boxes[k]` from shard k,
+        in shard order (so sums add up in the same order every run), then
+        applies the owned vertices: (aggregate, active count, figures)."""
+        t = time.perf_counter()
+        received = 0
+        for sender, box in enumerate(boxes):
+            if box is not None:
+                self.job.receive(sender, box[0], box[1])
+                received += len(box[0])
+        agg, active = self.job.apply()
+        return agg, active, {"apply_seconds": time.perf_counter() - t,
+                             "received_messages": received, "peak_rss_bytes": _peak_rss()}
+
+    def finish(self, step: int, agg: tuple, active: int) -> bool:
+        return self.job.finish(step, agg, active)
+
+    def values(self) -> tuple:
+        """(global ids, values as uint64 bits, kind) of the owned vertices."""
+        return self.job.values()
+
+    def stats(self) -> str:
+        return self.job.stats()

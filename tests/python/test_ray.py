@@ -1,0 +1,246 @@
+"""outcore.ray (issue 54): runs over a partitioned store, one actor per
+shard, equal the single-machine run (`outcore.open(store).pagerank()` and
+so on): PageRank within 1e-12, WCC and BFS exactly; K = 1, 2, 3 shards of
+a directed and an undirected graph. The Local executor (no Ray) runs every
+case; a real Ray cluster of three nodes (`ray.cluster_utils.Cluster`, one
+CPU and 100 MiB of object store each) runs them again, one test so that
+only one xdist worker starts the cluster. Without Ray the Ray tests skip,
+unless OUTCORE_REQUIRE_RAY=1 (CI), where they fail."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import outcore
+import outcore.ray
+
+BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
+PARTS = (1, 2, 3)
+ALGORITHMS = ("pagerank", "wcc", "bfs")
+
+
+def _edges(seed: int, n: int, m: int):
+    """Skewed edges over spread-out ids (an id map), some vertices apart
+    (several components)."""
+    rng = np.random.default_rng(seed)
+    src = np.minimum(rng.integers(0, n, m), rng.integers(0, n, m)) * 7 + 3
+    dst = rng.integers(0, n, m) * 7 + 3
+    far = rng.random(m) < 0.1
+    src[far] += 7 * n
+    dst[far] += 7 * n
+    return src.astype(np.uint64), dst.astype(np.uint64)
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    """(name, store, {K: partition dir}, bfs source) for a directed and an
+    undirected graph."""
+    base = tmp_path_factory.mktemp("ray")
+    out = []
+    for name, directed, seed in (("directed", True, 5), ("undirected", False, 6)):
+        src, dst = _edges(seed, 300, 2500)
+        store = base / f"{name}.oc"
+        outcore.import_edges((src, dst), store, directed=directed, memory="256MiB",
+                             progress=False)
+        parts = {}
+        for k in PARTS:
+            d = base / f"{name}-p{k}"
+            r = subprocess.run([BIN, "--quiet", "partition", str(store), "--parts", str(k),
+                                "--out", str(d), "--memory", "256MiB"],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            parts[k] = d
+        out.append((name, store, parts, int(src[0])))
+    return out
+
+
+def _single(store, alg: str, source: int):
+    g = outcore.open(store)
+    kw = {"progress": False, "memory": "64MiB"}
+    if alg == "pagerank":
+        return g.pagerank(iterations=12, **kw)
+    if alg == "wcc":
+        return g.wcc(**kw)
+    return g.bfs(source, **kw)
+
+
+def _sharded(ps, alg: str, source: int, **extra):
+    kw = dict({"progress": False, "memory": "64MiB"}, **extra)
+    if alg == "pagerank":
+        return ps.pagerank(iterations=12, **kw)
+    if alg == "wcc":
+        return ps.wcc(**kw)
+    return ps.bfs(source, **kw)
+
+
+def _same(alg: str, what: str, want, got) -> None:
+    assert np.array_equal(want.ids, got.ids), f"{what}: ids"
+    assert want.values.dtype == got.values.dtype, f"{what}: dtypes"
+    if alg == "pagerank":
+        diff = np.abs(want.values - got.values).max()
+        assert diff <= 1e-12, f"{what}: PageRank differs by {diff}"
+        assert got.iterations == want.iterations, f"{what}: iterations"
+    else:
+        bad = np.flatnonzero(want.values != got.values)
+        assert len(bad) == 0, (f"{what}: {len(bad)} values differ, first at id "
+                               f"{want.ids[bad[0]]}: {got.values[bad[0]]} != {want.values[bad[0]]}")
+
+
+def _check_all(graphs, executor, **extra) -> None:
+    for name, store, parts, source in graphs:
+        want = {alg: _single(store, alg, source) for alg in ALGORITHMS}
+        for k, d in parts.items():
+            # One set of actors serves the three runs.
+            with outcore.ray.open(d, executor=executor) as ps:
+                assert ps.parts == k
+                for alg in ALGORITHMS:
+                    got = _sharded(ps, alg, source, **extra)
+                    _same(alg, f"{alg}, {name}, K = {k}, {executor}", want[alg], got)
+                    if k > 1 and alg != "bfs":
+                        assert got.stats["messages"] > 0, "messages crossed between shards"
+
+
+def test_local_executor_equals_the_single_machine_run(graphs):
+    _check_all(graphs, "local")
+
+
+def test_local_runs_on_every_engine(graphs):
+    name, store, parts, source = graphs[0]
+    for engine in ("stream", "select"):
+        want = _single(store, "wcc", source)
+        got = outcore.ray.open(parts[3], executor="local").wcc(engine=engine, progress=False)
+        _same("wcc", f"wcc on {engine}", want, got)
+
+
+class ReadOnly(outcore.ray.Local):
+    """The Local executor handing over read-only outboxes, as Ray's object
+    store does."""
+
+    def call(self, actor, method, *args, num_returns=1):
+        out = super().call(actor, method, *args, num_returns=num_returns)
+        if method == "scatter":
+            for box in out[1:]:
+                for a in box or ():
+                    a.setflags(write=False)
+        return out
+
+
+def test_read_only_outboxes_are_read_in_place(graphs):
+    name, store, parts, source = graphs[0]
+    want = _single(store, "pagerank", source)
+    with outcore.ray.open(parts[3], executor=ReadOnly()) as ps:
+        got = _sharded(ps, "pagerank", source)
+    assert got.stats["messages"] > 0
+    _same("pagerank", "read-only outboxes", want, got)
+
+
+def test_arguments_are_checked_as_stores_are(graphs):
+    ps = outcore.ray.open(graphs[0][2][2], executor="local")
+    with pytest.raises(TypeError, match="valid:"):
+        ps.pagerank(iteratons=3)
+    with pytest.raises(ValueError, match="damping"):
+        ps.pagerank(damping=2.0)
+    with pytest.raises(outcore.InputError, match="not in the graph"):
+        ps.bfs(source=1, progress=False)
+    with pytest.raises(outcore.StoreError):
+        outcore.ray.open(graphs[0][1])  # a store, not a partition
+
+
+def test_the_command_writes_what_the_cli_writes(graphs, tmp_path):
+    name, store, parts, source = graphs[1]
+    want = tmp_path / "want.txt"
+    r = subprocess.run([BIN, "--quiet", "run", "pagerank", str(store), "--iterations", "12",
+                        "--out", str(want)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    stats = tmp_path / "stats.json"
+    r = subprocess.run([sys.executable, "-m", "outcore.ray", "run", "pagerank", str(parts[3]),
+                        "--local", "--iterations", "12", "--stats", str(stats)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "superstep 0" in r.stderr and "superstep" not in r.stdout
+    got = dict(line.split() for line in r.stdout.splitlines())
+    exp = dict(line.split() for line in want.read_text().splitlines())
+    assert got.keys() == exp.keys()
+    assert max(abs(float(got[i]) - float(exp[i])) for i in exp) <= 1e-12
+    import json
+
+    doc = json.loads(stats.read_text())
+    assert doc["parts"] == 3 and len(doc["supersteps"]) == 12
+    step = doc["supersteps"][0]
+    assert step["messages"] > 0 and len(step["actors"]) == 3
+    assert sum(a["bytes"] for a in step["actors"]) == step["bytes"]
+    assert sum(a["received_messages"] for a in step["actors"]) == step["messages"]
+
+
+# --- a real Ray cluster ----------------------------------------------------
+
+
+def _ray():
+    try:
+        import ray
+        from ray.cluster_utils import Cluster
+    except ImportError:
+        if os.environ.get("OUTCORE_REQUIRE_RAY") == "1":
+            pytest.fail("OUTCORE_REQUIRE_RAY=1 but Ray is not installed (pip install ray)")
+        pytest.skip("Ray is not installed (pip install 'outcore[ray]')")
+    return ray, Cluster
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head and two more nodes, one CPU and 100 MiB of object store each;
+    workers import outcore from where this process does."""
+    ray, Cluster = _ray()
+    pkg = str(Path(outcore.__file__).resolve().parents[1])
+    path = os.pathsep.join([pkg] + [p for p in os.environ.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    node = {"num_cpus": 1, "object_store_memory": 100 * 2**20}
+    c = Cluster(initialize_head=True, head_node_args=node)
+    for _ in range(2):
+        c.add_node(**node)
+    c.wait_for_nodes()
+    ray.init(address=c.address, runtime_env={"env_vars": {"PYTHONPATH": path}},
+             log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        c.shutdown()
+
+
+def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
+    ray = cluster
+    assert len([n for n in ray.nodes() if n["Alive"]]) == 3
+    _check_all(graphs, "ray")
+    # The actors are spread over the nodes.
+    name, store, parts, source = graphs[0]
+    with outcore.ray.open(parts[3]) as ps:
+        r = ps.pagerank(iterations=3, progress=False)
+    nodes = {a["node"] for a in r.stats["supersteps"][0]["actors"]}
+    assert len(nodes) == 3, nodes
+
+    # An actor killed after superstep 2: the driver restarts the actors
+    # and replays from superstep 0 (no checkpoints yet); the result is the
+    # undisturbed run's.
+    want = _single(store, "pagerank", source)
+    killed = []
+
+    def kill(step, actors):
+        if step == 2 and not killed:
+            killed.append(actors[1])
+            ray.kill(actors[1])
+
+    with outcore.ray.open(parts[3]) as ps:
+        got = ps.pagerank(iterations=12, progress=False, _hook=kill)
+        assert killed and got.stats["restarts"] == 1
+        _same("pagerank", "pagerank after a killed actor", want, got)
+        # The new actors serve the next run.
+        again = ps.wcc(progress=False)
+        assert again.stats["restarts"] == 0
+    _same("wcc", "wcc after a restart", _single(store, "wcc", source), again)
