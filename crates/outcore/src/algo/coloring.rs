@@ -164,7 +164,7 @@ impl VertexProgram for ColoringVp {
     }
     #[inline]
     fn scatter(&self, _v: u64, s: &ColorState) -> Option<Msg> {
-        Some((s.key, s.word))
+        Some(Msg::new(s.key, s.word))
     }
     #[inline]
     fn edge(&self, m: Msg, src: u64, dst: u64, _w: f64) -> Option<Msg> {
@@ -172,13 +172,16 @@ impl VertexProgram for ColoringVp {
     }
     fn apply(&self, _v: u64, s: &mut ColorState, msgs: &[Msg], agg: &mut Aggregate) -> bool {
         // Active next while a neighbour is tentative: it needs this colour.
-        let tentative_near = || msgs.iter().any(|m| m.1 & FINAL == 0);
+        let tentative_near = || msgs.iter().any(|m| m.word() & FINAL == 0);
         if s.word & FINAL != 0 {
             return tentative_near();
         }
         // Higher neighbours with this colour (tentative too: a final
         // neighbour's colour was avoided when this one was picked).
-        let k = msgs.iter().filter(|m| m.1 == s.word && m.0 > s.key).count() as u64;
+        let k = msgs
+            .iter()
+            .filter(|m| m.word() == s.word && m.key() > s.key)
+            .count() as u64;
         if k == 0 {
             s.word |= FINAL;
             return tentative_near();
@@ -186,7 +189,7 @@ impl VertexProgram for ColoringVp {
         s.losses = s.losses.saturating_add(1);
         let k = if self.directed { k.div_ceil(2) } else { k };
         let j = pick(s.key, s.losses, k);
-        s.word = nth_free(msgs.iter().map(|m| m.1 & COLOR), j);
+        s.word = nth_free(msgs.iter().map(|m| m.word() & COLOR), j);
         agg.sums[0] += 1.0;
         true
     }

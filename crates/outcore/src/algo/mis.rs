@@ -77,7 +77,7 @@ impl VertexProgram for MisVp {
     }
     #[inline]
     fn scatter(&self, _v: u64, s: &State) -> Option<Msg> {
-        Some((s.0, if self.hello { HELLO } else { s.1 .1 }))
+        Some(Msg::new(s.0, if self.hello { HELLO } else { s.1 .1 }))
     }
     #[inline]
     fn edge(&self, m: Msg, src: u64, dst: u64, _w: f64) -> Option<Msg> {
