@@ -73,7 +73,7 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 enum Sink {
-    Stdout(BufWriter<std::io::StdoutLock<'static>>),
+    Stdout(BufWriter<std::io::Stdout>),
     Direct(BufWriter<File>),
     Atomic { w: BufWriter<File>, tmp: PathBuf },
 }
@@ -82,7 +82,14 @@ enum Sink {
 pub struct OutFile {
     sink: Option<Sink>,
     path: PathBuf,
+    /// Bytes given to [`OutFile::write_all`], and how many of them the
+    /// disk was asked to start writing ([`OutFile::start_writeback`]).
+    written: u64,
+    started: u64,
 }
+
+/// Bytes written between two requests to start writing back.
+const WRITEBACK: u64 = 32 << 20;
 
 /// True when `path` names stdout or an existing file that is not a plain
 /// file (written directly, never replaced).
@@ -99,7 +106,7 @@ impl OutFile {
     pub fn create(path: &Path) -> Result<OutFile> {
         let cap = 1 << 20;
         let sink = if path.as_os_str() == "-" {
-            Sink::Stdout(BufWriter::with_capacity(cap, std::io::stdout().lock()))
+            Sink::Stdout(BufWriter::with_capacity(cap, std::io::stdout()))
         } else if is_special(path) {
             let f = File::options().write(true).open(path).at(path)?;
             Sink::Direct(BufWriter::with_capacity(cap, f))
@@ -121,6 +128,8 @@ impl OutFile {
         Ok(OutFile {
             sink: Some(sink),
             path: path.to_path_buf(),
+            written: 0,
+            started: 0,
         })
     }
 
@@ -136,7 +145,37 @@ impl OutFile {
     /// Writes `bytes`.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
         let target = self.target().to_path_buf();
-        self.writer().write_all(bytes).at(target)
+        self.writer().write_all(bytes).at(target)?;
+        self.written += bytes.len() as u64;
+        if self.written - self.started >= WRITEBACK {
+            self.start_writeback();
+        }
+        Ok(())
+    }
+
+    /// Asks the kernel to start writing the temporary's pages written so far
+    /// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`: it does not wait), so
+    /// that the `fsync` of [`commit`](OutFile::commit) finds most of the
+    /// file on disk already rather than writing it all then.
+    fn start_writeback(&mut self) {
+        use std::os::fd::AsRawFd;
+        let Some(Sink::Atomic { w, .. }) = &self.sink else {
+            return;
+        };
+        let end = self.written - w.buffer().len() as u64;
+        if end > self.started {
+            // SAFETY: a plain call on our open descriptor; a failure only
+            // leaves the writing to the fsync.
+            unsafe {
+                libc::sync_file_range(
+                    w.get_ref().as_raw_fd(),
+                    self.started as libc::off64_t,
+                    (end - self.started) as libc::off64_t,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                )
+            };
+            self.started = end;
+        }
     }
 
     /// The writer (for `write!`); map its errors with [`target`](OutFile::target).

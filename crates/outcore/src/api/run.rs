@@ -119,7 +119,37 @@ pub fn scratch_dir(store: &Store, tmp_dir: Option<&Path>) -> PathBuf {
 
 /// The dense id of the vertex of the highest out-degree; of several, the
 /// one of the smallest original id (whatever the store's vertex order).
+///
+/// One pass over the degrees keeps the vertices of the highest degree seen;
+/// their ranks are then read one by one ([`IdLookup::rank`]), not the whole
+/// rank map (67 MB at kron-24, loading it was most of the choice's time).
+/// Past [`TIES`] vertices of one degree, the rank map is loaded after all.
 pub fn max_degree_vertex(store: &Store) -> Result<u64> {
+    const TIES: usize = 1 << 12;
+    let (mut ties, mut deg, mut many) = (Vec::new(), 0, false);
+    crate::store::degrees::for_each(store.root(), "out", |v, d| {
+        if d > deg || ties.is_empty() {
+            (deg, many) = (d, false);
+            ties.clear();
+        }
+        if d == deg && !many {
+            ties.push(v);
+            many = ties.len() > TIES;
+        }
+        Ok(())
+    })?;
+    if !many {
+        let lookup = IdLookup::open(store)?;
+        let mut best = None;
+        for v in ties {
+            let r = lookup.rank(v)?;
+            best = match best {
+                Some((_, b)) if b <= r => best,
+                _ => Some((v, r)),
+            };
+        }
+        return Ok(best.map_or(0, |(v, _)| v));
+    }
     let ranks = store.load_ranks()?;
     let rank = |v: u64| ranks.as_ref().map_or(v, |r| r[v as usize] as u64);
     let (mut best, mut deg) = (0, 0);
@@ -235,17 +265,8 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                 let (w, stats) = vertex::wcc::planned(store, o.engine, engine, &select, budget)?;
                 (VertexValues::memory(Kind::Label, w), stats)
             };
-            // A component's label is the rank of its smallest vertex.
             let mut values = values;
-            let mut ranks = store.rank_reader()?;
-            let (mut components, mut err) = (0u64, None);
-            values.for_each_dense(store, budget, &mut |_, label| match ranks.next_rank() {
-                Ok(r) => components += (label == r) as u64,
-                Err(e) => err = Some(e),
-            })?;
-            if let Some(e) = err {
-                return Err(e);
-            }
+            let components = super::run_more::components(&mut values, store, budget)?;
             (values, stats, None, format!("{components} components"))
         }
         Algorithm::Bfs => {
@@ -260,13 +281,12 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                 let depth = move |v: u64| vertex::bfs::depth(d[v as usize]) as u64;
                 (VertexValues::memory(Kind::Int, depth), stats)
             };
-            let (mut reached, mut depth) = (0u64, 0i64);
-            values.for_each_dense(store, budget, &mut |_, d| {
-                if d as i64 != bfs::UNREACHABLE {
-                    reached += 1;
-                    depth = depth.max(d as i64);
-                }
-            })?;
+            let fold = |(n, depth): (u64, i64), _, d: u64| match d as i64 {
+                bfs::UNREACHABLE => (n, depth),
+                d => (n + 1, depth.max(d)),
+            };
+            let join = |a: (u64, i64), b: (u64, i64)| (a.0 + b.0, a.1.max(b.1));
+            let (reached, depth) = values.fold_dense(store, budget, (0, 0), fold, join)?;
             let s = format!("{reached} vertices reached, depth {depth}");
             (values, stats, None, s)
         }

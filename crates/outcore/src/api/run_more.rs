@@ -229,3 +229,37 @@ fn sources_file(store: &Store, path: &std::path::Path) -> Result<Vec<u64>> {
     v.dedup();
     Ok(v)
 }
+
+/// WCC's components: the distinct labels (a label is the rank of its
+/// component's smallest vertex), counted in a bit per vertex on every core;
+/// when the budget has no room for the bits, the vertices whose label is
+/// their own rank, read beside the rank map.
+pub(super) fn components(values: &mut VertexValues, store: &Store, budget: &Budget) -> Result<u64> {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let n = store.manifest().num_vertices;
+    if let Ok(_charge) = budget.charge(n.div_ceil(8), "wcc component count") {
+        let seen: Vec<AtomicU64> = (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let mark = |(), _, label: u64| {
+            let (word, bit) = (&seen[(label / 64) as usize], 1 << (label % 64));
+            // Read first: the giant component's word is not written over and over.
+            if word.load(Relaxed) & bit == 0 {
+                word.fetch_or(bit, Relaxed);
+            }
+        };
+        values.fold_dense(store, budget, (), mark, |(), ()| ())?;
+        return Ok(seen
+            .iter()
+            .map(|w| w.load(Relaxed).count_ones() as u64)
+            .sum());
+    }
+    let mut ranks = store.rank_reader()?;
+    let (mut components, mut err) = (0u64, None);
+    values.for_each_dense(store, budget, &mut |_, label| match ranks.next_rank() {
+        Ok(r) => components += (label == r) as u64,
+        Err(e) => err = Some(e),
+    })?;
+    match err {
+        Some(e) => Err(e),
+        None => Ok(components),
+    }
+}

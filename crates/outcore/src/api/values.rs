@@ -8,8 +8,9 @@ use crate::algo::output::{self, Cell};
 use crate::engine::results::{self, Out, Values};
 use crate::error::Result;
 use crate::mem::Budget;
-use crate::store::walk::{LabelNames, RankWalk};
+use crate::store::walk::{LabelNames, RankBatch, RankWalk};
 use crate::store::{Id, Store};
+use rayon::prelude::*;
 
 /// What a value is, which says how it is shown and gathered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +27,7 @@ pub enum Kind {
 
 enum Held {
     /// `value(dense id)`, from a result in memory.
-    Memory(Box<dyn Fn(u64) -> u64>),
+    Memory(Box<dyn Fn(u64) -> u64 + Send + Sync>),
     /// The final states of an external run, each value mapped by `map`.
     Disk {
         values: Box<dyn Values>,
@@ -83,7 +84,7 @@ pub struct Columns {
 
 impl VertexValues {
     /// Values held in memory: `value(dense id)` gives each one's bits.
-    pub fn memory(kind: Kind, value: impl Fn(u64) -> u64 + 'static) -> VertexValues {
+    pub fn memory(kind: Kind, value: impl Fn(u64) -> u64 + Send + Sync + 'static) -> VertexValues {
         VertexValues {
             kind,
             held: Held::Memory(Box::new(value)),
@@ -120,6 +121,34 @@ impl VertexValues {
         }
     }
 
+    /// Folds every vertex's value, `fold(acc, dense id, value)` from
+    /// `init`, the partial results joined by `join`: on every core when the
+    /// values are in memory, in dense-id order from the disk.
+    pub fn fold_dense<A: Clone + Send + Sync>(
+        &mut self,
+        store: &Store,
+        budget: &Budget,
+        init: A,
+        fold: impl Fn(A, u64, u64) -> A + Send + Sync,
+        join: impl Fn(A, A) -> A + Send + Sync,
+    ) -> Result<A> {
+        match &mut self.held {
+            Held::Memory(value) => {
+                let value = &**value;
+                let all = (0..store.manifest().num_vertices).into_par_iter();
+                let parts = all.fold(|| init.clone(), |a, v| fold(a, v, value(v)));
+                Ok(parts.reduce(|| init.clone(), join))
+            }
+            Held::Disk { values, map } => {
+                let mut acc = Some(init);
+                values.for_each(budget, &mut |v, x| {
+                    acc = acc.take().map(|a| fold(a, v, map(x)));
+                })?;
+                Ok(acc.expect("kept"))
+            }
+        }
+    }
+
     /// Calls `f(rank, original id, value)` for every vertex in rank order.
     pub fn for_each_ranked(
         &mut self,
@@ -129,11 +158,16 @@ impl VertexValues {
         match &mut self.held {
             Held::Memory(value) => {
                 let mut walk = RankWalk::open(out.store)?;
-                while let Some((r, v, id)) = walk.next_vertex()? {
-                    if r & 0xFFFF == 0 {
-                        crate::cancel::check()?;
+                let (mut batch, mut values) = (RankBatch::default(), Vec::new());
+                while walk.next_batch(1 << 16, &mut batch)? {
+                    crate::cancel::check()?;
+                    // Looked up on every core: random reads of the state.
+                    let value = &**value;
+                    let looked = batch.dense.par_iter().map(|&v| value(v));
+                    looked.collect_into_vec(&mut values);
+                    for (i, &x) in values.iter().enumerate() {
+                        f(batch.first + i as u64, &batch.id(i), x)?;
                     }
-                    f(r, &id, value(v))?;
                 }
                 Ok(())
             }
@@ -144,41 +178,36 @@ impl VertexValues {
     }
 
     /// Writes one `id value` line per vertex to `out.path` (LDBC
-    /// Graphalytics format: floats as `%.15e`, labels as original ids).
+    /// Graphalytics format: floats as `%.15e`, labels as original ids),
+    /// formatted and written by [`output::Lines`]' pipeline while this
+    /// thread walks the vertices.
     pub fn write(&mut self, out: &Out<'_>) -> Result<()> {
         let kind = self.kind;
         let mut names = match kind {
             Kind::Label => Some(LabelNames::open(out.store)?),
             _ => None,
         };
-        let mut f = crate::outfile::OutFile::create(out.path)?;
-        let target = f.target().to_path_buf();
-        let w = f.writer();
-        let mut lines = output::Lines::new();
+        let mut lines = output::Lines::new(crate::outfile::OutFile::create(out.path)?)?;
         self.for_each_ranked(out, |r, id, x| match kind {
-            Kind::Float => lines.push(id, Cell::Float(f64::from_bits(x)), w, &target),
-            Kind::Int => lines.push(id, Cell::Int(x as i64), w, &target),
+            Kind::Float => lines.push(id, Cell::Float(f64::from_bits(x))),
+            Kind::Int => lines.push(id, Cell::Int(x as i64)),
             Kind::Label => {
                 let name = names.as_mut().expect("opened for labels").name(x, r, id)?;
-                lines.push(id, Cell::Id(&name), w, &target)
+                lines.push(id, Cell::Id(&name))
             }
         })?;
-        lines.flush(w, &target)?;
-        f.commit()
+        lines.finish()
     }
 
     /// Writes the original ids of the vertices whose value `keep` selects,
     /// one per line, ascending.
     pub fn write_set(&mut self, out: &Out<'_>, keep: impl Fn(u64) -> bool) -> Result<()> {
-        match &mut self.held {
-            Held::Memory(value) => {
-                output::write_vertex_set(out.path, out.store, |v| keep(value(v)))
-            }
-            Held::Disk { values, map } => {
-                let map = *map;
-                results::write_set(out, values.as_mut(), |x| keep(map(x)))
-            }
-        }
+        let mut lines = output::Lines::new(crate::outfile::OutFile::create(out.path)?)?;
+        self.for_each_ranked(out, |_, id, x| match keep(x) {
+            true => lines.push_id(id),
+            false => Ok(()),
+        })?;
+        lines.finish()
     }
 
     /// Every vertex's original id and value, in rank order, in memory (the

@@ -35,8 +35,51 @@ pub struct RankWalk {
     dense: Option<Stream>,
     ids: Option<Stream>,
     names: Option<(Stream, Stream, u64)>,
-    name: Vec<u8>,
+    /// Bytes read at once from `dense` or `ids`.
+    raw: Vec<u8>,
+    /// The batch [`RankWalk::next_vertex`] serves from, and its place in it.
+    cur: RankBatch,
+    at: usize,
 }
+
+/// Consecutive vertices in rank order: their dense ids and original ids.
+#[derive(Default)]
+pub struct RankBatch {
+    /// The rank of the first.
+    pub first: u64,
+    /// Dense ids.
+    pub dense: Vec<u64>,
+    /// Original ids, when the store has an id map.
+    ints: Vec<u64>,
+    /// Names, when the store has string ids: `names[ends[i-1]..ends[i]]`.
+    names: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl RankBatch {
+    pub fn len(&self) -> usize {
+        self.dense.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dense.is_empty()
+    }
+
+    /// The original id of the `i`th vertex.
+    pub fn id(&self, i: usize) -> Id<'_> {
+        if !self.ints.is_empty() {
+            Id::Int(self.ints[i])
+        } else if !self.ends.is_empty() {
+            let start = if i == 0 { 0 } else { self.ends[i - 1] };
+            Id::Name(Cow::Borrowed(&self.names[start..self.ends[i]]))
+        } else {
+            Id::Int(self.first + i as u64)
+        }
+    }
+}
+
+/// Vertices [`RankWalk::next_vertex`] reads at once.
+const STEP: usize = 4096;
 
 impl RankWalk {
     /// Opens the maps of `store`.
@@ -62,45 +105,83 @@ impl RankWalk {
                 false => None,
             },
             names,
-            name: Vec::new(),
+            raw: Vec::new(),
+            cur: RankBatch::default(),
+            at: 0,
         })
     }
 
     /// The next vertex: (rank, dense id, original id), or `None` after the last.
     pub fn next_vertex(&mut self) -> Result<Option<(u64, u64, Id<'_>)>> {
-        let r = self.next;
-        if r >= self.n {
-            return Ok(None);
+        if self.at == self.cur.len() {
+            let mut cur = std::mem::take(&mut self.cur);
+            let more = self.next_batch(STEP, &mut cur);
+            self.cur = cur;
+            self.at = 0;
+            if !more? {
+                return Ok(None);
+            }
         }
-        self.next += 1;
-        let dense = match &mut self.dense {
+        let i = self.at;
+        self.at += 1;
+        let r = self.cur.first + i as u64;
+        Ok(Some((r, self.cur.dense[i], self.cur.id(i))))
+    }
+
+    /// The next `max` vertices (fewer at the end) into `b`; false after the
+    /// last. Not to be mixed with [`RankWalk::next_vertex`].
+    pub fn next_batch(&mut self, max: usize, b: &mut RankBatch) -> Result<bool> {
+        let k = (self.n - self.next).min(max as u64) as usize;
+        b.first = self.next;
+        b.dense.clear();
+        b.ints.clear();
+        b.names.clear();
+        b.ends.clear();
+        if k == 0 {
+            return Ok(false);
+        }
+        let (n, raw) = (self.n, &mut self.raw);
+        match &mut self.dense {
             Some(s) => {
-                let mut b = [0u8; 4];
-                s.read(&mut b)?;
-                let v = u32::from_le_bytes(b) as u64;
-                if v >= self.n {
-                    let why = format!("dense id {v} is beyond the {} vertices", self.n);
+                raw.resize(4 * k, 0);
+                s.read(raw)?;
+                let dense = raw
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()));
+                b.dense.extend(dense.map(u64::from));
+                if let Some(&v) = b.dense.iter().find(|&&v| v >= n) {
+                    let why = format!("dense id {v} is beyond the {n} vertices");
                     return Err(s.0.damaged(why));
                 }
-                v
             }
-            None => r,
-        };
-        let id = match (&mut self.ids, &mut self.names) {
-            (Some(s), _) => Id::Int(s.u64()?),
+            None => b.dense.extend(self.next..self.next + k as u64),
+        }
+        match (&mut self.ids, &mut self.names) {
+            (Some(s), _) => {
+                raw.resize(8 * k, 0);
+                s.read(raw)?;
+                let ids = raw
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap()));
+                b.ints.extend(ids);
+            }
             (None, Some((off, bytes, start))) => {
-                let end = off.u64()?;
-                if end < *start || end - *start > 1 << 30 {
-                    return Err(off.0.damaged(format!("it does not index {IDS_STR_FILE}")));
+                for _ in 0..k {
+                    let end = off.u64()?;
+                    if end < *start || end - *start > 1 << 30 {
+                        return Err(off.0.damaged(format!("it does not index {IDS_STR_FILE}")));
+                    }
+                    let at = b.names.len();
+                    b.names.resize(at + (end - *start) as usize, 0);
+                    bytes.read(&mut b.names[at..])?;
+                    b.ends.push(b.names.len());
+                    *start = end;
                 }
-                self.name.resize((end - *start) as usize, 0);
-                bytes.read(&mut self.name)?;
-                *start = end;
-                Id::Name(Cow::Borrowed(&self.name))
             }
-            (None, None) => Id::Int(r),
-        };
-        Ok(Some((r, dense, id)))
+            (None, None) => {}
+        }
+        self.next += k as u64;
+        Ok(true)
     }
 }
 

@@ -1,19 +1,24 @@
-//! `id value` lines formatted on every core. A batch of vertices (ids and
-//! values, in rank order) is gathered by the one thread that walks the id
-//! maps, formatted in as many pieces as there are threads, and written in
-//! order. Ours rather than `writeln!` per line: `core::fmt` with a `String`
-//! per float made writing kron-24's 8.9M PageRank values take 2 s, longer
-//! than a third of the run.
+//! `id value` lines written by a pipeline (software pipelining of the three
+//! stages of a write: walk, format, write). The caller's thread walks the
+//! vertices in rank order and gathers batches of ids and values; a writer
+//! thread formats each batch on every core (rayon, one piece per thread)
+//! and writes the pieces in order while the caller gathers the next batch.
+//! Ours rather than `writeln!` per line: `core::fmt` with a `String` per
+//! float made writing kron-24's 8.9M PageRank values take 2 s, longer than
+//! a third of the run; integers are written digit pairs at a time into a
+//! fixed buffer (a copy of a constant length, not a `memcpy` call a line).
 
 use super::push_float;
-use crate::error::{IoContext, Result};
+use crate::error::{Error, Result};
+use crate::outfile::OutFile;
 use crate::store::Id;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Write;
-use std::path::Path;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::thread::JoinHandle;
 
-/// Lines gathered before they are formatted (about 3 MB of text).
+/// Lines gathered before they are formatted (about 1-3 MB of text).
 const BATCH: usize = 1 << 16;
 
 /// An original id: an integer, or a span of the batch's name bytes.
@@ -38,42 +43,18 @@ enum Stored {
     Float(f64),
     Int(i64),
     Key(Key),
+    /// A line of the id alone (a vertex set).
+    Nothing,
 }
 
-/// A batch of lines; see the module docs.
+/// Lines gathered, not yet formatted.
 #[derive(Default)]
-pub struct Lines {
+struct Batch {
     lines: Vec<(Key, Stored)>,
     names: Vec<u8>,
-    pieces: Vec<Vec<u8>>,
 }
 
-impl Lines {
-    pub fn new() -> Lines {
-        Lines::default()
-    }
-
-    /// Adds the line `id value`; writes the batch to `w` when it is full.
-    pub fn push(
-        &mut self,
-        id: &Id<'_>,
-        value: Cell<'_>,
-        w: &mut dyn Write,
-        at: &Path,
-    ) -> Result<()> {
-        let key = self.key(id);
-        let value = match value {
-            Cell::Float(x) => Stored::Float(x),
-            Cell::Int(x) => Stored::Int(x),
-            Cell::Id(v) => Stored::Key(self.key(v)),
-        };
-        self.lines.push((key, value));
-        if self.lines.len() >= BATCH {
-            self.flush(w, at)?;
-        }
-        Ok(())
-    }
-
+impl Batch {
     fn key(&mut self, id: &Id<'_>) -> Key {
         match id {
             Id::Int(x) => Key::Int(*x),
@@ -85,50 +66,196 @@ impl Lines {
         }
     }
 
-    /// Formats and writes the lines gathered so far.
-    pub fn flush(&mut self, w: &mut dyn Write, at: &Path) -> Result<()> {
-        if self.lines.is_empty() {
-            return Ok(());
-        }
+    /// Formats the lines into `pieces`, one per thread, in order (a piece
+    /// past the last line is left empty).
+    fn format(&self, pieces: &mut Vec<Vec<u8>>) {
         let threads = rayon::current_num_threads().max(1);
-        let per = self.lines.len().div_ceil(threads);
-        self.pieces.resize_with(threads, Vec::new);
+        let per = self.lines.len().div_ceil(threads).max(1);
+        pieces.resize_with(threads, Vec::new);
+        for piece in pieces.iter_mut() {
+            piece.clear();
+        }
         let names = &self.names;
-        self.pieces
+        pieces
             .par_iter_mut()
             .zip(self.lines.par_chunks(per))
             .for_each(|(out, lines)| {
-                out.clear();
-                let mut ints = itoa::Buffer::new();
                 for &(key, value) in lines {
-                    push_key(out, key, names, &mut ints);
-                    out.push(b' ');
+                    push_key(out, key, names);
                     match value {
-                        Stored::Float(x) => push_float(out, x),
-                        Stored::Int(x) => out.extend_from_slice(ints.format(x).as_bytes()),
-                        Stored::Key(k) => push_key(out, k, names, &mut ints),
+                        Stored::Float(x) => {
+                            out.push(b' ');
+                            push_float(out, x)
+                        }
+                        Stored::Int(x) => {
+                            out.push(b' ');
+                            push_i64(out, x)
+                        }
+                        Stored::Key(k) => {
+                            out.push(b' ');
+                            push_key(out, k, names)
+                        }
+                        Stored::Nothing => {}
                     }
                     out.push(b'\n');
                 }
             });
-        // A batch shorter than the threads leaves pieces unused: cleared.
-        for piece in self.pieces.iter_mut().skip(self.lines.len().div_ceil(per)) {
-            piece.clear();
+    }
+}
+
+/// Lines being written to a file; see the module docs. [`Lines::finish`]
+/// commits the file; dropped before that (an error, Ctrl-C), it leaves no
+/// file behind ([`OutFile`]'s temporary is removed).
+pub struct Lines {
+    batch: Batch,
+    to: Option<SyncSender<Batch>>,
+    /// Batches written, emptied, for reuse.
+    back: Receiver<Batch>,
+    writer: Option<JoinHandle<Result<OutFile>>>,
+}
+
+impl Lines {
+    /// Starts the writer thread on `file`.
+    pub fn new(file: OutFile) -> Result<Lines> {
+        // One batch queued while one is written and one gathered.
+        let (to, full) = mpsc::sync_channel::<Batch>(1);
+        let (done, back) = mpsc::channel::<Batch>();
+        let writer = std::thread::Builder::new()
+            .name("outcore-lines".into())
+            .spawn(move || {
+                let mut file = file;
+                let mut pieces = Vec::new();
+                for mut batch in full {
+                    batch.format(&mut pieces);
+                    for piece in &pieces {
+                        file.write_all(piece)?;
+                    }
+                    batch.lines.clear();
+                    batch.names.clear();
+                    let _ = done.send(batch);
+                }
+                Ok(file)
+            })
+            .map_err(|e| Error::Invalid(format!("cannot start the writer thread: {e}")))?;
+        Ok(Lines {
+            batch: Batch::default(),
+            to: Some(to),
+            back,
+            writer: Some(writer),
+        })
+    }
+
+    /// Adds the line `id value`.
+    pub fn push(&mut self, id: &Id<'_>, value: Cell<'_>) -> Result<()> {
+        let key = self.batch.key(id);
+        let value = match value {
+            Cell::Float(x) => Stored::Float(x),
+            Cell::Int(x) => Stored::Int(x),
+            Cell::Id(v) => Stored::Key(self.batch.key(v)),
+        };
+        self.add(key, value)
+    }
+
+    /// Adds the line `id` (a member of a vertex set).
+    pub fn push_id(&mut self, id: &Id<'_>) -> Result<()> {
+        let key = self.batch.key(id);
+        self.add(key, Stored::Nothing)
+    }
+
+    fn add(&mut self, key: Key, value: Stored) -> Result<()> {
+        self.batch.lines.push((key, value));
+        if self.batch.lines.len() >= BATCH {
+            self.send()?;
         }
-        for piece in &self.pieces {
-            w.write_all(piece).at(at)?;
-        }
-        self.lines.clear();
-        self.names.clear();
         Ok(())
     }
+
+    /// Hands the batch to the writer thread.
+    fn send(&mut self) -> Result<()> {
+        let next = self.back.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut self.batch, next);
+        let to = self.to.as_ref().expect("open until finished");
+        if to.send(full).is_err() {
+            // The writer stopped on an error: that error.
+            return self.join().map(|_| ());
+        }
+        Ok(())
+    }
+
+    /// Waits for the writer thread: the file, or the error that stopped it.
+    fn join(&mut self) -> Result<OutFile> {
+        self.to = None;
+        let writer = self.writer.take().expect("joined once");
+        match writer.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// Writes the last lines and commits the file.
+    pub fn finish(mut self) -> Result<()> {
+        if !self.batch.lines.is_empty() {
+            self.send()?;
+        }
+        self.join()?.commit()
+    }
+}
+
+impl Drop for Lines {
+    fn drop(&mut self) {
+        // Unfinished: the writer ends, its file (a temporary) is removed.
+        self.to = None;
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+/// Two digits for each number below 100.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Appends `x` in decimal.
+#[inline]
+fn push_u64(out: &mut Vec<u8>, mut x: u64) {
+    let mut buf = [0u8; 20];
+    let n = x.checked_ilog10().map_or(1, |d| d as usize + 1);
+    let mut i = n;
+    while x >= 100 {
+        let p = (x % 100) as usize * 2;
+        x /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
+    }
+    if x >= 10 {
+        let p = x as usize * 2;
+        buf[i - 2..i].copy_from_slice(&PAIRS[p..p + 2]);
+    } else {
+        buf[i - 1] = b'0' + x as u8;
+    }
+    // The whole buffer (a copy of constant length), then cut to the digits.
+    let at = out.len();
+    out.extend_from_slice(&buf);
+    out.truncate(at + n);
+}
+
+/// Appends `x` in decimal.
+#[inline]
+fn push_i64(out: &mut Vec<u8>, x: i64) {
+    if x < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, x.unsigned_abs());
 }
 
 /// An original id as [`Id`]'s `Display` writes it (names quoted when
 /// they must be).
-fn push_key(out: &mut Vec<u8>, key: Key, names: &[u8], ints: &mut itoa::Buffer) {
+fn push_key(out: &mut Vec<u8>, key: Key, names: &[u8]) {
     match key {
-        Key::Int(x) => out.extend_from_slice(ints.format(x).as_bytes()),
+        Key::Int(x) => push_u64(out, x),
         Key::Name(s, e) => {
             let id = Id::Name(Cow::Borrowed(&names[s as usize..e as usize]));
             write!(out, "{id}").expect("a Vec takes every write");
@@ -144,31 +271,62 @@ mod tests {
     /// across batches and for every kind of id and value.
     #[test]
     fn lines_equal_display() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.txt");
         let mut want = Vec::new();
-        let mut got = Vec::new();
-        let mut lines = Lines::new();
-        let at = Path::new("test");
+        let mut lines = Lines::new(OutFile::create(&path).unwrap()).unwrap();
+        let edges = [0, 9, 10, 99, 100, 999, u64::MAX, i64::MAX as u64];
         for i in 0..(BATCH as u64 * 2 + 77) {
             let id = match i % 3 {
                 0 => Id::Int(i * 7919),
                 1 => Id::Name(Cow::Owned(format!("v {i}").into_bytes())),
                 _ => Id::Name(Cow::Owned(format!("n{i}").into_bytes())),
             };
-            let label = Id::Int(i / 5);
+            let label = Id::Int(match i < 8 {
+                true => edges[i as usize],
+                false => i / 5,
+            });
             let x = (i as f64 - 1000.0) / 7.0;
-            let (cell, shown) = match i % 4 {
-                0 => (Cell::Float(x), super::super::format_float(x)),
-                1 => (Cell::Int(-(i as i64)), format!("{}", -(i as i64))),
-                2 => (Cell::Id(&label), format!("{label}")),
-                _ => (Cell::Id(&id), format!("{id}")),
+            let int = match i % 7 {
+                0 => i64::MIN + i as i64,
+                1 => i64::MAX - i as i64,
+                _ => -(i as i64),
             };
-            writeln!(want, "{id} {shown}").unwrap();
-            lines.push(&id, cell, &mut got, at).unwrap();
+            let (cell, shown) = match i % 5 {
+                0 => (Some(Cell::Float(x)), super::super::format_float(x)),
+                1 => (Some(Cell::Int(int)), format!("{int}")),
+                2 => (Some(Cell::Id(&label)), format!("{label}")),
+                3 => (Some(Cell::Id(&id)), format!("{id}")),
+                _ => (None, String::new()),
+            };
+            match cell {
+                Some(cell) => {
+                    writeln!(want, "{id} {shown}").unwrap();
+                    lines.push(&id, cell).unwrap();
+                }
+                None => {
+                    writeln!(want, "{id}").unwrap();
+                    lines.push_id(&id).unwrap();
+                }
+            }
         }
-        lines.flush(&mut got, at).unwrap();
+        lines.finish().unwrap();
         assert_eq!(
-            String::from_utf8(got).unwrap(),
+            std::fs::read_to_string(&path).unwrap(),
             String::from_utf8(want).unwrap()
         );
+    }
+
+    /// Dropped unfinished, the lines leave no file behind.
+    #[test]
+    fn unfinished_lines_leave_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.txt");
+        let mut lines = Lines::new(OutFile::create(&path).unwrap()).unwrap();
+        for i in 0..(BATCH as u64 * 3) {
+            lines.push(&Id::Int(i), Cell::Int(1)).unwrap();
+        }
+        drop(lines);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

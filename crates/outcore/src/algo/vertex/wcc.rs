@@ -113,7 +113,7 @@ pub fn required(store: &Store) -> u64 {
 }
 
 /// Labels held in memory: the label (rank) of a dense id.
-pub type Labels = Box<dyn Fn(u64) -> u64>;
+pub type Labels = Box<dyn Fn(u64) -> u64 + Send + Sync>;
 
 /// WCC in memory through the planner (stream or select engine by `choice`),
 /// its labels at the store's width.
