@@ -348,24 +348,21 @@ impl RawPartition {
         }
         interruptible(py, false, || {
             let ids = part.load_ids()?;
-            let mut f = outcore::outfile::OutFile::create(&path)?;
-            let target = f.target().to_path_buf();
-            let w = f.writer();
-            let mut lines = Lines::new();
+            let f = outcore::outfile::OutFile::create(&path)?;
+            let mut lines = Lines::new(f)?;
             for r in 0..n {
                 let id = ids.original_of_rank(r);
                 let x = values[ids.dense_of_rank(r) as usize];
                 match kind {
-                    Kind::Float => lines.push(&id, Cell::Float(f64::from_bits(x)), w, &target)?,
-                    Kind::Int => lines.push(&id, Cell::Int(x as i64), w, &target)?,
+                    Kind::Float => lines.push(&id, Cell::Float(f64::from_bits(x)))?,
+                    Kind::Int => lines.push(&id, Cell::Int(x as i64))?,
                     Kind::Label => {
                         let label = ids.original_of_rank(x);
-                        lines.push(&id, Cell::Id(&label), w, &target)?
+                        lines.push(&id, Cell::Id(&label))?
                     }
                 }
             }
-            lines.flush(w, &target)?;
-            f.commit()
+            lines.finish()
         })
     }
 }
