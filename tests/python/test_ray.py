@@ -1,7 +1,7 @@
 """outcore.ray (issue 54): runs over a partitioned store, one actor per
 shard, equal the single-machine run (`outcore.open(store).pagerank()` and
-so on): PageRank within 1e-12, WCC and BFS exactly; K = 1, 2, 3 shards of
-a directed and an undirected graph. The Local executor (no Ray) runs every
+so on): PageRank within 1e-12; WCC, BFS, SSSP (weighted stores), CDLP and
+k-core exactly; K = 1, 2, 3 shards of a directed and an undirected graph. The Local executor (no Ray) runs every
 case; a real Ray cluster of three nodes (`ray.cluster_utils.Cluster`, one
 CPU and 100 MiB of object store each) runs them again, one test so that
 only one xdist worker starts the cluster. Without Ray the Ray tests skip,
@@ -22,32 +22,32 @@ import outcore.ray
 
 BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
 PARTS = (1, 2, 3)
-ALGORITHMS = ("pagerank", "wcc", "bfs")
+ALGORITHMS = ("pagerank", "wcc", "bfs", "sssp", "cdlp", "kcore")
 
 
 def _edges(seed: int, n: int, m: int):
     """Skewed edges over spread-out ids (an id map), some vertices apart
-    (several components)."""
+    (several components), with weights in [0.5, 10)."""
     rng = np.random.default_rng(seed)
     src = np.minimum(rng.integers(0, n, m), rng.integers(0, n, m)) * 7 + 3
     dst = rng.integers(0, n, m) * 7 + 3
     far = rng.random(m) < 0.1
     src[far] += 7 * n
     dst[far] += 7 * n
-    return src.astype(np.uint64), dst.astype(np.uint64)
+    return src.astype(np.uint64), dst.astype(np.uint64), rng.uniform(0.5, 10.0, m)
 
 
 @pytest.fixture(scope="module")
 def graphs(tmp_path_factory):
-    """(name, store, {K: partition dir}, bfs source) for a directed and an
-    undirected graph."""
+    """(name, store, {K: partition dir}, bfs/sssp source) for a directed and
+    an undirected graph, both weighted."""
     base = tmp_path_factory.mktemp("ray")
     out = []
     for name, directed, seed in (("directed", True, 5), ("undirected", False, 6)):
-        src, dst = _edges(seed, 300, 2500)
+        src, dst, w = _edges(seed, 300, 2500)
         store = base / f"{name}.oc"
-        outcore.import_edges((src, dst), store, directed=directed, memory="256MiB",
-                             progress=False)
+        outcore.import_edges((src, dst, w), store, directed=directed, weighted=True,
+                             memory="256MiB", progress=False)
         parts = {}
         for k in PARTS:
             d = base / f"{name}-p{k}"
@@ -60,23 +60,24 @@ def graphs(tmp_path_factory):
     return out
 
 
-def _single(store, alg: str, source: int):
-    g = outcore.open(store)
-    kw = {"progress": False, "memory": "64MiB"}
+def _call(g, alg: str, source: int, **kw):
+    """`alg` on a Store or a PartitionedStore, with the same arguments."""
+    kw = dict({"progress": False, "memory": "64MiB"}, **kw)
     if alg == "pagerank":
         return g.pagerank(iterations=12, **kw)
-    if alg == "wcc":
-        return g.wcc(**kw)
-    return g.bfs(source, **kw)
+    if alg == "cdlp":
+        return g.cdlp(iterations=7, **kw)
+    if alg in ("bfs", "sssp"):
+        return getattr(g, alg)(source, **kw)
+    return getattr(g, alg)(**kw)
+
+
+def _single(store, alg: str, source: int):
+    return _call(outcore.open(store), alg, source)
 
 
 def _sharded(ps, alg: str, source: int, **extra):
-    kw = dict({"progress": False, "memory": "64MiB"}, **extra)
-    if alg == "pagerank":
-        return ps.pagerank(iterations=12, **kw)
-    if alg == "wcc":
-        return ps.wcc(**kw)
-    return ps.bfs(source, **kw)
+    return _call(ps, alg, source, **extra)
 
 
 def _same(alg: str, what: str, want, got) -> None:
@@ -102,7 +103,7 @@ def _check_all(graphs, executor, **extra) -> None:
                 for alg in ALGORITHMS:
                     got = _sharded(ps, alg, source, **extra)
                     _same(alg, f"{alg}, {name}, K = {k}, {executor}", want[alg], got)
-                    if k > 1 and alg != "bfs":
+                    if k > 1 and alg not in ("bfs", "sssp"):
                         assert got.stats["messages"] > 0, "messages crossed between shards"
 
 
@@ -176,6 +177,23 @@ def test_the_command_writes_what_the_cli_writes(graphs, tmp_path):
     assert step["messages"] > 0 and len(step["actors"]) == 3
     assert sum(a["bytes"] for a in step["actors"]) == step["bytes"]
     assert sum(a["received_messages"] for a in step["actors"]) == step["messages"]
+
+
+def test_the_command_runs_sssp_cdlp_and_kcore_as_the_cli_does(graphs, tmp_path):
+    name, store, parts, source = graphs[0]
+    for alg, args in (("sssp", ["--source", str(source)]), ("cdlp", ["--iterations", "7"]),
+                      ("kcore", [])):
+        want = tmp_path / f"{alg}.txt"
+        r = subprocess.run([BIN, "--quiet", "run", alg, str(store), "--out", str(want)] + args,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        r = subprocess.run([sys.executable, "-m", "outcore.ray", "run", alg, str(parts[3]),
+                            "--local", "--quiet"] + args, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == want.read_text(), alg
+    r = subprocess.run([sys.executable, "-m", "outcore.ray", "run", "sssp", str(parts[2]),
+                        "--local"], capture_output=True, text=True)
+    assert r.returncode == 2 and "sssp needs --source" in r.stderr
 
 
 # --- a real Ray cluster ----------------------------------------------------

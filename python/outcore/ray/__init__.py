@@ -7,15 +7,16 @@ DIR`, then::
     import outcore.ray
     ps = outcore.ray.open(DIR)                 # address=None: a local Ray
     pr = ps.pagerank(iterations=10)            # an outcore.Result
-    ps.wcc(); ps.bfs(source=1)
+    ps.wcc(); ps.bfs(source=1); ps.sssp(source=1); ps.cdlp(); ps.kcore()
 
 Each shard's actor runs the planner's in-memory engine on its shard in
 supersteps (bulk-synchronous parallel, Pregel's model); the messages for
 other shards' vertices are combined on the sender, one log per
 destination shard, and travel as numpy arrays in Ray's object store. The
 results equal the single-machine run's (`outcore.open(STORE).pagerank()`:
-PageRank to 1e-12, WCC and BFS exactly). `executor="local"` runs the same
-driver with every shard in this process, without Ray.
+PageRank to 1e-12; WCC, BFS, SSSP, CDLP and k-core exactly).
+`executor="local"` runs the same driver with every shard in this process,
+without Ray.
 
 From a shell: `python -m outcore.ray run pagerank DIR --address auto`.
 """
@@ -134,6 +135,7 @@ class PartitionedStore:
         progress = True if progress is None else progress
         if kw.get("source") is not None:
             kw["source"] = self._id_text(kw["source"])
+        kw.pop("delta", None)  # Bellman-Ford rounds over shards: no buckets
         if kw.get("tmp_dir") is not None:
             kw["tmp_dir"] = os.fspath(kw["tmp_dir"])
         kw = {k: v for k, v in kw.items() if v is not None}
@@ -197,6 +199,25 @@ class PartitionedStore:
     def wcc(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
         """Weakly connected components, as `Store.wcc`."""
         return self._run("wcc", memory=memory, engine=engine, **options)
+
+    def sssp(self, source: Vertex, delta: Optional[float] = None, memory: Size = None,
+             engine: str = "auto", **options: Any) -> Result:
+        """Shortest-path distances from `source` (an original id) along
+        weighted out-edges, as `Store.sssp` (the partition must be
+        weighted). Over shards the supersteps are Bellman-Ford rounds, with
+        no buckets: `delta` (delta-stepping's bucket width) is checked and
+        has no effect; the distances are the single-machine run's."""
+        return self._run("sssp", source=source, delta=delta, memory=memory, engine=engine,
+                         **options)
+
+    def cdlp(self, iterations: int = 10, memory: Size = None, **options: Any) -> Result:
+        """Community detection by label propagation (LDBC Graphalytics,
+        synchronous), as `Store.cdlp`: each label is an original id."""
+        return self._run("cdlp", iterations=iterations, memory=memory, **options)
+
+    def kcore(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
+        """Core numbers (direction and self-loops ignored), as `Store.kcore`."""
+        return self._run("kcore", memory=memory, engine=engine, **options)
 
 
 def open(path: Union[str, os.PathLike], *, executor: Any = None,  # noqa: A001
