@@ -1,7 +1,9 @@
 """outcore.ray (issue 54): runs over a partitioned store, one actor per
 shard, equal the single-machine run (`outcore.open(store).pagerank()` and
 so on): PageRank within 1e-12; WCC, BFS, SSSP (weighted stores), CDLP and
-k-core exactly; K = 1, 2, 3 shards of a directed and an undirected graph. The Local executor (no Ray) runs every
+k-core exactly; K = 1, 2, 3 shards of a directed and an undirected graph.
+A cancelled run stops its actors and leaves no scratch files; a damaged
+shard's error names the shard. The Local executor (no Ray) runs every
 case; a real Ray cluster of three nodes (`ray.cluster_utils.Cluster`, one
 CPU and 100 MiB of object store each) runs them again, one test so that
 only one xdist worker starts the cluster. Without Ray the Ray tests skip,
@@ -196,6 +198,67 @@ def test_the_command_runs_sssp_cdlp_and_kcore_as_the_cli_does(graphs, tmp_path):
     assert r.returncode == 2 and "sssp needs --source" in r.stderr
 
 
+def _leftovers(*dirs) -> list:
+    """The `.outcore-*` scratch files and directories under `dirs`."""
+    return [p for d in dirs for p in Path(d).rglob(".outcore-*")]
+
+
+def _cancelled(ps, how: str, tmp, seen: list):
+    """Runs PageRank on `ps`, cancelled after superstep 2 by `how`
+    ("cancel": `ps.cancel()`; "interrupt": a KeyboardInterrupt in the
+    driver's loop); `seen` gets the actors."""
+
+    def hook(step, actors):
+        seen.append(list(actors))
+        if step == 2:
+            if how == "cancel":
+                ps.cancel()
+            else:
+                raise KeyboardInterrupt
+
+    expected = outcore.ray.Cancelled if how == "cancel" else KeyboardInterrupt
+    with pytest.raises(expected):
+        _sharded(ps, "pagerank", 0, tmp_dir=tmp, _hook=hook)
+    assert len(seen) == 3, "no superstep after the cancel"
+
+
+def test_a_cancelled_run_stops_its_actors_and_leaves_nothing(graphs, tmp_path):
+    name, store, parts, source = graphs[0]
+    want = _single(store, "pagerank", source)
+    for how in ("cancel", "interrupt"):
+        tmp = tmp_path / how
+        tmp.mkdir()
+        seen: list = []
+        with outcore.ray.open(parts[3], executor="local") as ps:
+            _cancelled(ps, how, tmp, seen)
+            assert ps._actors is None, f"{how}: the actors are stopped"
+            assert all(a.job is None for a in seen[-1]), f"{how}: the jobs are dropped"
+            assert not _leftovers(parts[3], tmp), how
+            # The next run starts new actors and runs whole.
+            _same("pagerank", f"after a {how}", want, _sharded(ps, "pagerank", source))
+
+
+def _damaged(parts, tmp_path) -> Path:
+    """A copy of the 3-shard partition with a byte of shard 1's manifest
+    flipped."""
+    import shutil
+
+    d = tmp_path / "damaged"
+    shutil.copytree(parts[3], d)
+    f = d / "shard-001" / "manifest.json"
+    b = bytearray(f.read_bytes())
+    b[len(b) // 2] ^= 0x01
+    f.write_bytes(bytes(b))
+    return d
+
+
+def test_a_damaged_shard_is_named(graphs, tmp_path):
+    d = _damaged(graphs[0][2], tmp_path)
+    with outcore.ray.open(d, executor="local") as ps:
+        with pytest.raises(outcore.StoreError, match=r"shard 1 \(.*shard-001\)"):
+            ps.wcc(progress=False)
+
+
 # --- a real Ray cluster ----------------------------------------------------
 
 
@@ -226,14 +289,29 @@ def cluster():
     ray.init(address=c.address, runtime_env={"env_vars": {"PYTHONPATH": path}},
              log_to_driver=False)
     try:
-        yield ray
+        yield ray, c
     finally:
         ray.shutdown()
         c.shutdown()
 
 
-def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
-    ray = cluster
+def _dead(ray, actor, wait: float = 20.0) -> bool:
+    """Whether `actor` is dead within `wait` seconds (`ray.kill` lands a
+    moment after it returns)."""
+    import time
+
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        try:
+            ray.get(actor.node.remote(), timeout=wait)
+        except ray.exceptions.RayActorError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster, tmp_path):
+    ray, _ = cluster
     assert len([n for n in ray.nodes() if n["Alive"]]) == 3
     _check_all(graphs, "ray")
     # The actors are spread over the nodes.
@@ -262,3 +340,20 @@ def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
         again = ps.wcc(progress=False)
         assert again.stats["restarts"] == 0
     _same("wcc", "wcc after a restart", _single(store, "wcc", source), again)
+
+    # Cancelled: the actors are killed after dropping their jobs, nothing
+    # is left on disk, and the next run starts new actors.
+    seen: list = []
+    with outcore.ray.open(parts[3]) as ps:
+        _cancelled(ps, "cancel", tmp_path, seen)
+        assert ps._actors is None
+        assert all(_dead(ray, a) for a in seen[-1]), "the actors are killed"
+        assert not _leftovers(parts[3], tmp_path)
+        _same("wcc", "wcc after a cancel", _single(store, "wcc", source), ps.wcc(progress=False))
+
+    # A damaged shard: the shard's StoreError itself, not a RayTaskError.
+    with outcore.ray.open(_damaged(parts, tmp_path)) as ps:
+        with pytest.raises(outcore.StoreError, match=r"shard 1 \(.*shard-001\)") as e:
+            ps.wcc(progress=False)
+    assert not isinstance(e.value, ray.exceptions.RayTaskError), type(e.value)
+    assert "ray::" not in str(e.value), str(e.value)

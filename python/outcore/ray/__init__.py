@@ -16,7 +16,8 @@ destination shard, and travel as numpy arrays in Ray's object store. The
 results equal the single-machine run's (`outcore.open(STORE).pagerank()`:
 PageRank to 1e-12; WCC, BFS, SSSP, CDLP and k-core exactly).
 `executor="local"` runs the same driver with every shard in this process,
-without Ray.
+without Ray. `cancel()` (or a KeyboardInterrupt) stops a run and its
+actors; a shard's damaged files raise the shard's StoreError, naming it.
 
 From a shell: `python -m outcore.ray run pagerank DIR --address auto`.
 """
@@ -24,6 +25,7 @@ From a shell: `python -m outcore.ray run pagerank DIR --address auto`.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any, Optional, Union
 
@@ -32,10 +34,11 @@ import numpy as np
 from .. import _checks, _outcore
 from ..result import Result
 from . import _driver
+from ._driver import Cancelled
 from ._executors import Local, Ray
 from ._executors import executor as _make_executor
 
-__all__ = ["open", "PartitionedStore", "Local", "Ray"]
+__all__ = ["open", "PartitionedStore", "Local", "Ray", "Cancelled"]
 
 Size = Union[int, str, None]
 Vertex = Union[int, str]
@@ -61,6 +64,7 @@ class PartitionedStore:
         self._actors: Optional[list] = None
         self.retries = retries
         self._ids = None
+        self._cancel = threading.Event()
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
@@ -105,11 +109,19 @@ class PartitionedStore:
             self._actors = ex.start([(self.path, k, self.parts) for k in range(self.parts)])
         return self._actors
 
-    def close(self) -> None:
-        """Stops the shards' actors (the next run starts new ones)."""
+    def close(self, drain: bool = False) -> None:
+        """Stops the shards' actors (the next run starts new ones);
+        `drain`: after they drop their jobs."""
         if self._actors is not None and self._ex is not None:
-            self._ex.stop(self._actors)
+            self._ex.stop(self._actors, drain)
         self._actors = None
+
+    def cancel(self) -> None:
+        """Cancels the run under way (from another thread, or a progress
+        hook): before its next superstep the driver drops the shards' jobs,
+        stops the actors and raises `Cancelled`. A KeyboardInterrupt in the
+        driver does the same and goes on."""
+        self._cancel.set()
 
     def __enter__(self) -> "PartitionedStore":
         return self
@@ -139,8 +151,11 @@ class PartitionedStore:
         if kw.get("tmp_dir") is not None:
             kw["tmp_dir"] = os.fspath(kw["tmp_dir"])
         kw = {k: v for k, v in kw.items() if v is not None}
+        self._cancel.clear()
         return _driver.run(self._executor_now(), self._actors_now, self.close, algorithm, kw,
-                           progress=progress, retries=self.retries, hook=hook)
+                           progress=progress, retries=self.retries, hook=hook,
+                           cancelled=self._cancel.is_set,
+                           cancel=lambda: self.close(drain=True))
 
     def _run(self, algorithm: str, _hook=None, **kw: Any) -> Result:
         _checks.known(algorithm, getattr(PartitionedStore, algorithm), kw, _RUN_OPTIONS)
