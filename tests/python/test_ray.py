@@ -311,7 +311,7 @@ def _dead(ray, actor, wait: float = 20.0) -> bool:
 
 
 def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster, tmp_path):
-    ray, _ = cluster
+    ray, c = cluster
     assert len([n for n in ray.nodes() if n["Alive"]]) == 3
     _check_all(graphs, "ray")
     # The actors are spread over the nodes.
@@ -357,3 +357,26 @@ def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster, tmp_path
             ps.wcc(progress=False)
     assert not isinstance(e.value, ray.exceptions.RayTaskError), type(e.value)
     assert "ray::" not in str(e.value), str(e.value)
+
+    # A node removed mid-run (after a fourth joins, so that the three
+    # one-CPU actors fit on the nodes left): its actor is lost, the driver
+    # starts the actors again on the alive nodes (soft affinity) and
+    # replays from superstep 0.
+    c.add_node(num_cpus=1, object_store_memory=100 * 2**20)
+    c.wait_for_nodes()
+    want = _single(store, "sssp", source)
+    removed = []
+
+    def remove(step, actors):
+        if step == 1 and not removed:
+            on = ray.get([a.node.remote() for a in actors])
+            node = next(x for x in c.list_all_nodes()
+                        if x is not c.head_node and x.node_id in on)
+            removed.append(node.node_id)
+            c.remove_node(node)
+
+    with outcore.ray.open(parts[3]) as ps:
+        got = ps.sssp(source, progress=False, _hook=remove)
+    assert removed and got.stats["restarts"] >= 1
+    assert removed[0] not in {a["node"] for a in got.stats["supersteps"][0]["actors"]}
+    _same("sssp", "sssp after a removed node", want, got)
