@@ -238,14 +238,14 @@ def test_a_cancelled_run_stops_its_actors_and_leaves_nothing(graphs, tmp_path):
             _same("pagerank", f"after a {how}", want, _sharded(ps, "pagerank", source))
 
 
-def _damaged(parts, tmp_path) -> Path:
-    """A copy of the 3-shard partition with a byte of shard 1's manifest
+def _damaged(parts, tmp_path, file: str = "manifest.json") -> Path:
+    """A copy of the 3-shard partition with a byte of shard 1's `file`
     flipped."""
     import shutil
 
-    d = tmp_path / "damaged"
+    d = tmp_path / f"damaged-{file.replace('/', '-')}"
     shutil.copytree(parts[3], d)
-    f = d / "shard-001" / "manifest.json"
+    f = d / "shard-001" / file
     b = bytearray(f.read_bytes())
     b[len(b) // 2] ^= 0x01
     f.write_bytes(bytes(b))
@@ -256,6 +256,12 @@ def test_a_damaged_shard_is_named(graphs, tmp_path):
     d = _damaged(graphs[0][2], tmp_path)
     with outcore.ray.open(d, executor="local") as ps:
         with pytest.raises(outcore.StoreError, match=r"shard 1 \(.*shard-001\)"):
+            ps.wcc(progress=False)
+    # A data file the run reads: its chunk checksum fails, naming the
+    # shard's store.
+    d = _damaged(graphs[0][2], tmp_path, "tiles/edges.bin")
+    with outcore.ray.open(d, executor="local") as ps:
+        with pytest.raises(outcore.StoreError, match=r"shard-001: .*edges.bin is damaged"):
             ps.wcc(progress=False)
 
 
