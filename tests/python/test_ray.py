@@ -1,7 +1,9 @@
 """outcore.ray (issue 54): runs over a partitioned store, one actor per
 shard, equal the single-machine run (`outcore.open(store).pagerank()` and
-so on): PageRank within 1e-12, WCC and BFS exactly; K = 1, 2, 3 shards of
-a directed and an undirected graph. The Local executor (no Ray) runs every
+so on): PageRank within 1e-12; WCC, BFS, SSSP (weighted stores), CDLP and
+k-core exactly; K = 1, 2, 3 shards of a directed and an undirected graph.
+A cancelled run stops its actors and leaves no scratch files; a damaged
+shard's error names the shard. The Local executor (no Ray) runs every
 case; a real Ray cluster of three nodes (`ray.cluster_utils.Cluster`, one
 CPU and 100 MiB of object store each) runs them again, one test so that
 only one xdist worker starts the cluster. Without Ray the Ray tests skip,
@@ -22,32 +24,32 @@ import outcore.ray
 
 BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
 PARTS = (1, 2, 3)
-ALGORITHMS = ("pagerank", "wcc", "bfs")
+ALGORITHMS = ("pagerank", "wcc", "bfs", "sssp", "cdlp", "kcore")
 
 
 def _edges(seed: int, n: int, m: int):
     """Skewed edges over spread-out ids (an id map), some vertices apart
-    (several components)."""
+    (several components), with weights in [0.5, 10)."""
     rng = np.random.default_rng(seed)
     src = np.minimum(rng.integers(0, n, m), rng.integers(0, n, m)) * 7 + 3
     dst = rng.integers(0, n, m) * 7 + 3
     far = rng.random(m) < 0.1
     src[far] += 7 * n
     dst[far] += 7 * n
-    return src.astype(np.uint64), dst.astype(np.uint64)
+    return src.astype(np.uint64), dst.astype(np.uint64), rng.uniform(0.5, 10.0, m)
 
 
 @pytest.fixture(scope="module")
 def graphs(tmp_path_factory):
-    """(name, store, {K: partition dir}, bfs source) for a directed and an
-    undirected graph."""
+    """(name, store, {K: partition dir}, bfs/sssp source) for a directed and
+    an undirected graph, both weighted."""
     base = tmp_path_factory.mktemp("ray")
     out = []
     for name, directed, seed in (("directed", True, 5), ("undirected", False, 6)):
-        src, dst = _edges(seed, 300, 2500)
+        src, dst, w = _edges(seed, 300, 2500)
         store = base / f"{name}.oc"
-        outcore.import_edges((src, dst), store, directed=directed, memory="256MiB",
-                             progress=False)
+        outcore.import_edges((src, dst, w), store, directed=directed, weighted=True,
+                             memory="256MiB", progress=False)
         parts = {}
         for k in PARTS:
             d = base / f"{name}-p{k}"
@@ -60,23 +62,24 @@ def graphs(tmp_path_factory):
     return out
 
 
-def _single(store, alg: str, source: int):
-    g = outcore.open(store)
-    kw = {"progress": False, "memory": "64MiB"}
+def _call(g, alg: str, source: int, **kw):
+    """`alg` on a Store or a PartitionedStore, with the same arguments."""
+    kw = dict({"progress": False, "memory": "64MiB"}, **kw)
     if alg == "pagerank":
         return g.pagerank(iterations=12, **kw)
-    if alg == "wcc":
-        return g.wcc(**kw)
-    return g.bfs(source, **kw)
+    if alg == "cdlp":
+        return g.cdlp(iterations=7, **kw)
+    if alg in ("bfs", "sssp"):
+        return getattr(g, alg)(source, **kw)
+    return getattr(g, alg)(**kw)
+
+
+def _single(store, alg: str, source: int):
+    return _call(outcore.open(store), alg, source)
 
 
 def _sharded(ps, alg: str, source: int, **extra):
-    kw = dict({"progress": False, "memory": "64MiB"}, **extra)
-    if alg == "pagerank":
-        return ps.pagerank(iterations=12, **kw)
-    if alg == "wcc":
-        return ps.wcc(**kw)
-    return ps.bfs(source, **kw)
+    return _call(ps, alg, source, **extra)
 
 
 def _same(alg: str, what: str, want, got) -> None:
@@ -102,7 +105,7 @@ def _check_all(graphs, executor, **extra) -> None:
                 for alg in ALGORITHMS:
                     got = _sharded(ps, alg, source, **extra)
                     _same(alg, f"{alg}, {name}, K = {k}, {executor}", want[alg], got)
-                    if k > 1 and alg != "bfs":
+                    if k > 1 and alg not in ("bfs", "sssp"):
                         assert got.stats["messages"] > 0, "messages crossed between shards"
 
 
@@ -178,6 +181,90 @@ def test_the_command_writes_what_the_cli_writes(graphs, tmp_path):
     assert sum(a["received_messages"] for a in step["actors"]) == step["messages"]
 
 
+def test_the_command_runs_sssp_cdlp_and_kcore_as_the_cli_does(graphs, tmp_path):
+    name, store, parts, source = graphs[0]
+    for alg, args in (("sssp", ["--source", str(source)]), ("cdlp", ["--iterations", "7"]),
+                      ("kcore", [])):
+        want = tmp_path / f"{alg}.txt"
+        r = subprocess.run([BIN, "--quiet", "run", alg, str(store), "--out", str(want)] + args,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        r = subprocess.run([sys.executable, "-m", "outcore.ray", "run", alg, str(parts[3]),
+                            "--local", "--quiet"] + args, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == want.read_text(), alg
+    r = subprocess.run([sys.executable, "-m", "outcore.ray", "run", "sssp", str(parts[2]),
+                        "--local"], capture_output=True, text=True)
+    assert r.returncode == 2 and "sssp needs --source" in r.stderr
+
+
+def _leftovers(*dirs) -> list:
+    """The `.outcore-*` scratch files and directories under `dirs`."""
+    return [p for d in dirs for p in Path(d).rglob(".outcore-*")]
+
+
+def _cancelled(ps, how: str, tmp, seen: list):
+    """Runs PageRank on `ps`, cancelled after superstep 2 by `how`
+    ("cancel": `ps.cancel()`; "interrupt": a KeyboardInterrupt in the
+    driver's loop); `seen` gets the actors."""
+
+    def hook(step, actors):
+        seen.append(list(actors))
+        if step == 2:
+            if how == "cancel":
+                ps.cancel()
+            else:
+                raise KeyboardInterrupt
+
+    expected = outcore.ray.Cancelled if how == "cancel" else KeyboardInterrupt
+    with pytest.raises(expected):
+        _sharded(ps, "pagerank", 0, tmp_dir=tmp, _hook=hook)
+    assert len(seen) == 3, "no superstep after the cancel"
+
+
+def test_a_cancelled_run_stops_its_actors_and_leaves_nothing(graphs, tmp_path):
+    name, store, parts, source = graphs[0]
+    want = _single(store, "pagerank", source)
+    for how in ("cancel", "interrupt"):
+        tmp = tmp_path / how
+        tmp.mkdir()
+        seen: list = []
+        with outcore.ray.open(parts[3], executor="local") as ps:
+            _cancelled(ps, how, tmp, seen)
+            assert ps._actors is None, f"{how}: the actors are stopped"
+            assert all(a.job is None for a in seen[-1]), f"{how}: the jobs are dropped"
+            assert not _leftovers(parts[3], tmp), how
+            # The next run starts new actors and runs whole.
+            _same("pagerank", f"after a {how}", want, _sharded(ps, "pagerank", source))
+
+
+def _damaged(parts, tmp_path, file: str = "manifest.json") -> Path:
+    """A copy of the 3-shard partition with a byte of shard 1's `file`
+    flipped."""
+    import shutil
+
+    d = tmp_path / f"damaged-{file.replace('/', '-')}"
+    shutil.copytree(parts[3], d)
+    f = d / "shard-001" / file
+    b = bytearray(f.read_bytes())
+    b[len(b) // 2] ^= 0x01
+    f.write_bytes(bytes(b))
+    return d
+
+
+def test_a_damaged_shard_is_named(graphs, tmp_path):
+    d = _damaged(graphs[0][2], tmp_path)
+    with outcore.ray.open(d, executor="local") as ps:
+        with pytest.raises(outcore.StoreError, match=r"shard 1 \(.*shard-001\)"):
+            ps.wcc(progress=False)
+    # A data file the run reads: its chunk checksum fails, naming the
+    # shard's store.
+    d = _damaged(graphs[0][2], tmp_path, "tiles/edges.bin")
+    with outcore.ray.open(d, executor="local") as ps:
+        with pytest.raises(outcore.StoreError, match=r"shard-001: .*edges.bin is damaged"):
+            ps.wcc(progress=False)
+
+
 # --- a real Ray cluster ----------------------------------------------------
 
 
@@ -208,14 +295,29 @@ def cluster():
     ray.init(address=c.address, runtime_env={"env_vars": {"PYTHONPATH": path}},
              log_to_driver=False)
     try:
-        yield ray
+        yield ray, c
     finally:
         ray.shutdown()
         c.shutdown()
 
 
-def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
-    ray = cluster
+def _dead(ray, actor, wait: float = 20.0) -> bool:
+    """Whether `actor` is dead within `wait` seconds (`ray.kill` lands a
+    moment after it returns)."""
+    import time
+
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        try:
+            ray.get(actor.node.remote(), timeout=wait)
+        except ray.exceptions.RayActorError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster, tmp_path):
+    ray, c = cluster
     assert len([n for n in ray.nodes() if n["Alive"]]) == 3
     _check_all(graphs, "ray")
     # The actors are spread over the nodes.
@@ -244,3 +346,43 @@ def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster):
         again = ps.wcc(progress=False)
         assert again.stats["restarts"] == 0
     _same("wcc", "wcc after a restart", _single(store, "wcc", source), again)
+
+    # Cancelled: the actors are killed after dropping their jobs, nothing
+    # is left on disk, and the next run starts new actors.
+    seen: list = []
+    with outcore.ray.open(parts[3]) as ps:
+        _cancelled(ps, "cancel", tmp_path, seen)
+        assert ps._actors is None
+        assert all(_dead(ray, a) for a in seen[-1]), "the actors are killed"
+        assert not _leftovers(parts[3], tmp_path)
+        _same("wcc", "wcc after a cancel", _single(store, "wcc", source), ps.wcc(progress=False))
+
+    # A damaged shard: the shard's StoreError itself, not a RayTaskError.
+    with outcore.ray.open(_damaged(parts, tmp_path)) as ps:
+        with pytest.raises(outcore.StoreError, match=r"shard 1 \(.*shard-001\)") as e:
+            ps.wcc(progress=False)
+    assert not isinstance(e.value, ray.exceptions.RayTaskError), type(e.value)
+    assert "ray::" not in str(e.value), str(e.value)
+
+    # A node removed mid-run (after a fourth joins, so that the three
+    # one-CPU actors fit on the nodes left): its actor is lost, the driver
+    # starts the actors again on the alive nodes (soft affinity) and
+    # replays from superstep 0.
+    c.add_node(num_cpus=1, object_store_memory=100 * 2**20)
+    c.wait_for_nodes()
+    want = _single(store, "sssp", source)
+    removed = []
+
+    def remove(step, actors):
+        if step == 1 and not removed:
+            on = ray.get([a.node.remote() for a in actors])
+            node = next(x for x in c.list_all_nodes()
+                        if x is not c.head_node and x.node_id in on)
+            removed.append(node.node_id)
+            c.remove_node(node)
+
+    with outcore.ray.open(parts[3]) as ps:
+        got = ps.sssp(source, progress=False, _hook=remove)
+    assert removed and got.stats["restarts"] >= 1
+    assert removed[0] not in {a["node"] for a in got.stats["supersteps"][0]["actors"]}
+    _same("sssp", "sssp after a removed node", want, got)

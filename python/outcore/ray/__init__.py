@@ -7,15 +7,17 @@ DIR`, then::
     import outcore.ray
     ps = outcore.ray.open(DIR)                 # address=None: a local Ray
     pr = ps.pagerank(iterations=10)            # an outcore.Result
-    ps.wcc(); ps.bfs(source=1)
+    ps.wcc(); ps.bfs(source=1); ps.sssp(source=1); ps.cdlp(); ps.kcore()
 
 Each shard's actor runs the planner's in-memory engine on its shard in
 supersteps (bulk-synchronous parallel, Pregel's model); the messages for
 other shards' vertices are combined on the sender, one log per
 destination shard, and travel as numpy arrays in Ray's object store. The
 results equal the single-machine run's (`outcore.open(STORE).pagerank()`:
-PageRank to 1e-12, WCC and BFS exactly). `executor="local"` runs the same
-driver with every shard in this process, without Ray.
+PageRank to 1e-12; WCC, BFS, SSSP, CDLP and k-core exactly).
+`executor="local"` runs the same driver with every shard in this process,
+without Ray. `cancel()` (or a KeyboardInterrupt) stops a run and its
+actors; a shard's damaged files raise the shard's StoreError, naming it.
 
 From a shell: `python -m outcore.ray run pagerank DIR --address auto`.
 """
@@ -23,6 +25,7 @@ From a shell: `python -m outcore.ray run pagerank DIR --address auto`.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Any, Optional, Union
 
@@ -31,10 +34,11 @@ import numpy as np
 from .. import _checks, _outcore
 from ..result import Result
 from . import _driver
+from ._driver import Cancelled
 from ._executors import Local, Ray
 from ._executors import executor as _make_executor
 
-__all__ = ["open", "PartitionedStore", "Local", "Ray"]
+__all__ = ["open", "PartitionedStore", "Local", "Ray", "Cancelled"]
 
 Size = Union[int, str, None]
 Vertex = Union[int, str]
@@ -60,6 +64,7 @@ class PartitionedStore:
         self._actors: Optional[list] = None
         self.retries = retries
         self._ids = None
+        self._cancel = threading.Event()
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
@@ -104,11 +109,19 @@ class PartitionedStore:
             self._actors = ex.start([(self.path, k, self.parts) for k in range(self.parts)])
         return self._actors
 
-    def close(self) -> None:
-        """Stops the shards' actors (the next run starts new ones)."""
+    def close(self, drain: bool = False) -> None:
+        """Stops the shards' actors (the next run starts new ones);
+        `drain`: after they drop their jobs."""
         if self._actors is not None and self._ex is not None:
-            self._ex.stop(self._actors)
+            self._ex.stop(self._actors, drain)
         self._actors = None
+
+    def cancel(self) -> None:
+        """Cancels the run under way (from another thread, or a progress
+        hook): before its next superstep the driver drops the shards' jobs,
+        stops the actors and raises `Cancelled`. A KeyboardInterrupt in the
+        driver does the same and goes on."""
+        self._cancel.set()
 
     def __enter__(self) -> "PartitionedStore":
         return self
@@ -134,11 +147,15 @@ class PartitionedStore:
         progress = True if progress is None else progress
         if kw.get("source") is not None:
             kw["source"] = self._id_text(kw["source"])
+        kw.pop("delta", None)  # Bellman-Ford rounds over shards: no buckets
         if kw.get("tmp_dir") is not None:
             kw["tmp_dir"] = os.fspath(kw["tmp_dir"])
         kw = {k: v for k, v in kw.items() if v is not None}
+        self._cancel.clear()
         return _driver.run(self._executor_now(), self._actors_now, self.close, algorithm, kw,
-                           progress=progress, retries=self.retries, hook=hook)
+                           progress=progress, retries=self.retries, hook=hook,
+                           cancelled=self._cancel.is_set,
+                           cancel=lambda: self.close(drain=True))
 
     def _run(self, algorithm: str, _hook=None, **kw: Any) -> Result:
         _checks.known(algorithm, getattr(PartitionedStore, algorithm), kw, _RUN_OPTIONS)
@@ -197,6 +214,25 @@ class PartitionedStore:
     def wcc(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
         """Weakly connected components, as `Store.wcc`."""
         return self._run("wcc", memory=memory, engine=engine, **options)
+
+    def sssp(self, source: Vertex, delta: Optional[float] = None, memory: Size = None,
+             engine: str = "auto", **options: Any) -> Result:
+        """Shortest-path distances from `source` (an original id) along
+        weighted out-edges, as `Store.sssp` (the partition must be
+        weighted). Over shards the supersteps are Bellman-Ford rounds, with
+        no buckets: `delta` (delta-stepping's bucket width) is checked and
+        has no effect; the distances are the single-machine run's."""
+        return self._run("sssp", source=source, delta=delta, memory=memory, engine=engine,
+                         **options)
+
+    def cdlp(self, iterations: int = 10, memory: Size = None, **options: Any) -> Result:
+        """Community detection by label propagation (LDBC Graphalytics,
+        synchronous), as `Store.cdlp`: each label is an original id."""
+        return self._run("cdlp", iterations=iterations, memory=memory, **options)
+
+    def kcore(self, memory: Size = None, engine: str = "auto", **options: Any) -> Result:
+        """Core numbers (direction and self-loops ignored), as `Store.kcore`."""
+        return self._run("kcore", memory=memory, engine=engine, **options)
 
 
 def open(path: Union[str, os.PathLike], *, executor: Any = None,  # noqa: A001

@@ -20,7 +20,7 @@ def _parser() -> argparse.ArgumentParser:
                                             "store, one Ray actor per shard")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run an algorithm over the shards")
-    r.add_argument("algorithm", choices=["pagerank", "wcc", "bfs"])
+    r.add_argument("algorithm", choices=["pagerank", "wcc", "bfs", "sssp", "cdlp", "kcore"])
     r.add_argument("dir", help="a partitioned store (outcore partition STORE --parts K --out DIR)")
     r.add_argument("--address", default=None,
                    help="the Ray cluster's address ('auto': the running one); "
@@ -30,8 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--num-cpus", type=float, default=1, help="CPUs per actor (default 1)")
     r.add_argument("--memory", default=None, help="each shard's budget, e.g. 2GiB")
     r.add_argument("--engine", default="auto", choices=["auto", "stream", "select"])
-    r.add_argument("--source", default=None, help="bfs: the source's original id")
-    r.add_argument("--iterations", type=int, default=10, help="pagerank: iterations")
+    r.add_argument("--source", default=None, help="bfs, sssp: the source's original id")
+    r.add_argument("--iterations", type=int, default=10, help="pagerank, cdlp: iterations")
     r.add_argument("--damping", type=float, default=0.85, help="pagerank: damping")
     r.add_argument("--tol", type=float, default=None, help="pagerank: L1 tolerance")
     r.add_argument("--out", default="-", help="the values' file (default: stdout)")
@@ -50,9 +50,11 @@ def main(argv=None) -> int:
     kw = {"memory": a.memory, "engine": a.engine, "progress": not a.quiet}
     if alg == "pagerank":
         kw.update(iterations=a.iterations, damping=a.damping, tol=a.tol)
-    if alg == "bfs":
+    if alg == "cdlp":
+        kw["iterations"] = a.iterations
+    if alg in ("bfs", "sssp"):
         if a.source is None:
-            print("outcore.ray: bfs needs --source (an original vertex id)", file=sys.stderr)
+            print(f"outcore.ray: {alg} needs --source (an original vertex id)", file=sys.stderr)
             return 2
         kw["source"] = a.source
     try:

@@ -13,7 +13,12 @@ to actor as Ray objects: the driver holds their references only.
 The actors outlive a run (the store's next run opens its job on them). A
 lost actor (killed, or its node gone) ends the attempt: the driver stops
 the others, starts new ones and replays from superstep 0 (no checkpoints
-yet), at most `retries` times."""
+yet), at most `retries` times.
+
+A run cancelled from the driver (`PartitionedStore.cancel()`, checked
+between supersteps, or a KeyboardInterrupt while the driver waits) drops
+the shards' jobs, stops the actors and raises (`Cancelled`, or the
+KeyboardInterrupt): nothing of the run stays behind."""
 
 from __future__ import annotations
 
@@ -22,6 +27,13 @@ import time
 from typing import Any, Callable, Optional
 
 import numpy as np
+
+from ..errors import OutcoreError
+
+
+class Cancelled(OutcoreError):
+    """The run was cancelled (`PartitionedStore.cancel()`); its actors are
+    stopped."""
 
 
 def _human(n: float) -> str:
@@ -33,7 +45,7 @@ def _human(n: float) -> str:
 
 
 def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
-             hook: Optional[Callable]) -> dict:
+             hook: Optional[Callable], cancelled: Callable[[], bool]) -> dict:
     """One run from superstep 0 on `actors` (shard k's at k): its values by
     global id, kind, steps and per-shard statistics."""
     parts, label = len(actors), algorithm
@@ -49,6 +61,8 @@ def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
         steps = []
         step = 0
         while step < max_steps:
+            if cancelled():
+                raise Cancelled(f"outcore.ray: {label} cancelled before superstep {step}")
             t = time.perf_counter()
             outs = [ex.call(a, "scatter", step, num_returns=parts + 1) for a in actors]
             heads = ex.get([o[0] for o in outs])
@@ -99,17 +113,26 @@ def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
 
 def run(ex, actors: Callable[[], list], lost: Callable[[], None], algorithm: str,
         options: dict, *, progress: bool = True, retries: int = 3,
-        hook: Optional[Callable[[int, list], Any]] = None) -> dict:
+        hook: Optional[Callable[[int, list], Any]] = None,
+        cancelled: Callable[[], bool] = lambda: False,
+        cancel: Optional[Callable[[], None]] = None) -> dict:
     """Runs `algorithm` on executor `ex` over the shard actors `actors()`
     gives; a lost actor calls `lost()` (which stops them all, so that the
     next `actors()` starts new ones) and replays from superstep 0, at most
-    `retries` times (`restarts` in the answer counts them)."""
+    `retries` times (`restarts` in the answer counts them). `cancelled()`
+    true before a superstep, or a KeyboardInterrupt, calls `cancel()` (which
+    drops the jobs and stops the actors) and raises."""
     restarts = 0
     while True:
         try:
-            out = _attempt(ex, actors(), algorithm, options, progress, hook)
+            out = _attempt(ex, actors(), algorithm, options, progress, hook, cancelled)
             out["restarts"] = restarts
             return out
+        except (Cancelled, KeyboardInterrupt):
+            print(f"outcore.ray: {algorithm} cancelled; stopping the shards' actors",
+                  file=sys.stderr, flush=True)
+            (cancel or lost)()
+            raise
         except ex.lost as e:
             lost()
             if restarts >= retries:

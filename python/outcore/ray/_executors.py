@@ -31,7 +31,9 @@ class Local:
     def get(self, futures: Any) -> Any:
         return futures
 
-    def stop(self, actors: list) -> None:
+    def stop(self, actors: list, drain: bool = False) -> None:
+        for a in actors:
+            a.drop()
         actors.clear()
 
 
@@ -53,6 +55,8 @@ class Ray:
     """
 
     name = "ray"
+    #: Seconds a cancelled run's actors get to drop their jobs.
+    grace = 10.0
 
     def __init__(self, address: Optional[str] = None, num_cpus: float = 1) -> None:
         ray = _ray()
@@ -68,6 +72,7 @@ class Ray:
         from ray import exceptions as rx
 
         self.lost = (rx.RayActorError, rx.ObjectLostError, rx.OwnerDiedError)
+        self.task_error = rx.RayTaskError
         self.remote = ray.remote(num_cpus=num_cpus, max_restarts=0)(ShardActor)
 
     def nodes(self) -> List[str]:
@@ -95,12 +100,32 @@ class Ray:
         return m.remote(*args)
 
     def get(self, futures: Any) -> Any:
-        return self.ray.get(futures)
+        """The futures' values; an actor's error raised as itself (a shard's
+        StoreError naming the shard, not a RayTaskError around it)."""
+        try:
+            return self.ray.get(futures)
+        except self.task_error as e:
+            cause = getattr(e, "cause", None)
+            if isinstance(cause, Exception) and not isinstance(cause, self.lost):
+                raise cause from None
+            raise
 
-    def stop(self, actors: list) -> None:
+    def stop(self, actors: list, drain: bool = False) -> None:
+        """Kills the actors; `drain`: first lets them drop their jobs (the
+        Rust side's drops delete what the run had on disk), waiting up to
+        `grace` seconds for the supersteps under way."""
         if not self.ray.is_initialized():  # Ray shut down: they are gone
             actors.clear()
             return
+        if drain:
+            refs = []
+            for a in actors:
+                try:
+                    refs.append(a.drop.remote())
+                except Exception:  # already dead
+                    pass
+            if refs:
+                self.ray.wait(refs, num_returns=len(refs), timeout=self.grace)
         for a in actors:
             try:
                 self.ray.kill(a)
