@@ -54,6 +54,17 @@ struct Job<P: VertexProgram, W: Word> {
     dir: PathBuf,
 }
 
+impl<P: VertexProgram, W: Word> Job<P, W> {
+    /// A damaged store met during a superstep, as the partition's error
+    /// naming the shard (as opening it does).
+    fn in_shard(&self, e: Error) -> Error {
+        match (&e, Partition::open(&self.dir)) {
+            (Error::Store { .. }, Ok(part)) => part.in_shard(self.run.ids().k, e),
+            _ => e,
+        }
+    }
+}
+
 /// [`Job::check`].
 type Check<P> = fn(&P, &ShardIds, &Path) -> Result<()>;
 
@@ -62,7 +73,7 @@ impl<P: VertexProgram, W: Word> ShardSteps for Job<P, W> {
         self.run.set_aggregate(agg)
     }
     fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
-        let out = self.run.scatter(step)?;
+        let out = self.run.scatter(step).map_err(|e| self.in_shard(e))?;
         (self.check)(self.run.program(), self.run.ids(), &self.dir)?;
         Ok(out)
     }

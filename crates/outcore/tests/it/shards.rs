@@ -262,3 +262,23 @@ fn a_shard_too_big_for_its_budget_is_refused() {
     let e = run_parts(&out, &o).unwrap_err().to_string();
     assert!(e.contains("shard 0") && e.contains("in memory only"), "{e}");
 }
+
+/// A shard file damaged after opening is met during a superstep: the
+/// error names the shard, as opening a damaged shard does.
+#[test]
+fn a_shard_damaged_during_a_run_is_named() {
+    let d = tempfile::tempdir().unwrap();
+    let store = build(d.path(), &random_edges(15, 300, 3000), true);
+    let out = d.path().join("p2");
+    parts_of(&store, &out, 2);
+    let mut o = options(Algorithm::Wcc, EngineChoice::Stream, "3");
+    o.cache = Some(0);
+    let (mut job, agg, _) = outcore::api::shard::open(&out, 1, &o).unwrap();
+    let edges = out.join("shard-001/tiles/edges.bin");
+    let mut bytes = std::fs::read(&edges).unwrap();
+    bytes[10] ^= 0x40;
+    std::fs::write(&edges, bytes).unwrap();
+    job.set_aggregate(agg);
+    let e = job.scatter(0).unwrap_err().to_string();
+    assert!(e.contains("shard 1 (") && e.contains("damaged"), "{e}");
+}
