@@ -37,7 +37,7 @@ use crate::mem::Budget;
 use crate::progress::{Progress, Unit};
 use crate::store::csr::{Slot, SlotWidth};
 use crate::store::Store;
-use sizes::{sizes, Sizes};
+use sizes::{sizes, Sizes, CHUNK_BYTES};
 use std::time::Instant;
 use step::Step;
 use visits::VisitCounts;
@@ -217,7 +217,7 @@ fn walks_with<T: Slot>(
         ..Default::default()
     };
     let mut select = SelectEngine::new(store, "out", false, budget, &select_cfg)?;
-    let _chunk = budget.charge(sz.records as u64 * 40, "random walk chunk")?;
+    let _chunk = budget.charge(sz.chunk as u64 * CHUNK_BYTES, "random walk chunk")?;
     let batch = if paths.is_some() {
         sz.batch
     } else {
@@ -296,9 +296,10 @@ fn walks_with<T: Slot>(
                 degrees: crate::store::degrees::DegreeStream::open(store.root(), "out")?,
                 at: 0,
                 deg: 0,
-                // Grown toward `sz.records` as walkers come.
+                // Grown toward `sz.chunk` as walkers come.
                 chunk: Vec::new(),
                 moves: Vec::new(),
+                vs: Vec::new(),
                 walkers: 0,
                 moved: 0,
                 stopped: 0,
@@ -310,7 +311,7 @@ fn walks_with<T: Slot>(
                     continue;
                 }
                 crate::cancel::check()?;
-                let (cap, lo) = (sz.records, sz.bounds[i]);
+                let (cap, lo) = (sz.chunk, sz.bounds[i]);
                 // Targets are local to the interval.
                 let mut sink = |x: u32, w: u64| -> Result<()> {
                     if step.chunk.len() == step.chunk.capacity() {

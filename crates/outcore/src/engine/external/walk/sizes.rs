@@ -1,6 +1,7 @@
 //! The random walks' memory plan: nine equal shares of what the budget
-//! leaves (three log buffers, the select engine's pool, the chunk of
-//! walkers, the paths of a batch, the merges) and the intervals.
+//! leaves (three log buffers, two for the select engine's pool, two for
+//! the chunk of walkers, one for the paths of a batch, one for the merges)
+//! and the intervals.
 
 use super::super::log::MAX_INTERVAL;
 use super::super::merge::MergeConfig;
@@ -9,12 +10,19 @@ use crate::error::{Error, Result};
 use crate::io::ALIGN;
 use crate::mem::Budget;
 
+/// Bytes a walker of a chunk takes while it moves: the chunk's (vertex,
+/// walk), the move's (vertex, edge, walk) and the vertex in the list of
+/// those the select engine reads.
+pub(super) const CHUNK_BYTES: u64 = 16 + 24 + 8;
+
 /// Memory plan.
 pub(super) struct Sizes {
     pub bounds: Vec<u64>,
     pub staging: usize,
-    /// Records of each log buffer, and of a chunk of walkers.
+    /// Records of each log buffer.
     pub records: usize,
+    /// Walkers of a chunk (each [`CHUNK_BYTES`] while it moves).
+    pub chunk: usize,
     pub pool: u64,
     pub merge: MergeConfig,
     /// Walks per batch when paths are kept.
@@ -53,6 +61,7 @@ pub(super) fn sizes(
         bounds: (0..=k).map(|i| (i * iv).min(n)).collect(),
         staging,
         records,
+        chunk: (2 * share / CHUNK_BYTES).max(16) as usize,
         pool: 2 * share,
         merge: MergeConfig::new(memory, run_buffer, cfg.fan_in),
         batch: cfg

@@ -21,6 +21,8 @@ pub(super) struct Step<'a, T: Slot> {
     pub chunk: Vec<(T, u64)>,
     /// (vertex, edge index, walk) of the walkers taking an edge.
     pub moves: Vec<(T, u64, u64)>,
+    /// The distinct vertices of `moves`, for the select engine.
+    pub vs: Vec<T>,
     pub walkers: u64,
     pub moved: u64,
     pub stopped: u64,
@@ -56,6 +58,9 @@ impl<T: Slot> Step<'_, T> {
         }
         if !self.last {
             self.moves.clear();
+            // Exactly the chunk's length: a doubling past it would hold
+            // twice the charge while it copies.
+            self.moves.reserve_exact(chunk.len());
             for &(v, w) in &chunk {
                 let deg = self.degree(v)?;
                 match next_move(self.cfg, self.n, w, self.t, deg) {
@@ -65,10 +70,12 @@ impl<T: Slot> Step<'_, T> {
                 }
             }
             self.moves.sort_unstable();
-            let mut vs: Vec<T> = self.moves.iter().map(|m| m.0).collect();
-            vs.dedup();
+            self.vs.clear();
+            self.vs.reserve_exact(self.moves.len());
+            self.vs.extend(self.moves.iter().map(|m| m.0));
+            self.vs.dedup();
             let (moves, mut found) = (&self.moves, 0usize);
-            select.for_each_piece(&vs, |v, first, nbrs| {
+            select.for_each_piece(&self.vs, |v, first, nbrs| {
                 let lo = moves.partition_point(|m| (m.0, m.1) < (v, first));
                 let hi = moves.partition_point(|m| (m.0, m.1) < (v, first + nbrs.len() as u64));
                 for m in &moves[lo..hi] {
