@@ -330,7 +330,11 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
             (values, stats, None, format!("max core {max}"))
         }
         // In memory when they fit, else external: the planner's choice.
-        Algorithm::Betweenness | Algorithm::Cdlp | Algorithm::Coloring | Algorithm::Mis => {
+        Algorithm::Betweenness
+        | Algorithm::Cdlp
+        | Algorithm::Coloring
+        | Algorithm::Mis
+        | Algorithm::Randomwalk => {
             super::run_more::run(store, o, src, engine, &select, &ext, budget)?
         }
         _ => {

@@ -114,7 +114,7 @@ pub fn run(
                 source: src,
             };
             let w = match &o.walks_out {
-                None => randomwalk::random_walks(store, &cfg, ext, budget, None)?,
+                None => randomwalk::random_walks(store, &cfg, o.engine, ext, budget, None)?,
                 Some(path) => {
                     let mut f = crate::outfile::OutFile::create(path)?;
                     let target = f.target().to_path_buf();
@@ -130,7 +130,14 @@ pub fn run(
                         line.push('\n');
                         f.writer().write_all(line.as_bytes()).at(&target)
                     };
-                    let w = randomwalk::random_walks(store, &cfg, ext, budget, Some(&mut sink))?;
+                    let w = randomwalk::random_walks(
+                        store,
+                        &cfg,
+                        o.engine,
+                        ext,
+                        budget,
+                        Some(&mut sink),
+                    )?;
                     f.commit()?;
                     w
                 }

@@ -218,6 +218,25 @@ pub fn needs_external(choice: EngineChoice, what: &str, state: u64, budget: &Bud
     }
 }
 
+/// Whether random walks run over lists held in memory (`bytes`: the lists,
+/// the visit counts and the start table) rather than through the walker
+/// logs: with `auto` when they fit what the budget leaves with 16 MiB to
+/// spare, always with `select` or `stream` (refused when they do not
+/// fit), never with `external`.
+pub fn walks_held(choice: EngineChoice, bytes: u64, budget: &Budget) -> Result<bool> {
+    let fits = bytes + (16 << 20) <= budget.available();
+    match choice {
+        EngineChoice::External => Ok(false),
+        EngineChoice::Auto => Ok(fits),
+        _ if fits => Ok(true),
+        _ => Err(Error::Budget(format!(
+            "random walks over lists held in memory need {} of --memory, {} is left; raise --memory or drop --engine (the external engine walks in any budget)",
+            crate::size::format_size(bytes + (16 << 20)),
+            crate::size::format_size(budget.available())
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

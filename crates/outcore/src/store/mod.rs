@@ -37,6 +37,7 @@ pub mod degrees;
 mod dest;
 pub mod export;
 pub mod file;
+pub mod held;
 mod ids;
 pub mod manifest;
 mod missing;

@@ -12,6 +12,7 @@ use crate::compressed_csr::store_in;
 use outcore::algo::randomwalk::{random_walks, reference, WalkConfig};
 use outcore::algo::reference::{self as refs, MemGraph};
 use outcore::engine::external::ExternalConfig;
+use outcore::engine::planner::EngineChoice;
 use outcore::engine::results::collect;
 use outcore::ingest::build::BuildOptions;
 use outcore::io::Backend;
@@ -36,6 +37,7 @@ proptest! {
         batch in prop_oneof![Just(None), (1u64..40).prop_map(Some)],
         sync in any::<bool>(),
         wide in any::<bool>(),
+        held in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let edges = hub_edges(n, m, seed);
@@ -72,17 +74,22 @@ proptest! {
             got_walks.push(p.to_vec());
             Ok(())
         };
-        let mut run = random_walks(&store, &cfg, &ext, &budget, Some(&mut keep)).unwrap();
+        // Over held lists (select) or through the walker logs (external).
+        let choice = if held { EngineChoice::Select } else { EngineChoice::External };
+        let mut run = random_walks(&store, &cfg, choice, &ext, &budget, Some(&mut keep)).unwrap();
+        prop_assert_eq!(run.stats.engine.as_str(), if held { "held" } else { "external" });
         let visits = collect(run.visits.as_mut(), &budget, |x| x).unwrap();
         prop_assert_eq!(&got_walks, &want_walks);
         prop_assert_eq!(&visits, &want_visits);
         let stopped = want_walks.iter().filter(|w| w.len() < length as usize + 1).count() as u64;
         prop_assert_eq!(run.stopped, stopped);
-        prop_assert_eq!(run.stats.iterations.len() as u64, (length as u64 + 1) * run.walks.div_ceil(batch.unwrap_or(u64::MAX).min(run.walks.max(1))).max(1));
+        if !held {
+            prop_assert_eq!(run.stats.iterations.len() as u64, (length as u64 + 1) * run.walks.div_ceil(batch.unwrap_or(u64::MAX).min(run.walks.max(1))).max(1));
+        }
         drop(run);
         prop_assert_eq!(budget.used(), 0);
         // Without paths, the visits are the same.
-        let mut run = random_walks(&store, &cfg, &ext, &budget, None).unwrap();
+        let mut run = random_walks(&store, &cfg, choice, &ext, &budget, None).unwrap();
         prop_assert_eq!(collect(run.visits.as_mut(), &budget, |x| x).unwrap(), want_visits);
     }
 }
@@ -110,7 +117,8 @@ fn long_walks_with_restart_sample_pagerank() {
         source: None,
     };
     let budget = Budget::new(64 << 20);
-    let mut run = random_walks(&store, &cfg, &ExternalConfig::default(), &budget, None).unwrap();
+    let ext = ExternalConfig::default();
+    let mut run = random_walks(&store, &cfg, EngineChoice::External, &ext, &budget, None).unwrap();
     let visits = collect(run.visits.as_mut(), &budget, |x| x as f64).unwrap();
     let total: f64 = visits.iter().sum();
     let l1: f64 = visits
@@ -135,13 +143,24 @@ fn long_walks_with_restart_sample_pagerank() {
     };
     let v1 = one.install(|| {
         let b = Budget::new(8 << 20);
-        let mut r = random_walks(&store, &cfg, &small, &b, None).unwrap();
+        let mut r = random_walks(&store, &cfg, EngineChoice::External, &small, &b, None).unwrap();
         collect(r.visits.as_mut(), &b, |x| x as f64).unwrap()
     });
     assert_eq!(v1, visits);
+    // Over held lists, on one thread and on every core: the same walks.
+    for pool in [&one, &rayon::ThreadPoolBuilder::new().build().unwrap()] {
+        let v = pool.install(|| {
+            let mut r =
+                random_walks(&store, &cfg, EngineChoice::Auto, &ext, &budget, None).unwrap();
+            assert_eq!(r.stats.engine, "held", "the lists fit: auto holds them");
+            collect(r.visits.as_mut(), &budget, |x| x as f64).unwrap()
+        });
+        assert_eq!(v, visits);
+    }
     // And the walks are really random: a run with another seed differs.
     let other = WalkConfig { seed: 4, ..cfg };
-    let mut run2 = random_walks(&store, &other, &ExternalConfig::default(), &budget, None).unwrap();
+    let mut run2 =
+        random_walks(&store, &other, EngineChoice::External, &ext, &budget, None).unwrap();
     let v2 = collect(run2.visits.as_mut(), &budget, |x| x as f64).unwrap();
     assert_ne!(visits, v2);
 }
@@ -181,7 +200,15 @@ fn wide_paths_fit_the_budget() {
         Ok(())
     };
     let ext = ExternalConfig::default();
-    let run = random_walks(&store, &cfg, &ext, &budget, Some(&mut count)).unwrap();
+    let run = random_walks(
+        &store,
+        &cfg,
+        EngineChoice::External,
+        &ext,
+        &budget,
+        Some(&mut count),
+    )
+    .unwrap();
     assert_eq!(run.walks, n);
     drop(run);
     assert_eq!(walks, n);

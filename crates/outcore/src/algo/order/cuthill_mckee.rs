@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::size::format_size;
+use crate::store::held::HeldLists;
 use crate::store::tiles::TILE_BITS;
 use crate::store::Store;
 use std::sync::Mutex;
@@ -63,8 +64,7 @@ pub fn enumerate(store: &Store, budget: &Budget, on_disk: bool, held_only: bool)
     let _state = budget.charge(state, "bfs order: ids, keys and a level's sort")?;
     let mut prog = CuthillMcKee::new(n as usize);
     let dirs: &[&str] = if m.directed { &["out", "in"] } else { &["out"] };
-    let entries = m.csr.out_entries + if m.directed { m.csr.in_entries } else { 0 };
-    let held = 4 * entries + 8 * (n + 1) * dirs.len() as u64;
+    let held: u64 = dirs.iter().map(|d| HeldLists::<u32>::bytes(store, d)).sum();
     if held_only && held + POOLS > budget.available() {
         return Err(Error::Budget(format!(
             "the adjacency lists ({}) do not fit in what --memory leaves ({}) for the bfs order",
@@ -78,10 +78,8 @@ pub fn enumerate(store: &Store, budget: &Budget, on_disk: bool, held_only: bool)
     // tile cache would gain little, while thin levels (a 4096 x 4096 grid
     // has 8,189) re-read the pages of the last ones (at --memory 512MiB: 66 s
     // with half the room given to a tile cache, 3.8 s without).
-    let mut _held = None;
     let mut lists = if !on_disk && held + POOLS <= budget.available() {
-        _held = Some(budget.charge(held, "bfs order: adjacency held in memory")?);
-        let held = dirs.iter().map(|d| Held::load(store, d));
+        let held = dirs.iter().map(|d| HeldLists::load(store, d, budget));
         Lists::Held(held.collect::<Result<Vec<_>>>()?)
     } else {
         let cfg = StreamConfig {
@@ -112,7 +110,7 @@ pub fn enumerate(store: &Store, budget: &Budget, on_disk: bool, held_only: bool)
             Lists::Held(held) => {
                 for l in held.iter() {
                     for &v in &prog.level {
-                        prog.reach(v as usize, l.list(v));
+                        prog.reach(v as usize, l.list(v as u64));
                     }
                 }
             }
@@ -158,42 +156,11 @@ pub fn enumerate(store: &Store, budget: &Budget, on_disk: bool, held_only: bool)
 /// Where the levels read adjacency lists from (one per build).
 #[allow(clippy::large_enum_variant)]
 enum Lists {
-    Held(Vec<Held>),
+    Held(Vec<HeldLists<u32>>),
     Engines {
         stream: StreamEngine,
         select: Vec<SelectEngine>,
     },
-}
-
-/// A CSR direction held in memory (when it fits the budget with the state).
-struct Held {
-    off: Vec<u64>,
-    adj: Vec<u32>,
-}
-
-impl Held {
-    /// Reads direction `which` of `store` (a checked sequential scan).
-    fn load(store: &Store, which: &str) -> Result<Held> {
-        let n = store.manifest().num_vertices as usize;
-        let mut off = Vec::with_capacity(n + 1);
-        off.push(0);
-        let mut adj = Vec::new();
-        crate::store::csrscan::scan_csr(store, which, false, |v, _, u, _| {
-            while off.len() <= v as usize {
-                off.push(adj.len() as u64);
-            }
-            adj.push(u as u32);
-            Ok(())
-        })?;
-        while off.len() <= n {
-            off.push(adj.len() as u64);
-        }
-        Ok(Held { off, adj })
-    }
-
-    fn list(&self, v: u32) -> &[u32] {
-        &self.adj[self.off[v as usize] as usize..self.off[v as usize + 1] as usize]
-    }
 }
 
 /// The levels as a tile program. The level being expanded holds new ids

@@ -10,6 +10,7 @@ use outcore::algo::lcc::lcc;
 use outcore::algo::randomwalk::{random_walks, WalkConfig};
 use outcore::algo::vertex;
 use outcore::engine::external::ExternalConfig;
+use outcore::engine::planner::EngineChoice;
 use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::ingest::build::BuildOptions;
 use outcore::mem::Budget;
@@ -65,11 +66,23 @@ fn a_wide_slot_beyond_32_bits_is_refused() {
         restart: 0.0,
         source: Some(0),
     };
-    let e = random_walks(&wide, &walk, &ExternalConfig::default(), &budget, None)
+    for choice in [EngineChoice::External, EngineChoice::Select] {
+        let e = random_walks(
+            &wide,
+            &walk,
+            choice,
+            &ExternalConfig::default(),
+            &budget,
+            None,
+        )
         .err()
         .expect("a walk along the slot")
         .to_string();
-    assert!(e.contains("beyond the 5000 vertices"), "walks: {e}");
+        assert!(
+            e.contains("beyond the 5000 vertices"),
+            "walks, {choice:?}: {e}"
+        );
+    }
     let ext = ExternalConfig {
         grid: Some(false),
         ..Default::default()

@@ -19,6 +19,7 @@
 //! When the walks themselves are wanted, they run in batches of walk ids
 //! whose paths fit the budget.
 
+mod held;
 mod sizes;
 mod step;
 mod visits;
@@ -28,6 +29,7 @@ use super::log::{MultiLog, Run};
 use super::merge::{sort_reduce, MergeCounts};
 use super::{ExternalConfig, SpillDir};
 use crate::base::rng::{hash3, mix64, stream};
+use crate::engine::planner::{self, EngineChoice};
 use crate::engine::results::Values;
 use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::{IterStats, RunStats};
@@ -172,10 +174,13 @@ pub type PathSink<'a> = dyn FnMut(u64, &[u64]) -> Result<()> + 'a;
 /// walk (its vertices, dense ids) in walk-id order: walk `rank * R + j` is
 /// the `j`-th from the vertex of rank `rank` (with a source: walk `j`).
 /// The walkers and paths hold ids of the store's slot type (u32 on a
-/// narrow store, u64 on a wide one).
+/// narrow store, u64 on a wide one). Over lists held in memory
+/// ([`held`]) or through the walker logs, as the planner decides for
+/// `choice` ([`planner::walks_held`]).
 pub fn random_walks(
     store: &Store,
     cfg: &WalkConfig,
+    choice: EngineChoice,
     ext: &ExternalConfig,
     budget: &Budget,
     paths: Option<&mut PathSink<'_>>,
@@ -186,8 +191,26 @@ pub fn random_walks(
         return Err(Error::Invalid(format!("source vertex {s} is out of range")));
     }
     match store.manifest().slot_width() {
-        SlotWidth::Narrow => walks_with::<u32>(store, cfg, ext, budget, paths),
-        SlotWidth::Wide => walks_with::<u64>(store, cfg, ext, budget, paths),
+        SlotWidth::Narrow => walks_on::<u32>(store, cfg, choice, ext, budget, paths),
+        SlotWidth::Wide => walks_on::<u64>(store, cfg, choice, ext, budget, paths),
+    }
+}
+
+fn walks_on<T: Slot>(
+    store: &Store,
+    cfg: &WalkConfig,
+    choice: EngineChoice,
+    ext: &ExternalConfig,
+    budget: &Budget,
+    paths: Option<&mut PathSink<'_>>,
+) -> Result<Walks> {
+    match planner::walks_held(
+        choice,
+        held::held_bytes::<T>(store, cfg, paths.is_some()),
+        budget,
+    )? {
+        true => held::walks_held::<T>(store, cfg, budget, paths),
+        false => walks_with::<T>(store, cfg, ext, budget, paths),
     }
 }
 
