@@ -211,7 +211,7 @@ pub fn scan_csr(
     mut f: impl FnMut(u64, u64, u64, f64) -> Result<()>,
 ) -> Result<()> {
     let (_, o, w) = files(which);
-    let n = store.manifest().num_vertices;
+    let n = store.base().num_vertices;
     let mut adj = Slots::open(store, which)?;
     let mut off = CheckedReader::open(store, &o)?;
     let mut weights = match weighted {

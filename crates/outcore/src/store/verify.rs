@@ -19,10 +19,11 @@ pub struct VerifyReport {
     pub bytes: u64,
 }
 
-/// Verifies the store at `path`.
+/// Verifies the store at `path`: the base files, then the delta's
+/// ([`super::delta`]), when it has one.
 pub fn verify(path: &Path) -> Result<VerifyReport> {
-    let store = Store::open(path)?;
-    let m = store.manifest();
+    let store = Store::open_with_delta(path)?;
+    let m = store.base();
     let mut report = VerifyReport::default();
     let mut progress = Progress::new("verify checksums");
     for (rel, entry) in &m.files {
@@ -279,6 +280,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             }
         }
     }
+    super::delta::verify_delta(&store, &mut report)?;
     Ok(report)
 }
 
