@@ -2,7 +2,7 @@
 //! invariants of every layout; the first problem is returned as an error
 //! naming the broken file.
 
-use super::csrscan::scan_csr;
+use super::csrscan::scan_base_csr;
 use super::degrees;
 use super::file::checksum;
 use super::read::{scan_tiles, LeReader};
@@ -206,7 +206,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             }
             Ok(())
         };
-        scan_csr(&store, which, m.weighted, |v, slot, u, _| {
+        scan_base_csr(&store, which, m.weighted, |v, slot, u, _| {
             if u >= n {
                 return Err(bad(&adj, format!("vertex {v} has neighbour {u} >= {n}")));
             }

@@ -10,7 +10,7 @@ use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;
 use outcore::store::delta::format::{self, is_tombstone, lists_files, nbr};
 use outcore::store::delta::testing::{write_ops, write_ops_torn};
-use outcore::store::delta::Stop;
+use outcore::store::delta::{DeltaLists, Stop};
 use outcore::store::file::read_u64s;
 use outcore::store::verify::verify;
 use outcore::store::{Id, Manifest, Store};
@@ -153,6 +153,20 @@ fn merged(store: &Store, base: &MemGraph) -> Vec<Vec<BTreeMap<u64, f64>>> {
     out
 }
 
+/// Each direction's lists as (vertex, neighbour) -> weight in original ids.
+fn in_original(g: &MemGraph, orig: impl Fn(u64) -> u64) -> [BTreeMap<(u64, u64), u64>; 2] {
+    let map = |lists: &[Vec<(u32, f64)>]| {
+        let mut m = BTreeMap::new();
+        for (v, l) in lists.iter().enumerate() {
+            for &(u, w) in l {
+                m.insert((orig(v as u64), orig(u as u64)), w.to_bits());
+            }
+        }
+        m
+    };
+    [map(&g.out), map(&g.inn)]
+}
+
 fn round_trip(directed: bool, weighted: bool, seed: u64) {
     let d = tempfile::tempdir().unwrap();
     let n = 60;
@@ -229,6 +243,26 @@ fn round_trip(directed: bool, weighted: bool, seed: u64) {
         assert_eq!(inn, want, "the in lists merged are the updated edges");
     }
     verify(&path).unwrap();
+
+    // The L seam (S2): the view's CSR scan, as MemGraph loads it, is the
+    // rebuild's in original ids (new vertex v has original id v here).
+    let view_graph = MemGraph::load(&view).unwrap();
+    let rebuilt_ids = rebuilt.load_ids().unwrap();
+    let orig_r = |v: u64| rebuilt_ids.get(v).as_u64().unwrap();
+    let rebuilt_graph = MemGraph::load(&rebuilt).unwrap();
+    assert_eq!(
+        in_original(&view_graph, orig),
+        in_original(&rebuilt_graph, orig_r),
+        "MemGraph of the view is the rebuild's"
+    );
+    for which in format::directions(view.base()) {
+        let l = DeltaLists::load(&view, which).unwrap().unwrap();
+        let by_cursor: Vec<(u64, Vec<u64>)> = l.cursor().map(|r| (r.v, r.recs.to_vec())).collect();
+        let by_lookup: Vec<(u64, Vec<u64>)> = (0..n2)
+            .filter_map(|v| l.lookup(v).map(|r| (r.v, r.recs.to_vec())))
+            .collect();
+        assert_eq!(by_cursor, by_lookup, "{which}");
+    }
     let new = std::fs::read(view.delta_file(format::NEW_IDS_FILE)).unwrap();
     let new: Vec<u64> = new
         .chunks(8)

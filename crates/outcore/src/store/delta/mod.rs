@@ -14,11 +14,13 @@
 //! [`Store::open_with_delta`].
 
 pub mod format;
+pub mod lists;
 pub mod testing;
 mod verify;
 pub mod write;
 
 pub use format::{DeltaInfo, ListsInfo, DELTA_FORMAT_VERSION};
+pub use lists::{merge, DeltaLists, Records};
 pub use write::{DeltaWriter, ListsWriter, Stop, ViewCounts};
 
 use super::manifest::{Manifest, MANIFEST_FILE};

@@ -10,7 +10,7 @@
 use super::format::record;
 use super::write::{DeltaWriter, Stop, ViewCounts};
 use crate::error::{Error, Result};
-use crate::store::csrscan::scan_csr;
+use crate::store::csrscan::scan_base_csr;
 use crate::store::{Id, Store};
 use std::collections::{BTreeMap, HashMap};
 
@@ -76,7 +76,7 @@ fn write(
         }
     };
     let mut base: BTreeMap<Key, f64> = BTreeMap::new();
-    scan_csr(store, "out", m.weighted, |v, _, u, w| {
+    scan_base_csr(store, "out", m.weighted, |v, _, u, w| {
         base.insert(key(v, u), w);
         Ok(())
     })?;
