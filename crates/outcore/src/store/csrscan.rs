@@ -200,18 +200,21 @@ impl Slots {
     }
 }
 
-/// Scans one CSR direction (`"out"` or `"in"`), calling
-/// `f(vertex, slot_offset, neighbour, weight)` for every entry; padding slots
-/// are skipped (and must hold the padding value). Neighbours come as the
-/// slots hold them, wide ones whole: the caller checks them against n.
-pub fn scan_csr(
+pub use super::delta::lists::{scan_csr, NO_SLOT};
+
+/// Scans one CSR direction (`"out"` or `"in"`) of the base files,
+/// calling `f(vertex, slot_offset, neighbour, weight)` for every entry;
+/// padding slots are skipped (and must hold the padding value). Neighbours
+/// come as the slots hold them, wide ones whole: the caller checks them
+/// against n. [`scan_csr`] is the scan of the view (base + delta).
+pub fn scan_base_csr(
     store: &Store,
     which: &str,
     weighted: bool,
     mut f: impl FnMut(u64, u64, u64, f64) -> Result<()>,
 ) -> Result<()> {
     let (_, o, w) = files(which);
-    let n = store.manifest().num_vertices;
+    let n = store.base().num_vertices;
     let mut adj = Slots::open(store, which)?;
     let mut off = CheckedReader::open(store, &o)?;
     let mut weights = match weighted {

@@ -278,7 +278,7 @@ impl StoreDir {
             f.sync_all().at(&partial)?;
         }
         std::fs::rename(&partial, &mpath).at(&mpath)?;
-        for sub in ["", "tiles", "csr", "degrees", "weights", "ids"] {
+        for sub in ["", "tiles", "csr", "degrees", "weights", "ids", "lists"] {
             let d = self.tmp.join(sub);
             if d.is_dir() {
                 File::open(&d).and_then(|f| f.sync_all()).at(&d)?;

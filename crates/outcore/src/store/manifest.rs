@@ -14,6 +14,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The version of a wide store (`csr.id_bytes` 8): readers that predate it
 /// refuse it instead of reading its 8-byte slots as two ids each.
 pub const WIDE_FORMAT_VERSION: u32 = 2;
+pub use super::delta::format::{DeltaInfo, DELTA_FORMAT_VERSION};
+/// The format versions this build reads.
+pub const READ_VERSIONS: [u32; 3] = [FORMAT_VERSION, WIDE_FORMAT_VERSION, DELTA_FORMAT_VERSION];
 /// The most vertices a store holds: 2^32 - 1 blocks of 2^16 (2^48 - 2^16),
 /// the tiles' u32 block numbers less the tile index's end mark (row
 /// `u32::MAX`); the tile order is a u64 and the stream engine's work key
@@ -212,6 +215,10 @@ pub struct Manifest {
     pub build: BuildInfo,
     /// Every data file, by path relative to the store, with size and checksum.
     pub files: BTreeMap<String, FileEntry>,
+    /// Pending updates: the current generation of the delta beside the
+    /// base ([`super::delta`]), in a store of format version 3 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<DeltaInfo>,
     /// XXH3-64 of the manifest's own text with these 16 hex digits zeroed
     /// (and without its last newline): a flipped byte anywhere in the
     /// manifest, a timing included, is detected. Written by [`Self::to_json`],
@@ -264,11 +271,12 @@ impl Manifest {
         }
     }
 
-    /// `csr.id_bytes` is 4 or 8 and matches the format version; the
+    /// `csr.id_bytes` is 4 or 8 and matches the format version (3 with a
+    /// delta, at either width); the
     /// vertices fit the store's ids: u32 ids (less their padding value) in
     /// a narrow store and in the order maps (the builds that write them
     /// refuse more), [`MAX_VERTICES`] in a wide one.
-    fn check_ids(&self, dir: &Path) -> Result<()> {
+    pub(crate) fn check_ids(&self, dir: &Path) -> Result<()> {
         let (b, n) = (self.csr.id_bytes, self.num_vertices);
         let why = if n > MAX_VERTICES {
             format!("{n} vertices, and a store holds at most {MAX_VERTICES}")
@@ -281,7 +289,17 @@ impl Manifest {
             format!("an order map on {n} vertices (its ids are 32-bit)")
         } else if SlotWidth::of_id_bytes(b).is_none() {
             format!("CSR ids of {b} bytes (4 or 8 are known)")
-        } else if Self::version_for(b) != self.format_version {
+        } else if self.delta.is_some() != (self.format_version == DELTA_FORMAT_VERSION) {
+            format!(
+                "format version {} {} a delta",
+                self.format_version,
+                if self.delta.is_some() {
+                    "with"
+                } else {
+                    "without"
+                }
+            )
+        } else if self.delta.is_none() && Self::version_for(b) != self.format_version {
             format!(
                 "CSR ids of {b} bytes in a store of format version {}",
                 self.format_version
@@ -294,6 +312,13 @@ impl Manifest {
 
     /// Reads and checks the manifest of the store at `dir`.
     pub fn read(dir: &Path) -> Result<Manifest> {
+        Self::read_known(dir, &READ_VERSIONS)
+    }
+
+    /// [`Manifest::read`] by a reader of format versions `known` (tests
+    /// simulate an older build with it).
+    #[doc(hidden)]
+    pub fn read_known(dir: &Path, known: &[u32]) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
         if !dir.is_dir() {
             return Err(super::missing::not_a_store(dir));
@@ -317,13 +342,14 @@ impl Manifest {
             ));
         }
         let version = value.get("format_version").and_then(|v| v.as_u64());
-        let known = [FORMAT_VERSION as u64, WIDE_FORMAT_VERSION as u64];
-        if !version.is_some_and(|v| known.contains(&v)) {
+        if !version.is_some_and(|v| known.iter().any(|&k| k as u64 == v)) {
+            let reads: Vec<String> = known.iter().map(|k| k.to_string()).collect();
             return Err(Error::store(
                 dir,
                 format!(
-                    "format version {} is not supported (this outcore reads versions {FORMAT_VERSION} and {WIDE_FORMAT_VERSION}); rebuild the store",
-                    version.map_or("unknown".to_string(), |v| v.to_string())
+                    "format version {} is not supported (this outcore reads versions {}); rebuild the store",
+                    version.map_or("unknown".to_string(), |v| v.to_string()),
+                    reads.join(", ")
                 ),
             ));
         }

@@ -34,6 +34,7 @@ pub mod csrcode;
 pub mod csrsample;
 pub mod csrscan;
 pub mod degrees;
+pub mod delta;
 mod dest;
 pub mod export;
 pub mod file;
@@ -77,14 +78,29 @@ pub const ORDER_INV_FILE: &str = "order.inv";
 pub struct Store {
     path: PathBuf,
     pin: Arc<pin::Pin>,
-    manifest: Manifest,
+    /// The manifest as on disk: the base files' (and the delta's entry).
+    base: Manifest,
+    /// With a delta: the view, base + delta ([`delta`]).
+    view: Option<Box<Manifest>>,
 }
 
 impl Store {
     /// Opens the store at `path`: pins its directory ([`pin`]), reads the
     /// manifest, checks the format version and that every listed file
-    /// exists with its recorded size.
+    /// exists with its recorded size. A store with pending updates (a
+    /// [`delta`]) is refused: this opens it for readers of the base alone.
     pub fn open(path: &Path) -> Result<Store> {
+        let store = Store::open_with_delta(path)?;
+        match store.delta() {
+            Some(d) => Err(delta::pending_updates(path, d)),
+            None => Ok(store),
+        }
+    }
+
+    /// [`Store::open`] for readers that read base + delta: a store with a
+    /// delta opens too, its files checked as the base's are, and
+    /// [`Store::manifest`] is the view.
+    pub fn open_with_delta(path: &Path) -> Result<Store> {
         if !path.is_dir() {
             return Err(missing::not_a_store(path));
         }
@@ -142,10 +158,12 @@ impl Store {
             let why = format!("it lists {extra}, which a store of its shape does not have");
             return Err(Error::damaged(path, manifest::MANIFEST_FILE, why));
         }
+        let view = delta::check_open(path, root, &manifest)?.map(Box::new);
         Ok(Store {
             path: path.to_path_buf(),
             pin,
-            manifest,
+            base: manifest,
+            view,
         })
     }
 
@@ -161,9 +179,16 @@ impl Store {
         self.pin.root()
     }
 
-    /// The manifest.
+    /// The manifest of the graph the store holds: with a delta, the view
+    /// (counts of base + delta, [`delta`]); else the manifest on disk.
     pub fn manifest(&self) -> &Manifest {
-        &self.manifest
+        self.view.as_deref().unwrap_or(&self.base)
+    }
+
+    /// The manifest of the base files, as on disk: what sizes and lists
+    /// them (the same as [`Store::manifest`] without a delta).
+    pub fn base(&self) -> &Manifest {
+        &self.base
     }
 
     /// Path of a store file, in the directory this store opened: valid
@@ -176,7 +201,7 @@ impl Store {
     /// the store holds it: `csr/{which}.adz` when its pages are coded,
     /// else `csr/{which}.adj`.
     pub fn adjacency_file(&self, which: &str) -> String {
-        match self.manifest.csr.compression {
+        match self.base.csr.compression {
             Some(_) => csrcode::files(which).0,
             None => csr::files(which).0,
         }
@@ -189,7 +214,7 @@ impl Store {
     /// one ([`crate::io::Reader::wait`]).
     pub fn open_in(&self, reader: &mut Reader, rel: &str, role: &'static str) -> Result<usize> {
         let f = reader.open(&self.file(rel), role)?;
-        match self.manifest.files.get(rel) {
+        match self.base.files.get(rel) {
             Some(e) if e.bytes != reader.file_len(f) => {
                 let why = format!(
                     "{} bytes, the manifest says {}",
@@ -210,7 +235,7 @@ impl Store {
 
     /// The rank of every dense id (`order.bin`), or `None` when dense id = rank.
     pub fn load_ranks(&self) -> Result<Option<Vec<u32>>> {
-        if !self.manifest.has_order_map {
+        if !self.base.has_order_map {
             return Ok(None);
         }
         self.read_u32s(ORDER_FILE).map(Some)
@@ -219,13 +244,13 @@ impl Store {
     /// Streams the ranks of dense ids `0..n` in order: `f(first dense id,
     /// ranks)` per chunk. Returns false (and calls nothing) when dense id = rank.
     pub fn for_each_rank(&self, mut f: impl FnMut(u64, &[u32])) -> Result<bool> {
-        if !self.manifest.has_order_map {
+        if !self.base.has_order_map {
             return Ok(false);
         }
         let path = self.file(ORDER_FILE);
         let mut next = 0u64;
         let mut buf: Vec<u32> = Vec::new();
-        let n = self.manifest.num_vertices;
+        let n = self.base.num_vertices;
         file::read_chunks(&path, 4, |b| {
             buf.clear();
             buf.extend(
@@ -240,7 +265,7 @@ impl Store {
             next += buf.len() as u64;
             Ok(())
         })?;
-        if next != self.manifest.num_vertices {
+        if next != self.base.num_vertices {
             let why = "it does not hold one rank per vertex";
             return Err(Error::damaged(&self.path, ORDER_FILE, why));
         }
@@ -250,7 +275,7 @@ impl Store {
     /// The ranks of dense ids `0, 1, ...` one at a time (a buffered scan of
     /// `order.bin`, or the dense ids themselves when dense id = rank).
     pub fn rank_reader(&self) -> Result<RankStream> {
-        let file = if self.manifest.has_order_map {
+        let file = if self.base.has_order_map {
             Some(file::CheckedStream::open(&self.file(ORDER_FILE))?)
         } else {
             None
@@ -258,13 +283,13 @@ impl Store {
         Ok(RankStream {
             file,
             next: 0,
-            n: self.manifest.num_vertices,
+            n: self.base.num_vertices,
         })
     }
 
     /// Reads a u32 file holding one value per vertex.
     pub(crate) fn read_u32s(&self, rel: &str) -> Result<Vec<u32>> {
-        let n = self.manifest.num_vertices;
+        let n = self.base.num_vertices;
         let mut out = Vec::with_capacity(n as usize);
         file::read_chunks(&self.file(rel), 4, |b| {
             out.extend(

@@ -42,7 +42,7 @@ impl PageSums {
     /// `None` when the store has none (built before they existed); shared,
     /// as readers hold them beside their buffers.
     pub fn load(store: &Store, rel: &str, budget: &Budget) -> Result<Option<Arc<PageSums>>> {
-        let m = store.manifest();
+        let m = store.base();
         let name = sums_file(rel);
         let Some(want) = m.files.get(&name) else {
             return Ok(None);

@@ -2,7 +2,7 @@
 //! invariants of every layout; the first problem is returned as an error
 //! naming the broken file.
 
-use super::csrscan::scan_csr;
+use super::csrscan::scan_base_csr;
 use super::degrees;
 use super::file::checksum;
 use super::read::{scan_tiles, LeReader};
@@ -19,10 +19,11 @@ pub struct VerifyReport {
     pub bytes: u64,
 }
 
-/// Verifies the store at `path`.
+/// Verifies the store at `path`: the base files, then the delta's
+/// ([`super::delta`]), when it has one.
 pub fn verify(path: &Path) -> Result<VerifyReport> {
-    let store = Store::open(path)?;
-    let m = store.manifest();
+    let store = Store::open_with_delta(path)?;
+    let m = store.base();
     let mut report = VerifyReport::default();
     let mut progress = Progress::new("verify checksums");
     for (rel, entry) in &m.files {
@@ -205,7 +206,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             }
             Ok(())
         };
-        scan_csr(&store, which, m.weighted, |v, slot, u, _| {
+        scan_base_csr(&store, which, m.weighted, |v, slot, u, _| {
             if u >= n {
                 return Err(bad(&adj, format!("vertex {v} has neighbour {u} >= {n}")));
             }
@@ -279,6 +280,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
             }
         }
     }
+    super::delta::verify_delta(&store, &mut report)?;
     Ok(report)
 }
 

@@ -84,7 +84,7 @@ const STEP: usize = 4096;
 impl RankWalk {
     /// Opens the maps of `store`.
     pub fn open(store: &Store) -> Result<RankWalk> {
-        let m = store.manifest();
+        let m = store.base();
         let names = match m.string_ids {
             true => {
                 let mut off = Stream::open(store, IDS_OFF_FILE)?;
@@ -201,7 +201,7 @@ const CACHE: usize = 1 << 16;
 
 impl LabelNames {
     pub fn open(store: &Store) -> Result<LabelNames> {
-        let m = store.manifest();
+        let m = store.base();
         Ok(LabelNames {
             lookup: match m.has_id_map || m.string_ids {
                 true => Some(IdLookup::open(store)?),

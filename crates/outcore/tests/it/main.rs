@@ -7,6 +7,7 @@ mod common;
 mod compressed;
 mod compressed_csr;
 mod corruption;
+mod delta;
 mod external_engine;
 mod external_ids;
 mod graphalytics;

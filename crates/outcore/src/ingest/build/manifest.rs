@@ -89,6 +89,7 @@ pub(super) fn assemble(f: Facts) -> Manifest {
                 .map_or(0, |d| d.as_secs()),
         },
         files: Default::default(),
+        delta: None,
         checksum: None,
     }
 }

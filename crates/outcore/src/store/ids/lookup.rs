@@ -43,7 +43,7 @@ impl Paged {
             let p = store.file(rel);
             std::fs::File::open(&p).at(&p)
         };
-        let m = store.manifest();
+        let m = store.base();
         let sums = match m.files.contains_key(&pagesums::sums_file(rel)) {
             true => Some(open(&pagesums::sums_file(rel))?),
             false => None,
@@ -93,7 +93,7 @@ impl Paged {
 impl IdLookup {
     /// Opens the maps of `store`.
     pub fn open(store: &Store) -> Result<IdLookup> {
-        let m = store.manifest();
+        let m = store.base();
         let open = |rel: &str| {
             let p = store.file(rel);
             std::fs::File::open(&p).at(&p)

@@ -138,7 +138,7 @@ impl OriginalIds {
 
     /// Loads the maps of `store` (up to 16 bytes per vertex, plus the names).
     pub(super) fn load(store: &Store) -> Result<OriginalIds> {
-        let m = store.manifest();
+        let m = store.base();
         let kind = IdFiles {
             n: m.num_vertices,
             string_ids: m.string_ids,

@@ -1,0 +1,122 @@
+//! The delta layer (DESIGN.md, issue 53): updates land beside the base
+//! store as an LSM-style delta, PartitionedVC's buffered structural
+//! updates, until a compaction merges them into a new base.
+//!
+//! A store with a delta has `delta` in its manifest ([`DeltaInfo`],
+//! format version 3) naming the current generation, `delta/gNNNNNN/`
+//! ([`format`]), written atomically by [`DeltaWriter`]. The base files
+//! never change; base dense ids stay, new vertices get `n_base..n'`.
+//!
+//! [`Store::manifest`] is the *view* (counts of base + delta),
+//! [`Store::base`] the manifest of the base files. Readers that do not
+//! merge the delta yet open stores with [`Store::open`], which refuses a
+//! store with pending updates; readers that do use
+//! [`Store::open_with_delta`].
+
+pub mod format;
+pub mod lists;
+pub mod testing;
+mod verify;
+pub mod write;
+
+pub use format::{DeltaInfo, ListsInfo, DELTA_FORMAT_VERSION};
+pub use lists::{merge, DeltaLists, Records};
+pub use write::{DeltaWriter, ListsWriter, Stop, ViewCounts};
+
+use super::manifest::{Manifest, MANIFEST_FILE};
+use super::tiles::TileGeometry;
+use super::Store;
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+impl Store {
+    /// The delta, when the store has one.
+    pub fn delta(&self) -> Option<&DeltaInfo> {
+        self.base.delta.as_ref()
+    }
+
+    /// Path of file `rel` of the current delta generation (valid while
+    /// this store is open).
+    pub fn delta_file(&self, rel: &str) -> PathBuf {
+        let g = self.delta().map_or(0, |d| d.generation);
+        self.root().join(format::generation_dir(g)).join(rel)
+    }
+
+    /// The name of delta file `rel` in messages: relative to the store.
+    pub fn delta_name(&self, rel: &str) -> String {
+        let g = self.delta().map_or(0, |d| d.generation);
+        format!("{}/{rel}", format::generation_dir(g))
+    }
+}
+
+/// The refusal of a reader that does not read the delta yet.
+pub(super) fn pending_updates(path: &Path, d: &DeltaInfo) -> Error {
+    Error::store(
+        path,
+        format!(
+            "this store has pending updates (delta generation {}), which this reader does \
+             not read yet; run `outcore compact` on it first",
+            d.generation
+        ),
+    )
+}
+
+/// The view of base manifest `base` with its delta: the counts of base +
+/// delta (vertices, edges, self-loops, largest degrees, tile blocks);
+/// `files` and every layout field stay the base's.
+pub(super) fn view_of(base: &Manifest, d: &DeltaInfo) -> Manifest {
+    let mut m = base.clone();
+    m.num_vertices = d.num_vertices;
+    m.num_edges = d.num_edges;
+    m.num_self_loops = d.num_self_loops;
+    m.degrees.max_out = d.max_out;
+    m.degrees.max_in = d.max_in;
+    m.tiles.blocks = TileGeometry::new(d.num_vertices, m.tiles.group_tiles, !m.directed).blocks;
+    m
+}
+
+/// What opening checks of a delta: a generation, a view no smaller than
+/// the base, exactly the files its shape calls for, each with the size its
+/// counts and the manifest record. Sets `view` to the view.
+pub(super) fn check_open(path: &Path, root: &Path, base: &Manifest) -> Result<Option<Manifest>> {
+    let Some(d) = &base.delta else {
+        return Ok(None);
+    };
+    let bad = |why: String| Err(Error::damaged(path, MANIFEST_FILE, why));
+    if d.generation == 0 || d.num_vertices < base.num_vertices {
+        return bad(format!(
+            "its delta (generation {}) has {} vertices, the base {}",
+            d.generation, d.num_vertices, base.num_vertices
+        ));
+    }
+    let expect = format::expected_files(base, d);
+    if let Some(f) = expect.keys().find(|f| !d.files.contains_key(*f)) {
+        return bad(format!("its delta does not list {f}"));
+    }
+    if let Some(f) = d.files.keys().find(|f| !expect.contains_key(*f)) {
+        return bad(format!(
+            "its delta lists {f}, which a delta of its shape does not have"
+        ));
+    }
+    let dir = root.join(format::generation_dir(d.generation));
+    for (rel, entry) in &d.files {
+        let name = format!("{}/{rel}", format::generation_dir(d.generation));
+        if let Some(want) = expect[rel].filter(|&w| w != entry.bytes) {
+            return bad(format!(
+                "its delta's counts call for {want} bytes of {name}, it lists {}",
+                entry.bytes
+            ));
+        }
+        let meta =
+            std::fs::metadata(dir.join(rel)).map_err(|_| Error::damaged(path, &name, "missing"))?;
+        if meta.len() != entry.bytes {
+            let why = format!("{} bytes, the manifest says {}", meta.len(), entry.bytes);
+            return Err(Error::damaged(path, &name, why));
+        }
+    }
+    let view = view_of(base, d);
+    view.check_ids(path)?;
+    Ok(Some(view))
+}
+
+pub(super) use verify::verify_delta;
