@@ -240,6 +240,28 @@ impl RawShardJob {
         let s = self.with(py, |j| Ok(j.stats()))?;
         Ok(serde_json::to_string(&s).unwrap_or_default())
     }
+
+    /// The superstep the job is at the beginning of (0 after opening,
+    /// `step + 1` after `finish(step)`).
+    #[getter]
+    fn next_step(&self) -> usize {
+        let j = self.job.lock().unwrap_or_else(|e| e.into_inner());
+        j.next_step()
+    }
+
+    /// Writes the job at the beginning of its next superstep to `path`
+    /// (atomically, with a checksum): (superstep, bytes, seconds).
+    fn checkpoint(&self, py: Python<'_>, path: PathBuf) -> PyResult<(usize, u64, f64)> {
+        let c = self.with(py, |j| j.checkpoint(&path))?;
+        Ok((c.step, c.bytes, c.seconds))
+    }
+
+    /// Loads the checkpoint at `path` (of this shard and job, at the
+    /// beginning of superstep `step`) into this job, opened afresh; the
+    /// next call is `scatter(step)`.
+    fn restore(&self, py: Python<'_>, path: PathBuf, step: usize) -> PyResult<()> {
+        self.with(py, |j| j.restore(&path, step))
+    }
 }
 
 /// A partitioned store's manifest and global id map (`outcore.ray.open`).

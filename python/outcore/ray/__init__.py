@@ -54,10 +54,21 @@ class PartitionedStore:
     `memory` is each shard's budget. The actors start at the first run and
     serve the next ones until `close()` (or the end of a `with` block). `executor`: "ray" (default) or
     "local"; `address`: the Ray cluster's (None: an initialised Ray, else a
-    local one); `num_cpus`: per actor."""
+    local one); `num_cpus`: per actor. `checkpoint_every`: every how many
+    supersteps the shards checkpoint (0: never), so that a lost actor's run
+    goes on from the last checkpoint rather than superstep 0;
+    `checkpoint_dir`: where (default: the temporary directory; a run's
+    checkpoints are removed at its end)."""
 
     def __init__(self, path: Union[str, os.PathLike], *, executor: Any = None,
-                 address: Optional[str] = None, num_cpus: float = 1, retries: int = 3) -> None:
+                 address: Optional[str] = None, num_cpus: float = 1, retries: int = 3,
+                 checkpoint_every: int = 5,
+                 checkpoint_dir: Union[str, os.PathLike, None] = None) -> None:
+        if not isinstance(checkpoint_every, int) or checkpoint_every < 0:
+            raise ValueError(f"checkpoint_every must be an int, 0 (off) or more, "
+                             f"got {checkpoint_every!r}")
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_dir = None if checkpoint_dir is None else os.fspath(checkpoint_dir)
         self._raw = _outcore.RawPartition(os.fspath(path))
         self._executor, self._address, self._num_cpus = executor, address, num_cpus
         self._ex = None
@@ -155,7 +166,9 @@ class PartitionedStore:
         return _driver.run(self._executor_now(), self._actors_now, self.close, algorithm, kw,
                            progress=progress, retries=self.retries, hook=hook,
                            cancelled=self._cancel.is_set,
-                           cancel=lambda: self.close(drain=True))
+                           cancel=lambda: self.close(drain=True),
+                           checkpoint_every=self.checkpoint_every,
+                           checkpoint_dir=self.checkpoint_dir)
 
     def _run(self, algorithm: str, _hook=None, **kw: Any) -> Result:
         _checks.known(algorithm, getattr(PartitionedStore, algorithm), kw, _RUN_OPTIONS)
@@ -187,6 +200,7 @@ class PartitionedStore:
                  "executor": self._executor_now().name,
                  "parameters": dict(asked, algorithm=algorithm), "seconds": seconds,
                  "supersteps": steps, "restarts": out["restarts"],
+                 "checkpoints": out["checkpoints"],
                  "messages": sum(s["messages"] for s in steps),
                  "bytes": sum(s["bytes"] for s in steps)}
         if asked.get("source") is not None:
@@ -236,6 +250,9 @@ class PartitionedStore:
 
 
 def open(path: Union[str, os.PathLike], *, executor: Any = None,  # noqa: A001
-         address: Optional[str] = None, num_cpus: float = 1) -> PartitionedStore:
-    """Opens a partitioned store (raises StoreError when it is not one)."""
-    return PartitionedStore(path, executor=executor, address=address, num_cpus=num_cpus)
+         address: Optional[str] = None, num_cpus: float = 1, checkpoint_every: int = 5,
+         checkpoint_dir: Union[str, os.PathLike, None] = None) -> PartitionedStore:
+    """Opens a partitioned store (raises StoreError when it is not one);
+    the keywords as `PartitionedStore`'s."""
+    return PartitionedStore(path, executor=executor, address=address, num_cpus=num_cpus,
+                            checkpoint_every=checkpoint_every, checkpoint_dir=checkpoint_dir)

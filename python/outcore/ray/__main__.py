@@ -4,7 +4,11 @@ partitioned store, one Ray actor per shard. The values go to stdout (or
 ascending original id); progress, one line a superstep, to stderr;
 `--stats FILE` writes the run's figures as JSON (per superstep: seconds,
 messages and bytes sent; per actor: its seconds scattering and applying,
-messages and bytes sent, messages received, peak RSS)."""
+messages and bytes sent, messages received, peak RSS; the checkpoints
+written, with their bytes and seconds per shard, the restores and the
+supersteps replayed). `--checkpoint-every K` checkpoints the shards every
+K supersteps (default 5; 0: never), so that a lost actor's run goes on
+from the last checkpoint."""
 
 from __future__ import annotations
 
@@ -36,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--tol", type=float, default=None, help="pagerank: L1 tolerance")
     r.add_argument("--out", default="-", help="the values' file (default: stdout)")
     r.add_argument("--stats", default=None, help="write the run's figures as JSON here")
+    r.add_argument("--checkpoint-every", type=int, default=5, metavar="K",
+                   help="checkpoint the shards every K supersteps (default 5; 0: never)")
+    r.add_argument("--checkpoint-dir", default=None,
+                   help="where the checkpoints go (default: the temporary directory; "
+                        "removed at the end of the run)")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
 
@@ -60,7 +69,9 @@ def main(argv=None) -> int:
     try:
         kw = _checks.check(alg, kw)
         ps = PartitionedStore(a.dir, executor="local" if a.local else None,
-                              address=a.address, num_cpus=a.num_cpus)
+                              address=a.address, num_cpus=a.num_cpus,
+                              checkpoint_every=a.checkpoint_every,
+                              checkpoint_dir=a.checkpoint_dir)
         t = time.perf_counter()
         out = ps._run_raw(alg, kw)
         seconds = time.perf_counter() - t
@@ -74,14 +85,17 @@ def main(argv=None) -> int:
         doc = {"command": "ray run", "algorithm": alg, "store": ps.path, "parts": ps.parts,
                "executor": ps._ex.name, "parameters": {k: v for k, v in kw.items()},
                "seconds": seconds, "restarts": out["restarts"], "nodes": out["nodes"],
+               "checkpoints": out["checkpoints"],
                "messages": sum(s["messages"] for s in steps),
                "bytes": sum(s["bytes"] for s in steps), "supersteps": steps,
                "shards": [json.loads(s) for s in out["shards"]]}
         with open(a.stats, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
     if not a.quiet:
+        c = out["checkpoints"]
         print(f"outcore.ray: {alg} over {ps.parts} shards: {len(out['steps'])} supersteps "
-              f"in {seconds:.3f} s", file=sys.stderr)
+              f"in {seconds:.3f} s; {c['written']} checkpoints, {c['restores']} restores, "
+              f"{c['replayed_supersteps']} supersteps replayed", file=sys.stderr)
     return 0
 
 

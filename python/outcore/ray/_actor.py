@@ -5,9 +5,10 @@ Plain Python over `_outcore.RawShardJob`: no Ray import here."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from typing import Optional
+from typing import Iterable, Optional
 
 
 def _peak_rss() -> int:
@@ -98,3 +99,56 @@ class ShardActor:
 
     def stats(self) -> str:
         return self.job.stats()
+
+    # Checkpoints (BSP checkpointing; the driver says when and which are
+    # complete): `<root>/sNNNNNN/shard-KKK.ckpt`, on this actor's node.
+
+    def _ckpt(self, root: str, step: int) -> str:
+        return os.path.join(root, f"s{step:06d}", f"shard-{self.k:03d}.ckpt")
+
+    def _prune(self, root: str, keep: Iterable[Optional[int]]) -> None:
+        """Removes this shard's checkpoints but those of the supersteps in
+        `keep` (and the superstep directories left empty)."""
+        keep = {s for s in keep if s is not None}
+        try:
+            names = os.listdir(root)
+        except FileNotFoundError:
+            return
+        for name in names:
+            if not (name.startswith("s") and name[1:].isdigit()) or int(name[1:]) in keep:
+                continue
+            try:
+                os.remove(self._ckpt(root, int(name[1:])))
+            except FileNotFoundError:
+                pass
+            try:
+                os.rmdir(os.path.join(root, name))
+            except OSError:  # another shard's file is still there
+                pass
+
+    def checkpoint(self, root: str, step: int, keep: Optional[int]) -> tuple:
+        """Writes the job at the beginning of superstep `step` (after
+        `finish(step - 1)`) under `root`; keeps this shard's checkpoint of
+        superstep `keep` (the last complete one) and drops its others:
+        (bytes, seconds)."""
+        path = self._ckpt(root, step)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        at, nbytes, seconds = self.job.checkpoint(path)
+        if at != step:
+            raise RuntimeError(f"outcore.ray: shard {self.k} is at superstep {at}, "
+                               f"not {step}, and cannot checkpoint it")
+        self._prune(root, (step, keep))
+        return nbytes, seconds
+
+    def restore(self, root: str, step: int) -> None:
+        """Loads this shard's checkpoint of superstep `step` into the job
+        just opened."""
+        self.job.restore(self._ckpt(root, step), step)
+
+    def clean_checkpoints(self, root: str) -> None:
+        """Removes this shard's checkpoints (and `root` when empty)."""
+        self._prune(root, ())
+        try:
+            os.rmdir(root)
+        except OSError:
+            pass

@@ -10,10 +10,22 @@ the aggregates and active counts in shard order and hands them to every
 actor's `finish`, whose verdict ends the run. The outboxes go from actor
 to actor as Ray objects: the driver holds their references only.
 
-The actors outlive a run (the store's next run opens its job on them). A
-lost actor (killed, or its node gone) ends the attempt: the driver stops
-the others, starts new ones and replays from superstep 0 (no checkpoints
-yet), at most `retries` times.
+The actors outlive a run (the store's next run opens its job on them).
+
+Checkpoints (BSP checkpointing, Pregel's "checkpoint at the beginning of
+a superstep"): every `checkpoint_every` supersteps each actor writes its
+shard's state at the boundary to `<dir>/sNNNNNN/shard-KKK.ckpt` on its
+node's disk (atomically, with a checksum: `RawShardJob.checkpoint`); the
+checkpoint of superstep s is complete when every actor has written its
+file, which the driver (the master) notes. A lost actor (killed, or its
+node gone) ends the attempt: the driver stops the others, starts new ones,
+which restore the last complete checkpoint (`RawShardJob.restore`), and
+replays from its superstep (from 0 when none is complete yet), at most
+`retries` times. An actor keeps its last two checkpoints (the complete
+one and the one being written); the run's checkpoint directory is removed
+at its end, whatever the end. A restarted actor must see the files its
+predecessor wrote: on a real cluster, a checkpoint directory on storage
+every node mounts (the test cluster's nodes share this machine's disk).
 
 A run cancelled from the driver (`PartitionedStore.cancel()`, checked
 between supersteps, or a KeyboardInterrupt while the driver waits) drops
@@ -22,8 +34,12 @@ KeyboardInterrupt): nothing of the run stays behind."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 import time
+import uuid
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -44,10 +60,50 @@ def _human(n: float) -> str:
     return f"{n}"
 
 
+class _Checkpoints:
+    """A run's checkpoints: where they go, every how many supersteps, the
+    last complete one, and the figures `--stats` reports."""
+
+    def __init__(self, every: int, base: Optional[str]) -> None:
+        if every < 0:
+            raise ValueError(f"checkpoint_every must be 0 (off) or more, got {every}")
+        self.every = every
+        base = os.fspath(base) if base is not None else tempfile.gettempdir()
+        # The run's own directory under `base`, removed at its end.
+        self.root = os.path.join(base, f"outcore-ray-ckpt-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        self.complete: Optional[int] = None
+        self.steps: list = []
+        self.written: list = []
+        self.restored_from: list = []
+        self.replayed = 0
+
+    def due(self, step: int, max_steps: int) -> bool:
+        """Whether to checkpoint at the beginning of superstep `step`."""
+        return self.every > 0 and step > 0 and step % self.every == 0 and step < max_steps
+
+    def stats(self) -> dict:
+        return {"every": self.every, "dir": self.root, "written": len(self.written),
+                "bytes": sum(sum(c["bytes"]) for c in self.written),
+                "seconds": sum(max(c["seconds"]) for c in self.written),
+                "checkpoints": self.written, "restores": len(self.restored_from),
+                "restored_from": self.restored_from, "replayed_supersteps": self.replayed}
+
+    def clean(self, ex, actors: Optional[list]) -> None:
+        """Removes the run's checkpoints: each actor its own (on its node's
+        disk), then the directory here."""
+        if actors:
+            try:
+                ex.get([ex.call(a, "clean_checkpoints", self.root) for a in actors])
+            except Exception:  # lost actors: their files go with the directory
+                pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
-             hook: Optional[Callable], cancelled: Callable[[], bool]) -> dict:
-    """One run from superstep 0 on `actors` (shard k's at k): its values by
-    global id, kind, steps and per-shard statistics."""
+             hook: Optional[Callable], cancelled: Callable[[], bool], ck: _Checkpoints) -> dict:
+    """One run on `actors` (shard k's at k), from superstep 0 or from
+    `ck`'s last complete checkpoint: its values by global id, kind, steps
+    and per-shard statistics."""
     parts, label = len(actors), algorithm
     try:
         inits = ex.get([ex.call(a, "open", algorithm, options) for a in actors])
@@ -57,9 +113,20 @@ def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
             s0 += agg[0]
             s1 += agg[1]
         max_steps, kind = inits[0][2], inits[0][3]
-        ex.get([ex.call(a, "set_aggregate", (s0, s1)) for a in actors])
-        steps = []
-        step = 0
+        if ck.complete is None:
+            ex.get([ex.call(a, "set_aggregate", (s0, s1)) for a in actors])
+            step = 0
+        else:
+            # Every shard at the beginning of the checkpoint's superstep,
+            # its aggregate the one saved.
+            step = ck.complete
+            ex.get([ex.call(a, "restore", ck.root, step) for a in actors])
+            ck.restored_from.append(step)
+            if progress:
+                print(f"outcore.ray: {label} restored from the checkpoint of superstep {step}",
+                      file=sys.stderr, flush=True)
+        steps = ck.steps
+        del steps[step:]
         while step < max_steps:
             if cancelled():
                 raise Cancelled(f"outcore.ray: {label} cancelled before superstep {step}")
@@ -95,6 +162,16 @@ def _attempt(ex, actors: list, algorithm: str, options: dict, progress: bool,
             step += 1
             if done:
                 break
+            if ck.due(step, max_steps):
+                got = ex.get([ex.call(a, "checkpoint", ck.root, step, ck.complete)
+                              for a in actors])
+                ck.complete = step
+                ck.written.append({"step": step, "bytes": [b for b, _ in got],
+                                   "seconds": [t for _, t in got]})
+                if progress:
+                    print(f"outcore.ray: {label} checkpoint of superstep {step}: "
+                          f"{_human(sum(b for b, _ in got))} in "
+                          f"{max(t for _, t in got):.3f} s", file=sys.stderr, flush=True)
         ends = ex.get([ex.call(a, "values") for a in actors])
         stats = ex.get([ex.call(a, "stats") for a in actors])
     finally:
@@ -115,29 +192,47 @@ def run(ex, actors: Callable[[], list], lost: Callable[[], None], algorithm: str
         options: dict, *, progress: bool = True, retries: int = 3,
         hook: Optional[Callable[[int, list], Any]] = None,
         cancelled: Callable[[], bool] = lambda: False,
-        cancel: Optional[Callable[[], None]] = None) -> dict:
+        cancel: Optional[Callable[[], None]] = None, checkpoint_every: int = 5,
+        checkpoint_dir: Optional[str] = None) -> dict:
     """Runs `algorithm` on executor `ex` over the shard actors `actors()`
-    gives; a lost actor calls `lost()` (which stops them all, so that the
-    next `actors()` starts new ones) and replays from superstep 0, at most
-    `retries` times (`restarts` in the answer counts them). `cancelled()`
-    true before a superstep, or a KeyboardInterrupt, calls `cancel()` (which
-    drops the jobs and stops the actors) and raises."""
+    gives, checkpointing every `checkpoint_every` supersteps (0: never)
+    under `checkpoint_dir` (default: the temporary directory); a lost actor
+    calls `lost()` (which stops them all, so that the next `actors()`
+    starts new ones), which restore the last complete checkpoint and go on
+    from there (from superstep 0 when there is none), at most `retries`
+    times (`restarts` in the answer counts them, `checkpoints` has the
+    checkpoints' figures). `cancelled()` true before a superstep, or a
+    KeyboardInterrupt, calls `cancel()` (which drops the jobs and stops the
+    actors) and raises."""
     restarts = 0
-    while True:
-        try:
-            out = _attempt(ex, actors(), algorithm, options, progress, hook, cancelled)
-            out["restarts"] = restarts
-            return out
-        except (Cancelled, KeyboardInterrupt):
-            print(f"outcore.ray: {algorithm} cancelled; stopping the shards' actors",
-                  file=sys.stderr, flush=True)
-            (cancel or lost)()
-            raise
-        except ex.lost as e:
-            lost()
-            if restarts >= retries:
+    ck = _Checkpoints(checkpoint_every, checkpoint_dir)
+    current: Optional[list] = None
+    try:
+        while True:
+            try:
+                current = actors()
+                out = _attempt(ex, current, algorithm, options, progress, hook, cancelled, ck)
+                out["restarts"] = restarts
+                out["checkpoints"] = ck.stats()
+                return out
+            except (Cancelled, KeyboardInterrupt):
+                print(f"outcore.ray: {algorithm} cancelled; stopping the shards' actors",
+                      file=sys.stderr, flush=True)
+                current = None
+                (cancel or lost)()
                 raise
-            restarts += 1
-            print(f"outcore.ray: an actor was lost ({type(e).__name__}); starting the actors "
-                  f"again and replaying from superstep 0 (restart {restarts} of at most "
-                  f"{retries})", file=sys.stderr, flush=True)
+            except ex.lost as e:
+                current = None
+                lost()
+                if restarts >= retries:
+                    raise
+                restarts += 1
+                # The supersteps done since the checkpoint are done again.
+                start = ck.complete or 0
+                ck.replayed += max(0, len(ck.steps) - start)
+                print(f"outcore.ray: an actor was lost ({type(e).__name__}); starting the "
+                      f"actors again and replaying from superstep {start}"
+                      f"{' (its checkpoint)' if ck.complete else ''} (restart {restarts} of "
+                      f"at most {retries})", file=sys.stderr, flush=True)
+    finally:
+        ck.clean(ex, current)

@@ -28,6 +28,8 @@ use crate::error::{Error, Result};
 use crate::store::partition::Partition;
 use std::path::{Path, PathBuf};
 
+pub use crate::engine::shard::Checkpoint;
+
 /// One shard's run of an algorithm, its values as [`crate::api::run`]'s
 /// (a [`Kind`] encoded in a u64). `Send`: a worker (the Python actor of
 /// `outcore.ray`) runs its steps on another thread.
@@ -40,6 +42,17 @@ pub trait ShardJob: ShardSteps + Send {
     fn values(&mut self) -> Vec<u64>;
     /// The shard's run statistics.
     fn stats(&self) -> RunStats;
+    /// The superstep the job is at the beginning of (0 after `open`,
+    /// `s + 1` after `finish(s)`).
+    fn next_step(&self) -> usize;
+    /// Writes the job at the beginning of its next superstep to `path`
+    /// (BSP checkpointing, [`crate::engine::shard`]'s `ckpt`).
+    fn checkpoint(&mut self, path: &Path) -> Result<Checkpoint>;
+    /// Loads the checkpoint at `path` into this job (opened afresh with
+    /// the same options), which must begin superstep `step`; the next
+    /// call is `scatter(step)`. A damaged checkpoint, or one of another
+    /// shard, store, job or superstep, is refused.
+    fn restore(&mut self, path: &Path, step: usize) -> Result<()>;
 }
 
 struct Job<P: VertexProgram, W: Word> {
@@ -52,6 +65,9 @@ struct Job<P: VertexProgram, W: Word> {
     /// vertices by their original ids.
     check: Check<P>,
     dir: PathBuf,
+    /// What a checkpoint must be of: the algorithm, its options, the
+    /// program and its word.
+    key: String,
 }
 
 impl<P: VertexProgram, W: Word> Job<P, W> {
@@ -100,6 +116,15 @@ impl<P: VertexProgram + Send, W: Word> ShardJob for Job<P, W> {
     }
     fn stats(&self) -> RunStats {
         self.run.stats()
+    }
+    fn next_step(&self) -> usize {
+        self.run.next_step()
+    }
+    fn checkpoint(&mut self, path: &Path) -> Result<Checkpoint> {
+        self.run.checkpoint(path, &self.key)
+    }
+    fn restore(&mut self, path: &Path, step: usize) -> Result<()> {
+        self.run.restore(path, &self.key, step)
     }
 }
 
@@ -151,7 +176,19 @@ fn job<P: VertexProgram + Send + 'static>(
         let (run, agg, active) =
             ShardRun::<P, W>::open(part, k, make, o.engine, stream, &select, o.memory)?;
         let (max_steps, kind, value, check) = job;
+        let key = format!(
+            "{} iterations={} damping={} tol={:?} source={:?} weighted={} program={} word={}",
+            o.algorithm.name(),
+            o.iterations,
+            o.damping,
+            o.tol,
+            o.source,
+            o.weighted,
+            std::any::type_name::<P>(),
+            W::BYTES
+        );
         let job = Job {
+            key,
             run,
             max_steps,
             kind,

@@ -42,6 +42,11 @@ impl Bits {
         &mut self.0
     }
 
+    /// The words, read only (a checkpoint saves them).
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
+
     /// The set bits in order: a word at a time, so clear words cost one
     /// test for 64 bits.
     pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
@@ -109,6 +114,11 @@ impl AtomicBits {
     #[inline(always)]
     pub fn word(&self, i: usize) -> u64 {
         self.0[i].load(Relaxed)
+    }
+
+    /// The words (a checkpoint saves and loads them).
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.0
     }
 
     /// Word `i`, cleared.

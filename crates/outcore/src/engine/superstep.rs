@@ -28,6 +28,7 @@ mod grouped;
 mod in_place;
 mod init;
 mod senders;
+mod snapshot;
 
 pub use exchange::Local;
 pub use grouped::arena_bytes;

@@ -25,6 +25,7 @@ mod queries;
 mod relabel;
 mod results;
 mod shards;
+mod shards_ckpt;
 mod sssp_kcore;
 mod store_roundtrip;
 mod stream_engine;

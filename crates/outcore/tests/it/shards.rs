@@ -17,7 +17,7 @@ use outcore::store::{Store, VertexOrder};
 use std::collections::HashMap;
 use std::path::Path;
 
-fn random_edges(seed: u64, n: u64, m: usize) -> Vec<(u64, u64, f64)> {
+pub(crate) fn random_edges(seed: u64, n: u64, m: usize) -> Vec<(u64, u64, f64)> {
     let mut rng = Rng::new(seed);
     (0..m)
         .map(|_| {
@@ -38,7 +38,12 @@ fn build(dir: &Path, edges: &[(u64, u64, f64)], directed: bool) -> Store {
     build_with(dir, edges, directed, false)
 }
 
-fn build_with(dir: &Path, edges: &[(u64, u64, f64)], directed: bool, weighted: bool) -> Store {
+pub(crate) fn build_with(
+    dir: &Path,
+    edges: &[(u64, u64, f64)],
+    directed: bool,
+    weighted: bool,
+) -> Store {
     outcore::progress::set_quiet(true);
     let mut src = VecSource::new(edges.iter().copied());
     src.vertices = vec![1_000_000, 5]; // isolated vertices
@@ -55,7 +60,7 @@ fn build_with(dir: &Path, edges: &[(u64, u64, f64)], directed: bool, weighted: b
     Store::open(&path).unwrap()
 }
 
-fn options(alg: Algorithm, engine: EngineChoice, source: &str) -> RunOptions {
+pub(crate) fn options(alg: Algorithm, engine: EngineChoice, source: &str) -> RunOptions {
     let mut o = RunOptions::new(alg);
     o.memory = 64 << 20;
     o.engine = engine;
@@ -65,7 +70,7 @@ fn options(alg: Algorithm, engine: EngineChoice, source: &str) -> RunOptions {
 }
 
 /// The single-machine run's values by original id.
-fn single(store: &Store, o: &RunOptions) -> HashMap<String, u64> {
+pub(crate) fn single(store: &Store, o: &RunOptions) -> HashMap<String, u64> {
     let budget = Budget::new(o.memory);
     let mut r = run(store, o, &budget).unwrap();
     let ids = store.load_ids().unwrap();
@@ -91,7 +96,12 @@ fn sharded(dir: &Path, o: &RunOptions) -> HashMap<String, u64> {
         .collect()
 }
 
-fn same(alg: Algorithm, what: &str, want: &HashMap<String, u64>, got: &HashMap<String, u64>) {
+pub(crate) fn same(
+    alg: Algorithm,
+    what: &str,
+    want: &HashMap<String, u64>,
+    got: &HashMap<String, u64>,
+) {
     assert_eq!(want.len(), got.len(), "{what}: vertex counts");
     for (id, &w) in want {
         let g = got[id];
@@ -146,7 +156,7 @@ fn runs_over_shards_equal_the_single_machine_run() {
     }
 }
 
-fn parts_of(store: &Store, out: &Path, parts: usize) {
+pub(crate) fn parts_of(store: &Store, out: &Path, parts: usize) {
     let popts = PartitionOptions {
         parts,
         memory: 256 << 20,

@@ -159,8 +159,20 @@ pub fn exchange<R: ShardSteps>(
     for r in runs.iter_mut() {
         r.set_aggregate(agg);
     }
+    Ok(steps(runs, 0..max_steps)?.0)
+}
+
+/// Runs supersteps `range` of `runs`, which are at the beginning of
+/// `range.start` (opened and given their aggregate, or restored from a
+/// checkpoint of that superstep), as [`exchange`] does: what crossed, and
+/// true when the run completed (the program stopped before or after a
+/// superstep of the range).
+pub fn steps<R: ShardSteps>(
+    runs: &mut [R],
+    range: std::ops::Range<usize>,
+) -> Result<(Vec<StepExchange>, bool)> {
     let mut steps = Vec::new();
-    for step in 0..max_steps {
+    for step in range {
         let t = Instant::now();
         let mut ex = StepExchange {
             step,
@@ -172,7 +184,7 @@ pub fn exchange<R: ShardSteps>(
         }
         // The program's begin is the same on every shard.
         if boxes.iter().any(Option::is_none) {
-            break;
+            return Ok((steps, true));
         }
         for (from, b) in boxes.into_iter().enumerate() {
             for bx in b.into_iter().flatten() {
@@ -194,8 +206,8 @@ pub fn exchange<R: ShardSteps>(
         ex.seconds = t.elapsed().as_secs_f64();
         steps.push(ex);
         if done {
-            break;
+            return Ok((steps, true));
         }
     }
-    Ok(steps)
+    Ok((steps, false))
 }

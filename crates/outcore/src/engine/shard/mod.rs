@@ -17,9 +17,11 @@
 //! shard that owns it, and `init` sees global ranks (WCC's labels).
 //! Messages travel to their owner as its local ids.
 
+mod ckpt;
 mod driver;
 
-pub use driver::{exchange, run_parts, PartsRun, ShardSteps, StepExchange};
+pub use ckpt::Checkpoint;
+pub use driver::{exchange, run_parts, steps, PartsRun, ShardSteps, StepExchange};
 
 use crate::engine::planned::{self, Engines};
 use crate::engine::planner::EngineChoice;
@@ -147,6 +149,12 @@ pub struct ShardRun<P: VertexProgram, W: Word> {
     /// This superstep's start, and its state passes before it.
     step_t0: Instant,
     passes: u64,
+    /// The superstep the run is at the beginning of, and the active
+    /// count the last `finish` was given ([`ckpt`]).
+    next: usize,
+    active: u64,
+    /// The shard store's manifest checksum, naming it in checkpoints.
+    store_sum: String,
 }
 
 impl<P: VertexProgram, W: Word> ShardRun<P, W> {
@@ -212,6 +220,9 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             progress,
             step_t0: Instant::now(),
             passes: 0,
+            next: 0,
+            active,
+            store_sum: m.shards[k].manifest.xxh3.clone(),
         };
         Ok((run, agg, active))
     }
@@ -311,6 +322,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
     /// count: true when the run is complete.
     pub fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool {
         let end = self.st.finish(&mut self.prog, step, agg, active);
+        (self.next, self.active) = (step + 1, active);
         if let Some(it) = self.stats.iterations.last_mut() {
             it.state_passes = self.st.passes - self.passes;
             it.seconds = self.step_t0.elapsed().as_secs_f64();
