@@ -199,7 +199,7 @@ fn the_planner_puts_grouped_runs_where_they_fit() {
 /// words, at its state's alone; both with the references' answers.
 #[test]
 fn mis_and_colouring_fit_with_twelve_byte_slots() {
-    use outcore::engine::planned::required;
+    use outcore::engine::planned::{required, required_by};
     use outcore::engine::superstep::arena_bytes;
     use outcore::engine::vertex::Edges;
     let dir = tempfile::tempdir().unwrap();
@@ -225,7 +225,13 @@ fn mis_and_colouring_fit_with_twelve_byte_slots() {
     assert_eq!(got, want);
     assert_eq!(budget.used(), 0);
 
-    let budget = Budget::new(required::<coloring::ColoringVp>(&store) + arena);
+    // Its state, the 12-byte slots and its final bits (`required_by`).
+    let prog = coloring::ColoringVp::new(seed, n, false);
+    let budget = Budget::new(required_by(&store, &prog));
+    assert_eq!(
+        budget.limit(),
+        required::<coloring::ColoringVp>(&store) + arena + n.div_ceil(64) * 16
+    );
     let k = keys(&store, |r, d| coloring::key(seed, r, d, bits)).unwrap();
     let want: Vec<u64> = coloring::reference(&k, &dense, false)
         .into_iter()
