@@ -63,9 +63,6 @@ impl Value for Msg {
     }
 }
 
-/// Payload of the first superstep: "I exist, with this key".
-pub const HELLO: u32 = u32::MAX;
-
 /// Bits the ranks of `n` vertices take in a key: 32, or more past 2^32
 /// vertices (57 at most: keys are unique up to 2^57 vertices).
 #[inline]
@@ -89,12 +86,6 @@ pub fn key(seed: u64, stream: u64, rank: u64, class: u8, bits: u32) -> u64 {
 #[inline]
 pub fn log_degree_class(d: u64) -> u8 {
     (64 - d.leading_zeros()) as u8
-}
-
-/// The messages of `msgs` from neighbours of higher priority than `own`.
-#[inline]
-pub fn higher(msgs: &[Msg], own: u64) -> impl Iterator<Item = u32> + '_ {
-    msgs.iter().filter(move |m| m.key() > own).map(|m| m.word())
 }
 
 /// The keys of a store's vertices by dense id, `key(rank, out-degree)`
@@ -161,7 +152,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Option<Msg>>(), 16);
         for (k, w) in [
             (0u64, 0u32),
-            (u64::MAX, HELLO),
+            (u64::MAX, u32::MAX),
             (1 << 57 | 3 << 32 | 7, 1 << 31),
         ] {
             let m = Msg::new(k, w);

@@ -44,10 +44,12 @@ pub fn required<P: VertexProgram>(store: &Store) -> u64 {
 /// The least budget [`run`] accepts for `prog` on `store`: [`required`]
 /// plus, for a program whose messages do not combine, the worst case of
 /// its grouped messages (every list entry delivers one;
-/// [`crate::engine::superstep::arena_bytes`]).
+/// [`crate::engine::superstep::arena_bytes`]), and what the program holds
+/// itself ([`VertexProgram::held_bytes`]).
 pub fn required_by<P: VertexProgram>(store: &Store, prog: &P) -> u64 {
     let msg = std::mem::size_of::<P::Msg>() as u64;
     required::<P>(store)
+        + prog.held_bytes()
         + match P::COMBINES {
             true => 0,
             false => crate::engine::superstep::arena_bytes(store, prog.edges(), msg),

@@ -239,6 +239,13 @@ pub trait VertexProgram: Sync {
     }
     /// The lists messages travel along.
     fn edges(&self) -> Edges;
+    /// Bytes the program itself holds through a run (colouring's final
+    /// bits), which its runner charges to the budget; the planner counts
+    /// them with the states ([`crate::engine::planned::required_by`]).
+    /// Default: none.
+    fn held_bytes(&self) -> u64 {
+        0
+    }
     /// Whether [`edge`](VertexProgram::edge) needs the weights.
     fn weighted(&self) -> bool {
         false
