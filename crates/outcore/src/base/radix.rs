@@ -42,6 +42,35 @@ pub trait Record: Copy + Send + Sync + 'static {
     }
 }
 
+/// A record of a u64 key and a u64 value, sorted by key (a vertex's rank
+/// and its value; a walker's vertex and its walk).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyValue {
+    pub key: u64,
+    pub value: u64,
+}
+
+impl Record for KeyValue {
+    const BYTES: usize = 16;
+    type Key = u64;
+    fn key(&self) -> u64 {
+        self.key
+    }
+    fn radix_key(&self) -> u128 {
+        self.key as u128
+    }
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.key.to_le_bytes());
+        out[8..].copy_from_slice(&self.value.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        KeyValue {
+            key: u64::from_le_bytes(b[..8].try_into().unwrap()),
+            value: u64::from_le_bytes(b[8..].try_into().unwrap()),
+        }
+    }
+}
+
 /// Bits of the MSD pass, at most.
 const MSD_BITS: u32 = 11;
 /// Records per range the MSD pass aims at (fewer digits for fewer records).

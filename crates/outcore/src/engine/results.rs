@@ -5,12 +5,12 @@
 //! ([`RankWalk`]), else each (rank, value) goes through an external sort
 //! inside the budget first.
 
+use crate::base::radix::KeyValue;
 use crate::engine::external::ExternalStates;
 use crate::engine::vertex::Value;
 use crate::error::{Error, IoContext, Result};
 use crate::ingest::bucket::{BucketSorter, Split};
 use crate::ingest::scratch::Scratch;
-use crate::ingest::sort::Record;
 use crate::mem::Budget;
 use crate::store::walk::{LabelNames, RankWalk};
 use crate::store::{Id, Store};
@@ -59,34 +59,6 @@ pub fn collect<T>(
     let mut out = Vec::new();
     values.for_each(budget, &mut |_, x| out.push(map(x)))?;
     Ok(out)
-}
-
-/// A vertex's rank and value, sorted by rank.
-#[derive(Clone, Copy)]
-struct RankValue {
-    rank: u64,
-    value: u64,
-}
-
-impl Record for RankValue {
-    const BYTES: usize = 16;
-    type Key = u64;
-    fn key(&self) -> u64 {
-        self.rank
-    }
-    fn radix_key(&self) -> u128 {
-        self.rank as u128
-    }
-    fn encode(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.rank.to_le_bytes());
-        out[8..].copy_from_slice(&self.value.to_le_bytes());
-    }
-    fn decode(b: &[u8]) -> Self {
-        RankValue {
-            rank: u64::from_le_bytes(b[..8].try_into().unwrap()),
-            value: u64::from_le_bytes(b[8..].try_into().unwrap()),
-        }
-    }
 }
 
 /// Where results are written, what memory and scratch space they may use.
@@ -198,14 +170,14 @@ pub fn for_each_ranked(
         let n = Some(store.manifest().num_vertices);
         let what = "results by rank";
         let mut sorter =
-            BucketSorter::<RankValue>::new(what, &scratch, budget, share, Split::Ordered, n)?;
+            BucketSorter::<KeyValue>::new(what, &scratch, budget, share, Split::Ordered, n)?;
         let mut ranks = store.rank_reader()?;
         let mut err = None;
         values.for_each(budget, &mut |_, value| {
             if err.is_none() {
                 err = ranks
                     .next_rank()
-                    .and_then(|r| sorter.push(RankValue { rank: r, value }))
+                    .and_then(|r| sorter.push(KeyValue { key: r, value }))
                     .err();
             }
         })?;

@@ -20,7 +20,7 @@ use std::marker::PhantomData;
 /// an `L`: its id, or on a shard of a partitioned store its global id
 /// (`global[v]`), so senders on different shards never share a name.
 pub struct KCoreVp<L = u32> {
-    global: Option<Vec<u64>>,
+    global: Option<std::sync::Arc<Vec<u64>>>,
     _l: PhantomData<L>,
 }
 
@@ -32,8 +32,9 @@ impl<L: Label> KCoreVp<L> {
         }
     }
 
-    /// On a shard whose local vertex `v` has global id `global[v]`.
-    pub fn on_shard(global: Vec<u64>) -> Self {
+    /// On a shard whose local vertex `v` has global id `global[v]` (the
+    /// shard's table, shared, not copied).
+    pub fn on_shard(global: std::sync::Arc<Vec<u64>>) -> Self {
         KCoreVp {
             global: Some(global),
             _l: PhantomData,

@@ -65,7 +65,7 @@ pub struct ShardIds {
     /// global id (its receivers' ids are `local_first + g - bounds[j]`).
     pub receivers: Vec<(u64, u64)>,
     /// Global id of each local vertex.
-    pub global: Vec<u64>,
+    pub global: std::sync::Arc<Vec<u64>>,
 }
 
 impl ShardIds {
@@ -102,7 +102,7 @@ impl ShardIds {
             first_global: m.bounds[k],
             ghosts,
             receivers,
-            global,
+            global: std::sync::Arc::new(global),
         };
         // The layout partition.json describes must be the store's.
         let bad = (start as u64 != n)

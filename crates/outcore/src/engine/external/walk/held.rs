@@ -12,7 +12,7 @@
 //! count.
 
 use super::{next_move, Move, PathSink, WalkConfig, Walks};
-use crate::base::radix::{sort_records_with, Record};
+use crate::base::radix::{sort_records_with, KeyValue as Walker};
 use crate::engine::results::Values;
 use crate::engine::stats::{IterStats, RunStats};
 use crate::error::Result;
@@ -31,34 +31,6 @@ const BATCH: u64 = 1 << 22;
 
 /// Bytes of a walker in a batch: itself, the sort's scratch, the next step.
 const WALKER_BYTES: u64 = 3 * 16;
-
-/// A walker: its vertex (the sort key) and its walk.
-#[derive(Clone, Copy)]
-struct Walker {
-    v: u64,
-    w: u64,
-}
-
-impl Record for Walker {
-    const BYTES: usize = 16;
-    type Key = u64;
-    fn key(&self) -> u64 {
-        self.v
-    }
-    fn radix_key(&self) -> u128 {
-        self.v as u128
-    }
-    fn encode(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.v.to_le_bytes());
-        out[8..].copy_from_slice(&self.w.to_le_bytes());
-    }
-    fn decode(b: &[u8]) -> Self {
-        Walker {
-            v: u64::from_le_bytes(b[..8].try_into().unwrap()),
-            w: u64::from_le_bytes(b[8..].try_into().unwrap()),
-        }
-    }
-}
 
 /// Walkers of a batch: all of them, or [`BATCH`]; fewer when the paths of
 /// a batch are kept (8 bytes a position).
@@ -159,12 +131,13 @@ pub(super) fn walks_held<T: Slot>(
     while w0 < total {
         let w1 = (w0 + batch).min(total);
         cur.clear();
+        // A walker: its vertex (the sort key) and its walk.
         cur.extend((w0..w1).map(|w| Walker {
-            v: match cfg.source {
+            key: match cfg.source {
                 Some(s) => s,
                 None => starts[(w / r) as usize].get(),
             },
-            w,
+            value: w,
         }));
         if paths.is_some() {
             path.clear();
@@ -175,22 +148,23 @@ pub(super) fn walks_held<T: Slot>(
             sort_records_with(&mut cur, &mut scratch);
             cur.par_chunks(1 << 14).for_each(|c| {
                 for x in c {
-                    visits[x.v as usize].fetch_add(1, Relaxed);
+                    visits[x.key as usize].fetch_add(1, Relaxed);
                 }
             });
             if paths.is_some() {
                 for x in &cur {
-                    path[((x.w - w0) * steps + t as u64) as usize] = x.v;
+                    path[((x.value - w0) * steps + t as u64) as usize] = x.key;
                 }
             }
             if t < cfg.length {
                 let moves = cur.par_iter().with_min_len(1 << 14).filter_map(|x| {
-                    let v = match next_move(cfg, n, x.w, t, lists.degree(x.v)) {
+                    let (v, w) = (x.key, x.value);
+                    let key = match next_move(cfg, n, w, t, lists.degree(v)) {
                         Move::Stop => return None,
-                        Move::Jump(v) => v,
-                        Move::Edge(j) => lists.list(x.v)[j as usize].get(),
+                        Move::Jump(u) => u,
+                        Move::Edge(j) => lists.list(v)[j as usize].get(),
                     };
-                    Some(Walker { v, w: x.w })
+                    Some(Walker { key, value: w })
                 });
                 next.clear();
                 next.par_extend(moves);
