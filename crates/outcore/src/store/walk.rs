@@ -65,6 +65,18 @@ impl RankBatch {
         self.dense.is_empty()
     }
 
+    /// The batch's original ids when they are integers (the id map's, or
+    /// the ranks themselves in a store without one); `None` for names.
+    pub fn int_ids(&self) -> Option<IntIds<'_>> {
+        if !self.ints.is_empty() {
+            Some(IntIds::Of(&self.ints))
+        } else if !self.ends.is_empty() {
+            None
+        } else {
+            Some(IntIds::From(self.first))
+        }
+    }
+
     /// The original id of the `i`th vertex.
     pub fn id(&self, i: usize) -> Id<'_> {
         if !self.ints.is_empty() {
@@ -74,6 +86,26 @@ impl RankBatch {
             Id::Name(Cow::Borrowed(&self.names[start..self.ends[i]]))
         } else {
             Id::Int(self.first + i as u64)
+        }
+    }
+}
+
+/// Integer original ids of consecutive vertices.
+#[derive(Clone, Copy, Debug)]
+pub enum IntIds<'a> {
+    /// `first`, `first + 1`, ... (ids are ranks: the store has no id map).
+    From(u64),
+    /// One each.
+    Of(&'a [u64]),
+}
+
+impl IntIds<'_> {
+    /// The `i`th.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        match self {
+            IntIds::From(first) => first + i as u64,
+            IntIds::Of(ids) => ids[i],
         }
     }
 }
@@ -210,6 +242,12 @@ impl LabelNames {
             last: None,
             cache: HashMap::new(),
         })
+    }
+
+    /// True when a label is its own original id (no id map, no names):
+    /// [`LabelNames::name`] is then the identity.
+    pub fn is_identity(&self) -> bool {
+        self.lookup.is_none()
     }
 
     /// The original id of rank `label`; `own` is the rank being written and

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 mod lines;
-pub use lines::{Cell, Lines};
+pub use lines::{Cell, Column, Lines};
 
 /// Formats a float as Graphalytics does: C's "%.15e" (e.g. 1.477629166666667e-01, 0.000000000000000e+00), and "infinity" for +inf.
 ///
