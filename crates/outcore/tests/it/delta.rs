@@ -6,6 +6,7 @@
 //! manifest's rename leaves the store as it was; damage to a delta file is
 //! found.
 
+mod external;
 mod ids;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
