@@ -143,7 +143,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         outcore::outfile::check_writable(path)?;
     }
     let started = crate::utc_now();
-    let store = Store::open(&a.store)?;
+    // Base + delta: the planner picks an engine that reads the delta, or
+    // refuses the run (`outcore compact`).
+    let store = Store::open_with_delta(&a.store)?;
     let opts = RunOptions {
         algorithm: a.algorithm,
         source: a.source.clone(),

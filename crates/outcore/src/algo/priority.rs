@@ -97,7 +97,7 @@ pub fn keys(
     let n = store.manifest().num_vertices as usize;
     let mut out = Vec::with_capacity(n);
     let mut ranks = store.rank_reader()?;
-    crate::store::degrees::for_each(store.root(), "out", |_, d| {
+    crate::store::degrees::for_each_of(store, "out", |_, d| {
         out.push(key(ranks.next_rank()?, d));
         Ok(())
     })?;

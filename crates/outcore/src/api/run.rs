@@ -127,7 +127,7 @@ pub fn scratch_dir(store: &Store, tmp_dir: Option<&Path>) -> PathBuf {
 pub fn max_degree_vertex(store: &Store) -> Result<u64> {
     const TIES: usize = 1 << 12;
     let (mut ties, mut deg, mut many) = (Vec::new(), 0, false);
-    crate::store::degrees::for_each(store.root(), "out", |v, d| {
+    crate::store::degrees::for_each_of(store, "out", |v, d| {
         if d > deg || ties.is_empty() {
             (deg, many) = (d, false);
             ties.clear();
@@ -153,7 +153,7 @@ pub fn max_degree_vertex(store: &Store) -> Result<u64> {
     let ranks = store.load_ranks()?;
     let rank = |v: u64| ranks.as_ref().map_or(v, |r| r[v as usize] as u64);
     let (mut best, mut deg) = (0, 0);
-    crate::store::degrees::for_each(store.root(), "out", |v, d| {
+    crate::store::degrees::for_each_of(store, "out", |v, d| {
         if d > deg || (d == deg && rank(v) < rank(best)) {
             (best, deg) = (v, d);
         }
@@ -181,6 +181,11 @@ pub fn source(store: &Store, src: Option<&str>, alg: &str) -> Result<u64> {
 /// `o.memory`'s); the values stay where the engine left them.
 pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     crate::mem::budget::check_limit(budget.limit())?;
+    // A store with pending updates runs on the engines that read them.
+    let o = &RunOptions {
+        engine: planner::for_delta(store, o.engine, o.algorithm.name(), o.weighted)?,
+        ..o.clone()
+    };
     if let Some(path) = &o.walks_out {
         crate::outfile::check_writable(path)?;
     }

@@ -50,6 +50,58 @@ impl std::str::FromStr for EngineChoice {
     }
 }
 
+/// The algorithms whose every reader merges a store's delta on the
+/// external engine (issue 53: the log engine's lists, S6; ids and ranks,
+/// S3; degrees). Triangles, LCC and walks read lists of their own.
+const ON_DELTA: &[&str] = &[
+    "pagerank",
+    "wcc",
+    "bfs",
+    "sssp",
+    "kcore",
+    "cdlp",
+    "coloring",
+    "mis",
+    "betweenness",
+];
+
+/// The engine a run of `algorithm` takes on `store`: `choice` itself
+/// without a delta; with one (PartitionedVC's buffered updates, read
+/// LSM-style by merging on read), only an engine that merges it: the
+/// external engine's log path. Stream and grid (tiles, S4) and select
+/// (S5) do not merge a delta yet and are refused, as are algorithms with
+/// readers of their own; `outcore compact` folds the delta into the base.
+pub fn for_delta(
+    store: &Store,
+    choice: EngineChoice,
+    algorithm: &str,
+    weighted: bool,
+) -> Result<EngineChoice> {
+    let Some(d) = store.delta() else {
+        return Ok(choice);
+    };
+    let refuse = |what: String| {
+        Err(Error::Invalid(format!(
+            "{what} the pending updates of {} (delta generation {}) yet; run `outcore compact` on \
+             it first",
+            store.path().display(),
+            d.generation
+        )))
+    };
+    match choice {
+        EngineChoice::Stream | EngineChoice::Select => {
+            let name = format!("{choice:?}").to_lowercase();
+            refuse(format!("the {name} engine does not read"))
+        }
+        // Weighted PageRank's out-weights are read from the base's CSR.
+        _ if weighted && algorithm == "pagerank" => {
+            refuse("weighted pagerank does not read".into())
+        }
+        _ if !ON_DELTA.contains(&algorithm) => refuse(format!("{algorithm} does not read")),
+        _ => Ok(EngineChoice::External),
+    }
+}
+
 /// Device figures the planner prices bytes with.
 #[derive(Clone, Copy, Debug)]
 pub struct CostModel {

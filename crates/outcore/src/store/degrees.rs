@@ -4,6 +4,7 @@
 //! Files `degrees/{out,in}.u16` (n little-endian u16, 0xFFFF = see overflow)
 //! and `degrees/{out,in}.ovf` ((vertex u64, degree u64) pairs by vertex).
 
+use super::delta::degrees::ViewDegrees;
 use super::file::{read_chunks, DataWriter, StoreDir, WriteLe};
 use crate::error::Result;
 use std::path::Path;
@@ -73,7 +74,22 @@ impl DegreeWriter {
     }
 }
 
-/// Streams the degrees of `degrees/{which}.*` in vertex order to `f`.
+/// Streams the degrees of direction `which` of the graph `store` holds
+/// (base + delta: [`ViewDegrees`]) in vertex order to `f`.
+pub fn for_each_of(
+    store: &super::Store,
+    which: &str,
+    mut f: impl FnMut(u64, u64) -> Result<()>,
+) -> Result<()> {
+    let Some(mut view) = ViewDegrees::load(store, which)? else {
+        return for_each(store.root(), which, f);
+    };
+    for_each(store.root(), which, |v, d| f(v, view.next(v, d)))?;
+    (view.n_base()..view.n()).try_for_each(|v| f(v, view.next(v, 0)))
+}
+
+/// Streams the degrees of `degrees/{which}.*` (the base files) in vertex
+/// order to `f`.
 pub fn for_each(
     store: &Path,
     which: &str,
@@ -178,6 +194,8 @@ pub struct DegreeStream {
     overflow: Vec<u64>,
     k: usize,
     v: u64,
+    /// The delta's degrees merged in ([`DegreeStream::of`]).
+    view: Option<ViewDegrees>,
 }
 
 impl DegreeStream {
@@ -189,11 +207,37 @@ impl DegreeStream {
             overflow: super::file::read_u64s(&store.join(&o))?,
             k: 0,
             v: 0,
+            view: None,
         })
+    }
+
+    /// Opens direction `which` of the graph `store` holds: the base's
+    /// degrees with the delta's merged in ([`ViewDegrees`]), the new
+    /// vertices' after them.
+    pub fn of(store: &super::Store, which: &str) -> Result<DegreeStream> {
+        let mut s = DegreeStream::open(store.root(), which)?;
+        s.view = ViewDegrees::load(store, which)?;
+        Ok(s)
     }
 
     /// The degree of the next vertex.
     pub fn next_degree(&mut self) -> Result<u64> {
+        let v = self.v;
+        let past = match &self.view {
+            None => return self.next_base_degree(),
+            Some(view) => v >= view.n_base(),
+        };
+        let base = match past {
+            true => {
+                self.v += 1;
+                0
+            }
+            false => self.next_base_degree()?,
+        };
+        Ok(self.view.as_mut().map_or(base, |view| view.next(v, base)))
+    }
+
+    fn next_base_degree(&mut self) -> Result<u64> {
         let mut b = [0u8; 2];
         self.compact.read_exact(&mut b)?;
         let mut d = u16::from_le_bytes(b) as u64;
@@ -213,6 +257,12 @@ impl DegreeStream {
 
     /// The degrees of the next `out.len()` vertices, in one read.
     pub fn next_degrees(&mut self, out: &mut [u64], buf: &mut Vec<u8>) -> Result<()> {
+        if self.view.is_some() {
+            return out.iter_mut().try_for_each(|o| {
+                *o = self.next_degree()?;
+                Ok(())
+            });
+        }
         buf.resize(2 * out.len(), 0);
         self.compact.read_exact(buf)?;
         for (o, c) in out.iter_mut().zip(buf.chunks_exact(2)) {

@@ -46,6 +46,7 @@ pub mod pagesums;
 pub mod partition;
 mod pin;
 mod placed;
+mod ranks;
 pub mod read;
 mod slot;
 pub mod tilecode;
@@ -227,66 +228,6 @@ impl Store {
         }
     }
 
-    /// Loads the id maps: dense id -> rank -> original id, and back (each
-    /// part absent when it is the identity). Holds up to 16 bytes per vertex.
-    pub fn load_ids(&self) -> Result<OriginalIds> {
-        OriginalIds::load(self)
-    }
-
-    /// The rank of every dense id (`order.bin`), or `None` when dense id = rank.
-    pub fn load_ranks(&self) -> Result<Option<Vec<u32>>> {
-        if !self.base.has_order_map {
-            return Ok(None);
-        }
-        self.read_u32s(ORDER_FILE).map(Some)
-    }
-
-    /// Streams the ranks of dense ids `0..n` in order: `f(first dense id,
-    /// ranks)` per chunk. Returns false (and calls nothing) when dense id = rank.
-    pub fn for_each_rank(&self, mut f: impl FnMut(u64, &[u32])) -> Result<bool> {
-        if !self.base.has_order_map {
-            return Ok(false);
-        }
-        let path = self.file(ORDER_FILE);
-        let mut next = 0u64;
-        let mut buf: Vec<u32> = Vec::new();
-        let n = self.base.num_vertices;
-        file::read_chunks(&path, 4, |b| {
-            buf.clear();
-            buf.extend(
-                b.chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
-            );
-            if buf.iter().any(|&r| r as u64 >= n) {
-                let why = format!("it holds a rank beyond the {n} vertices");
-                return Err(Error::damaged(&self.path, ORDER_FILE, why));
-            }
-            f(next, &buf);
-            next += buf.len() as u64;
-            Ok(())
-        })?;
-        if next != self.base.num_vertices {
-            let why = "it does not hold one rank per vertex";
-            return Err(Error::damaged(&self.path, ORDER_FILE, why));
-        }
-        Ok(true)
-    }
-
-    /// The ranks of dense ids `0, 1, ...` one at a time (a buffered scan of
-    /// `order.bin`, or the dense ids themselves when dense id = rank).
-    pub fn rank_reader(&self) -> Result<RankStream> {
-        let file = if self.base.has_order_map {
-            Some(file::CheckedStream::open(&self.file(ORDER_FILE))?)
-        } else {
-            None
-        };
-        Ok(RankStream {
-            file,
-            next: 0,
-            n: self.base.num_vertices,
-        })
-    }
-
     /// Reads a u32 file holding one value per vertex.
     pub(crate) fn read_u32s(&self, rel: &str) -> Result<Vec<u32>> {
         let n = self.base.num_vertices;
@@ -306,57 +247,8 @@ impl Store {
     }
 }
 
-/// Ranks in dense-id order, from [`Store::rank_reader`].
-pub struct RankStream {
-    file: Option<file::CheckedStream>,
-    next: u64,
-    n: u64,
-}
-
-impl RankStream {
-    /// The rank of the next dense id.
-    pub fn next_rank(&mut self) -> Result<u64> {
-        let v = self.next;
-        self.next += 1;
-        match &mut self.file {
-            None => Ok(v),
-            Some(r) => {
-                let mut b = [0u8; 4];
-                r.read_exact(&mut b)?;
-                let x = u32::from_le_bytes(b);
-                if x as u64 >= self.n {
-                    let why = format!("rank {x} of dense id {v} is beyond the {} vertices", self.n);
-                    return Err(r.damaged(why));
-                }
-                Ok(x as u64)
-            }
-        }
-    }
-
-    /// The ranks of the next `out.len()` dense ids, in one read (what a
-    /// parallel pass over the vertices reads ahead of its batch).
-    pub fn next_ranks(&mut self, out: &mut [u64], buf: &mut Vec<u8>) -> Result<()> {
-        let first = self.next;
-        self.next += out.len() as u64;
-        let Some(r) = &mut self.file else {
-            out.iter_mut().zip(first..).for_each(|(o, v)| *o = v);
-            return Ok(());
-        };
-        buf.resize(4 * out.len(), 0);
-        r.read_exact(buf)?;
-        for (o, c) in out.iter_mut().zip(buf.chunks_exact(4)) {
-            *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
-        }
-        if let Some(i) = out.iter().position(|&x| x >= self.n) {
-            let (x, v) = (out[i], first + i as u64);
-            let why = format!("rank {x} of dense id {v} is beyond the {} vertices", self.n);
-            return Err(r.damaged(why));
-        }
-        Ok(())
-    }
-}
-
 pub use ids::{parse_name, Id, IdFiles, IdLookup, OriginalIds};
+pub use ranks::RankStream;
 
 /// The files every store of this shape must have.
 pub fn required_files(m: &Manifest) -> Vec<String> {

@@ -57,7 +57,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     if m.string_ids {
         // Loading checks that ids.off indexes ids.str; names must be
         // strictly increasing (ranks are positions in byte order).
-        let ids = store.load_ids()?;
+        let ids = store.load_base_ids()?;
         for r in 1..n {
             if ids.original_of_rank(r - 1) >= ids.original_of_rank(r) {
                 return Err(bad(
@@ -69,7 +69,7 @@ pub fn verify(path: &Path) -> Result<VerifyReport> {
     }
 
     // The vertex order: order.bin a permutation, order.inv its inverse.
-    let ranks = store.load_ranks()?;
+    let ranks = store.load_base_ranks()?;
     if let Some(rank) = &ranks {
         let mut seen = vec![false; n as usize];
         for (v, &r) in rank.iter().enumerate() {

@@ -1,8 +1,11 @@
 //! The vertices in rank order (= ascending original id) with their dense ids
 //! and original ids, streamed from `order.inv` and the id files: what writing
 //! one line per vertex needs, in a few buffers whatever the vertex count
-//! (the id maps are merged with the results, not loaded).
+//! (the id maps are merged with the results, not loaded). With a delta,
+//! the base's vertices are merged with the new ones by original id (the I
+//! seam, [`NewIds`]): the ranks are the view's.
 
+use super::delta::NewIds;
 use super::file::CheckedStream;
 use super::{Id, IdLookup, Store, IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE, ORDER_INV_FILE};
 use crate::error::Result;
@@ -40,6 +43,19 @@ pub struct RankWalk {
     /// The batch [`RankWalk::next_vertex`] serves from, and its place in it.
     cur: RankBatch,
     at: usize,
+    /// With new vertices (the I seam, [`NewIds`]): them, the next by
+    /// original id, the view rank of the next vertex, and the base's
+    /// batch being merged with them.
+    new: Option<Merge>,
+}
+
+/// The base's vertices in rank order merged with the new ones.
+struct Merge {
+    ids: NewIds,
+    next_new: usize,
+    next_rank: u64,
+    base: RankBatch,
+    at: usize,
 }
 
 /// Consecutive vertices in rank order: their dense ids and original ids.
@@ -57,6 +73,26 @@ pub struct RankBatch {
 }
 
 impl RankBatch {
+    fn clear(&mut self, first: u64) {
+        self.first = first;
+        self.dense.clear();
+        self.ints.clear();
+        self.names.clear();
+        self.ends.clear();
+    }
+
+    /// Appends a vertex (its id of the batch's kind).
+    fn push(&mut self, dense: u64, id: &Id<'_>) {
+        self.dense.push(dense);
+        match id {
+            Id::Int(x) => self.ints.push(*x),
+            Id::Name(n) => {
+                self.names.extend_from_slice(n);
+                self.ends.push(self.names.len());
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.dense.len()
     }
@@ -140,6 +176,13 @@ impl RankWalk {
             raw: Vec::new(),
             cur: RankBatch::default(),
             at: 0,
+            new: NewIds::load(store)?.map(|ids| Merge {
+                ids,
+                next_new: 0,
+                next_rank: 0,
+                base: RankBatch::default(),
+                at: 0,
+            }),
         })
     }
 
@@ -163,12 +206,45 @@ impl RankWalk {
     /// The next `max` vertices (fewer at the end) into `b`; false after the
     /// last. Not to be mixed with [`RankWalk::next_vertex`].
     pub fn next_batch(&mut self, max: usize, b: &mut RankBatch) -> Result<bool> {
+        let Some(mut m) = self.new.take() else {
+            return self.next_base_batch(max, b);
+        };
+        let got = self.merge_batch(&mut m, max, b);
+        self.new = Some(m);
+        got
+    }
+
+    /// [`Self::next_batch`] with new vertices: the base's next vertex, or
+    /// the next new one when no more base ranks than its own are before
+    /// it (an LSM-style merge of two sorted runs).
+    fn merge_batch(&mut self, m: &mut Merge, max: usize, b: &mut RankBatch) -> Result<bool> {
+        b.clear(m.next_rank);
+        while b.len() < max {
+            if m.at == m.base.len() && self.next < self.n {
+                self.next_base_batch(STEP, &mut m.base)?;
+                m.at = 0;
+            }
+            let base_rank = (m.at < m.base.len()).then(|| m.base.first + m.at as u64);
+            match m.ids.by_id().get(m.next_new) {
+                Some(&(before, v)) if base_rank.is_none_or(|r| before <= r) => {
+                    b.push(v, &m.ids.id(v));
+                    m.next_new += 1;
+                }
+                _ if base_rank.is_some() => {
+                    b.push(m.base.dense[m.at], &m.base.id(m.at));
+                    m.at += 1;
+                }
+                _ => break,
+            }
+        }
+        m.next_rank += b.len() as u64;
+        Ok(!b.is_empty())
+    }
+
+    /// The base's next `max` vertices (fewer at the end) into `b`.
+    fn next_base_batch(&mut self, max: usize, b: &mut RankBatch) -> Result<bool> {
         let k = (self.n - self.next).min(max as u64) as usize;
-        b.first = self.next;
-        b.dense.clear();
-        b.ints.clear();
-        b.names.clear();
-        b.ends.clear();
+        b.clear(self.next);
         if k == 0 {
             return Ok(false);
         }
@@ -234,8 +310,9 @@ const CACHE: usize = 1 << 16;
 impl LabelNames {
     pub fn open(store: &Store) -> Result<LabelNames> {
         let m = store.base();
+        let new = store.manifest().num_vertices > m.num_vertices;
         Ok(LabelNames {
-            lookup: match m.has_id_map || m.string_ids {
+            lookup: match m.has_id_map || m.string_ids || new {
                 true => Some(IdLookup::open(store)?),
                 false => None,
             },

@@ -6,6 +6,9 @@
 //! manifest's rename leaves the store as it was; damage to a delta file is
 //! found.
 
+mod external;
+mod ids;
+
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;
 use outcore::store::delta::format::{self, is_tombstone, lists_files, nbr};

@@ -30,7 +30,7 @@ struct Degs {
 /// An accumulating program over its (accumulator, message) record.
 struct Acc<'a, P: VertexProgram> {
     prog: &'a mut P,
-    store: PathBuf,
+    store: Store,
     degs: Mutex<Degs>,
 }
 
@@ -52,7 +52,7 @@ impl<P: VertexProgram> Acc<'_, P> {
                 d.next
             ))),
             (true, Some(s)) => Ok(s),
-            (true, None) => DegreeStream::open(&self.store, "out"),
+            (true, None) => DegreeStream::of(&self.store, "out"),
         }
         .and_then(|mut s| Ok((s.next_degree()?, s)));
         match got {
@@ -145,7 +145,7 @@ pub(super) fn run<P: VertexProgram>(
     debug_assert!(accumulates::<P>());
     let mut acc = Acc {
         prog,
-        store: store.root().to_path_buf(),
+        store: store.clone(),
         degs: Mutex::new(Degs {
             stream: None,
             next: 0,
@@ -160,7 +160,7 @@ pub(super) fn run<P: VertexProgram>(
         return Err(e);
     }
     let prog = &*acc.prog;
-    let mut degs = DegreeStream::open(store.root(), "out")?;
+    let mut degs = DegreeStream::of(store, "out")?;
     let values = records.map_into(budget, |v, &(s, m)| {
         let view = VertexView {
             v,

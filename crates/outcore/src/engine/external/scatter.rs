@@ -8,8 +8,10 @@
 use super::disk::{read_exact, wait_for};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, ReadReq, Reader, ALIGN};
+use crate::mem::budget::Charge;
 use crate::store::csr::SlotWidth;
 use crate::store::csrcode::{read_bytes, PageDir};
+use crate::store::delta::{skip, DeltaLists};
 use crate::store::pagesums::{check, PageSums};
 use std::sync::Arc;
 
@@ -40,6 +42,11 @@ pub struct ListFiles {
     pub coded: Option<Arc<PageDir>>,
     /// Bytes a plain adjacency slot takes.
     pub width: SlotWidth,
+    /// The base's vertices (the adjacency has lists of these only).
+    pub n_base: u64,
+    /// The delta's lists of this direction, merged on read (the L seam;
+    /// held while the run lasts, charged to its budget).
+    pub delta: Option<Arc<(DeltaLists, Charge)>>,
 }
 
 /// Buffers reused across intervals.
@@ -61,7 +68,77 @@ pub fn coded_bytes(chunk: usize) -> usize {
     read_bytes(chunk / ALIGN, ALIGN)
 }
 
-/// Calls `f(reader, local v, neighbour, weight)` for every stored neighbour
+/// Calls `f(reader, local v, neighbour, weight)` for every neighbour in
+/// the graph the store holds (base + delta) of the local vertices
+/// `0..len` of the interval starting at `lo` for which `sends(local v)`
+/// holds: the base's lists clamped to its vertices, tombstoned entries
+/// dropped, then each touched sender's additions (an LSM-style merge on
+/// read of PartitionedVC's buffered updates; see [`for_each_base_edge`]).
+/// Returns the adjacency and weight bytes read.
+#[allow(clippy::too_many_arguments)]
+pub fn for_each_edge(
+    reader: &mut Reader,
+    files: &ListFiles,
+    bufs: &mut ScatterBufs,
+    lo: u64,
+    len: usize,
+    sends: &dyn Fn(usize) -> bool,
+    next: &dyn Fn(usize) -> usize,
+    active: u64,
+    mut f: impl FnMut(&mut Reader, usize, u64, f64) -> Result<()>,
+) -> Result<u64> {
+    let Some(held) = &files.delta else {
+        return for_each_base_edge(reader, files, bufs, lo, len, sends, next, active, f);
+    };
+    let delta = &held.0;
+    let base_len = files.n_base.saturating_sub(lo).min(len as u64) as usize;
+    let base_next = |x: usize| next(x).min(base_len);
+    if base_len == 0 {
+        return additions(reader, delta, lo, len, sends, next, f).map(|_| 0);
+    }
+    let read = for_each_base_edge(
+        reader,
+        files,
+        bufs,
+        lo,
+        base_len,
+        sends,
+        &base_next,
+        active,
+        |reader, x, d, w| match delta.removes(lo + x as u64, d) && !skip("tombstones") {
+            true => Ok(()),
+            false => f(reader, x, d, w),
+        },
+    )?;
+    additions(reader, delta, lo, len, sends, next, f)?;
+    Ok(read)
+}
+
+/// The delta's additions to the lists of the senders among local
+/// vertices `0..len` of the interval at `lo`.
+fn additions(
+    reader: &mut Reader,
+    delta: &DeltaLists,
+    lo: u64,
+    len: usize,
+    sends: &dyn Fn(usize) -> bool,
+    next: &dyn Fn(usize) -> usize,
+    mut f: impl FnMut(&mut Reader, usize, u64, f64) -> Result<()>,
+) -> Result<()> {
+    let mut x = next(0);
+    while x < len {
+        if let Some(r) = delta.lookup(lo + x as u64).filter(|_| sends(x)) {
+            for (u, w) in r.additions() {
+                f(reader, x, u, w)?;
+            }
+        }
+        x = next(x + 1);
+    }
+    Ok(())
+}
+
+/// [`for_each_edge`] over the base's lists alone: calls `f(reader, local
+/// v, neighbour, weight)` for every stored neighbour
 /// of the local vertices `0..len` of the interval starting at `lo` for which
 /// `sends(local v)` holds; `next(v)` is the first local vertex at or after
 /// `v` that may send (`len` when none); `active` bounds how many do. A
@@ -69,7 +146,7 @@ pub fn coded_bytes(chunk: usize) -> usize {
 /// state access, [`super::pages`]), a dense one the interval's window.
 /// Returns the adjacency and weight bytes read.
 #[allow(clippy::too_many_arguments)]
-pub fn for_each_edge(
+fn for_each_base_edge(
     reader: &mut Reader,
     files: &ListFiles,
     bufs: &mut ScatterBufs,

@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::io::{AlignedBuf, Reader, ALIGN};
 use crate::mem::Budget;
 use crate::store::csrcode::PageDir;
+use crate::store::delta::DeltaLists;
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
 use std::sync::Arc;
@@ -35,7 +36,17 @@ pub(super) fn open_lists(
             None => a,
         };
         let sums = |rel: &str| PageSums::load(store, rel, budget);
+        // The delta's lists (the L seam), merged by `for_each_edge`.
+        let delta = match DeltaLists::load(store, d)? {
+            Some(l) => {
+                let held = budget.charge(l.memory_bytes(), "delta lists")?;
+                Some(Arc::new((l, held)))
+            }
+            None => None,
+        };
         lists.push(ListFiles {
+            n_base: store.base().num_vertices,
+            delta,
             rel: a.clone(),
             width: store.manifest().slot_width(),
             coded,
@@ -131,7 +142,7 @@ pub(super) fn init_states<P: VertexProgram>(
     } = *spill;
     let sbytes = P::State::BYTES;
     let k = bounds.len() - 1;
-    let mut degs = crate::store::degrees::DegreeStream::open(store.root(), "out")?;
+    let mut degs = crate::store::degrees::DegreeStream::of(store, "out")?;
     let mut ranks = store.rank_reader()?;
     for i in 0..k {
         let (lo, hi) = (bounds[i], bounds[i + 1]);

@@ -13,8 +13,8 @@
 //! checked whole against the manifest's checksums: a delta stays small
 //! beside its base until compaction.
 
-use super::format::{is_tombstone, lists_files, nbr, RANK_BLOCK_BITS};
-use crate::error::{Error, IoContext, Result};
+use super::format::{is_tombstone, lists_files, nbr, record, RANK_BLOCK_BITS};
+use crate::error::{Error, Result};
 use crate::store::csrscan::scan_base_csr;
 use crate::store::Store;
 
@@ -47,6 +47,13 @@ impl Records<'_> {
     fn weight(&self, i: usize) -> f64 {
         self.weights.map_or(1.0, |w| w[i])
     }
+
+    /// The additions: (neighbour, weight), by neighbour.
+    pub fn additions(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
+        (0..self.recs.len())
+            .filter(|&i| !is_tombstone(self.recs[i]))
+            .map(|i| (nbr(self.recs[i]), self.weight(i)))
+    }
 }
 
 impl DeltaLists {
@@ -56,20 +63,7 @@ impl DeltaLists {
             return Ok(None);
         };
         let read = |rel: &str| -> Result<Vec<u64>> {
-            let path = store.delta_file(rel);
-            let bytes = std::fs::read(&path).at(&path)?;
-            let sum = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-            if d.files
-                .get(rel)
-                .is_none_or(|e| e.xxh3 != sum || e.bytes != bytes.len() as u64)
-            {
-                return Err(Error::damaged(
-                    store.path(),
-                    &store.delta_name(rel),
-                    "checksum mismatch",
-                ));
-            }
-            Ok(bytes
+            Ok(super::read_checked(store, rel)?
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
                 .collect())
@@ -120,6 +114,24 @@ impl DeltaLists {
             weights: self.w.as_ref().map(|w| &w[a..b]),
             degree: self.deg[i],
         }
+    }
+
+    /// True when the delta removes base edge `v -> u` (a tombstone; a new
+    /// weight is a tombstone and an addition).
+    pub fn removes(&self, v: u64, u: u64) -> bool {
+        self.lookup(v)
+            .is_some_and(|r| r.recs.binary_search(&record(u, true)).is_ok())
+    }
+
+    /// Bytes held (what a reader charges to its budget).
+    pub fn memory_bytes(&self) -> u64 {
+        let w = self.w.as_ref().map_or(0, |w| w.len());
+        8 * (self.bits.len()
+            + self.rnk.len()
+            + self.off.len()
+            + self.deg.len()
+            + self.rec.len()
+            + w) as u64
     }
 
     /// The touched vertices' records, by increasing vertex.

@@ -65,7 +65,7 @@ fn write(
     }
     let m = store.base();
     let n = m.num_vertices;
-    let ids = store.load_ids()?;
+    let ids = store.load_base_ids()?;
     let mut dense: HashMap<Id<'static>, u64> =
         (0..n).map(|v| (ids.get(v).into_owned(), v)).collect();
     let key = |s: u64, d: u64| {

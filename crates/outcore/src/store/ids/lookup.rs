@@ -2,6 +2,7 @@
 //! query needs, without loading the maps ([`super::OriginalIds`]).
 
 use super::*;
+use crate::store::delta::{NewIds, Ranked};
 use crate::store::pagesums;
 use std::path::Path;
 
@@ -13,6 +14,8 @@ pub struct IdLookup {
     n: u64,
     ids: LookupIds,
     order: Option<(std::fs::File, std::fs::File)>,
+    /// The vertices a delta adds (the I seam, [`NewIds`]).
+    new: Option<NewIds>,
 }
 
 enum LookupIds {
@@ -117,6 +120,7 @@ impl IdLookup {
             } else {
                 None
             },
+            new: NewIds::load(store)?,
         })
     }
 
@@ -163,7 +167,7 @@ impl IdLookup {
     /// reads both and checks they agree, so a corrupted entry of either is
     /// an error rather than another vertex (these positioned reads skip the
     /// whole-file checksums `verify` checks).
-    pub fn rank(&self, v: u64) -> Result<u64> {
+    fn base_rank(&self, v: u64) -> Result<u64> {
         let Some((bin, inv)) = &self.order else {
             return Ok(v);
         };
@@ -176,8 +180,8 @@ impl IdLookup {
         Ok(r)
     }
 
-    /// The dense id of rank `r` (checked as [`Self::rank`]).
-    pub fn dense_of_rank(&self, r: u64) -> Result<u64> {
+    /// The dense id of base rank `r` (checked as [`Self::base_rank`]).
+    fn base_dense_of_rank(&self, r: u64) -> Result<u64> {
         let Some((bin, inv)) = &self.order else {
             return Ok(r);
         };
@@ -212,8 +216,8 @@ impl IdLookup {
         Ok(name)
     }
 
-    /// The original id of rank `r`.
-    pub fn original_of_rank(&self, r: u64) -> Result<Id<'static>> {
+    /// The original id of base rank `r`.
+    fn base_original_of_rank(&self, r: u64) -> Result<Id<'static>> {
         if r >= self.n {
             return Err(Error::Invalid(format!(
                 "vertex {r} is outside the {} vertices of the store",
@@ -240,21 +244,16 @@ impl IdLookup {
         }
     }
 
-    /// The original id of dense id `v`.
-    pub fn original(&self, v: u64) -> Result<Id<'static>> {
-        self.original_of_rank(self.rank(v)?)
-    }
-
     /// The rank of the vertex `id` as a user wrote it ([`parse_name`] for
     /// names; integer stores need an integer), if it is a vertex.
-    pub fn rank_of_text(&self, id: &str) -> Result<Option<u64>> {
+    fn base_rank_of_text(&self, id: &str) -> Result<Option<u64>> {
         let LookupIds::Strings { off, bytes } = &self.ids else {
             let v: u64 = id.trim().parse().map_err(|_| {
                 Error::Invalid(format!(
                     "vertex id `{id}` is not an integer, and this store's ids are integers"
                 ))
             })?;
-            return self.rank_of_original(v);
+            return self.base_rank_of_original(v);
         };
         let name = parse_name(id);
         let (mut lo, mut hi) = (0u64, self.n);
@@ -270,8 +269,8 @@ impl IdLookup {
         Ok(found.then_some(lo))
     }
 
-    /// The rank of integer id `id`, if it is a vertex (`None` in a store of names).
-    pub fn rank_of_original(&self, id: u64) -> Result<Option<u64>> {
+    /// The base rank of integer id `id`, if it is a base vertex.
+    fn base_rank_of_original(&self, id: u64) -> Result<Option<u64>> {
         let f = match &self.ids {
             LookupIds::Identity => return Ok((id < self.n).then_some(id)),
             LookupIds::Strings { .. } => return Ok(None),
@@ -288,6 +287,99 @@ impl IdLookup {
             }
         }
         Ok((lo < self.n && at(lo)? == id).then_some(lo))
+    }
+}
+
+/// The view (base + delta, the I seam): base ranks shifted past the new
+/// vertices before them, new vertices placed among them ([`NewIds`]).
+impl IdLookup {
+    /// The view's vertex count.
+    fn n_view(&self) -> u64 {
+        self.n + self.new.as_ref().map_or(0, |x| x.len())
+    }
+
+    fn outside(&self, v: u64) -> Error {
+        let n = self.n_view();
+        Error::Invalid(format!(
+            "vertex {v} is outside the {n} vertices of the store"
+        ))
+    }
+
+    /// The rank of dense id `v`.
+    ///
+    /// `order.bin` and `order.inv` are inverse permutations: each lookup
+    /// reads both and checks they agree, so a corrupted entry of either is
+    /// an error rather than another vertex (these positioned reads skip the
+    /// whole-file checksums `verify` checks).
+    pub fn rank(&self, v: u64) -> Result<u64> {
+        match &self.new {
+            None => self.base_rank(v),
+            Some(new) if v < self.n => Ok(new.shift(self.base_rank(v)?)),
+            Some(new) if v < self.n_view() => Ok(new.rank_of_new(v)),
+            Some(_) => Err(self.outside(v)),
+        }
+    }
+
+    /// What rank `r` of the view is.
+    fn at_rank(&self, r: u64) -> Result<Ranked> {
+        match &self.new {
+            _ if r >= self.n_view() => Err(self.outside(r)),
+            None => Ok(Ranked::Base(r)),
+            Some(new) => Ok(new.at_rank(r)),
+        }
+    }
+
+    /// The dense id of rank `r` (checked as [`Self::rank`]).
+    pub fn dense_of_rank(&self, r: u64) -> Result<u64> {
+        match self.at_rank(r)? {
+            Ranked::Base(r) => self.base_dense_of_rank(r),
+            Ranked::New(v) => Ok(v),
+        }
+    }
+
+    /// The original id of rank `r`.
+    pub fn original_of_rank(&self, r: u64) -> Result<Id<'static>> {
+        match (self.at_rank(r)?, &self.new) {
+            (Ranked::New(v), Some(new)) => Ok(new.id(v).into_owned()),
+            (Ranked::Base(r), _) | (Ranked::New(r), None) => self.base_original_of_rank(r),
+        }
+    }
+
+    /// The original id of dense id `v`.
+    pub fn original(&self, v: u64) -> Result<Id<'static>> {
+        match &self.new {
+            Some(new) if v >= self.n && v < self.n_view() => Ok(new.id(v).into_owned()),
+            Some(_) if v >= self.n => Err(self.outside(v)),
+            _ => self.base_original_of_rank(self.base_rank(v)?),
+        }
+    }
+
+    /// The rank of base rank `r`'s vertex, or of the new vertex `id`.
+    fn view_rank(&self, base: Option<u64>, id: impl FnOnce() -> Id<'static>) -> Option<u64> {
+        match (&self.new, base) {
+            (None, r) => r,
+            (Some(new), Some(r)) => Some(new.shift(r)),
+            (Some(new), None) => new.find(&id()).map(|v| new.rank_of_new(v)),
+        }
+    }
+
+    /// The rank of the vertex `id` as a user wrote it ([`parse_name`] for
+    /// names; integer stores need an integer), if it is a vertex.
+    pub fn rank_of_text(&self, id: &str) -> Result<Option<u64>> {
+        let base = self.base_rank_of_text(id)?;
+        Ok(self.view_rank(base, || match self.string_ids() {
+            true => Id::Name(Cow::Owned(parse_name(id).into_owned())),
+            false => Id::Int(id.trim().parse().expect("parsed as the base's")),
+        }))
+    }
+
+    /// The rank of integer id `id`, if it is a vertex (`None` in a store of names).
+    pub fn rank_of_original(&self, id: u64) -> Result<Option<u64>> {
+        let base = self.base_rank_of_original(id)?;
+        match self.string_ids() {
+            true => Ok(None),
+            false => Ok(self.view_rank(base, || Id::Int(id))),
+        }
     }
 
     /// The dense id of integer id `id`, if it is a vertex.

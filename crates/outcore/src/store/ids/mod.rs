@@ -8,6 +8,7 @@ mod lookup;
 
 pub use lookup::IdLookup;
 
+use super::delta::NewIds;
 use super::{file, Store, IDS_FILE, IDS_OFF_FILE, IDS_STR_FILE, ORDER_FILE, ORDER_INV_FILE};
 use crate::error::{Error, IoContext, Result};
 use std::borrow::Cow;
@@ -136,8 +137,19 @@ impl OriginalIds {
         }
     }
 
-    /// Loads the maps of `store` (up to 16 bytes per vertex, plus the names).
+    /// Loads the maps of `store`'s view (up to 16 bytes per vertex, plus
+    /// the names): with new vertices ([`NewIds`]), the base's merged with
+    /// theirs by original id (an LSM-style merge on read).
     pub(super) fn load(store: &Store) -> Result<OriginalIds> {
+        let base = Self::load_base(store)?;
+        match NewIds::load(store)? {
+            Some(new) => base.with_new(store, &new),
+            None => Ok(base),
+        }
+    }
+
+    /// Loads the maps of `store`'s base files.
+    pub(super) fn load_base(store: &Store) -> Result<OriginalIds> {
         let m = store.base();
         let kind = IdFiles {
             n: m.num_vertices,
@@ -146,6 +158,55 @@ impl OriginalIds {
             has_order_map: m.has_order_map,
         };
         Self::load_in(store.path(), &kind)
+    }
+
+    /// These base maps merged with the new vertices `new`: every rank of
+    /// the view, in order, is a base rank or the next new vertex.
+    fn with_new(self, store: &Store, new: &NewIds) -> Result<OriginalIds> {
+        let (n_base, k) = (new.n_base(), new.len());
+        let n = n_base + k;
+        if u32::try_from(n).is_err() {
+            let why = "its delta's new vertices take it past 2^32 vertices; run `outcore compact`";
+            return Err(Error::store(store.path(), why));
+        }
+        let mut rank = vec![0u32; n as usize];
+        let mut dense = Vec::with_capacity(n as usize);
+        let mut ids = match &self.ids {
+            Names::Strings { .. } => Names::Strings {
+                off: vec![0],
+                bytes: Vec::new(),
+            },
+            _ => Names::Ints(Vec::with_capacity(n as usize)),
+        };
+        let (mut r, mut j) = (0u64, 0usize);
+        let ins = new.by_id();
+        for view_rank in 0..n {
+            let (v, id) = match ins.get(j) {
+                Some(&(before, v)) if before <= r || r == n_base => {
+                    j += 1;
+                    (v, new.id(v))
+                }
+                _ => {
+                    r += 1;
+                    (self.dense_of_rank(r - 1), self.original_of_rank(r - 1))
+                }
+            };
+            rank[v as usize] = view_rank as u32;
+            dense.push(v as u32);
+            match (&mut ids, id) {
+                (Names::Ints(x), Id::Int(i)) => x.push(i),
+                (Names::Strings { off, bytes }, Id::Name(name)) => {
+                    bytes.extend_from_slice(&name);
+                    off.push(bytes.len() as u64);
+                }
+                _ => unreachable!("new ids are of the base's kind"),
+            }
+        }
+        Ok(OriginalIds {
+            ids,
+            rank: Some(rank),
+            dense: Some(dense),
+        })
     }
 
     /// Loads the id files of the kind `kind` from the directory `dir` (a

@@ -19,6 +19,8 @@ pub fn runs<P: VertexProgram>(store: &Store, prog: &P) -> bool {
         && !prog.weighted()
         && m.tiles.num_tiles > 0
         && m.files.contains_key(EDGES_FILE)
+        // Tiles do not merge a delta yet (issue 53, S4): the lists do.
+        && store.delta().is_none()
 }
 
 /// The size of each tile read, from the engine's chunk size (the

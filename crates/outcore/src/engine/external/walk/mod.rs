@@ -316,7 +316,7 @@ fn walks_with<T: Slot>(
                 w0,
                 steps,
                 last: t == cfg.length,
-                degrees: crate::store::degrees::DegreeStream::open(store.root(), "out")?,
+                degrees: crate::store::degrees::DegreeStream::of(store, "out")?,
                 at: 0,
                 deg: 0,
                 // Grown toward `sz.chunk` as walkers come.
