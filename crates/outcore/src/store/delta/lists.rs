@@ -14,7 +14,7 @@
 //! beside its base until compaction.
 
 use super::format::{is_tombstone, lists_files, nbr, RANK_BLOCK_BITS};
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use crate::store::csrscan::scan_base_csr;
 use crate::store::Store;
 
@@ -55,25 +55,7 @@ impl DeltaLists {
         let Some(d) = store.delta() else {
             return Ok(None);
         };
-        let read = |rel: &str| -> Result<Vec<u64>> {
-            let path = store.delta_file(rel);
-            let bytes = std::fs::read(&path).at(&path)?;
-            let sum = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-            if d.files
-                .get(rel)
-                .is_none_or(|e| e.xxh3 != sum || e.bytes != bytes.len() as u64)
-            {
-                return Err(Error::damaged(
-                    store.path(),
-                    &store.delta_name(rel),
-                    "checksum mismatch",
-                ));
-            }
-            Ok(bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect())
-        };
+        let read = |rel: &str| store.read_delta_u64s(rel);
         let [bits, rnk, off, deg, rec, w] = lists_files(which);
         let l = DeltaLists {
             n: d.num_vertices,

@@ -26,7 +26,7 @@ pub use write::{DeltaWriter, ListsWriter, Stop, ViewCounts};
 use super::manifest::{Manifest, MANIFEST_FILE};
 use super::tiles::TileGeometry;
 use super::Store;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use std::path::{Path, PathBuf};
 
 impl Store {
@@ -40,6 +40,37 @@ impl Store {
     pub fn delta_file(&self, rel: &str) -> PathBuf {
         let g = self.delta().map_or(0, |d| d.generation);
         self.root().join(format::generation_dir(g)).join(rel)
+    }
+
+    /// Delta file `rel` whole, checked against the size and checksum the
+    /// manifest records for it.
+    pub fn read_delta_file(&self, rel: &str) -> Result<Vec<u8>> {
+        let Some(d) = self.delta() else {
+            return Err(Error::Invalid(format!("{rel}: the store has no delta")));
+        };
+        let path = self.delta_file(rel);
+        let bytes = std::fs::read(&path).at(&path)?;
+        let sum = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+        if d.files
+            .get(rel)
+            .is_none_or(|e| e.xxh3 != sum || e.bytes != bytes.len() as u64)
+        {
+            return Err(Error::damaged(
+                self.path(),
+                &self.delta_name(rel),
+                "checksum mismatch",
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// [`Store::read_delta_file`] as little-endian u64s.
+    pub fn read_delta_u64s(&self, rel: &str) -> Result<Vec<u64>> {
+        Ok(self
+            .read_delta_file(rel)?
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
     }
 
     /// The name of delta file `rel` in messages: relative to the store.
