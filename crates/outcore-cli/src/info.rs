@@ -54,7 +54,8 @@ pub struct ExportArgs {
 }
 
 pub fn info(a: InfoArgs) -> Result<()> {
-    let store = Store::open(&a.store)?;
+    // `info` reads a delta's counts (the view's).
+    let store = Store::open_with_delta(&a.store)?;
     let j = outcore::api::info_json(&store);
     if a.json {
         crate::outln!("{}", serde_json::to_string_pretty(&j)?)?;
@@ -77,6 +78,22 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
         format!("{} (format v{})", store.path().display(), m.format_version),
     );
     line("vertices", m.num_vertices.to_string());
+    if let Some(x) = j["delta"].as_object() {
+        line(
+            "delta",
+            format!(
+                "generation {} ({} bytes): {} new vertices, {} edges added and {} removed \
+                 against the base ({} vertices, {} edges); engines do not read it yet",
+                x["generation"],
+                x["bytes"],
+                x["new_vertices"],
+                x["added"],
+                x["removed"],
+                x["base_vertices"],
+                x["base_edges"]
+            ),
+        );
+    }
     line(
         "edges",
         format!(

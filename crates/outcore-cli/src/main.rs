@@ -41,6 +41,9 @@ enum Command {
         override_usage = "outcore update <STORE> [--add <FILE>...] [--remove <FILE>...] [OPTIONS]"
     )]
     Update(update::UpdateArgs),
+    /// Merge a store's delta (from `update --delta`) into a new base: the
+    /// store an import of its current edges would build (crash-safe).
+    Compact(update::CompactArgs),
     /// Split a store into K shards by vertex, balanced by edges: one store
     /// per shard (the edges of its vertices, in global ids) and one id map.
     Partition(partition::PartitionArgs),
@@ -199,6 +202,7 @@ fn main() {
         Command::Generate(a) => build::generate(a),
         Command::Import(a) => build::import(a),
         Command::Update(a) => update::update(a),
+        Command::Compact(a) => update::compact(a),
         Command::Partition(a) => partition::partition(a),
         Command::Info(a) => info::info(a),
         Command::Verify(a) => info::verify(a),

@@ -42,6 +42,15 @@ pub struct UpdateArgs {
     /// Directory for sorted runs (default: beside the store).
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
+    /// Write the update into a delta layer beside the base store (the next
+    /// delta generation: seconds for a small update) instead of rewriting
+    /// the store. Experimental: `run` reads base + delta on the external
+    /// engine (PageRank, WCC, BFS, SSSP, k-core, CDLP, colouring, MIS,
+    /// betweenness); other algorithms, `query` and `export` refuse such a
+    /// store until `outcore compact` merges the delta; `info` and `verify`
+    /// read it, and `update` (with or without `--delta`) adds to it.
+    #[arg(long)]
+    pub delta: bool,
     /// Write the update's statistics as JSON (import's, plus the counts of
     /// removals and additions).
     #[arg(long, value_name = "FILE")]
@@ -60,7 +69,10 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         outcore::outfile::check_writable(path)?;
     }
     // Locked from here until the updated store is in place.
-    let target = edit::open(&a.store)?;
+    let target = match a.delta {
+        true => edit::open_with_delta(&a.store)?,
+        false => edit::open(&a.store)?,
+    };
     let popts = edit_options(target.store(), a.header, a.columns.clone(), a.delimiter);
     let _spools = (
         crate::stdin::spool(&mut a.add, &a.store)?,
@@ -72,6 +84,9 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         memory: a.memory.unwrap_or_else(Budget::default_limit),
         scratch_dir: a.tmp_dir.clone(),
     };
+    if a.delta {
+        return delta(&a, target, adds, removes, &opts);
+    }
     let r = api::update(target, adds, removes, &opts)?;
     eprintln!("{}", r.line());
     if let Some(path) = &a.stats {
@@ -87,6 +102,73 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         }
         let text = serde_json::to_string_pretty(&j)? + "\n";
         outcore::outfile::write(path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `update --delta`: the update as the store's next delta generation.
+fn delta(
+    a: &UpdateArgs,
+    target: edit::Locked,
+    adds: Vec<Box<dyn outcore::ingest::EdgeSource>>,
+    removes: Vec<Box<dyn outcore::ingest::EdgeSource>>,
+    opts: &UpdateOptions,
+) -> Result<()> {
+    let r = edit::update_delta(target, adds, removes, opts)?;
+    eprintln!("{}", edit::delta_line(&a.store, &r));
+    if let Some(path) = &a.stats {
+        let c = &r.counts;
+        let j = serde_json::json!({
+            "command": "update",
+            "delta": true,
+            "generation": r.generation,
+            "vertices_before": r.vertices_before,
+            "edges_before": r.edges_before,
+            "vertices": r.vertices,
+            "edges": r.edges,
+            "additions_read": r.additions_read,
+            "removals_read": r.removals_read,
+            "removals": c.removals,
+            "removals_absent": c.removals_absent,
+            "added": c.added,
+            "removed": c.removed,
+            "reweighted": c.reweighted,
+            "self_loops_dropped": c.self_loops_dropped,
+            "new_vertices": r.new_vertices,
+            "records": r.records,
+            "delta_bytes": r.delta_bytes,
+            "seconds": r.seconds,
+            "memory": opts.memory,
+        });
+        let text = serde_json::to_string_pretty(&j)? + "\n";
+        outcore::outfile::write(path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct CompactArgs {
+    /// The store whose delta (from `update --delta`) to merge into a new
+    /// base (in place, atomically: a kill leaves it as it was before or
+    /// after).
+    pub store: PathBuf,
+    /// Memory budget for the whole compaction (as for import).
+    #[arg(long, value_parser = crate::parse_memory)]
+    pub memory: Option<u64>,
+    /// Directory for sorted runs (default: beside the store).
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
+}
+
+pub fn compact(a: CompactArgs) -> Result<()> {
+    let target = edit::open(&a.store)?;
+    let opts = UpdateOptions {
+        memory: a.memory.unwrap_or_else(Budget::default_limit),
+        scratch_dir: a.tmp_dir.clone(),
+    };
+    match edit::compact(target, &opts)? {
+        Some(r) => eprintln!("compacted: {}", r.line()),
+        None => eprintln!("{}: no delta, nothing to compact", a.store.display()),
     }
     Ok(())
 }

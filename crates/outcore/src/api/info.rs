@@ -106,5 +106,27 @@ pub fn info_json(store: &Store) -> serde_json::Value {
         },
         "size_on_disk": total,
         "build": m.build,
+        "delta": delta_json(store),
+    })
+}
+
+/// The delta (issue 53), when the store has one: its generation, bytes,
+/// new vertices, and the edges it adds and removes against the base
+/// (`null` without one). The counts above are the view's (base + delta).
+fn delta_json(store: &Store) -> serde_json::Value {
+    let Some(d) = store.delta() else {
+        return serde_json::Value::Null;
+    };
+    let base = store.base();
+    let records: u64 = d.lists.values().map(|l| l.records).sum();
+    json!({
+        "generation": d.generation,
+        "bytes": d.files.values().map(|f| f.bytes).sum::<u64>(),
+        "new_vertices": d.new_vertices(base.num_vertices),
+        "added": d.added,
+        "removed": d.removed,
+        "records": records,
+        "base_vertices": base.num_vertices,
+        "base_edges": base.num_edges,
     })
 }

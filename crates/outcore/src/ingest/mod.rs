@@ -12,6 +12,7 @@ pub mod parse;
 pub mod partition;
 pub mod scratch;
 pub mod sort;
+pub mod update;
 
 use crate::error::Result;
 pub use parse::named::{NamedBatch, NamedEdge};

@@ -19,32 +19,7 @@ const SLOT_BYTES: u64 = 38;
 /// Edges (or vertices) handed to the build in one batch.
 const BATCH: usize = 1 << 16;
 
-/// A multiply-rotate hash of an edge key (FxHash's step on its four
-/// words): every base edge is looked up, and the default SipHash made a
-/// 1% update of kron-22 spend 12 of its 22 s hashing. Keys are the user's
-/// own ids, so flooding defence is not needed here.
-#[derive(Default, Clone, Copy)]
-pub(super) struct KeyHash(u64);
-
-impl std::hash::Hasher for KeyHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u128(&mut self, x: u128) {
-        self.write_u64(x as u64);
-        self.write_u64((x >> 64) as u64);
-    }
-}
+use crate::ingest::update::KeyHash;
 
 type KeySet = HashSet<(u128, u128), std::hash::BuildHasherDefault<KeyHash>>;
 

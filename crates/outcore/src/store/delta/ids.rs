@@ -65,18 +65,13 @@ impl NewIds {
         if k == 0 {
             return Ok(None);
         }
-        let u64s = |rel: &str| -> Result<Vec<u64>> {
-            Ok(super::read_checked(store, rel)?
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect())
-        };
+        let u64s = |rel: &str| store.read_delta_u64s(rel);
         let damaged =
             |rel: &str, why: &str| Error::damaged(store.path(), &store.delta_name(rel), why);
         let names = match base.string_ids {
             true => {
                 let off = u64s(NEW_OFF_FILE)?;
-                let bytes = super::read_checked(store, NEW_STR_FILE)?;
+                let bytes = store.read_delta_file(NEW_STR_FILE)?;
                 let ok = off.len() as u64 == k + 1
                     && off.first() == Some(&0)
                     && off.last() == Some(&(bytes.len() as u64))

@@ -62,12 +62,7 @@ impl DeltaLists {
         let Some(d) = store.delta() else {
             return Ok(None);
         };
-        let read = |rel: &str| -> Result<Vec<u64>> {
-            Ok(super::read_checked(store, rel)?
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                .collect())
-        };
+        let read = |rel: &str| store.read_delta_u64s(rel);
         let [bits, rnk, off, deg, rec, w] = lists_files(which);
         let l = DeltaLists {
             n: d.num_vertices,

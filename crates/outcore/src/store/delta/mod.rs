@@ -45,6 +45,37 @@ impl Store {
         self.root().join(format::generation_dir(g)).join(rel)
     }
 
+    /// Delta file `rel` whole, checked against the size and checksum the
+    /// manifest records for it.
+    pub fn read_delta_file(&self, rel: &str) -> Result<Vec<u8>> {
+        let Some(d) = self.delta() else {
+            return Err(Error::Invalid(format!("{rel}: the store has no delta")));
+        };
+        let path = self.delta_file(rel);
+        let bytes = std::fs::read(&path).at(&path)?;
+        let sum = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+        if d.files
+            .get(rel)
+            .is_none_or(|e| e.xxh3 != sum || e.bytes != bytes.len() as u64)
+        {
+            return Err(Error::damaged(
+                self.path(),
+                &self.delta_name(rel),
+                "checksum mismatch",
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// [`Store::read_delta_file`] as little-endian u64s.
+    pub fn read_delta_u64s(&self, rel: &str) -> Result<Vec<u64>> {
+        Ok(self
+            .read_delta_file(rel)?
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+
     /// The name of delta file `rel` in messages: relative to the store.
     pub fn delta_name(&self, rel: &str) -> String {
         let g = self.delta().map_or(0, |d| d.generation);
@@ -61,23 +92,6 @@ pub fn skip(part: &str) -> bool {
     static SKIP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let parts = SKIP.get_or_init(|| std::env::var("OUTCORE_DELTA_SKIP").unwrap_or_default());
     !parts.is_empty() && parts.split(',').any(|p| p == part)
-}
-
-/// Delta file `rel` of `store`, read whole and checked against the
-/// manifest's size and checksum.
-pub(super) fn read_checked(store: &Store, rel: &str) -> Result<Vec<u8>> {
-    let d = store.delta().expect("a store with a delta");
-    let path = store.delta_file(rel);
-    let bytes = std::fs::read(&path).at(&path)?;
-    let sum = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-    if d.files
-        .get(rel)
-        .is_none_or(|e| e.xxh3 != sum || e.bytes != bytes.len() as u64)
-    {
-        let name = store.delta_name(rel);
-        return Err(Error::damaged(store.path(), &name, "checksum mismatch"));
-    }
-    Ok(bytes)
 }
 
 /// The refusal of a reader that does not read the delta yet.

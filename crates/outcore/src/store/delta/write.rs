@@ -134,6 +134,11 @@ impl DeltaWriter {
         self.generation
     }
 
+    /// Bytes of the files written so far.
+    pub fn bytes(&self) -> u64 {
+        self.dir.files().values().map(|f| f.bytes).sum()
+    }
+
     /// Starts direction `which`'s lists.
     pub fn lists(&mut self, which: &str) -> Result<ListsWriter> {
         if !format::directions(&self.base).contains(&which) || self.lists.contains_key(which) {

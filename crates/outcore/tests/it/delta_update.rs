@@ -1,0 +1,457 @@
+//! `update --delta` (issue 53, U1): random sequences of updates, read from
+//! edge-list files by the import's parsers (sparse integer ids and string
+//! ids; duplicates, self-loops, new vertices, new weights, absent
+//! removals; directed, undirected, weighted), each written as the next
+//! delta generation. After every update the view (base + delta, read
+//! through the merged CSR scan into a `MemGraph`) equals, in original ids,
+//! the store an import of the updated edge list builds; its counts are
+//! the rebuild's; the update's counts are the oracle's; `verify` passes.
+//! A kill at each step of the commit leaves the store as it was.
+
+use crate::common::Rng;
+use outcore::algo::reference::MemGraph;
+use outcore::api::update::{self as edit, edit_options, removal_options};
+use outcore::api::UpdateOptions;
+use outcore::ingest::build::{build_store, BuildOptions};
+use outcore::ingest::parse::{self, IdKind, InputFormat, ParseOptions};
+use outcore::ingest::update::{update_delta, Counts, DeltaOptions};
+use outcore::ingest::EdgeSource;
+use outcore::store::delta::format::{NEW_IDS_FILE, NEW_OFF_FILE, NEW_STR_FILE};
+use outcore::store::delta::Stop;
+use outcore::store::verify::verify;
+use outcore::store::{Id, Manifest, Store, VertexOrder};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Key = (u64, u64);
+
+/// A store's shape.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    directed: bool,
+    weighted: bool,
+    names: bool,
+    loops: bool,
+}
+
+/// The oracle: edges (NetworkX semantics) and vertices, by integer id.
+struct Oracle {
+    shape: Shape,
+    edges: BTreeMap<Key, f64>,
+    vertices: BTreeSet<u64>,
+}
+
+impl Oracle {
+    fn key(&self, s: u64, d: u64) -> Key {
+        match self.shape.directed || s <= d {
+            true => (s, d),
+            false => (d, s),
+        }
+    }
+
+    /// Applies a batch; returns the counts the update should report and
+    /// the new vertices.
+    fn apply(&mut self, removes: &[Key], adds: &[(u64, u64, f64)]) -> (Counts, u64) {
+        let before = self.edges.clone();
+        let mut c = Counts::default();
+        let asked: BTreeSet<Key> = removes.iter().map(|&(s, d)| self.key(s, d)).collect();
+        c.removals = asked.len() as u64;
+        for k in &asked {
+            if self.edges.remove(k).is_none() {
+                c.removals_absent += 1;
+            }
+        }
+        let n0 = self.vertices.len();
+        for &(s, d, w) in adds {
+            self.vertices.insert(s);
+            self.vertices.insert(d);
+            if s == d && self.shape.loops {
+                c.self_loops_dropped += 1;
+                continue;
+            }
+            let w = if self.shape.weighted { w } else { 1.0 };
+            let k = self.key(s, d);
+            self.edges.insert(k, w);
+        }
+        for (k, w) in &self.edges {
+            match before.get(k) {
+                None => c.added += 1,
+                Some(o) if o != w => c.reweighted += 1,
+                _ => {}
+            }
+        }
+        c.removed = before
+            .keys()
+            .filter(|k| !self.edges.contains_key(k))
+            .count() as u64;
+        (c, (self.vertices.len() - n0) as u64)
+    }
+}
+
+fn name(shape: Shape, v: u64) -> String {
+    match shape.names {
+        // Names in another order than the integers.
+        true => format!("n{}", v * 7919 % 10007),
+        false => v.to_string(),
+    }
+}
+
+/// The text a store's original id `id` has in the oracle's files.
+fn text(id: &Id<'_>) -> String {
+    match id {
+        Id::Int(v) => v.to_string(),
+        Id::Name(n) => String::from_utf8_lossy(n).into_owned(),
+    }
+}
+
+fn unquote(s: String) -> String {
+    match s.starts_with('"') {
+        true => s.trim_matches('"').to_string(),
+        false => s,
+    }
+}
+
+/// Writes `edges` as text: CSV for names (`csv`), else blank-separated.
+fn write_edges(
+    dir: &Path,
+    file: &str,
+    shape: Shape,
+    edges: &[(u64, u64, f64)],
+    csv: bool,
+) -> PathBuf {
+    let p = dir.join(file);
+    let sep = if csv && shape.names { "," } else { " " };
+    let mut t = String::new();
+    for &(s, d, w) in edges {
+        t += &format!("{}{sep}{}", name(shape, s), name(shape, d));
+        if shape.weighted {
+            t += &format!("{sep}{w}");
+        }
+        t += "\n";
+    }
+    std::fs::write(&p, t).unwrap();
+    p
+}
+
+fn popts(shape: Shape, weighted: bool) -> (InputFormat, ParseOptions) {
+    let f = if shape.names {
+        InputFormat::Csv
+    } else {
+        InputFormat::Snap
+    };
+    let o = ParseOptions {
+        weighted,
+        directed: shape.directed,
+        ids: if shape.names {
+            IdKind::String
+        } else {
+            IdKind::Int
+        },
+        allow_empty: true,
+        ..Default::default()
+    };
+    (f, o)
+}
+
+fn bopts(shape: Shape) -> BuildOptions {
+    BuildOptions {
+        directed: shape.directed,
+        weighted: shape.weighted,
+        drop_self_loops: shape.loops,
+        memory: 128 << 20,
+        order: VertexOrder::Degree,
+        ..Default::default()
+    }
+}
+
+/// Builds a store of `edges` (and isolated `vertices`, as a vertex list
+/// of an LDBC pair when there are any) at `dir/file`.
+fn import(dir: &Path, file: &str, shape: Shape, o: &Oracle) -> Store {
+    let edges: Vec<(u64, u64, f64)> = o.edges.iter().map(|(&(s, d), &w)| (s, d, w)).collect();
+    let e = write_edges(dir, &format!("{file}.e"), shape, &edges, false);
+    let mut vt = String::new();
+    for &v in &o.vertices {
+        vt += &(name(shape, v) + "\n");
+    }
+    let vp = dir.join(format!("{file}.v"));
+    std::fs::write(&vp, vt).unwrap();
+    let (_, po) = popts(shape, shape.weighted);
+    let mut src = parse::open(&[vp, e], InputFormat::Ldbc, &po).unwrap();
+    let path = dir.join(file);
+    build_store(src.as_mut(), &path, &bopts(shape)).unwrap();
+    Store::open_with_delta(&path).unwrap()
+}
+
+/// Each direction's lists of a store's view, in original ids (as the
+/// oracle's files name them), with weights' bits.
+fn view_lists(store: &Store) -> Vec<BTreeMap<(String, String), u64>> {
+    let g = MemGraph::load(store).unwrap();
+    let ids = store.load_ids().unwrap();
+    let n_base = store.base().num_vertices;
+    let mut new: Vec<String> = Vec::new();
+    if store.manifest().num_vertices > n_base {
+        if store.base().string_ids {
+            let off = store.read_delta_u64s(NEW_OFF_FILE).unwrap();
+            let bytes = store.read_delta_file(NEW_STR_FILE).unwrap();
+            new = (off.windows(2))
+                .map(|w| String::from_utf8_lossy(&bytes[w[0] as usize..w[1] as usize]).into())
+                .collect();
+        } else {
+            new = (store.read_delta_u64s(NEW_IDS_FILE).unwrap().iter())
+                .map(|v| v.to_string())
+                .collect();
+        }
+    }
+    let orig = |v: u64| match v < n_base {
+        true => text(&ids.get(v)),
+        false => new[(v - n_base) as usize].clone(),
+    };
+    let map = |lists: &[Vec<(u32, f64)>]| {
+        let mut m = BTreeMap::new();
+        for (v, l) in lists.iter().enumerate() {
+            for &(u, w) in l {
+                m.insert((orig(v as u64), orig(u as u64)), w.to_bits());
+            }
+        }
+        m
+    };
+    let mut all: BTreeSet<String> = (0..n_base).map(|v| text(&ids.get(v))).collect();
+    all.extend(new.iter().cloned());
+    let mut vs = BTreeMap::new();
+    for v in all {
+        vs.insert((v, String::new()), 0);
+    }
+    vec![map(&g.out), map(&g.inn), vs]
+}
+
+fn counts(m: &Manifest) -> [u64; 5] {
+    [
+        m.num_vertices,
+        m.num_edges,
+        m.num_self_loops,
+        m.degrees.max_out,
+        m.degrees.max_in,
+    ]
+}
+
+/// A batch: removals of held edges (either way round, twice), of absent
+/// edges and of unknown vertices; additions of held edges (new weights),
+/// duplicates, self-loops, new vertices.
+fn batch(o: &Oracle, r: &mut Rng, n: u64, size: usize) -> (Vec<Key>, Vec<(u64, u64, f64)>) {
+    let held: Vec<Key> = o.edges.keys().copied().collect();
+    let w = |r: &mut Rng| (r.below(9) + 1) as f64 / 2.0;
+    let mut removes = Vec::new();
+    let mut adds = Vec::new();
+    for i in 0..size {
+        let (s, d) = held[r.below(held.len() as u64) as usize];
+        match r.below(4) {
+            0 => removes.push((d, s)),
+            1 => removes.push((n * 50 + i as u64, s)),
+            _ => removes.push((s, d)),
+        }
+        if r.below(5) == 0 {
+            removes.push((r.below(n), r.below(n)));
+        }
+        match r.below(6) {
+            0 => adds.push((s, d, w(r))),
+            1 => adds.push((r.below(n), n * 20 + r.below(n), w(r))),
+            2 => adds.push((i as u64 % n, i as u64 % n, w(r))),
+            3 => {
+                let e = (r.below(n), r.below(n), w(r));
+                adds.push(e);
+                adds.push((e.0, e.1, w(r)));
+            }
+            _ => adds.push((r.below(n), r.below(n), w(r))),
+        }
+    }
+    (removes, adds)
+}
+
+fn sources(
+    dir: &Path,
+    store: &Store,
+    shape: Shape,
+    tag: &str,
+    rm: &[Key],
+    add: &[(u64, u64, f64)],
+) -> [Vec<Box<dyn EdgeSource>>; 2] {
+    let rm: Vec<(u64, u64, f64)> = rm.iter().map(|&(s, d)| (s, d, 1.0)).collect();
+    let (f, _) = popts(shape, true);
+    let mut po = edit_options(store, false, None, shape.names.then_some(b','));
+    po.allow_empty = true;
+    let a = write_edges(dir, &format!("{tag}.add"), shape, add, true);
+    let no_w = Shape {
+        weighted: false,
+        ..shape
+    };
+    let r = write_edges(dir, &format!("{tag}.rm"), no_w, &rm, true);
+    [
+        vec![parse::open(&[a], f, &po).unwrap()],
+        vec![parse::open(&[r], f, &removal_options(&po)).unwrap()],
+    ]
+}
+
+fn sequence(shape: Shape, seed: u64) {
+    outcore::progress::set_quiet(true);
+    let d = tempfile::tempdir().unwrap();
+    let mut r = Rng::new(seed);
+    let n = 70;
+    let mut o = Oracle {
+        shape,
+        edges: BTreeMap::new(),
+        vertices: (0..n).collect(),
+    };
+    let base: Vec<(u64, u64, f64)> = (0..5 * n)
+        .map(|i| {
+            let s = if i % 3 == 0 { r.below(4) } else { r.below(n) };
+            (s, r.below(n), (r.below(5) + 1) as f64)
+        })
+        .collect();
+    o.apply(&[], &base);
+    let path = d.path().join("g.oc");
+    import(d.path(), "g.oc", shape, &o);
+    for step in 0..3 {
+        let store = Store::open_with_delta(&path).unwrap();
+        let (rm, add) = batch(&o, &mut r, n, 40 + 30 * step);
+        let [adds, removes] = sources(d.path(), &store, shape, &format!("u{step}"), &rm, &add);
+        let before = view_lists(&store);
+        drop(store);
+        let (want, new) = o.apply(&rm, &add);
+        if step == 1 {
+            // A kill at each step of the commit leaves the store as it was.
+            for at in [Stop::AfterFiles, Stop::AfterRename] {
+                let store = Store::open_with_delta(&path).unwrap();
+                let [adds, removes] =
+                    sources(d.path(), &store, shape, &format!("k{step}"), &rm, &add);
+                let m = store.manifest().clone();
+                let opts = DeltaOptions {
+                    memory: 256 << 20,
+                    stop: Some(at),
+                };
+                update_delta(&store, adds, removes, &opts).unwrap();
+                drop(store);
+                let again = Store::open_with_delta(&path).unwrap();
+                assert_eq!(again.manifest(), &m, "{shape:?} {at:?}");
+                assert_eq!(view_lists(&again), before, "{shape:?} {at:?}");
+                verify(&path).unwrap();
+            }
+        }
+        let uopts = UpdateOptions {
+            memory: 256 << 20,
+            scratch_dir: None,
+        };
+        let got = edit::update_delta(edit::open_with_delta(&path).unwrap(), adds, removes, &uopts)
+            .unwrap();
+        let what = format!("{shape:?} seed {seed} step {step}");
+        assert_eq!(got.counts, want, "{what}: the update's counts");
+        assert_eq!(got.new_vertices, new, "{what}: new vertices");
+        assert_eq!(got.generation, step as u64 + 1, "{what}");
+        verify(&path).unwrap();
+        let view = Store::open_with_delta(&path).unwrap();
+        let rebuilt = import(d.path(), &format!("want{step}.oc"), shape, &o);
+        assert_eq!(
+            counts(view.manifest()),
+            counts(rebuilt.manifest()),
+            "{what}: the view's counts are the rebuild's"
+        );
+        let (a, b) = (view_lists(&view), view_lists(&rebuilt));
+        let b: Vec<_> = (b.into_iter())
+            .map(|m| {
+                m.into_iter()
+                    .map(|((x, y), w)| ((unquote(x), unquote(y)), w))
+                    .collect()
+            })
+            .collect();
+        let a: Vec<_> = (a.into_iter())
+            .map(|m| {
+                m.into_iter()
+                    .map(|((x, y), w)| ((unquote(x), unquote(y)), w))
+                    .collect::<BTreeMap<_, _>>()
+            })
+            .collect();
+        assert_eq!(a, b, "{what}: the view's lists are the rebuild's");
+    }
+    // `compact` folds the delta into a new base: a store without a delta
+    // whose lists and counts are the rebuild's; a second one has nothing
+    // to do.
+    let uopts = UpdateOptions {
+        memory: 256 << 20,
+        scratch_dir: None,
+    };
+    let done = edit::compact(edit::open(&path).unwrap(), &uopts).unwrap();
+    assert!(done.is_some(), "{shape:?}: the delta is compacted");
+    verify(&path).unwrap();
+    let compacted = Store::open(&path).expect("no delta after compaction");
+    let rebuilt = import(d.path(), "want-final.oc", shape, &o);
+    assert_eq!(counts(compacted.manifest()), counts(rebuilt.manifest()));
+    let plain = |v: Vec<BTreeMap<(String, String), u64>>| -> Vec<BTreeMap<_, _>> {
+        (v.into_iter())
+            .map(|m| {
+                m.into_iter()
+                    .map(|((x, y), w)| ((unquote(x), unquote(y)), w))
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(
+        plain(view_lists(&compacted)),
+        plain(view_lists(&rebuilt)),
+        "{shape:?}: the compacted store's lists are the rebuild's"
+    );
+    drop(compacted);
+    let again = edit::compact(edit::open(&path).unwrap(), &uopts).unwrap();
+    assert!(again.is_none(), "{shape:?}: nothing left to compact");
+}
+
+#[test]
+fn delta_updates_equal_a_rebuild_directed_weighted() {
+    for seed in [1, 2] {
+        let s = Shape {
+            directed: true,
+            weighted: true,
+            names: false,
+            loops: false,
+        };
+        sequence(s, seed);
+    }
+}
+
+#[test]
+fn delta_updates_equal_a_rebuild_undirected() {
+    for seed in [3, 4] {
+        let s = Shape {
+            directed: false,
+            weighted: false,
+            names: false,
+            loops: true,
+        };
+        sequence(s, seed);
+        let s = Shape {
+            directed: false,
+            weighted: true,
+            names: false,
+            loops: false,
+        };
+        sequence(s, seed + 10);
+    }
+}
+
+#[test]
+fn delta_updates_equal_a_rebuild_string_ids() {
+    for seed in [5, 6] {
+        let s = Shape {
+            directed: true,
+            weighted: false,
+            names: true,
+            loops: true,
+        };
+        sequence(s, seed);
+        let s = Shape {
+            directed: false,
+            weighted: true,
+            names: true,
+            loops: false,
+        };
+        sequence(s, seed + 10);
+    }
+}
