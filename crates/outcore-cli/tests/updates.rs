@@ -1,6 +1,7 @@
 //! `outcore update` between processes (issue 53): two updates of one store
 //! at once both land, and a removal set the budget cannot hold is refused
-//! with the store left as it was.
+//! with the store left as it was; a delta (`update --delta`) runs and
+//! compacts as a rebuild.
 
 mod common;
 
@@ -140,4 +141,65 @@ fn removals_past_the_budget_are_refused_and_the_store_kept() {
     assert!(err.contains("raise --memory"), "{err}");
     assert!(files(&p.join("g.oc")) == before, "the store changed");
     assert_eq!(names(p), listed);
+}
+
+/// `update --delta` then `compact` through the command line: WCC and BFS
+/// on base + delta (the external engine) equal the same runs on the
+/// compacted store, `export` refuses the delta naming `compact`, and the
+/// compacted store's edges are an import's of the updated list.
+#[test]
+fn a_delta_runs_and_compacts_as_a_rebuild() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &["generate", "kron", "--scale", "10", "--edges", "k.txt"],
+    );
+    let base = std::fs::read_to_string(p.join("k.txt")).unwrap();
+    ok_in(p, &["import", "k.txt", "--undirected", "--out", "g.oc"]);
+    let lines: Vec<&str> = base.lines().filter(|l| !l.starts_with('#')).collect();
+    let rm: String = (lines.iter().step_by(7))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let add: String = (0..200)
+        .map(|i| format!("{} {}\n", 5_000 + i % 37, (i * 13) % 1024))
+        .collect();
+    std::fs::write(p.join("rm.txt"), &rm).unwrap();
+    std::fs::write(p.join("add.txt"), &add).unwrap();
+    let mut want = undirected(&base);
+    let gone = undirected(&rm);
+    want.retain(|e| !gone.contains(e));
+    want.extend(undirected(&add));
+    let u = [
+        "update", "g.oc", "--delta", "--add", "add.txt", "--remove", "rm.txt",
+    ];
+    ok_in(p, &u);
+    let out = bin()
+        .current_dir(p)
+        .args(["export", "g.oc", "--out", "-"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "export reads no delta yet");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outcore compact"));
+    let runs = [
+        vec!["run", "wcc", "g.oc", "--out"],
+        vec!["run", "bfs", "g.oc", "--source", "5003", "--out"],
+    ];
+    let answers = |tag: &str| -> Vec<String> {
+        (runs.iter().enumerate())
+            .map(|(i, r)| {
+                let f = format!("{tag}{i}.txt");
+                let mut args = r.clone();
+                args.push(&f);
+                ok_in(p, &args);
+                std::fs::read_to_string(p.join(&f)).unwrap()
+            })
+            .collect()
+    };
+    let on_delta = answers("delta");
+    ok_in(p, &["compact", "g.oc"]);
+    assert_eq!(on_delta, answers("compacted"), "base + delta = compacted");
+    let got: BTreeSet<(u64, u64)> = undirected(&ok_in(p, &["export", "g.oc", "--out", "-"]));
+    assert_eq!(got, want, "the compacted store's edges");
+    ok_in(p, &["verify", "g.oc"]);
 }
