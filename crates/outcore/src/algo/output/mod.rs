@@ -8,8 +8,10 @@ use std::fmt;
 use std::io::Write;
 use std::path::Path;
 
+mod columns;
 mod lines;
-pub use lines::{Cell, Column, Lines};
+pub use columns::Column;
+pub use lines::{Cell, Lines};
 
 /// Formats a float as Graphalytics does: C's "%.15e" (e.g. 1.477629166666667e-01, 0.000000000000000e+00), and "infinity" for +inf.
 ///
