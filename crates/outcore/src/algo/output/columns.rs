@@ -4,8 +4,7 @@
 //! decimal and repeated values copied as text (strength reduction of the
 //! per-line conversions).
 
-use super::lines::{push_i64, push_u64};
-use super::push_float;
+use super::{push_float, push_i64, push_u64};
 
 /// What the values of a column batch ([`Lines::push_column`]) are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! fixed buffer (a copy of a constant length, not a `memcpy` call a line).
 
 use super::columns::{Cols, Column};
-use super::push_float;
+use super::{push_float, push_i64, push_u64};
 use crate::error::{Error, Result};
 use crate::outfile::OutFile;
 use crate::store::walk::IntIds;
@@ -244,46 +244,6 @@ impl Drop for Lines {
             let _ = w.join();
         }
     }
-}
-
-/// Two digits for each number below 100.
-const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// Appends `x` in decimal.
-#[inline]
-pub(super) fn push_u64(out: &mut Vec<u8>, mut x: u64) {
-    let mut buf = [0u8; 20];
-    let n = x.checked_ilog10().map_or(1, |d| d as usize + 1);
-    let mut i = n;
-    while x >= 100 {
-        let p = (x % 100) as usize * 2;
-        x /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-    }
-    if x >= 10 {
-        let p = x as usize * 2;
-        buf[i - 2..i].copy_from_slice(&PAIRS[p..p + 2]);
-    } else {
-        buf[i - 1] = b'0' + x as u8;
-    }
-    // The whole buffer (a copy of constant length), then cut to the digits.
-    let at = out.len();
-    out.extend_from_slice(&buf);
-    out.truncate(at + n);
-}
-
-/// Appends `x` in decimal.
-#[inline]
-pub(super) fn push_i64(out: &mut Vec<u8>, x: i64) {
-    if x < 0 {
-        out.push(b'-');
-    }
-    push_u64(out, x.unsigned_abs());
 }
 
 /// An original id as [`Id`]'s `Display` writes it (names quoted when
