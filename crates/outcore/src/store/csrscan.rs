@@ -129,6 +129,8 @@ struct Slots {
     r: CheckedReader,
     coded: Option<Decoding>,
     width: SlotWidth,
+    /// Plain slots' bytes on their way to [`Slots::take`]'s output.
+    scratch: Vec<u8>,
 }
 
 /// Padding as [`Slots::next`] gives it, whatever the slot width.
@@ -150,6 +152,7 @@ impl Slots {
                 r: CheckedReader::open(store, &files(which).0)?,
                 coded: None,
                 width: store.manifest().slot_width(),
+                scratch: Vec::new(),
             });
         };
         let page = vec![0u8; store.manifest().csr.page_bytes as usize];
@@ -163,11 +166,53 @@ impl Slots {
                 scratch: Vec::new(),
             }),
             width: store.manifest().slot_width(),
+            scratch: Vec::new(),
         })
     }
 
     fn path(&self) -> &Path {
         &self.r.path
+    }
+
+    /// The next `k` slots into `out` (replacing it; padding as
+    /// [`WIDE_PAD`]); the end of the file first is an error.
+    fn take(&mut self, k: usize, out: &mut Vec<u64>) -> Result<()> {
+        out.clear();
+        let w = self.width.bytes() as usize;
+        let put = |out: &mut Vec<u64>, b: &[u8]| match w {
+            4 => out.extend(
+                b.chunks_exact(4)
+                    .map(|c| widen(u32::from_le_bytes(c.try_into().expect("4")))),
+            ),
+            _ => out.extend(
+                b.chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8"))),
+            ),
+        };
+        let Some(d) = &mut self.coded else {
+            let mut raw = std::mem::take(&mut self.scratch);
+            self.r.bytes(k * w, &mut raw)?;
+            put(out, &raw);
+            self.scratch = raw;
+            return Ok(());
+        };
+        while out.len() < k {
+            if d.pos == d.page.len() {
+                if d.next == d.dir.pages() {
+                    return Err(super::file::damaged_at(&self.r.path, "ends early"));
+                }
+                let (s, e) = d.dir.span(d.next, d.next + 1);
+                self.r.bytes((e - s) as usize, &mut d.scratch)?;
+                d.dir
+                    .decode(d.next, d.next + 1, &d.scratch, s, &mut d.page)?;
+                d.next += 1;
+                d.pos = 0;
+            }
+            let m = (k - out.len()).min((d.page.len() - d.pos) / w);
+            put(out, &d.page[d.pos..d.pos + m * w]);
+            d.pos += m * w;
+        }
+        Ok(())
     }
 
     /// The next slot (padding as [`WIDE_PAD`]), or `None` at the end.
@@ -213,6 +258,43 @@ pub fn scan_base_csr(
     weighted: bool,
     mut f: impl FnMut(u64, u64, u64, f64) -> Result<()>,
 ) -> Result<()> {
+    scan_base_lists(store, which, weighted, |l| {
+        for (i, &u) in l.nbrs.iter().enumerate() {
+            f(l.v, l.slot + i as u64, u, l.weight(i))?;
+        }
+        Ok(())
+    })
+}
+
+/// One vertex's list as [`scan_base_lists`] gives it: its first slot,
+/// its neighbours without the padding, and their weights (empty when
+/// the scan is unweighted).
+pub struct BaseList<'a> {
+    pub v: u64,
+    pub slot: u64,
+    pub nbrs: &'a [u64],
+    pub weights: &'a [f64],
+}
+
+impl BaseList<'_> {
+    /// The weight of entry `i` (1 when unweighted).
+    pub fn weight(&self, i: usize) -> f64 {
+        self.weights.get(i).copied().unwrap_or(1.0)
+    }
+}
+
+/// Offsets read at once by [`scan_base_lists`].
+const OFFSETS_AT_ONCE: usize = 8192;
+
+/// [`scan_base_csr`] a list at a time: the slots of a list are copied out
+/// of the checked (and decoded) pages in one go, so a caller that looks
+/// at few lists (the update's probe) pays per list, not per entry.
+pub fn scan_base_lists(
+    store: &Store,
+    which: &str,
+    weighted: bool,
+    mut f: impl FnMut(&BaseList<'_>) -> Result<()>,
+) -> Result<()> {
     let (_, o, w) = files(which);
     let n = store.base().num_vertices;
     let mut adj = Slots::open(store, which)?;
@@ -221,41 +303,61 @@ pub fn scan_base_csr(
         true => Some(CheckedReader::open(store, &w)?),
         false => None,
     };
-    let mut slot = 0u64;
-    if u64::from_le_bytes(off.req()?) != 0 {
+    if off.req_u64()? != 0 {
         return Err(super::file::damaged_at(
             &off.path,
             "the first offset is not 0",
         ));
     }
-    for v in 0..n {
-        let end = u64::from_le_bytes(off.req()?);
-        if end < slot {
-            return Err(super::file::damaged_at(
-                &off.path,
-                format!("offsets decrease at vertex {v}"),
-            ));
-        }
-        let mut padding = false;
-        while slot < end {
-            let x = adj
-                .next()?
-                .ok_or_else(|| super::file::damaged_at(adj.path(), "ends early"))?;
-            let wt = match weights.as_mut() {
-                Some(r) => f64::from_le_bytes(r.req()?),
-                None => 1.0,
-            };
-            if x == WIDE_PAD {
-                padding = true;
-            } else if padding {
+    let (mut ends, mut raw) = (Vec::new(), Vec::new());
+    let (mut list, mut wts, mut wraw) = (Vec::new(), Vec::new(), Vec::new());
+    let mut slot = 0u64;
+    let mut v = 0u64;
+    while v < n {
+        let k = (n - v).min(OFFSETS_AT_ONCE as u64) as usize;
+        off.bytes(8 * k, &mut raw)?;
+        ends.clear();
+        ends.extend(
+            raw.chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8"))),
+        );
+        for &end in &ends {
+            if end < slot {
+                return Err(super::file::damaged_at(
+                    &off.path,
+                    format!("offsets decrease at vertex {v}"),
+                ));
+            }
+            let len = (end - slot) as usize;
+            adj.take(len, &mut list)?;
+            if let Some(r) = weights.as_mut() {
+                r.bytes(8 * len, &mut wraw)?;
+                wts.clear();
+                wts.extend(
+                    wraw.chunks_exact(8)
+                        .map(|b| f64::from_le_bytes(b.try_into().expect("8"))),
+                );
+            }
+            let real = list.iter().position(|&x| x == WIDE_PAD).unwrap_or(len);
+            if let Some(gap) = list[real..].iter().position(|&x| x != WIDE_PAD) {
                 return Err(super::file::damaged_at(
                     adj.path(),
-                    format!("the list of vertex {v} has a gap at slot {slot}"),
+                    format!(
+                        "the list of vertex {v} has a gap at slot {}",
+                        slot + (real + gap) as u64
+                    ),
                 ));
-            } else {
-                f(v, slot, x, wt)?;
             }
-            slot += 1;
+            if real > 0 {
+                f(&BaseList {
+                    v,
+                    slot,
+                    nbrs: &list[..real],
+                    weights: if weighted { &wts[..real] } else { &[] },
+                })?;
+            }
+            slot = end;
+            v += 1;
         }
     }
     if adj.next()?.is_some() {

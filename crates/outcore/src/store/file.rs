@@ -107,6 +107,15 @@ macro_rules! put_le {
     ($name:ident, $t:ty) => {
         fn $name(&mut self, v: &[$t]) -> Result<()> {
             const W: usize = std::mem::size_of::<$t>();
+            // A short slice (the delta's per-vertex offsets, a list's
+            // records) must not zero a whole 8 KiB buffer each call.
+            if v.len() * W <= 64 {
+                let mut small = [0u8; 64];
+                for (i, x) in v.iter().enumerate() {
+                    small[i * W..(i + 1) * W].copy_from_slice(&x.to_le_bytes());
+                }
+                return self.write_all(&small[..v.len() * W]);
+            }
             let mut buf = [0u8; 8192];
             for chunk in v.chunks(8192 / W) {
                 for (i, x) in chunk.iter().enumerate() {

@@ -49,6 +49,26 @@ fn rank_of(ids: &OriginalIds, n: u64, id: &Id<'_>) -> (u64, bool) {
     (lo, lo < n && ids.original_of_rank(lo) == *id)
 }
 
+/// [`rank_of`] for an id known to be at or past rank `from`: a gallop
+/// from `from`, then a binary search inside the step it overshot.
+fn rank_from(ids: &OriginalIds, from: u64, n: u64, id: &Id<'_>) -> (u64, bool) {
+    let (mut lo, mut step) = (from, 1u64);
+    while lo + step <= n && ids.original_of_rank(lo + step - 1) < *id {
+        lo += step;
+        step *= 2;
+    }
+    let mut hi = (lo + step).min(n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ids.original_of_rank(mid) < *id {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, lo < n && ids.original_of_rank(lo) == *id)
+}
+
 /// The original ids of the vertices earlier generations added, by dense
 /// id (the I seam's [`NewIds`], checked as every reader checks it).
 fn old_new_ids(store: &Store) -> Result<Vec<Id<'static>>> {
@@ -84,15 +104,26 @@ pub fn join(store: &Store, ids: &OriginalIds, batch: &Batch) -> Result<Joined> {
     let old_dense: KeyMap<u128, u64> = (old.iter().zip(n_base..))
         .map(|(id, v)| (key_of(id), v))
         .collect();
+    // The batch's ids in increasing order, each found by galloping from
+    // the previous one's rank: the base's maps are walked forward once
+    // instead of searched from the top for every id.
+    let mut by_id: Vec<(Id<'_>, u32)> =
+        (0..batch.ids.len() as u32).map(|i| (id_of(i), i)).collect();
+    by_id.sort_unstable();
     let mut dense = vec![UNKNOWN; batch.ids.len()];
-    for (i, slot) in dense.iter_mut().enumerate() {
-        let id = id_of(i as u32);
-        let (r, found) = rank_of(ids, n_base, &id);
-        *slot = match found {
+    let mut from = 0;
+    for (id, i) in &by_id {
+        let (r, found) = rank_from(ids, from, n_base, id);
+        from = r;
+        dense[*i as usize] = match found {
             true => ids.dense_of_rank(r),
-            false => old_dense.get(&batch.ids[i]).copied().unwrap_or(UNKNOWN),
+            false => old_dense
+                .get(&batch.ids[*i as usize])
+                .copied()
+                .unwrap_or(UNKNOWN),
         };
     }
+    drop(by_id);
     // New vertices: listed ones, then the additions' endpoints, in order.
     let n_old = n_base + old.len() as u64;
     let mut new_ids = old;

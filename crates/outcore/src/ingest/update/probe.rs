@@ -12,7 +12,7 @@
 use super::batch::{Batch, KeyHash};
 use super::ids::{Joined, UNKNOWN};
 use crate::error::Result;
-use crate::store::csrscan::scan_base_csr;
+use crate::store::csrscan::scan_base_lists;
 use crate::store::delta::format::record;
 use crate::store::delta::DeltaLists;
 use crate::store::Store;
@@ -113,27 +113,23 @@ pub fn probe(
     c: &mut Counts,
 ) -> Result<()> {
     let m = store.base();
-    let directed = m.directed;
-    // Base: one scan of the out-CSR, each list merge-joined with the keys
-    // of its vertex.
-    let (mut at, mut cur, mut hi) = (0usize, u64::MAX, 0usize);
-    scan_base_csr(store, "out", m.weighted, |v, _, u, w| {
-        if v != cur {
-            cur = v;
-            while at < touched.len() && touched[at].s < v {
-                at += 1;
+    // Base: one scan of the out-CSR a list at a time; a list the batch
+    // touches is searched for the keys of its vertex, the others skipped.
+    let mut at = 0usize;
+    scan_base_lists(store, "out", m.weighted, |l| {
+        while at < touched.len() && touched[at].s < l.v {
+            at += 1;
+        }
+        let mut hi = at;
+        while hi < touched.len() && touched[hi].s == l.v {
+            hi += 1;
+        }
+        for t in &mut touched[at..hi] {
+            if let Ok(i) = l.nbrs.binary_search(&t.d) {
+                t.base = Some(l.weight(i));
             }
-            hi = at;
-            while hi < touched.len() && touched[hi].s == v {
-                hi += 1;
-            }
         }
-        if at == hi || (!directed && u < v) {
-            return Ok(());
-        }
-        if let Ok(i) = touched[at..hi].binary_search_by_key(&u, |t| t.d) {
-            touched[at + i].base = Some(w);
-        }
+        at = hi;
         Ok(())
     })?;
     // The previous view: the base, less its tombstones, with its additions.

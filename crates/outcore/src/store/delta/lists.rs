@@ -15,7 +15,7 @@
 
 use super::format::{is_tombstone, lists_files, nbr, record, RANK_BLOCK_BITS};
 use crate::error::{Error, Result};
-use crate::store::csrscan::scan_base_csr;
+use crate::store::csrscan::{scan_base_csr, scan_base_lists};
 use crate::store::Store;
 
 /// The slot [`scan_csr`] reports for entries of a list the delta touched
@@ -194,7 +194,7 @@ pub fn scan_csr(
         return scan_base_csr(store, which, weighted, f);
     };
     let mut cur = lists.cursor().peekable();
-    let (mut held, mut base, mut out) = (None, Vec::new(), Vec::new());
+    let (mut base, mut out) = (Vec::new(), Vec::new());
     let mut emit = |f: &mut dyn FnMut(u64, u64, u64, f64) -> Result<()>,
                     r: &Records<'_>,
                     base: &[(u64, f64)]|
@@ -202,32 +202,24 @@ pub fn scan_csr(
         merge(base, r, &mut out);
         out.iter().try_for_each(|&(u, w)| f(r.v, NO_SLOT, u, w))
     };
-    scan_base_csr(store, which, weighted, |v, slot, u, w| {
-        if held.as_ref().is_some_and(|r: &Records<'_>| r.v != v) {
-            let r = held.take().expect("held");
-            emit(&mut f, &r, &base)?;
+    scan_base_lists(store, which, weighted, |l| {
+        // Touched vertices whose base list is empty come before `l`.
+        while let Some(r) = cur.next_if(|r| r.v < l.v) {
+            emit(&mut f, &r, &[])?;
         }
-        if held.is_none() {
-            while let Some(r) = cur.next_if(|r| r.v <= v) {
-                if r.v == v {
-                    base.clear();
-                    held = Some(r);
-                } else {
-                    emit(&mut f, &r, &[])?;
-                }
+        match cur.next_if(|r| r.v == l.v) {
+            Some(r) => {
+                base.clear();
+                base.extend(l.nbrs.iter().enumerate().map(|(i, &u)| (u, l.weight(i))));
+                emit(&mut f, &r, &base)
             }
-        }
-        match held {
-            Some(_) => {
-                base.push((u, w));
-                Ok(())
-            }
-            None => f(v, slot, u, w),
+            None => l
+                .nbrs
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, &u)| f(l.v, l.slot + i as u64, u, l.weight(i))),
         }
     })?;
-    if let Some(r) = held.take() {
-        emit(&mut f, &r, &base)?;
-    }
     for r in cur {
         emit(&mut f, &r, &[])?;
     }
