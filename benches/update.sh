@@ -7,7 +7,9 @@
 # `outcore import` of base + additions (what a user without update runs;
 # it does not remove, so it is the cheaper side), and `outcore update
 # --delta` (the update written as a delta generation beside the base) on
-# another fresh copy. Prints seconds, update/import and delta/import.
+# another fresh copy. Prints seconds, update/import and delta/import;
+# then `outcore compact` of the delta store against the import, and
+# PageRank 10, BFS and WCC on base + delta against the compacted store.
 #
 #   bash benches/update.sh                    # kron 22, 1%
 #   SCALE=24 PCT="1 10" bash benches/update.sh
@@ -62,6 +64,24 @@ EOF
     "$(python3 -c "print(f'{$u / $i:.3f}')")"
   echo "  update --delta $dm s [$dl ], delta/import $(python3 -c "print(f'{$dm / $i:.3f}')")," \
     "delta/update $(python3 -c "print(f'{$dm / $u:.3f}')")"
-  rm -rf "$K-u.oc" "$K-i.oc" "$K-d.oc" "$K-add$p.bin32" "$K-rm$p.bin32" "$K-all$p.bin32"
+  # Runs on base + delta (the last run's $K-d.oc) against its compaction,
+  # and compaction against the import.
+  rm -rf "$K-c.oc"
+  cp -a "$K-d.oc" "$K-c.oc"
+  cs=$(secs "$BIN" --quiet compact "$K-c.oc" --memory "$MEMORY")
+  echo "  compact $cs s, compact/import $(python3 -c "print(f'{$cs / $i:.3f}')")"
+  for alg in "pagerank --iterations 10" "bfs --source max-degree" "wcc"; do
+    d="" c=""
+    for ((r = 1; r <= RUNS; r++)); do
+      # shellcheck disable=SC2086
+      d="$d $(secs "$BIN" --quiet run $alg "$K-d.oc" --memory "$MEMORY" --out /dev/null)"
+      # shellcheck disable=SC2086
+      c="$c $(secs "$BIN" --quiet run $alg "$K-c.oc" --memory "$MEMORY" --out /dev/null)"
+    done
+    dm2=$(median "$d") cm=$(median "$c")
+    echo "  run ${alg%% *}: base + delta $dm2 s [$d ], compacted $cm s [$c ]," \
+      "delta/compacted $(python3 -c "print(f'{$dm2 / $cm:.2f}')")"
+  done
+  rm -rf "$K-u.oc" "$K-i.oc" "$K-d.oc" "$K-c.oc" "$K-add$p.bin32" "$K-rm$p.bin32" "$K-all$p.bin32"
 done
 rm -rf "$K.oc"
