@@ -86,7 +86,7 @@ fn setup(p: &Path) {
     std::fs::write(p.join("rm.txt"), every(0)).unwrap();
     let add: String = (lines("a.txt").iter().enumerate())
         .map(|(i, l)| match i % 16 {
-            0 => format!("{} {}\n", 1 << 20 | i, l.split(' ').next().unwrap()),
+            0 => format!("{} {}\n", (1 << 20) | i, l.split(' ').next().unwrap()),
             _ => format!("{l}\n"),
         })
         .collect();
@@ -350,7 +350,7 @@ fn a_flipped_byte_in_a_delta_file_is_detected() {
             x ^= x << 17;
             let at = (x % bytes.len() as u64) as usize;
             let mut bad = bytes.clone();
-            bad[at] ^= 1 << (x >> 32) % 8;
+            bad[at] ^= 1 << ((x >> 32) % 8);
             std::fs::write(file, &bad).unwrap();
             flips += 1;
             let v = bin()
