@@ -3,13 +3,14 @@
 # item 5). A Kronecker store of SCALE from a bin32 edge list; additions: a
 # G(n, m) edge list of PCT% of the edges over the same vertices plus new
 # ones; removals: every (100/PCT)-th edge of the input. Alternated, median
-# of RUNS: `outcore update` on a fresh copy of the store, against
-# `outcore import` of base + additions (what a user without update runs;
-# it does not remove, so it is the cheaper side), and `outcore update
-# --delta` (the update written as a delta generation beside the base) on
-# another fresh copy. Prints seconds, update/import and delta/import;
-# then `outcore compact` of the delta store against the import, and
-# PageRank 10, BFS and WCC on base + delta against the compacted store.
+# of RUNS: `outcore update --rewrite` on a fresh copy of the store,
+# against `outcore import` of base + additions (what a user without update
+# runs; it does not remove, so it is the cheaper side), and `outcore update
+# --no-compact` (the update written as a delta generation beside the base,
+# not compacted whatever the policy says) on another fresh copy. Prints
+# seconds, update/import and delta/import; then `outcore compact` of the
+# delta store against the import, and PageRank 10, BFS and WCC on base +
+# delta against the compacted store.
 #
 #   bash benches/update.sh                    # kron 22, 1%
 #   SCALE=24 PCT="1 10" bash benches/update.sh
@@ -51,18 +52,18 @@ EOF
     rm -rf "$K-u.oc" "$K-i.oc" "$K-d.oc"
     cp -a "$K.oc" "$K-u.oc"
     cp -a "$K.oc" "$K-d.oc"
-    dl="$dl $(secs "$BIN" --quiet update "$K-d.oc" --delta --add "$K-add$p.bin32" \
+    dl="$dl $(secs "$BIN" --quiet update "$K-d.oc" --no-compact --add "$K-add$p.bin32" \
       --remove "$K-rm$p.bin32" --format bin32 --memory "$MEMORY")"
-    up="$up $(secs "$BIN" --quiet update "$K-u.oc" --add "$K-add$p.bin32" --remove "$K-rm$p.bin32" \
+    up="$up $(secs "$BIN" --quiet update "$K-u.oc" --rewrite --add "$K-add$p.bin32" --remove "$K-rm$p.bin32" \
       --format bin32 --memory "$MEMORY")"
     im="$im $(secs "$BIN" --quiet import "$K-all$p.bin32" --format bin32 --undirected \
       --memory "$MEMORY" --out "$K-i.oc")"
   done
   u=$(median "$up") i=$(median "$im") dm=$(median "$dl")
   echo "kron-$SCALE, add $p% ($m edges) and remove $p%, --memory $MEMORY:" \
-    "update $u s [$up ], import of base + additions $i s [$im ], update/import" \
+    "update --rewrite $u s [$up ], import of base + additions $i s [$im ], update/import" \
     "$(python3 -c "print(f'{$u / $i:.3f}')")"
-  echo "  update --delta $dm s [$dl ], delta/import $(python3 -c "print(f'{$dm / $i:.3f}')")," \
+  echo "  update --no-compact $dm s [$dl ], delta/import $(python3 -c "print(f'{$dm / $i:.3f}')")," \
     "delta/update $(python3 -c "print(f'{$dm / $u:.3f}')")"
   # Runs on base + delta (the last run's $K-d.oc) against its compaction,
   # and compaction against the import.

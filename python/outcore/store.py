@@ -87,6 +87,7 @@ class Store:
     # --- updates ---------------------------------------------------------
 
     def update(self, add: Any = None, remove: Any = None, *, memory: Size = None,
+               compact_at: Optional[float] = None, compact: bool = True,
                progress: bool = True, format: Optional[str] = None,
                source: Optional[str] = None, target: Optional[str] = None,
                weight: Optional[str] = None, **format_options: Any) -> dict:
@@ -98,9 +99,15 @@ class Store:
         new vertices, removing an edge the store does not hold is counted,
         not an error, and vertices stay when they lose their last edge. In
         an undirected store either direction names an edge. The update is
-        atomic: a crash leaves the store as it was before or after. It
-        rewrites the store (about the cost of a binary import), so give a
-        batch of changes to one call rather than one edge to each.
+        atomic: a crash leaves the store as it was before or after.
+
+        The update lands in the store's delta, beside its base (seconds for
+        a small batch), and the store is compacted (the delta merged into a
+        new base, about the cost of a binary import) once the delta's edge
+        changes (edges added plus base edges removed) reach `compact_at` of
+        the base's edges. PageRank, WCC, BFS, SSSP, k-core, CDLP, colouring,
+        MIS and betweenness read base + delta; other algorithms and the
+        queries ask for `compact()` first.
 
         Args:
             add, remove: edge-list files (a path or a list of paths, in the
@@ -114,9 +121,16 @@ class Store:
                 store holds too (NetworkX would keep its weight: give the
                 weights to keep them); a frame names its weight column.
             memory: the budget for the whole update.
+            compact_at: compact once the delta reaches this fraction of the
+                base (default: $OUTCORE_COMPACT_AT, else 0.1); 0 rewrites the
+                store at every update and writes no delta.
+            compact: False keeps the delta whatever its size (`info()`'s
+                `delta.compaction_due` says when `compact()` is due).
 
         Returns: counts: `removed`, `removals_absent`, `additions_read`,
-            `vertices_before`/`vertices`, `edges_before`/`edges`, `seconds`.
+            `vertices_before`/`vertices`, `edges_before`/`edges`, `seconds`,
+            `delta` (the update was written into the delta), `compacted`,
+            `compaction` (why it was or was not), `delta_fraction`.
         """
         from .errors import InputError
 
@@ -137,10 +151,25 @@ class Store:
         try:
             counts = _outcore.update_store(path, add=add, remove=remove, format=format,
                                            memory=_checks.size("update", "memory", memory),
+                                           compact_at=compact_at, compact=compact,
                                            progress=progress, **format_options)
         finally:
             self._raw = _outcore.RawStore(path)
         return counts
+
+    def compact(self, memory: Size = None, tmp_dir: Any = None, progress: bool = True) -> bool:
+        """Merges the store's delta (from `update`, `add_edges`,
+        `remove_edges`) into a new base, in place and atomically: the store
+        an import of its current edges would build. Returns False when the
+        store had no delta (nothing written)."""
+        path, self._raw = self.path, None
+        try:
+            done, _ = _outcore.compact_store(path, memory=_checks.size("compact", "memory", memory),
+                                             tmp_dir=None if tmp_dir is None else os.fspath(tmp_dir),
+                                             progress=progress)
+        finally:
+            self._raw = _outcore.RawStore(path)
+        return done
 
     def add_edges(self, src: Any, dst: Any = None, weight: Any = None, **options: Any) -> dict:
         """Adds edges: arrays `src`, `dst` (and `weight`), or edge-list

@@ -47,8 +47,11 @@ def edits(g, ids, rng):
 
 def same_answers(s, g):
     assert (s.num_vertices, s.num_edges) == (g.number_of_nodes(), g.number_of_edges())
-    pr = s.pagerank(iterations=100, tol=1e-12, weighted=True, progress=False)
-    assert pr.to_dict() == pytest.approx(nx.pagerank(g, tol=1e-14, max_iter=1000), abs=1e-9)
+    # Weighted PageRank does not read a delta yet: unweighted there.
+    weighted = s.info()["delta"] is None
+    pr = s.pagerank(iterations=100, tol=1e-12, weighted=weighted, progress=False)
+    want = nx.pagerank(g, tol=1e-14, max_iter=1000, weight="weight" if weighted else None)
+    assert pr.to_dict() == pytest.approx(want, abs=1e-9)
     comps = nx.weakly_connected_components(g) if g.is_directed() else nx.connected_components(g)
     assert s.wcc(progress=False).to_dict() == {v: min(c) for c in comps for v in c}
     src = max(g, key=g.degree)
@@ -81,16 +84,63 @@ def test_update_with_arrays_matches_networkx(tmp_path, directed):
     assert s.verify()["files"] > 0
 
 
-def test_update_string_ids_from_frames(tmp_path):
+@pytest.mark.parametrize("compact", [True, False])
+def test_update_string_ids_from_frames(tmp_path, compact):
     frame = pd.DataFrame({"source": ["ann", "bob", "cy", "dee"], "target": ["bob", "cy", "dee", "ann"]})
     s = outcore.import_edges(frame, tmp_path / "g.oc", directed=False, progress=False)
     counts = s.update(add=pd.DataFrame({"source": ["eve", "ann"], "target": ["ann", "cy"]}),
                       remove=pd.DataFrame({"source": ["cy", "zed"], "target": ["bob", "ann"]}),
-                      progress=False)
+                      compact=compact, progress=False)
     assert (counts["removed"], counts["removals_absent"]) == (1, 1)
+    assert (counts["delta"], counts["compacted"]) == (True, compact)
+    assert (s.info()["delta"] is None) == compact
     g = nx.Graph([("ann", "bob"), ("cy", "dee"), ("dee", "ann"), ("eve", "ann"), ("ann", "cy")])
     assert s.wcc(progress=False).to_dict() == {v: "ann" for v in g}
     assert s.bfs("eve", progress=False).to_dict() == nx.single_source_shortest_path_length(g, "eve")
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_updates_land_in_the_delta_and_answer_as_networkx(tmp_path, directed):
+    """The policy from Python: updates stay in the delta below `compact_at`
+    (or with `compact=False`), a store opened with a delta answers as the
+    updated NetworkX graph, an update past the fraction compacts, and
+    `compact()` merges what is left."""
+    g, ids, rng = graph(21 + directed, directed, n=80, m=400)
+    s = outcore.from_networkx(g, tmp_path / "g.oc", progress=False)
+    adds, removes, absent = edits(g, ids, rng)
+    # Arrays, weighted, kept whatever the size.
+    c = s.add_edges(*(np.array(x) for x in zip(*adds)), compact=False, progress=False)
+    g.add_weighted_edges_from(adds)
+    assert (c["delta"], c["compacted"], c["generation"]) == (True, False, 1)
+    assert c["delta_fraction"] == pytest.approx(s.info()["delta"]["fraction"])
+    same_answers(outcore.open(s.path), g)
+    # A path, under a threshold the delta stays below.
+    rm = tmp_path / "rm.txt"
+    rm.write_text("".join(f"{u} {v}\n" for u, v in removes))
+    c = s.remove_edges(rm, compact_at=0.9, progress=False)
+    g.remove_edges_from(removes)
+    assert (c["delta"], c["compacted"], c["removals_absent"]) == (True, False, absent)
+    info = s.info()["delta"]
+    assert (info["generation"], info["compaction_due"]) == (2, info["fraction"] >= 0.1)
+    same_answers(s, g)
+    assert s.verify()["files"] > 0
+    assert s.compact(progress=False) is True
+    assert s.info()["delta"] is None
+    same_answers(s, g)
+    assert s.compact(progress=False) is False
+    # The default fraction: one edge stays in the delta, a batch past a
+    # tenth of the base compacts.
+    c = s.add_edges(np.array([ids[0]]), np.array([ids[1]]), np.array([2.5]), progress=False)
+    g.add_edge(ids[0], ids[1], weight=2.5)
+    assert (c["delta"], c["compacted"]) == (True, False)
+    held = list(g.edges)[: g.number_of_edges() // 8]
+    c = s.remove_edges(*(np.array(x) for x in zip(*held)), progress=False)
+    g.remove_edges_from(held)
+    assert (c["delta"], c["compacted"]) == (True, True), c
+    assert s.info()["delta"] is None
+    same_answers(s, g)
+    with pytest.raises(InputError, match="compact-at"):
+        s.add_edges(np.array([ids[0]]), np.array([ids[1]]), compact_at=-1.0, progress=False)
 
 
 def test_ids_of_the_other_kind_are_refused(tmp_path):

@@ -56,7 +56,8 @@ pub struct ExportArgs {
 pub fn info(a: InfoArgs) -> Result<()> {
     // `info` reads a delta's counts (the view's).
     let store = Store::open_with_delta(&a.store)?;
-    let j = outcore::api::info_json(&store);
+    let mut j = outcore::api::info_json(&store);
+    outcore::api::update::policy::annotate_info(&store, &mut j)?;
     if a.json {
         crate::outln!("{}", serde_json::to_string_pretty(&j)?)?;
         return Ok(());
@@ -82,16 +83,35 @@ pub fn info_text(store: &Store, j: &serde_json::Value) -> String {
         line(
             "delta",
             format!(
-                "generation {} ({} bytes): {} new vertices, {} edges added and {} removed \
-                 against the base ({} vertices, {} edges); engines do not read it yet",
+                "generation {} ({}): {} new vertices, {} edges added and {} removed against \
+                 the base ({} vertices, {} edges)",
                 x["generation"],
-                x["bytes"],
+                format_size(x["bytes"].as_u64().unwrap_or(0)),
                 x["new_vertices"],
                 x["added"],
                 x["removed"],
                 x["base_vertices"],
                 x["base_edges"]
             ),
+        );
+        let (f, at) = (
+            x["fraction"].as_f64().unwrap_or(0.0),
+            x["compact_at"].as_f64().unwrap_or(0.0),
+        );
+        line(
+            "compaction",
+            match x["compaction_due"].as_bool() == Some(true) {
+                true => format!(
+                    "due: the delta is {:.2}% of the base, past {:.2}% (run `outcore compact`)",
+                    f * 100.0,
+                    at * 100.0
+                ),
+                false => format!(
+                    "not due: the delta is {:.2}% of the base, below {:.2}%",
+                    f * 100.0,
+                    at * 100.0
+                ),
+            },
         );
     }
     line(

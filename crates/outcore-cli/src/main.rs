@@ -36,12 +36,13 @@ enum Command {
     /// Import edge lists (SNAP, CSV/TSV, Matrix Market, LDBC, binary; .gz too) into a store.
     Import(build::ImportArgs),
     /// Add and remove edges of a store (the result equals importing the
-    /// updated edge list; crash-safe).
+    /// updated edge list; crash-safe). Updates land in a delta beside the
+    /// base, merged into a new base once it passes --compact-at of it.
     #[command(
         override_usage = "outcore update <STORE> [--add <FILE>...] [--remove <FILE>...] [OPTIONS]"
     )]
     Update(update::UpdateArgs),
-    /// Merge a store's delta (from `update --delta`) into a new base: the
+    /// Merge a store's delta (from `update`) into a new base: the
     /// store an import of its current edges would build (crash-safe).
     Compact(update::CompactArgs),
     /// Split a store into K shards by vertex, balanced by edges: one store

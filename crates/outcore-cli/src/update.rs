@@ -2,7 +2,9 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use outcore::api::update::{self as edit, edit_options, open_edits, removal_options};
+use outcore::api::update::{
+    self as edit, edit_options, open_edits, removal_options, Compaction, PolicyReport,
+};
 use outcore::api::{self, UpdateOptions};
 use outcore::mem::Budget;
 use std::path::PathBuf;
@@ -42,17 +44,28 @@ pub struct UpdateArgs {
     /// Directory for sorted runs (default: beside the store).
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
-    /// Write the update into a delta layer beside the base store (the next
-    /// delta generation: seconds for a small update) instead of rewriting
-    /// the store. Experimental: `run` reads base + delta on the external
-    /// engine (PageRank, WCC, BFS, SSSP, k-core, CDLP, colouring, MIS,
-    /// betweenness); other algorithms, `query` and `export` refuse such a
-    /// store until `outcore compact` merges the delta; `info` and `verify`
-    /// read it, and `update` (with or without `--delta`) adds to it.
+    /// Compact (merge the delta into a new base, as `outcore compact`)
+    /// when the delta's edge changes (edges added plus base edges removed)
+    /// reach FRACTION of the base's edges [default: $OUTCORE_COMPACT_AT,
+    /// else 0.1]. 0 compacts at every update: the store is rewritten at
+    /// once and no delta is written (as --rewrite).
+    #[arg(long, value_name = "FRACTION", conflicts_with_all = ["no_compact", "rewrite"])]
+    pub compact_at: Option<f64>,
+    /// Keep the delta whatever its size (`info` then says when a
+    /// compaction is due; `outcore compact` merges it).
+    #[arg(long, conflicts_with = "rewrite")]
+    pub no_compact: bool,
+    /// Rewrite the store from its adjacency instead of writing a delta
+    /// (the cost of a binary import; the same as --compact-at 0).
     #[arg(long)]
+    pub rewrite: bool,
+    /// The default, accepted for older scripts: the update lands in the
+    /// delta (compacted as --compact-at says).
+    #[arg(long, hide = true, conflicts_with = "rewrite")]
     pub delta: bool,
-    /// Write the update's statistics as JSON (import's, plus the counts of
-    /// removals and additions).
+    /// Write the update's statistics as JSON: the delta's counts (of a
+    /// rewrite: import's, plus the counts of removals and additions) and
+    /// `compaction` (`compacted`, `reason`, `delta_fraction`).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
 }
@@ -68,11 +81,12 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
     if let Some(path) = &a.stats {
         outcore::outfile::check_writable(path)?;
     }
-    // Locked from here until the updated store is in place.
-    let target = match a.delta {
-        true => edit::open_with_delta(&a.store)?,
-        false => edit::open(&a.store)?,
+    let policy = match a.rewrite {
+        true => Compaction::At(0.0),
+        false => Compaction::resolve(a.compact_at, !a.no_compact)?,
     };
+    // Locked from here until the updated store is in place.
+    let target = edit::open(&a.store)?;
     let popts = edit_options(target.store(), a.header, a.columns.clone(), a.delimiter);
     let _spools = (
         crate::stdin::spool(&mut a.add, &a.store)?,
@@ -84,71 +98,77 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         memory: a.memory.unwrap_or_else(Budget::default_limit),
         scratch_dir: a.tmp_dir.clone(),
     };
-    if a.delta {
-        return delta(&a, target, adds, removes, &opts);
+    let r = edit::update_with_policy(target, adds, removes, &opts, policy)?;
+    if let Some(d) = &r.delta {
+        eprintln!("{}", edit::delta_line(&a.store, d));
     }
-    let r = api::update(target, adds, removes, &opts)?;
-    eprintln!("{}", r.line());
+    match (&r.delta, &r.compaction) {
+        (None, Some(c)) => eprintln!("{}", c.line()),
+        (Some(_), Some(c)) => eprintln!("{}; {:.2} s", r.reason, c.build.seconds),
+        _ => eprintln!("{}", r.reason),
+    }
     if let Some(path) = &a.stats {
-        let mut j = api::import_stats(&r.build, opts.memory);
-        if let Some(o) = j.as_object_mut() {
-            o.insert("command".into(), "update".into());
-            o.insert("vertices_before".into(), r.vertices_before.into());
-            o.insert("edges_before".into(), r.edges_before.into());
-            o.insert("removals".into(), r.removals.into());
-            o.insert("removals_absent".into(), r.removals_absent.into());
-            o.insert("removed".into(), r.removed().into());
-            o.insert("additions_read".into(), r.additions_read.into());
-        }
+        let j = stats(&r, &opts);
         let text = serde_json::to_string_pretty(&j)? + "\n";
         outcore::outfile::write(path, text.as_bytes())?;
     }
     Ok(())
 }
 
-/// `update --delta`: the update as the store's next delta generation.
-fn delta(
-    a: &UpdateArgs,
-    target: edit::Locked,
-    adds: Vec<Box<dyn outcore::ingest::EdgeSource>>,
-    removes: Vec<Box<dyn outcore::ingest::EdgeSource>>,
-    opts: &UpdateOptions,
-) -> Result<()> {
-    let r = edit::update_delta(target, adds, removes, opts)?;
-    eprintln!("{}", edit::delta_line(&a.store, &r));
-    if let Some(path) = &a.stats {
-        let c = &r.counts;
-        let j = serde_json::json!({
-            "command": "update",
-            "delta": true,
-            "generation": r.generation,
-            "vertices_before": r.vertices_before,
-            "edges_before": r.edges_before,
-            "vertices": r.vertices,
-            "edges": r.edges,
-            "additions_read": r.additions_read,
-            "removals_read": r.removals_read,
-            "removals": c.removals,
-            "removals_absent": c.removals_absent,
-            "added": c.added,
-            "removed": c.removed,
-            "reweighted": c.reweighted,
-            "self_loops_dropped": c.self_loops_dropped,
-            "new_vertices": r.new_vertices,
-            "records": r.records,
-            "delta_bytes": r.delta_bytes,
-            "seconds": r.seconds,
-            "memory": opts.memory,
-        });
-        let text = serde_json::to_string_pretty(&j)? + "\n";
-        outcore::outfile::write(path, text.as_bytes())?;
+/// `--stats`: the delta's counts (or, for a rewrite, import's statistics
+/// with the removals' counts), and the policy's `compaction` object.
+fn stats(r: &PolicyReport, opts: &UpdateOptions) -> serde_json::Value {
+    let mut j = match (&r.delta, &r.compaction) {
+        (Some(d), _) => {
+            let c = &d.counts;
+            serde_json::json!({
+                "command": "update",
+                "delta": true,
+                "generation": d.generation,
+                "vertices_before": d.vertices_before,
+                "edges_before": d.edges_before,
+                "vertices": d.vertices,
+                "edges": d.edges,
+                "additions_read": d.additions_read,
+                "removals_read": d.removals_read,
+                "removals": c.removals,
+                "removals_absent": c.removals_absent,
+                "added": c.added,
+                "removed": c.removed,
+                "reweighted": c.reweighted,
+                "self_loops_dropped": c.self_loops_dropped,
+                "new_vertices": d.new_vertices,
+                "records": d.records,
+                "delta_bytes": d.delta_bytes,
+                "memory": opts.memory,
+            })
+        }
+        (None, Some(u)) => {
+            let mut j = api::import_stats(&u.build, opts.memory);
+            if let Some(o) = j.as_object_mut() {
+                o.insert("command".into(), "update".into());
+                o.insert("delta".into(), false.into());
+                o.insert("vertices_before".into(), u.vertices_before.into());
+                o.insert("edges_before".into(), u.edges_before.into());
+                o.insert("removals".into(), u.removals.into());
+                o.insert("removals_absent".into(), u.removals_absent.into());
+                o.insert("removed".into(), u.removed().into());
+                o.insert("additions_read".into(), u.additions_read.into());
+            }
+            j
+        }
+        (None, None) => serde_json::json!({}),
+    };
+    if let Some(o) = j.as_object_mut() {
+        o.insert("seconds".into(), r.seconds.into());
+        o.insert("compaction".into(), r.json());
     }
-    Ok(())
+    j
 }
 
 #[derive(Args)]
 pub struct CompactArgs {
-    /// The store whose delta (from `update --delta`) to merge into a new
+    /// The store whose delta (from `update`) to merge into a new
     /// base (in place, atomically: a kill leaves it as it was before or
     /// after).
     pub store: PathBuf,

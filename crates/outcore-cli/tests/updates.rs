@@ -1,7 +1,7 @@
 //! `outcore update` between processes (issue 53): two updates of one store
 //! at once both land, and a removal set the budget cannot hold is refused
-//! with the store left as it was; a delta (`update --delta`) runs and
-//! compacts as a rebuild.
+//! with the store left as it was; a delta (`update --no-compact`) runs and
+//! compacts as a rebuild; the compaction policy (`--compact-at`).
 
 mod common;
 
@@ -10,8 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Stdio;
 
-/// The edges of the store at `store` (both directions, sorted lines).
+/// The edges of the store at `store` (both directions, sorted lines),
+/// compacted first (`export` reads no delta).
 fn edges(dir: &Path, store: &str) -> Vec<String> {
+    ok_in(dir, &["compact", store]);
     let out = ok_in(dir, &["export", store, "--both-directions", "--out", "-"]);
     let mut v: Vec<String> = out.lines().map(str::to_string).collect();
     v.sort();
@@ -128,7 +130,14 @@ fn removals_past_the_budget_are_refused_and_the_store_kept() {
     let o = bin()
         .current_dir(p)
         .args([
-            "-q", "update", "g.oc", "--remove", "rm.txt", "--memory", "64MiB",
+            "-q",
+            "update",
+            "g.oc",
+            "--remove",
+            "rm.txt",
+            "--memory",
+            "64MiB",
+            "--rewrite",
         ])
         .output()
         .unwrap();
@@ -141,9 +150,20 @@ fn removals_past_the_budget_are_refused_and_the_store_kept() {
     assert!(err.contains("raise --memory"), "{err}");
     assert!(files(&p.join("g.oc")) == before, "the store changed");
     assert_eq!(names(p), listed);
+    // Into the delta (the default), which holds a removal in fewer
+    // bytes, the same removals fit.
+    let o = bin()
+        .current_dir(p)
+        .args([
+            "-q", "update", "g.oc", "--remove", "rm.txt", "--memory", "64MiB",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ok_in(p, &["verify", "g.oc"]);
 }
 
-/// `update --delta` then `compact` through the command line: WCC and BFS
+/// `update --no-compact` then `compact` through the command line: WCC and BFS
 /// on base + delta (the external engine) equal the same runs on the
 /// compacted store, `export` refuses the delta naming `compact`, and the
 /// compacted store's edges are an import's of the updated list.
@@ -171,7 +191,13 @@ fn a_delta_runs_and_compacts_as_a_rebuild() {
     want.retain(|e| !gone.contains(e));
     want.extend(undirected(&add));
     let u = [
-        "update", "g.oc", "--delta", "--add", "add.txt", "--remove", "rm.txt",
+        "update",
+        "g.oc",
+        "--no-compact",
+        "--add",
+        "add.txt",
+        "--remove",
+        "rm.txt",
     ];
     ok_in(p, &u);
     let out = bin()
@@ -201,5 +227,105 @@ fn a_delta_runs_and_compacts_as_a_rebuild() {
     assert_eq!(on_delta, answers("compacted"), "base + delta = compacted");
     let got: BTreeSet<(u64, u64)> = undirected(&ok_in(p, &["export", "g.oc", "--out", "-"]));
     assert_eq!(got, want, "the compacted store's edges");
+    ok_in(p, &["verify", "g.oc"]);
+}
+
+/// The compaction policy: updates land in the delta until its edge
+/// changes reach `--compact-at` of the base's edges (default 0.1, or
+/// `OUTCORE_COMPACT_AT`), then the update compacts; `--no-compact` keeps
+/// the delta and `info` says a compaction is due; `--compact-at 0`
+/// rewrites. The store ends as an import of the updated list.
+#[test]
+fn updates_land_in_the_delta_until_the_policy_compacts() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &["generate", "kron", "--scale", "10", "--edges", "k.txt"],
+    );
+    let base = std::fs::read_to_string(p.join("k.txt")).unwrap();
+    ok_in(p, &["import", "k.txt", "--undirected", "--out", "g.oc"]);
+    let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
+    let info = |env: Option<&str>| {
+        let mut c = bin();
+        c.current_dir(p).args(["info", "g.oc", "--json"]);
+        if let Some(f) = env {
+            c.env("OUTCORE_COMPACT_AT", f);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(&String::from_utf8_lossy(&o.stdout))
+    };
+    let e = info(None)["edges"].as_u64().unwrap();
+    let mut want = undirected(&base);
+    let mut next = 0u64;
+    // `k` new edges, each to a new vertex: k edge changes.
+    let mut update = |k: u64, flags: &[&str], env: Option<&str>| -> serde_json::Value {
+        let add: String = (0..k)
+            .map(|i| format!("{} {}\n", 1_000_000 + next + i, (next + i) % 1000))
+            .collect();
+        next += k;
+        want.extend(undirected(&add));
+        std::fs::write(p.join("add.txt"), &add).unwrap();
+        let mut c = bin();
+        c.current_dir(p)
+            .args([
+                "-q", "update", "g.oc", "--add", "add.txt", "--stats", "s.json",
+            ])
+            .args(flags);
+        if let Some(f) = env {
+            c.env("OUTCORE_COMPACT_AT", f);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(&std::fs::read_to_string(p.join("s.json")).unwrap())
+    };
+    // 2%: kept (`--delta`, the default's old name, is accepted).
+    let s = update(e / 50, &["--delta"], None);
+    assert_eq!(s["delta"], true);
+    assert_eq!(s["compaction"]["compacted"], false, "{s}");
+    assert!(s["compaction"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("below"));
+    let i = info(None);
+    assert_eq!(i["delta"]["compaction_due"], false, "{i}");
+    assert!((i["delta"]["fraction"].as_f64().unwrap() - 0.02).abs() < 0.002);
+    // 12% with --no-compact: kept, and due.
+    let s = update(e / 10, &["--no-compact"], None);
+    assert_eq!(s["compaction"]["compacted"], false, "{s}");
+    assert_eq!(info(None)["delta"]["compaction_due"], true);
+    let text = ok_in(p, &["info", "g.oc"]);
+    assert!(text.contains("compaction    due:"), "{text}");
+    // At 0.5 (from the environment): kept, and not due.
+    let s = update(1, &[], Some("0.5"));
+    assert_eq!(s["compaction"]["compacted"], false, "{s}");
+    assert_eq!(info(Some("0.5"))["delta"]["compaction_due"], false);
+    // The default: past 0.1, so this update compacts.
+    let s = update(1, &[], None);
+    assert_eq!(s["compaction"]["compacted"], true, "{s}");
+    assert!(s["compaction"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("compacted"));
+    assert!(info(None)["delta"].is_null());
+    // 0: a rewrite, no delta written.
+    let s = update(1, &["--compact-at", "0"], None);
+    assert_eq!(
+        (&s["delta"], &s["compaction"]["compacted"]),
+        (&false.into(), &true.into())
+    );
+    assert!(info(None)["delta"].is_null());
+    let s = update(1, &["--rewrite"], None);
+    assert_eq!(s["delta"], false);
+    // A negative fraction is refused.
+    let o = bin()
+        .current_dir(p)
+        .args(["update", "g.oc", "--add", "add.txt", "--compact-at=-1"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let got: BTreeSet<(u64, u64)> = undirected(&ok_in(p, &["export", "g.oc", "--out", "-"]));
+    assert_eq!(got, want, "the updated store's edges");
     ok_in(p, &["verify", "g.oc"]);
 }

@@ -167,7 +167,7 @@ impl RawStore {
     #[new]
     fn open(path: PathBuf) -> PyResult<RawStore> {
         Ok(RawStore {
-            store: Store::open(&path).map_err(to_py)?,
+            store: Store::open_with_delta(&path).map_err(to_py)?,
         })
     }
 
@@ -202,8 +202,10 @@ impl RawStore {
     }
 
     /// `outcore info --json`, as text.
-    fn info_json(&self) -> String {
-        api::info_json(&self.store).to_string()
+    fn info_json(&self) -> PyResult<String> {
+        let mut j = api::info_json(&self.store);
+        api::update::policy::annotate_info(&self.store, &mut j).map_err(to_py)?;
+        Ok(j.to_string())
     }
 
     /// The vertex `source="max-degree"` picks (the highest out-degree; of
@@ -418,6 +420,7 @@ fn _outcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(build_from_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(update::update_store, m)?)?;
+    m.add_function(wrap_pyfunction!(update::compact_store, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(report_html, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -3,7 +3,8 @@
 
 use crate::build::arrow_reader;
 use crate::{interruptible, parse, to_py};
-use outcore::api::{self, update, UpdateOptions};
+use outcore::api::update::{self, Compaction};
+use outcore::api::UpdateOptions;
 use outcore::ingest::parse::{BatchSource, InputFormat, ParseOptions};
 use outcore::ingest::EdgeSource;
 use outcore::mem::Budget;
@@ -47,10 +48,13 @@ fn open(
 }
 
 /// Removes the edges of `remove`, then adds those of `add`, in the store at
-/// `store`; returns the counts as a dict.
+/// `store`: into its delta, compacted when the delta reaches `compact_at`
+/// of the base (`None`: $OUTCORE_COMPACT_AT, else 0.1; 0: a rewrite, no
+/// delta), never when `compact` is false ([`update::update_with_policy`]).
+/// Returns the counts as a dict.
 #[pyfunction]
 #[pyo3(signature = (store, *, add=None, remove=None, format=None, header=false, columns=None,
-    delimiter=None, memory=None, tmp_dir=None, progress=true))]
+    delimiter=None, memory=None, tmp_dir=None, compact_at=None, compact=true, progress=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn update_store<'py>(
     py: Python<'py>,
@@ -63,6 +67,8 @@ pub fn update_store<'py>(
     delimiter: Option<String>,
     memory: Option<u64>,
     tmp_dir: Option<PathBuf>,
+    compact_at: Option<f64>,
+    compact: bool,
     progress: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let delimiter = match delimiter.as_deref() {
@@ -75,6 +81,7 @@ pub fn update_store<'py>(
             ))))
         }
     };
+    let policy = Compaction::resolve(compact_at, compact).map_err(to_py)?;
     // Locked from here until the updated store is in place.
     let target = update::open(&store).map_err(to_py)?;
     let popts = update::edit_options(target.store(), header, columns, delimiter);
@@ -87,20 +94,69 @@ pub fn update_store<'py>(
         scratch_dir: tmp_dir,
     };
     let r = interruptible(py, progress, move || {
-        api::update(target, adds, removes, &opts)
+        update::update_with_policy(target, adds, removes, &opts, policy)
     })?;
-    if progress {
-        eprintln!("{}", r.line());
-    }
     let d = PyDict::new(py);
-    let man = &r.build.manifest;
-    d.set_item("vertices_before", r.vertices_before)?;
-    d.set_item("edges_before", r.edges_before)?;
-    d.set_item("vertices", man.num_vertices)?;
-    d.set_item("edges", man.num_edges)?;
-    d.set_item("removed", r.removed())?;
-    d.set_item("removals_absent", r.removals_absent)?;
-    d.set_item("additions_read", r.additions_read)?;
-    d.set_item("seconds", r.build.seconds)?;
+    match (&r.delta, &r.compaction) {
+        (Some(x), _) => {
+            if progress {
+                eprintln!("{}", update::delta_line(&store, x));
+            }
+            d.set_item("vertices_before", x.vertices_before)?;
+            d.set_item("edges_before", x.edges_before)?;
+            d.set_item("removed", x.counts.removed)?;
+            d.set_item("removals_absent", x.counts.removals_absent)?;
+            d.set_item("additions_read", x.additions_read)?;
+            d.set_item("added", x.counts.added)?;
+            d.set_item("reweighted", x.counts.reweighted)?;
+            d.set_item("generation", x.generation)?;
+        }
+        (None, Some(u)) => {
+            if progress {
+                eprintln!("{}", u.line());
+            }
+            d.set_item("vertices_before", u.vertices_before)?;
+            d.set_item("edges_before", u.edges_before)?;
+            d.set_item("removed", u.removed())?;
+            d.set_item("removals_absent", u.removals_absent)?;
+            d.set_item("additions_read", u.additions_read)?;
+        }
+        (None, None) => {}
+    }
+    if progress && r.delta.is_some() {
+        eprintln!("{}", r.reason);
+    }
+    let (vertices, edges) = r.counts();
+    d.set_item("vertices", vertices)?;
+    d.set_item("edges", edges)?;
+    d.set_item("delta", r.delta.is_some())?;
+    d.set_item("compacted", r.compacted())?;
+    d.set_item("compaction", &r.reason)?;
+    d.set_item("delta_fraction", r.size.map(|s| s.fraction))?;
+    d.set_item("seconds", r.seconds)?;
     Ok(d)
+}
+
+/// Merges the delta of the store at `store` into a new base
+/// ([`update::compact`]); returns whether there was one to merge and the
+/// seconds taken.
+#[pyfunction]
+#[pyo3(signature = (store, *, memory=None, tmp_dir=None, progress=true))]
+pub fn compact_store(
+    py: Python<'_>,
+    store: PathBuf,
+    memory: Option<u64>,
+    tmp_dir: Option<PathBuf>,
+    progress: bool,
+) -> PyResult<(bool, f64)> {
+    let target = update::open(&store).map_err(to_py)?;
+    let opts = UpdateOptions {
+        memory: memory.unwrap_or_else(Budget::default_limit),
+        scratch_dir: tmp_dir,
+    };
+    let r = interruptible(py, progress, move || update::compact(target, &opts))?;
+    if let (true, Some(r)) = (progress, &r) {
+        eprintln!("compacted: {}", r.line());
+    }
+    Ok((r.is_some(), r.map_or(0.0, |r| r.build.seconds)))
 }

@@ -1,16 +1,20 @@
 //! `outcore update`: adds and removes edges of a store, and the result is
 //! the store an import of the updated edge list would build.
 //!
-//! This first form rewrites the store: the base's edges (in original ids,
+//! An update lands in the store's delta by default ([`update_delta`],
+//! `crate::ingest::update`), and the delta is merged into a new base once
+//! it passes a fraction of the base ([`policy`]: [`update_with_policy`],
+//! `--compact-at`, `--no-compact`). The rewrite ([`update`], and
+//! [`compact`], the rewrite of an empty update) is the other backend:
+//! the base's edges (in original ids,
 //! from its out-CSR), less the removed ones, then the added edges in their
 //! input order, go through the one build path ([`super::build`]) with the
 //! store's own options (direction, weights, order, layout, page size), into
 //! a directory beside the store that replaces it atomically. So an update is
 //! crash-safe (a kill leaves the store before or after it), every engine
 //! reads the result unchanged, and the result equals a rebuild by
-//! construction. It costs about what a binary import costs; a delta layer
-//! beside the base (issue 53) is what will make a small update cost
-//! little, behind this same interface.
+//! construction. It costs about what a binary import costs, which is why a
+//! small update goes to the delta.
 //!
 //! Semantics, as NetworkX's `add_edges_from` / `remove_edges_from`:
 //! removals apply to the base, then additions; an added edge that exists
@@ -30,7 +34,9 @@ use crate::store::Store;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+pub mod policy;
 mod source;
+pub use policy::{update_with_policy, Compaction, DeltaSize, PolicyReport};
 use source::{Removals, UpdateSource};
 
 /// How to update.
@@ -134,9 +140,8 @@ fn lock(path: &Path, open: fn(&Path) -> Result<Store>) -> Result<Locked> {
 
 /// Updates `target` ([`open_with_delta`]) into its delta: the next
 /// generation holds the removals of `removes`, then the additions of
-/// `adds` ([`crate::ingest::update`]). Engines do not read a delta yet
-/// (issue 53): until they do, `update` rewrites by default and this is
-/// asked for explicitly.
+/// `adds` ([`crate::ingest::update`]), whatever the delta's size
+/// ([`update_with_policy`] applies the compaction policy).
 pub fn update_delta(
     target: Locked,
     adds: Vec<Box<dyn EdgeSource>>,
@@ -255,6 +260,12 @@ pub fn update(
 pub fn compact(target: Locked, opts: &UpdateOptions) -> Result<Option<UpdateReport>> {
     if target.store().delta().is_none() {
         return Ok(None);
+    }
+    if crate::ingest::update::unsafe_switch() {
+        // The kill tests' switch: a compaction that drops the old base's
+        // tiles before its new base is in place (not atomic).
+        let tiles = target.store().file("tiles");
+        std::fs::remove_dir_all(&tiles).at(&tiles)?;
     }
     update(target, Vec::new(), Vec::new(), opts).map(Some)
 }

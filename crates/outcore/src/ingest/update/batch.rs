@@ -94,7 +94,8 @@ impl Batch {
             return Err(Error::Budget(format!(
                 "{what}: the update's edges and ids need more than the {} --memory leaves \
                  them ({} ids, {} additions, {} removals so far); split the update into \
-                 several, raise --memory, or update without --delta (a rewrite)",
+                 several, raise --memory, or rewrite the store \
+                 instead (`outcore update --rewrite`; Python: compact_at=0)",
                 format_size(self.limit),
                 self.ids.len(),
                 self.adds.len(),

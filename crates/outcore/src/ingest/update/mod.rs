@@ -26,7 +26,7 @@ pub mod probe;
 pub use batch::KeyHash;
 pub use probe::Counts;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::ingest::EdgeSource;
 use crate::size::format_size;
 use crate::store::degrees;
@@ -137,11 +137,21 @@ pub fn update_delta(
     Ok(r)
 }
 
+/// `OUTCORE_UPDATE_UNSAFE=drop-first` (tests of the crash safety, all
+/// builds): an update into the delta removes the old generation, and a
+/// compaction the old base's tiles (`api::update::compact`), before the
+/// new one is committed, so a kill in between leaves a broken store and
+/// the kill tests go red.
+pub fn unsafe_switch() -> bool {
+    std::env::var("OUTCORE_UPDATE_UNSAFE").is_ok_and(|v| v == "drop-first")
+}
+
 fn too_big(memory: u64, held: u64, need: u64) -> Error {
     Error::Budget(format!(
         "--memory {} is too small for this update into the delta: the store's id maps and \
          delta ({}) and the update's edges ({}) are held in memory; split the update, raise \
-         --memory to {} or more, or update without --delta (a rewrite)",
+         --memory to {} or more, or rewrite the store \
+         instead (`outcore update --rewrite`; Python: compact_at=0)",
         format_size(memory),
         format_size(held),
         format_size(need),
@@ -232,6 +242,11 @@ fn write(
         }
     }
     c.num_edges = c.num_edges + c.added - c.removed;
+    if let (true, Some(d)) = (unsafe_switch(), store.delta()) {
+        // The kill tests' switch: the old generation goes first.
+        let old = store.file(&crate::store::delta::format::generation_dir(d.generation));
+        std::fs::remove_dir_all(&old).at(&old)?;
+    }
     let mut w = DeltaWriter::create(store, j.n_view)?;
     r.generation = w.generation();
     for (i, which) in directions(m).iter().enumerate() {
