@@ -83,6 +83,10 @@ pub struct Store {
     base: Manifest,
     /// With a delta: the view, base + delta ([`delta`]).
     view: Option<Box<Manifest>>,
+    /// With a delta: its generation's directory held under a shared
+    /// `flock`, so a later update does not prune it while this reads it
+    /// ([`delta::pin_generation`]).
+    _generation: Option<Arc<std::fs::File>>,
 }
 
 impl Store {
@@ -107,7 +111,7 @@ impl Store {
         }
         let pin = Arc::new(pin::Pin::open(path)?);
         let root = pin.root();
-        let manifest = Manifest::read(root)?;
+        let (manifest, generation) = delta::read_pinned(root, path)?;
         file::expect_files(root, path, &manifest);
         for (rel, entry) in &manifest.files {
             let p = root.join(rel);
@@ -165,6 +169,7 @@ impl Store {
             pin,
             base: manifest,
             view,
+            _generation: generation.map(Arc::new),
         })
     }
 

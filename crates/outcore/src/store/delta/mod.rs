@@ -30,6 +30,7 @@ use super::manifest::{Manifest, MANIFEST_FILE};
 use super::tiles::TileGeometry;
 use super::Store;
 use crate::error::{Error, IoContext, Result};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 impl Store {
@@ -86,7 +87,8 @@ impl Store {
 /// The seams' switch for tests (issue 53, §7): with
 /// `OUTCORE_DELTA_SKIP=PART[,PART...]` in the environment, the reader of
 /// that part of the delta ignores it (`ids`: the rank shift; `tombstones`:
-/// the external engine's filter; `degrees`: the view's degrees), so the
+/// the external engine's filter; `degrees`: the view's degrees; `prune`:
+/// the removal of superseded generations), so the
 /// tests of that seam go red.
 pub fn skip(part: &str) -> bool {
     static SKIP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -122,6 +124,52 @@ pub(super) fn view_of(base: &Manifest, d: &DeltaInfo) -> Manifest {
     // the base's (the I seam, [`ids`]): the view's dense ids are not ranks.
     m.has_order_map |= d.num_vertices > base.num_vertices;
     m
+}
+
+/// The manifest at `root` (the store at `path`) and, when it names a
+/// delta, that generation's directory pinned: opened and locked shared,
+/// then checked to be the one still at its path. An update prunes the
+/// generations it supersedes that no reader pins
+/// ([`write::prune_generations`]); a manifest read just before such a
+/// prune names a generation that is gone, so it is read again.
+pub(super) fn read_pinned(root: &Path, path: &Path) -> Result<(Manifest, Option<File>)> {
+    let mut tries = 0;
+    loop {
+        let m = Manifest::read(root)?;
+        let Some(d) = &m.delta else {
+            return Ok((m, None));
+        };
+        let dir = root.join(format::generation_dir(d.generation));
+        if let Some(f) = pin_generation(&dir)? {
+            return Ok((m, Some(f)));
+        }
+        tries += 1;
+        if tries > 100 {
+            let name = format::generation_dir(d.generation);
+            return Err(Error::damaged(path, &name, "missing"));
+        }
+    }
+}
+
+/// Opens and locks (shared) the generation directory `dir`: `None` when
+/// it is gone or was replaced before the lock was held.
+fn pin_generation(dir: &Path) -> Result<Option<File>> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let f = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY)
+        .open(dir)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).at(dir),
+    };
+    crate::stale::flock(&f, libc::LOCK_SH).at(dir)?;
+    let held = f.metadata().at(dir)?;
+    Ok(match std::fs::metadata(dir) {
+        Ok(now) if (now.dev(), now.ino()) == (held.dev(), held.ino()) => Some(f),
+        _ => None,
+    })
 }
 
 /// What opening checks of a delta: a generation, a view no smaller than

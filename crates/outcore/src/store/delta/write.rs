@@ -271,7 +271,8 @@ impl DeltaWriter {
         let mut m = self.base.clone();
         m.format_version = DELTA_FORMAT_VERSION;
         m.delta = Some(info);
-        write_manifest(&self.path, &m.to_json())
+        write_manifest(&self.path, &m.to_json())?;
+        prune_generations(&self.path.join(DELTA_DIR), self.generation)
     }
 
     /// Leaves the generation as a kill at `at` would (tests of the
@@ -338,6 +339,27 @@ fn remove_orphans(deltas: &Path, next: u64) -> Result<()> {
         if g.is_some_and(|g| g >= next) {
             let p = e.path();
             std::fs::remove_dir_all(&p).at(&p)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the generations before `current` that no reader pins (each
+/// generation holds the whole delta, so they are superseded): a pinned
+/// one stays for its readers, and the next update removes it.
+pub(super) fn prune_generations(deltas: &Path, current: u64) -> Result<()> {
+    if super::skip("prune") {
+        return Ok(());
+    }
+    for e in std::fs::read_dir(deltas).at(deltas)? {
+        let e = e.at(deltas)?;
+        let name = e.file_name();
+        let g = name
+            .to_str()
+            .and_then(|n| n.strip_prefix('g'))
+            .and_then(|n| n.parse::<u64>().ok());
+        if g.is_some_and(|g| g < current) {
+            crate::stale::remove_unpinned(&e.path())?;
         }
     }
     Ok(())
