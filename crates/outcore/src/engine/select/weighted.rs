@@ -22,7 +22,7 @@ impl SelectEngine {
         // Gather the adjacency pieces first, then their weights.
         let mut pieces: Vec<(T, u64, usize, usize)> = Vec::new();
         let mut nbrs: Vec<T> = Vec::new();
-        self.pieces(vs, |v, slot, _start, list| {
+        self.base_pieces(vs, |v, slot, _start, list| {
             pieces.push((v, slot, nbrs.len(), list.len()));
             nbrs.extend_from_slice(list);
             Ok(())
@@ -59,9 +59,22 @@ impl SelectEngine {
             }
             Ok(())
         })?;
-        for &(v, _, at, len) in &pieces {
-            f(v, &nbrs[at..at + len], &weights[at..at + len])?;
+        // With a delta, touched lists are merged (weights beside) after the
+        // others (`delta.rs`).
+        let Some(d) = self.delta.clone() else {
+            for &(v, _, at, len) in &pieces {
+                f(v, &nbrs[at..at + len], &weights[at..at + len])?;
+            }
+            return Ok(());
+        };
+        let mut held = super::delta::Held::default();
+        for &(v, slot, at, len) in &pieces {
+            let (ns, ws) = (&nbrs[at..at + len], &weights[at..at + len]);
+            match d.touched(v.get()) {
+                true => held.push(v.get(), slot, ns, Some(ws)),
+                false => f(v, ns, ws)?,
+            }
         }
-        Ok(())
+        held.finish(&d, vs, f)
     }
 }

@@ -84,9 +84,15 @@ impl DeltaLists {
         Ok(Some(l))
     }
 
+    /// True when the delta touches vertex `v`'s list (a bit test).
+    #[inline]
+    pub fn touches(&self, v: u64) -> bool {
+        v < self.n && self.bits[(v / 64) as usize] >> (v % 64) & 1 == 1
+    }
+
     /// The records of vertex `v`, when the delta touches it.
     pub fn lookup(&self, v: u64) -> Option<Records<'_>> {
-        if v >= self.n || self.bits[(v / 64) as usize] >> (v % 64) & 1 == 0 {
+        if !self.touches(v) {
             return None;
         }
         let per = RANK_BLOCK_BITS / 64;
