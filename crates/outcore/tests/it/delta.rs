@@ -8,6 +8,7 @@
 
 mod external;
 mod ids;
+mod select;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;
