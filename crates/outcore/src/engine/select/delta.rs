@@ -6,9 +6,11 @@
 //! (`>= n_base`) has its records alone. Untouched vertices keep the page
 //! path as it is: one bit test each.
 //!
-//! The base pieces of a touched vertex are withheld while the pages
-//! arrive ([`Held`]) and merged once its window is read, so a touched
-//! list reaches the caller whole, in one call. With
+//! A touched vertex's base pieces reach the caller as they arrive, less
+//! the entries its tombstones remove ([`Scratch::kept`]); its additions
+//! follow as one more piece once its window's pages are read
+//! ([`Scratch::additions`]): nothing is held beyond a piece, and a
+//! replaced weight is a tombstone and an addition. With
 //! `OUTCORE_DELTA_SKIP=select` the engine reads the base alone (the
 //! seam's red check).
 
@@ -16,7 +18,7 @@ use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::csr::Slot;
-use crate::store::delta::{merge, skip, DeltaLists};
+use crate::store::delta::{skip, DeltaLists};
 use crate::store::Store;
 
 /// One direction's delta lists, held (and charged) by a select engine.
@@ -39,63 +41,70 @@ impl Delta {
         let held = budget.charge(lists.memory_bytes(), "delta lists")?;
         Ok(Some(Delta { lists, _held: held }))
     }
+}
 
-    /// True when the delta touches `v`'s list (a bit test).
-    #[inline]
-    pub(super) fn touched(&self, v: u64) -> bool {
-        self.lists.touches(v)
+/// Scratch of the merge on read: a base piece without its tombstoned
+/// entries, a vertex's additions.
+pub(super) struct Scratch<T> {
+    ids: Vec<T>,
+    ws: Vec<f64>,
+}
+
+impl<T> Default for Scratch<T> {
+    fn default() -> Self {
+        Scratch {
+            ids: Vec::new(),
+            ws: Vec::new(),
+        }
     }
 }
 
-/// Base entries of touched vertices, withheld until their lists are
-/// merged: (vertex, slot, neighbour, weight).
-#[derive(Default)]
-pub(super) struct Held {
-    e: Vec<(u64, u64, u64, f64)>,
-    base: Vec<(u64, f64)>,
-    out: Vec<(u64, f64)>,
-}
-
-impl Held {
-    /// Withholds a piece of `v`'s base list starting at `slot` (weights
-    /// beside it, else 1.0).
-    pub(super) fn push<T: Slot>(&mut self, v: u64, slot: u64, nbrs: &[T], ws: Option<&[f64]>) {
-        let w = |i: usize| ws.map_or(1.0, |w| w[i]);
-        let at = (0..nbrs.len()).map(|i| (v, slot + i as u64, nbrs[i].get(), w(i)));
-        self.e.extend(at);
+impl<T: Slot> Scratch<T> {
+    /// Base piece `nbrs` (weights `ws`, or none) of `v` with the entries
+    /// the delta removes dropped; `None` when the delta leaves `v` alone.
+    pub(super) fn kept(
+        &mut self,
+        d: &Delta,
+        v: u64,
+        nbrs: &[T],
+        ws: &[f64],
+    ) -> Option<(&[T], &[f64])> {
+        let r = d.lists.lookup(v)?;
+        self.ids.clear();
+        self.ws.clear();
+        for (k, &u) in nbrs.iter().enumerate() {
+            if !r.removes(u.get()) {
+                self.ids.push(u);
+                if let Some(&w) = ws.get(k) {
+                    self.ws.push(w);
+                }
+            }
+        }
+        Some((&self.ids, &self.ws))
     }
 
-    /// Calls `f(v, neighbours, weights)` for each touched vertex of `vs`
-    /// (every occurrence) with its merged list, when not empty; then
-    /// forgets what it held.
-    pub(super) fn finish<T: Slot>(
+    /// Calls `f(v, additions, weights)` for each vertex of `vs` (every
+    /// occurrence) the delta adds to.
+    pub(super) fn additions(
         &mut self,
         d: &Delta,
         vs: &[T],
         mut f: impl FnMut(T, &[T], &[f64]) -> Result<()>,
     ) -> Result<()> {
-        // A vertex named twice had its pieces read twice: one copy kept.
-        self.e.sort_unstable_by_key(|x| (x.0, x.1));
-        self.e.dedup_by_key(|x| (x.0, x.1));
-        let (mut ids, mut ws) = (Vec::<T>::new(), Vec::<f64>::new());
         for &v in vs {
             let Some(r) = d.lists.lookup(v.get()) else {
                 continue;
             };
-            let lo = self.e.partition_point(|x| x.0 < r.v);
-            let hi = self.e.partition_point(|x| x.0 <= r.v);
-            self.base.clear();
-            self.base.extend(self.e[lo..hi].iter().map(|x| (x.2, x.3)));
-            merge(&self.base, &r, &mut self.out);
-            ids.clear();
-            ws.clear();
-            ids.extend(self.out.iter().map(|x| T::of(x.0)));
-            ws.extend(self.out.iter().map(|x| x.1));
-            if !ids.is_empty() {
-                f(v, &ids, &ws)?;
+            self.ids.clear();
+            self.ws.clear();
+            for (u, w) in r.additions() {
+                self.ids.push(T::of(u));
+                self.ws.push(w);
+            }
+            if !self.ids.is_empty() {
+                f(v, &self.ids, &self.ws)?;
             }
         }
-        self.e.clear();
         Ok(())
     }
 }

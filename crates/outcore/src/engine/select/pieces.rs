@@ -10,8 +10,10 @@ use crate::store::csr::Slot;
 impl SelectEngine {
     /// Adjacency pieces `(vertex, first slot, first slot of the list,
     /// neighbours)` page by page, [`PIECE_WINDOW`] vertices at a time;
-    /// with a delta, a touched vertex's list merged, whole, in one piece
-    /// (slots 0) after its window's pages.
+    /// with a delta, a touched vertex's base pieces less their removed
+    /// entries, then its additions as one more piece (slots 0) after its
+    /// window's pages (`delta.rs`): a list's pieces are then not in
+    /// neighbour order, nor are their positions those of the view.
     pub(super) fn pieces<T: Slot>(
         &mut self,
         vs: &[T],
@@ -20,16 +22,19 @@ impl SelectEngine {
         let Some(d) = self.delta.clone() else {
             return self.base_pieces(vs, f);
         };
-        let mut held = delta::Held::default();
+        let mut sc = delta::Scratch::default();
         vs.chunks(PIECE_WINDOW).try_for_each(|w| {
-            self.pieces_of(w, &mut |v: T, slot, start, nbrs: &[T]| {
-                if !d.touched(v.get()) {
-                    return f(v, slot, start, nbrs);
-                }
-                held.push(v.get(), slot, nbrs, None);
-                Ok(())
+            self.pieces_of(w, &mut |v: T, slot, start, nbrs: &[T]| match sc.kept(
+                &d,
+                v.get(),
+                nbrs,
+                &[],
+            ) {
+                None => f(v, slot, start, nbrs),
+                Some(([], _)) => Ok(()),
+                Some((kept, _)) => f(v, slot, start, kept),
             })?;
-            held.finish(&d, w, |v, nbrs, _| f(v, 0, 0, nbrs))
+            sc.additions(&d, w, |v, nbrs, _| f(v, 0, 0, nbrs))
         })
     }
 

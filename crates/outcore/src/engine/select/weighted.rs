@@ -59,22 +59,23 @@ impl SelectEngine {
             }
             Ok(())
         })?;
-        // With a delta, touched lists are merged (weights beside) after the
-        // others (`delta.rs`).
+        // With a delta, touched lists lose their removed entries and gain
+        // their additions (`delta.rs`).
         let Some(d) = self.delta.clone() else {
             for &(v, _, at, len) in &pieces {
                 f(v, &nbrs[at..at + len], &weights[at..at + len])?;
             }
             return Ok(());
         };
-        let mut held = super::delta::Held::default();
-        for &(v, slot, at, len) in &pieces {
+        let mut sc = super::delta::Scratch::default();
+        for &(v, _, at, len) in &pieces {
             let (ns, ws) = (&nbrs[at..at + len], &weights[at..at + len]);
-            match d.touched(v.get()) {
-                true => held.push(v.get(), slot, ns, Some(ws)),
-                false => f(v, ns, ws)?,
+            match sc.kept(&d, v.get(), ns, ws) {
+                None => f(v, ns, ws)?,
+                Some(([], _)) => {}
+                Some((kept, kw)) => f(v, kept, kw)?,
             }
         }
-        held.finish(&d, vs, f)
+        sc.additions(&d, vs, f)
     }
 }

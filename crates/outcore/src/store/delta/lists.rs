@@ -48,6 +48,11 @@ impl Records<'_> {
         self.weights.map_or(1.0, |w| w[i])
     }
 
+    /// True when these records remove base entry `u` (a tombstone).
+    pub fn removes(&self, u: u64) -> bool {
+        self.recs.binary_search(&record(u, true)).is_ok()
+    }
+
     /// The additions: (neighbour, weight), by neighbour.
     pub fn additions(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
         (0..self.recs.len())
@@ -120,8 +125,7 @@ impl DeltaLists {
     /// True when the delta removes base edge `v -> u` (a tombstone; a new
     /// weight is a tombstone and an addition).
     pub fn removes(&self, v: u64, u: u64) -> bool {
-        self.lookup(v)
-            .is_some_and(|r| r.recs.binary_search(&record(u, true)).is_ok())
+        self.lookup(v).is_some_and(|r| r.removes(u))
     }
 
     /// Bytes held (what a reader charges to its budget).
