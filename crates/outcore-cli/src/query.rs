@@ -236,7 +236,7 @@ pub fn query(q: Query) -> Result<()> {
         outcore::outfile::check_writable(path)?;
     }
     let t = Instant::now();
-    let store = Store::open(&a.store)?;
+    let store = Store::open_with_delta(&a.store)?;
     let directed = store.manifest().directed;
     let ids = Ids::open(&store)?;
     let budget = Budget::checked(a.memory)?;

@@ -245,7 +245,7 @@ fn run_in<P: VertexProgram, W: Word, T: Slot>(
     let mut agg = Aggregate::default();
     let mut words: Vec<W> = huge_vec(n as usize, |_| W::default());
     let mut first: Vec<T> = Vec::new();
-    let mut degs = crate::store::degrees::DegreeStream::open(store.root(), "out")?;
+    let mut degs = crate::store::degrees::DegreeStream::of(store, "out")?;
     let mut ranks = store.rank_reader()?;
     for v in 0..n {
         let info = VertexInfo {

@@ -65,11 +65,22 @@ const ON_DELTA: &[&str] = &[
     "betweenness",
 ];
 
+/// The algorithms whose every reader merges a store's delta on the select
+/// engine too (its lists, S5; the view's degrees and ranks in their
+/// states).
+const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
+
+/// The algorithms whose in-memory runs under `auto` take the select engine
+/// alone (so `auto` may keep them in memory on a store with a delta).
+const SELECT_ONLY: &[&str] = &["sssp", "kcore"];
+
 /// The engine a run of `algorithm` takes on `store`: `choice` itself
 /// without a delta; with one (PartitionedVC's buffered updates, read
 /// LSM-style by merging on read), only an engine that merges it: the
-/// external engine's log path. Stream and grid (tiles, S4) and select
-/// (S5) do not merge a delta yet and are refused, as are algorithms with
+/// external engine's log path, and the select engine's lists (S5) for
+/// [`ON_DELTA_SELECT`]; `auto` stays `auto` for the select-only
+/// algorithms and goes external for the others. Stream and grid (tiles,
+/// S4) do not merge a delta yet and are refused, as are algorithms with
 /// readers of their own; `outcore compact` folds the delta into the base.
 pub fn for_delta(
     store: &Store,
@@ -89,15 +100,17 @@ pub fn for_delta(
         )))
     };
     match choice {
-        EngineChoice::Stream | EngineChoice::Select => {
-            let name = format!("{choice:?}").to_lowercase();
-            refuse(format!("the {name} engine does not read"))
-        }
+        EngineChoice::Stream => refuse("the stream engine does not read".into()),
         // Weighted PageRank's out-weights are read from the base's CSR.
         _ if weighted && algorithm == "pagerank" => {
             refuse("weighted pagerank does not read".into())
         }
+        EngineChoice::Select if !ON_DELTA_SELECT.contains(&algorithm) => {
+            refuse(format!("{algorithm} on the select engine does not read"))
+        }
+        EngineChoice::Select => Ok(EngineChoice::Select),
         _ if !ON_DELTA.contains(&algorithm) => refuse(format!("{algorithm} does not read")),
+        EngineChoice::Auto if SELECT_ONLY.contains(&algorithm) => Ok(EngineChoice::Auto),
         _ => Ok(EngineChoice::External),
     }
 }

@@ -174,7 +174,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let mut states = Vec::with_capacity(if lean { 0 } else { n });
         let mut active = Bits::new(if lean { 0 } else { n });
         let deg = match acc_form {
-            true => Some(Degrees::load(store.root(), "out")?),
+            true => Some(Degrees::of(store, "out")?),
             false => None,
         };
         // Accumulating: init gives each vertex's first message.

@@ -156,6 +156,24 @@ impl Degrees {
         Ok(Degrees { compact, overflow })
     }
 
+    /// Direction `which` of the graph `store` holds: the base's degrees
+    /// with the delta's merged in ([`for_each_of`]).
+    pub fn of(store: &super::Store, which: &str) -> Result<Degrees> {
+        if store.delta().is_none() {
+            return Degrees::load(store.root(), which);
+        }
+        let n = store.manifest().num_vertices as usize;
+        let (mut compact, mut overflow) = (Vec::with_capacity(n), Vec::new());
+        for_each_of(store, which, |v, d| {
+            if d >= OVERFLOW as u64 {
+                overflow.push((v, d));
+            }
+            compact.push(d.min(OVERFLOW as u64) as u16);
+            Ok(())
+        })?;
+        Ok(Degrees { compact, overflow })
+    }
+
     /// Bytes needed in memory for `n` vertices (without the small overflow table).
     pub fn memory_bytes(n: u64) -> u64 {
         2 * n

@@ -9,6 +9,7 @@
 mod external;
 mod ids;
 mod prune;
+mod select;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;

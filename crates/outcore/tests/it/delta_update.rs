@@ -27,18 +27,18 @@ type Key = (u64, u64);
 
 /// A store's shape.
 #[derive(Clone, Copy, Debug)]
-struct Shape {
-    directed: bool,
-    weighted: bool,
-    names: bool,
-    loops: bool,
+pub(crate) struct Shape {
+    pub directed: bool,
+    pub weighted: bool,
+    pub names: bool,
+    pub loops: bool,
 }
 
 /// The oracle: edges (NetworkX semantics) and vertices, by integer id.
-struct Oracle {
-    shape: Shape,
-    edges: BTreeMap<Key, f64>,
-    vertices: BTreeSet<u64>,
+pub(crate) struct Oracle {
+    pub shape: Shape,
+    pub edges: BTreeMap<Key, f64>,
+    pub vertices: BTreeSet<u64>,
 }
 
 impl Oracle {
@@ -51,7 +51,7 @@ impl Oracle {
 
     /// Applies a batch; returns the counts the update should report and
     /// the new vertices.
-    fn apply(&mut self, removes: &[Key], adds: &[(u64, u64, f64)]) -> (Counts, u64) {
+    pub(crate) fn apply(&mut self, removes: &[Key], adds: &[(u64, u64, f64)]) -> (Counts, u64) {
         let before = self.edges.clone();
         let mut c = Counts::default();
         let asked: BTreeSet<Key> = removes.iter().map(|&(s, d)| self.key(s, d)).collect();
@@ -88,7 +88,7 @@ impl Oracle {
     }
 }
 
-fn name(shape: Shape, v: u64) -> String {
+pub(crate) fn name(shape: Shape, v: u64) -> String {
     match shape.names {
         // Names in another order than the integers.
         true => format!("n{}", v * 7919 % 10007),
@@ -97,14 +97,14 @@ fn name(shape: Shape, v: u64) -> String {
 }
 
 /// The text a store's original id `id` has in the oracle's files.
-fn text(id: &Id<'_>) -> String {
+pub(crate) fn text(id: &Id<'_>) -> String {
     match id {
         Id::Int(v) => v.to_string(),
         Id::Name(n) => String::from_utf8_lossy(n).into_owned(),
     }
 }
 
-fn unquote(s: String) -> String {
+pub(crate) fn unquote(s: String) -> String {
     match s.starts_with('"') {
         true => s.trim_matches('"').to_string(),
         false => s,
@@ -166,7 +166,7 @@ fn bopts(shape: Shape) -> BuildOptions {
 
 /// Builds a store of `edges` (and isolated `vertices`, as a vertex list
 /// of an LDBC pair when there are any) at `dir/file`.
-fn import(dir: &Path, file: &str, shape: Shape, o: &Oracle) -> Store {
+pub(crate) fn import(dir: &Path, file: &str, shape: Shape, o: &Oracle) -> Store {
     let edges: Vec<(u64, u64, f64)> = o.edges.iter().map(|(&(s, d), &w)| (s, d, w)).collect();
     let e = write_edges(dir, &format!("{file}.e"), shape, &edges, false);
     let mut vt = String::new();
@@ -237,7 +237,12 @@ fn counts(m: &Manifest) -> [u64; 5] {
 /// A batch: removals of held edges (either way round, twice), of absent
 /// edges and of unknown vertices; additions of held edges (new weights),
 /// duplicates, self-loops, new vertices.
-fn batch(o: &Oracle, r: &mut Rng, n: u64, size: usize) -> (Vec<Key>, Vec<(u64, u64, f64)>) {
+pub(crate) fn batch(
+    o: &Oracle,
+    r: &mut Rng,
+    n: u64,
+    size: usize,
+) -> (Vec<Key>, Vec<(u64, u64, f64)>) {
     let held: Vec<Key> = o.edges.keys().copied().collect();
     let w = |r: &mut Rng| (r.below(9) + 1) as f64 / 2.0;
     let mut removes = Vec::new();
@@ -267,7 +272,7 @@ fn batch(o: &Oracle, r: &mut Rng, n: u64, size: usize) -> (Vec<Key>, Vec<(u64, u
     (removes, adds)
 }
 
-fn sources(
+pub(crate) fn sources(
     dir: &Path,
     store: &Store,
     shape: Shape,

@@ -84,6 +84,13 @@ impl<T: Slot> Gather<T> {
                 sc.inn.extend_from_slice(list);
             }
         }
+        // A list a store's delta touches comes as its base pieces, then
+        // its additions (the select engine's merge on read): in order again.
+        for l in [&mut sc.out, &mut sc.inn] {
+            if !l.is_sorted() {
+                l.sort_unstable();
+            }
+        }
         if sc.inn.is_empty() {
             sc.set.extend(sc.out.iter().copied().filter(|&u| u != v));
             return;

@@ -78,7 +78,7 @@ impl Engines {
             (None, None)
         } else {
             let c = budget.charge(Degrees::memory_bytes(n), "degrees for the planner")?;
-            (Some(Degrees::load(store.root(), "out")?), Some(c))
+            (Some(Degrees::of(store, "out")?), Some(c))
         };
         let stream = if stream_ok {
             let mut cfg = stream_cfg;

@@ -21,6 +21,8 @@ use crate::store::Store;
 use std::sync::Arc;
 
 pub mod bufpool;
+mod delta;
+mod pieces;
 mod runahead;
 mod weighted;
 
@@ -64,6 +66,10 @@ pub struct SelectEngine {
     wts: Option<BufferPool>,
     page_bytes: u64,
     n: u64,
+    /// The base's vertices (those with a list in the CSR files).
+    n_base: u64,
+    /// The delta's lists of this direction, merged on read (`delta.rs`).
+    delta: Option<Arc<delta::Delta>>,
     pages_touched: u64,
     /// The store and its adjacency and offsets files, for errors.
     store_path: std::path::PathBuf,
@@ -126,7 +132,9 @@ impl SelectEngine {
         } else {
             None
         };
-        // Page checksums first (charged), so the pools share what is left.
+        // Page checksums and the delta's lists first (charged), so the
+        // pools share what is left.
+        let delta = delta::Delta::load(store, which, budget)?.map(Arc::new);
         let sums = |rel: &str| PageSums::load(store, rel, budget);
         let (adj_sums, off_sums) = (sums(&a)?, sums(&o)?);
         let w_sums = if weights { sums(&w)? } else { None };
@@ -212,6 +220,8 @@ impl SelectEngine {
             wts,
             page_bytes,
             n: m.num_vertices,
+            n_base: store.base().num_vertices,
+            delta,
             pages_touched: 0,
             store_path: store.path().to_path_buf(),
             rels: [a, o],
@@ -260,6 +270,9 @@ impl SelectEngine {
             let v = v.get();
             if v >= self.n {
                 return Err(Error::Invalid(format!("vertex {v} is out of range")));
+            }
+            if v >= self.n_base {
+                continue; // a new vertex: no base list
             }
             want.push((v, i, false));
             want.push((v + 1, i, true));
@@ -323,77 +336,5 @@ impl SelectEngine {
         mut f: impl FnMut(T, u64, &[T]) -> Result<()>,
     ) -> Result<()> {
         self.pieces(vs, |v, slot, start, nbrs| f(v, slot - start, nbrs))
-    }
-
-    /// Adjacency pieces `(vertex, first slot, neighbours)` page by page,
-    /// [`PIECE_WINDOW`] vertices at a time.
-    fn pieces<T: Slot>(
-        &mut self,
-        vs: &[T],
-        mut f: impl FnMut(T, u64, u64, &[T]) -> Result<()>,
-    ) -> Result<()> {
-        vs.chunks(PIECE_WINDOW)
-            .try_for_each(|w| self.pieces_of(w, &mut f))
-    }
-
-    /// [`pieces`](Self::pieces) of one window.
-    fn pieces_of<T: Slot>(
-        &mut self,
-        vs: &[T],
-        f: &mut impl FnMut(T, u64, u64, &[T]) -> Result<()>,
-    ) -> Result<()> {
-        let ranges = self.ranges(vs)?;
-        let width = self.width;
-        let slots_per_page = width.per_page(self.page_bytes);
-        // (page, vertex index) for every page of every list.
-        let mut touch: Vec<(u64, usize)> = Vec::new();
-        for (i, &(s, e)) in ranges.iter().enumerate() {
-            if e > s {
-                for p in (s / slots_per_page)..=((e - 1) / slots_per_page) {
-                    touch.push((p, i));
-                }
-            }
-        }
-        touch.sort_unstable();
-        let mut pages: Vec<u64> = touch.iter().map(|t| t.0).collect();
-        pages.dedup();
-        self.pages_touched += pages.len() as u64;
-        let mut list: Vec<T> = Vec::new();
-        let (n, store_path, adj) = (self.n, &self.store_path, &self.rels[0]);
-        self.adj
-            .for_each_page(&mut self.reader, self.adj_file, &pages, |page, bytes| {
-                let first = page * slots_per_page;
-                let lo = touch.partition_point(|t| t.0 < page);
-                let hi = touch.partition_point(|t| t.0 <= page);
-                for &(_, i) in &touch[lo..hi] {
-                    let (s, e) = ranges[i];
-                    let (a, b) = (s.max(first) - first, e.min(first + slots_per_page) - first);
-                    list.clear();
-                    if width
-                        .extend(bytes, a as usize, b as usize, &mut list)
-                        .is_none()
-                    {
-                        let why = format!(
-                            "the list of vertex {} holds an id beyond 32 bits",
-                            vs[i].get()
-                        );
-                        return Err(Error::damaged(store_path, adj, why));
-                    }
-                    while list.last() == Some(&T::PAD) {
-                        list.pop();
-                    }
-                    if let Some(u) = list.iter().map(|u| u.get()).find(|&u| u >= n) {
-                        let why = format!(
-                            "the list of vertex {} holds {u}, beyond the {n} vertices",
-                            vs[i].get()
-                        );
-                        return Err(Error::damaged(store_path, adj, why));
-                    }
-                    if !list.is_empty() {
-                        f(vs[i], s.max(first), s, &list)?;
-                    }
-                }
-                Ok(())
-            })
     }
 }

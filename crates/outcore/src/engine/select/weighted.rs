@@ -22,7 +22,7 @@ impl SelectEngine {
         // Gather the adjacency pieces first, then their weights.
         let mut pieces: Vec<(T, u64, usize, usize)> = Vec::new();
         let mut nbrs: Vec<T> = Vec::new();
-        self.pieces(vs, |v, slot, _start, list| {
+        self.base_pieces(vs, |v, slot, _start, list| {
             pieces.push((v, slot, nbrs.len(), list.len()));
             nbrs.extend_from_slice(list);
             Ok(())
@@ -59,9 +59,23 @@ impl SelectEngine {
             }
             Ok(())
         })?;
+        // With a delta, touched lists lose their removed entries and gain
+        // their additions (`delta.rs`).
+        let Some(d) = self.delta.clone() else {
+            for &(v, _, at, len) in &pieces {
+                f(v, &nbrs[at..at + len], &weights[at..at + len])?;
+            }
+            return Ok(());
+        };
+        let mut sc = super::delta::Scratch::default();
         for &(v, _, at, len) in &pieces {
-            f(v, &nbrs[at..at + len], &weights[at..at + len])?;
+            let (ns, ws) = (&nbrs[at..at + len], &weights[at..at + len]);
+            match sc.kept(&d, v.get(), ns, ws) {
+                None => f(v, ns, ws)?,
+                Some(([], _)) => {}
+                Some((kept, kw)) => f(v, kept, kw)?,
+            }
         }
-        Ok(())
+        sc.additions(&d, vs, f)
     }
 }

@@ -43,7 +43,7 @@ impl<'a> Input<'a> {
         Ok(Input {
             local,
             ranks: store.rank_reader()?,
-            degs: DegreeStream::open(store.root(), "out")?,
+            degs: DegreeStream::of(store, "out")?,
             n: store.manifest().num_vertices as usize,
             start: 0,
             rank: Vec::new(),

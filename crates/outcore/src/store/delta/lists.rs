@@ -48,6 +48,11 @@ impl Records<'_> {
         self.weights.map_or(1.0, |w| w[i])
     }
 
+    /// True when these records remove base entry `u` (a tombstone).
+    pub fn removes(&self, u: u64) -> bool {
+        self.recs.binary_search(&record(u, true)).is_ok()
+    }
+
     /// The additions: (neighbour, weight), by neighbour.
     pub fn additions(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
         (0..self.recs.len())
@@ -84,9 +89,15 @@ impl DeltaLists {
         Ok(Some(l))
     }
 
+    /// True when the delta touches vertex `v`'s list (a bit test).
+    #[inline]
+    pub fn touches(&self, v: u64) -> bool {
+        v < self.n && self.bits[(v / 64) as usize] >> (v % 64) & 1 == 1
+    }
+
     /// The records of vertex `v`, when the delta touches it.
     pub fn lookup(&self, v: u64) -> Option<Records<'_>> {
-        if v >= self.n || self.bits[(v / 64) as usize] >> (v % 64) & 1 == 0 {
+        if !self.touches(v) {
             return None;
         }
         let per = RANK_BLOCK_BITS / 64;
@@ -114,8 +125,7 @@ impl DeltaLists {
     /// True when the delta removes base edge `v -> u` (a tombstone; a new
     /// weight is a tombstone and an addition).
     pub fn removes(&self, v: u64, u: u64) -> bool {
-        self.lookup(v)
-            .is_some_and(|r| r.recs.binary_search(&record(u, true)).is_ok())
+        self.lookup(v).is_some_and(|r| r.removes(u))
     }
 
     /// Bytes held (what a reader charges to its budget).
