@@ -25,7 +25,8 @@ use crate::engine::select_run::{
     min_pool_bytes, pool_bytes, run_stats, Phases, Snap, SLOT_CHUNK, VERTEX_CHUNK,
 };
 use crate::engine::stats::{IterStats, RunStats};
-use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
+use crate::engine::superstep::init::Input;
+use crate::engine::vertex::{Aggregate, Edges, VertexProgram};
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
@@ -245,18 +246,19 @@ fn run_in<P: VertexProgram, W: Word, T: Slot>(
     let mut agg = Aggregate::default();
     let mut words: Vec<W> = huge_vec(n as usize, |_| W::default());
     let mut first: Vec<T> = Vec::new();
-    let mut degs = crate::store::degrees::DegreeStream::of(store, "out")?;
-    let mut ranks = store.rank_reader()?;
-    for v in 0..n {
-        let info = VertexInfo {
-            v,
-            rank: ranks.next_rank()?,
-            out_degree: degs.next_degree()?,
-        };
-        let (s, active) = prog.init(&info, &mut agg);
-        words[v as usize] = W::msg(s);
-        if active {
-            first.push(T::of(v));
+    // Ranks and degrees a batch at a time (one checked read per file).
+    let mut input = Input::open(store, None)?;
+    while input.next()? {
+        let start = input.start;
+        for (i, w) in words[start..start + input.rank.len()]
+            .iter_mut()
+            .enumerate()
+        {
+            let (s, active) = input.init(prog, i, &mut agg);
+            *w = W::msg(s);
+            if active {
+                first.push(T::of((start + i) as u64));
+            }
         }
     }
     let mut ph = Phased::<P, W, T> {

@@ -26,7 +26,7 @@ mod apply;
 mod exchange;
 mod grouped;
 mod in_place;
-mod init;
+pub(crate) mod init;
 mod senders;
 mod snapshot;
 

@@ -35,6 +35,15 @@ impl SsspVp {
         }
     }
 
+    /// Records the edge of a negative or NaN weight (the first one met).
+    #[cold]
+    #[inline(never)]
+    fn record_bad(&self, src: u64, dst: u64, w: f64) {
+        if let Ok(mut b) = self.bad_weight.lock() {
+            b.get_or_insert((src, dst, w));
+        }
+    }
+
     /// The first bad weight met, as its edge (dense ids) and weight.
     pub fn bad(&self) -> Option<(u64, u64, f64)> {
         *self.bad_weight.lock().unwrap_or_else(|e| e.into_inner())
@@ -74,14 +83,16 @@ impl VertexProgram for SsspVp {
         // unreached have nothing to send.
         s.is_finite().then_some(*s)
     }
-    #[inline]
+    /// Inlined into the phase loop's relaxation, with the bad weight out
+    /// of line: a call per edge there keeps fewer of the state loads (cache
+    /// misses) in flight at once (measured: the relaxation's samples
+    /// grew by two thirds on kron-22 weighted).
+    #[inline(always)]
     fn edge(&self, m: f64, src: u64, dst: u64, w: f64) -> Option<f64> {
         if w >= 0.0 {
             Some(m + w)
         } else {
-            if let Ok(mut b) = self.bad_weight.lock() {
-                b.get_or_insert((src, dst, w));
-            }
+            self.record_bad(src, dst, w);
             None
         }
     }

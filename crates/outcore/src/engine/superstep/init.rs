@@ -26,7 +26,7 @@ const BATCH: usize = 1 << 20;
 const _: () = assert!(BATCH.is_multiple_of(CHUNK));
 
 /// The ranks and degrees of every vertex, a batch at a time.
-pub(super) struct Input<'a> {
+pub(crate) struct Input<'a> {
     local: Option<&'a Local<'a>>,
     ranks: RankStream,
     degs: DegreeStream,
