@@ -86,7 +86,7 @@ fn run_in<P: VertexProgram, W: Word>(
 ) -> Result<(Vec<P::State>, RunStats)> {
     let t0 = Instant::now();
     let n = store.manifest().num_vertices;
-    engines::engines_ok(prog, choice)?;
+    engines::engines_ok(store, prog, choice)?;
     check_budget::<P>(store, prog, budget)?;
     let mut st = MemState::<P, W>::new(store, prog, budget)?;
     let (mut engines, mut stats) =

@@ -70,18 +70,16 @@ const ON_DELTA: &[&str] = &[
 /// states).
 const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
 
-/// The algorithms whose in-memory runs under `auto` take the select engine
-/// alone (so `auto` may keep them in memory on a store with a delta).
-const SELECT_ONLY: &[&str] = &["sssp", "kcore"];
-
 /// The engine a run of `algorithm` takes on `store`: `choice` itself
 /// without a delta; with one (PartitionedVC's buffered updates, read
 /// LSM-style by merging on read), only an engine that merges it: the
 /// external engine's log path, and the select engine's lists (S5) for
-/// [`ON_DELTA_SELECT`]; `auto` stays `auto` for the select-only
-/// algorithms and goes external for the others. Stream and grid (tiles,
-/// S4) do not merge a delta yet and are refused, as are algorithms with
-/// readers of their own; `outcore compact` folds the delta into the base.
+/// [`ON_DELTA_SELECT`], for which `auto` stays `auto` (in memory when the
+/// state fits, where the planned runner leaves the stream engine out:
+/// [`super::planned::engines_ok`]); the others go external. Stream and
+/// grid (tiles, S4) do not merge a delta yet and are refused, as are
+/// algorithms with readers of their own; `outcore compact` folds the delta
+/// into the base.
 pub fn for_delta(
     store: &Store,
     choice: EngineChoice,
@@ -110,7 +108,7 @@ pub fn for_delta(
         }
         EngineChoice::Select => Ok(EngineChoice::Select),
         _ if !ON_DELTA.contains(&algorithm) => refuse(format!("{algorithm} does not read")),
-        EngineChoice::Auto if SELECT_ONLY.contains(&algorithm) => Ok(EngineChoice::Auto),
+        EngineChoice::Auto if ON_DELTA_SELECT.contains(&algorithm) => Ok(EngineChoice::Auto),
         _ => Ok(EngineChoice::External),
     }
 }

@@ -42,8 +42,15 @@ pub struct Engines {
 
 /// Whether `prog` may stream and may select under `choice`: an error when
 /// it can do neither in memory.
-pub fn engines_ok<P: VertexProgram>(prog: &P, choice: EngineChoice) -> Result<(bool, bool)> {
-    let stream_ok = stream_vp::supports(prog) && choice != EngineChoice::Select;
+pub fn engines_ok<P: VertexProgram>(
+    store: &Store,
+    prog: &P,
+    choice: EngineChoice,
+) -> Result<(bool, bool)> {
+    // The tiles do not merge a delta (issue 53, S4): with one, select
+    // (which merges it on read) takes every superstep.
+    let stream_ok =
+        stream_vp::supports(prog) && choice != EngineChoice::Select && store.delta().is_none();
     // Auto leaves select out for programs whose every vertex sends every
     // superstep (PageRank): it could not win, and the stream engine keeps
     // the whole cache.
@@ -73,7 +80,7 @@ impl Engines {
     ) -> Result<(Engines, RunStats)> {
         let m = store.manifest();
         let n = m.num_vertices;
-        let (stream_ok, select_ok) = engines_ok(prog, choice)?;
+        let (stream_ok, select_ok) = engines_ok(store, prog, choice)?;
         let (deg, _deg) = if P::APPLY_ALL {
             (None, None)
         } else {

@@ -180,7 +180,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         let budget = Budget::checked(memory)?;
         let ids = ShardIds::load(m, k, &store)?;
         let prog = make(&ids)?;
-        planned::engines_ok(&prog, choice)?;
+        planned::engines_ok(&store, &prog, choice)?;
         if let Err(e) = planned::check_budget::<P>(&store, &prog, &budget) {
             return Err(Error::Budget(format!(
                 "shard {k} ({}): {e}; runs over shards are in memory only for now (the external engine does not run on shards yet)",

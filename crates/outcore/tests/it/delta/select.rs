@@ -65,6 +65,10 @@ fn compare(view: &Store, rebuilt: &Store, shape: Shape, io: Backend, srcs: &[Str
         (Algorithm::Pagerank, EngineChoice::Select),
         (Algorithm::Wcc, EngineChoice::Select),
         (Algorithm::Bfs, EngineChoice::Select),
+        // In memory under auto: the planner leaves the tiles out.
+        (Algorithm::Pagerank, EngineChoice::Auto),
+        (Algorithm::Wcc, EngineChoice::Auto),
+        (Algorithm::Bfs, EngineChoice::Auto),
     ];
     if shape.weighted {
         runs.push((Algorithm::Sssp, EngineChoice::Select));
