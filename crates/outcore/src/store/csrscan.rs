@@ -123,6 +123,22 @@ struct Decoding {
     scratch: Vec<u8>,
 }
 
+impl Decoding {
+    /// Reads and decodes the next page from `r`; false past the last.
+    fn refill(&mut self, r: &mut CheckedReader) -> Result<bool> {
+        if self.next == self.dir.pages() {
+            return Ok(false);
+        }
+        let (s, e) = self.dir.span(self.next, self.next + 1);
+        r.bytes((e - s) as usize, &mut self.scratch)?;
+        self.dir
+            .decode(self.next, self.next + 1, &self.scratch, s, &mut self.page)?;
+        self.next += 1;
+        self.pos = 0;
+        Ok(true)
+    }
+}
+
 /// The slots of one adjacency file: read plainly (4 or 8 bytes a slot),
 /// or coded pages decoded.
 struct Slots {
@@ -197,16 +213,8 @@ impl Slots {
             return Ok(());
         };
         while out.len() < k {
-            if d.pos == d.page.len() {
-                if d.next == d.dir.pages() {
-                    return Err(super::file::damaged_at(&self.r.path, "ends early"));
-                }
-                let (s, e) = d.dir.span(d.next, d.next + 1);
-                self.r.bytes((e - s) as usize, &mut d.scratch)?;
-                d.dir
-                    .decode(d.next, d.next + 1, &d.scratch, s, &mut d.page)?;
-                d.next += 1;
-                d.pos = 0;
+            if d.pos == d.page.len() && !d.refill(&mut self.r)? {
+                return Err(super::file::damaged_at(&self.r.path, "ends early"));
             }
             let m = (k - out.len()).min((d.page.len() - d.pos) / w);
             put(out, &d.page[d.pos..d.pos + m * w]);
@@ -223,16 +231,8 @@ impl Slots {
                 SlotWidth::Wide => self.r.next::<8>()?.map(u64::from_le_bytes),
             });
         };
-        if d.pos == d.page.len() {
-            if d.next == d.dir.pages() {
-                return Ok(None);
-            }
-            let (s, e) = d.dir.span(d.next, d.next + 1);
-            self.r.bytes((e - s) as usize, &mut d.scratch)?;
-            d.dir
-                .decode(d.next, d.next + 1, &d.scratch, s, &mut d.page)?;
-            d.next += 1;
-            d.pos = 0;
+        if d.pos == d.page.len() && !d.refill(&mut self.r)? {
+            return Ok(None);
         }
         let at = d.pos;
         d.pos += self.width.bytes() as usize;

@@ -37,16 +37,7 @@ pub struct Joined {
 /// The base ranks whose original id is below `id`, and whether rank
 /// `that` holds `id` itself.
 fn rank_of(ids: &OriginalIds, n: u64, id: &Id<'_>) -> (u64, bool) {
-    let (mut lo, mut hi) = (0, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if ids.original_of_rank(mid) < *id {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo, lo < n && ids.original_of_rank(lo) == *id)
+    rank_from(ids, 0, n, id)
 }
 
 /// [`rank_of`] for an id known to be at or past rank `from`: a gallop

@@ -329,6 +329,17 @@ impl ListsWriter {
 /// that beside its own), and generations from `next` on, which no
 /// manifest names (a kill between steps 3 and 4).
 fn remove_orphans(deltas: &Path, next: u64) -> Result<()> {
+    for (g, p) in generations(deltas)? {
+        if g >= next {
+            std::fs::remove_dir_all(&p).at(&p)?;
+        }
+    }
+    Ok(())
+}
+
+/// The generation directories in `deltas` (`gNNNNNN`): number and path.
+fn generations(deltas: &Path) -> Result<Vec<(u64, std::path::PathBuf)>> {
+    let mut out = Vec::new();
     for e in std::fs::read_dir(deltas).at(deltas)? {
         let e = e.at(deltas)?;
         let name = e.file_name();
@@ -336,12 +347,11 @@ fn remove_orphans(deltas: &Path, next: u64) -> Result<()> {
             .to_str()
             .and_then(|n| n.strip_prefix('g'))
             .and_then(|n| n.parse::<u64>().ok());
-        if g.is_some_and(|g| g >= next) {
-            let p = e.path();
-            std::fs::remove_dir_all(&p).at(&p)?;
+        if let Some(g) = g {
+            out.push((g, e.path()));
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// Removes the generations before `current` that no reader pins (each
@@ -351,15 +361,9 @@ pub(super) fn prune_generations(deltas: &Path, current: u64) -> Result<()> {
     if super::skip("prune") {
         return Ok(());
     }
-    for e in std::fs::read_dir(deltas).at(deltas)? {
-        let e = e.at(deltas)?;
-        let name = e.file_name();
-        let g = name
-            .to_str()
-            .and_then(|n| n.strip_prefix('g'))
-            .and_then(|n| n.parse::<u64>().ok());
-        if g.is_some_and(|g| g < current) {
-            crate::stale::remove_unpinned(&e.path())?;
+    for (g, p) in generations(deltas)? {
+        if g < current {
+            crate::stale::remove_unpinned(&p)?;
         }
     }
     Ok(())
