@@ -198,8 +198,8 @@ fn an_update_into_the_delta_killed_at_any_moment_answers_as_before_or_after() {
     ok(&mut update());
     assert_eq!(generation(p), 2);
     assert_eq!(answers(p, "g.oc", "g"), want_after);
-    // No temporary generation is left (older generations stay until a
-    // compaction: nothing removes them yet).
+    // No temporary generation is left (the generation this update read
+    // stays, pinned by it, until the next update prunes it).
     let gens = names(&p.join("g.oc/delta"));
     assert!(gens.contains(&"g000002".to_string()), "{gens:?}");
     assert!(gens.iter().all(|g| g.starts_with('g')), "{gens:?}");
