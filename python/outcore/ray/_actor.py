@@ -34,6 +34,10 @@ class ShardActor:
         supersteps at most, the values' kind)."""
         from outcore import _outcore
 
+        if not hasattr(self, "start_rss"):
+            # Before this actor's first run, the library loaded: what the
+            # runs' figures measure their peak RSS growth from.
+            self.start_rss = _peak_rss()
         self.job = None
         self.job = _outcore.RawShardJob(self.path, self.k, algorithm, **options)
         agg, active = self.job.init
@@ -88,7 +92,8 @@ class ShardActor:
                 received += len(box[0])
         agg, active = self.job.apply()
         return agg, active, {"apply_seconds": time.perf_counter() - t,
-                             "received_messages": received, "peak_rss_bytes": _peak_rss()}
+                             "received_messages": received, "peak_rss_bytes": _peak_rss(),
+                             "start_rss_bytes": self.start_rss}
 
     def finish(self, step: int, agg: tuple, active: int) -> bool:
         return self.job.finish(step, agg, active)
