@@ -405,3 +405,33 @@ fn delta_flipped_byte_detected() {
         );
     }
 }
+
+/// `verify` reads the generation's own record (`generation.json`): one
+/// that disagrees with the manifest, or is not a record, is named.
+#[test]
+fn delta_generation_record_checked() {
+    let d = tempfile::tempdir().unwrap();
+    let path = updated_store(d.path());
+    let file = path.join("delta/g000001/generation.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(verify(&path).is_ok());
+    let bumped = text.replacen("\"removed\": ", "\"removed\": 1", 1);
+    assert_ne!(bumped, text);
+    for (what, body) in [
+        ("does not match", bumped.as_str()),
+        ("not a delta record", "{}"),
+    ] {
+        std::fs::write(&file, body).unwrap();
+        let e = verify(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("delta/g000001/generation.json") && e.contains(what),
+            "{what}: {e}"
+        );
+    }
+    std::fs::remove_file(&file).unwrap();
+    let e = verify(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("generation.json") && e.contains("cannot be read"),
+        "{e}"
+    );
+}

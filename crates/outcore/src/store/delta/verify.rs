@@ -1,10 +1,13 @@
 //! `outcore verify` of a delta generation: every file's checksum, then the
 //! lists' invariants (bits and their ranks agree with the offsets, records
 //! sorted per vertex and in range, tombstones only between base vertices)
-//! and the new vertices' ids. Holds each file in memory: a delta is small
-//! beside its base until compaction.
+//! and the new vertices' ids, and the generation's own record of itself
+//! (`generation.json`, which must say what the manifest says). Holds each
+//! file in memory: a delta is small beside its base until compaction.
 
-use super::format::{self, lists_files, INS_FILE, NEW_OFF_FILE, RANK_BLOCK_BITS};
+use super::format::{
+    self, lists_files, DeltaInfo, GENERATION_FILE, INS_FILE, NEW_OFF_FILE, RANK_BLOCK_BITS,
+};
 use crate::error::{Error, Result};
 use crate::store::file::{checksum, read_u64s};
 use crate::store::verify::VerifyReport;
@@ -28,6 +31,18 @@ pub(crate) fn verify_delta(store: &Store, report: &mut VerifyReport) -> Result<(
         }
         report.files += 1;
         report.bytes += got.bytes;
+    }
+    // The generation's record: written before the manifest names it, so a
+    // generation the manifest names has one, and it is the manifest's.
+    let own = std::fs::read(store.delta_file(GENERATION_FILE))
+        .map_err(|e| bad(GENERATION_FILE, format!("cannot be read: {e}")))?;
+    match serde_json::from_slice::<DeltaInfo>(&own) {
+        Ok(info) if info == *d => report.files += 1,
+        Ok(_) => {
+            let why = "does not match the manifest's delta (generation, counts or files)";
+            return Err(bad(GENERATION_FILE, why.into()));
+        }
+        Err(e) => return Err(bad(GENERATION_FILE, format!("is not a delta record: {e}"))),
     }
     let (n, n_base) = (d.num_vertices, store.base().num_vertices);
     let load = |rel: &str| read_u64s(&store.delta_file(rel));
