@@ -38,7 +38,7 @@ fn engines(store: &Store, alg: Algorithm, engine: EngineChoice, src: &str) -> BT
 }
 
 /// The algorithms on `view` (base + delta) against `rebuilt`.
-fn compare(view: &Store, rebuilt: &Store, shape: Shape, io: Backend, srcs: &[String], what: &str) {
+fn compare(view: &Store, rebuilt: &Store, io: Backend, srcs: &[String], what: &str) {
     for alg in [Algorithm::Pagerank, Algorithm::Wcc, Algorithm::Bfs] {
         for engine in [EngineChoice::Stream, EngineChoice::Auto] {
             for src in srcs {
@@ -106,7 +106,7 @@ fn sequence(shape: Shape, seed: u64, io: Backend, n: u64, compress: bool, steps:
             srcs.push(name(shape, v));
         }
         let what = format!("{shape:?} seed {seed} step {step} {io:?} compress {compress}");
-        compare(&view, &rebuilt, shape, io, &srcs, &what);
+        compare(&view, &rebuilt, io, &srcs, &what);
     }
 }
 
