@@ -75,11 +75,10 @@ const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
 /// LSM-style by merging on read), only an engine that merges it: the
 /// external engine's log path, and the select engine's lists (S5) for
 /// [`ON_DELTA_SELECT`], for which `auto` stays `auto` (in memory when the
-/// state fits, where the planned runner leaves the stream engine out:
-/// [`super::planned::engines_ok`]); the others go external. Stream and
-/// grid (tiles, S4) do not merge a delta yet and are refused, as are
-/// algorithms with readers of their own; `outcore compact` folds the delta
-/// into the base.
+/// state fits, on the stream engine's tiles, which merge it too (S4), or
+/// select) and `stream` stays `stream`; the others go external. The grid
+/// does not merge a delta yet, and algorithms with readers of their own
+/// are refused; `outcore compact` folds the delta into the base.
 pub fn for_delta(
     store: &Store,
     choice: EngineChoice,
@@ -98,11 +97,14 @@ pub fn for_delta(
         )))
     };
     match choice {
-        EngineChoice::Stream => refuse("the stream engine does not read".into()),
         // Weighted PageRank's out-weights are read from the base's CSR.
         _ if weighted && algorithm == "pagerank" => {
             refuse("weighted pagerank does not read".into())
         }
+        // The tiles merge the delta (S4): the programs that merge it in
+        // memory stream it too.
+        EngineChoice::Stream if ON_DELTA_SELECT.contains(&algorithm) => Ok(EngineChoice::Stream),
+        EngineChoice::Stream => refuse(format!("{algorithm} on the stream engine does not read")),
         EngineChoice::Select if !ON_DELTA_SELECT.contains(&algorithm) => {
             refuse(format!("{algorithm} on the select engine does not read"))
         }

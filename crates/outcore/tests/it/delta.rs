@@ -10,6 +10,7 @@ mod external;
 mod ids;
 mod prune;
 mod select;
+mod stream;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;

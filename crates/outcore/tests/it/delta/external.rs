@@ -188,7 +188,7 @@ fn delta_refused_where_not_read() {
     let (_d, view, _) = case(false, false, 3);
     let budget = Budget::checked(256 << 20).unwrap();
     let cases = [
-        (Algorithm::Pagerank, EngineChoice::Stream, "stream engine"),
+        (Algorithm::Cdlp, EngineChoice::Stream, "stream engine"),
         (Algorithm::Cdlp, EngineChoice::Select, "select engine"),
         (Algorithm::Triangles, EngineChoice::Auto, "triangles"),
         (Algorithm::Randomwalk, EngineChoice::External, "randomwalk"),
