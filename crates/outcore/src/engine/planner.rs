@@ -52,7 +52,8 @@ impl std::str::FromStr for EngineChoice {
 
 /// The algorithms whose every reader merges a store's delta on the
 /// external engine (issue 53: the log engine's lists, S6; ids and ranks,
-/// S3; degrees). Triangles, LCC and walks read lists of their own.
+/// S3; degrees; the triangle listing's orientation, the walks' gathered
+/// lists and weighted PageRank's out-weights, S6).
 const ON_DELTA: &[&str] = &[
     "pagerank",
     "wcc",
@@ -63,12 +64,15 @@ const ON_DELTA: &[&str] = &[
     "coloring",
     "mis",
     "betweenness",
+    "lcc",
+    "triangles",
+    "randomwalk",
 ];
 
 /// The algorithms whose every reader merges a store's delta on the select
 /// engine too (its lists, S5; the view's degrees and ranks in their
-/// states).
-const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
+/// states; the walks' held lists, the view's CSR scan).
+const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore", "randomwalk"];
 
 /// The engine a run of `algorithm` takes on `store`: `choice` itself
 /// without a delta; with one (PartitionedVC's buffered updates, read
@@ -77,15 +81,10 @@ const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
 /// [`ON_DELTA_SELECT`], for which `auto` stays `auto` (in memory when the
 /// state fits, where the planned runner leaves the stream engine out:
 /// [`super::planned::engines_ok`]); the others go external. Stream and
-/// grid (tiles, S4) do not merge a delta yet and are refused, as are
-/// algorithms with readers of their own; `outcore compact` folds the delta
-/// into the base.
-pub fn for_delta(
-    store: &Store,
-    choice: EngineChoice,
-    algorithm: &str,
-    weighted: bool,
-) -> Result<EngineChoice> {
+/// grid (tiles, S4) do not merge a delta yet and are refused (random
+/// walks on `select` hold the view's lists); `outcore compact` folds the
+/// delta into the base.
+pub fn for_delta(store: &Store, choice: EngineChoice, algorithm: &str) -> Result<EngineChoice> {
     let Some(d) = store.delta() else {
         return Ok(choice);
     };
@@ -99,10 +98,6 @@ pub fn for_delta(
     };
     match choice {
         EngineChoice::Stream => refuse("the stream engine does not read".into()),
-        // Weighted PageRank's out-weights are read from the base's CSR.
-        _ if weighted && algorithm == "pagerank" => {
-            refuse("weighted pagerank does not read".into())
-        }
         EngineChoice::Select if !ON_DELTA_SELECT.contains(&algorithm) => {
             refuse(format!("{algorithm} on the select engine does not read"))
         }
