@@ -9,6 +9,7 @@
 mod external;
 mod ids;
 mod prune;
+mod readers;
 mod select;
 mod stream;
 
