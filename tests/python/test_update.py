@@ -47,11 +47,15 @@ def edits(g, ids, rng):
 
 def same_answers(s, g):
     assert (s.num_vertices, s.num_edges) == (g.number_of_nodes(), g.number_of_edges())
-    # Weighted PageRank does not read a delta yet: unweighted there.
-    weighted = s.info()["delta"] is None
-    pr = s.pagerank(iterations=100, tol=1e-12, weighted=weighted, progress=False)
-    want = nx.pagerank(g, tol=1e-14, max_iter=1000, weight="weight" if weighted else None)
+    pr = s.pagerank(iterations=100, tol=1e-12, weighted=True, progress=False)
+    want = nx.pagerank(g, tol=1e-14, max_iter=1000, weight="weight")
     assert pr.to_dict() == pytest.approx(want, abs=1e-9)
+    # The triangle listing (triangles, LCC) reads the delta too.
+    simple = nx.Graph(g)
+    simple.remove_edges_from(nx.selfloop_edges(simple))
+    assert s.triangles(progress=False).to_dict() == nx.triangles(simple)
+    if not g.is_directed():
+        assert s.lcc(progress=False).to_dict() == pytest.approx(nx.clustering(simple), abs=1e-12)
     comps = nx.weakly_connected_components(g) if g.is_directed() else nx.connected_components(g)
     assert s.wcc(progress=False).to_dict() == {v: min(c) for c in comps for v in c}
     src = max(g, key=g.degree)

@@ -265,7 +265,7 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
 
 pub fn export(a: ExportArgs) -> Result<()> {
     outcore::outfile::check_writable(&a.out)?;
-    let store = Store::open(&a.store)?;
+    let store = Store::open_with_delta(&a.store)?;
     let format = (a.out_format).unwrap_or_else(|| outcore::api::OutFormat::of(&a.out));
     let n = match format {
         outcore::api::OutFormat::Text => {

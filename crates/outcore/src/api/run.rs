@@ -183,7 +183,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     crate::mem::budget::check_limit(budget.limit())?;
     // A store with pending updates runs on the engines that read them.
     let o = &RunOptions {
-        engine: planner::for_delta(store, o.engine, o.algorithm.name(), o.weighted)?,
+        engine: planner::for_delta(store, o.engine, o.algorithm.name())?,
         ..o.clone()
     };
     if let Some(path) = &o.walks_out {

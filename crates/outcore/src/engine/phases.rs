@@ -1,7 +1,8 @@
 //! The phase loop of a vertex program with a priority
 //! ([`VertexProgram::priority`]: SSSP's `floor(dist / delta)`), in memory
 //! on the select engine: delta-stepping (Meyer & Sanders) for any in-place
-//! program whose combine is a minimum.
+//! program whose combine is a minimum (of its messages' `PartialOrd`: a
+//! message lowers the state when it is less).
 //!
 //! Active vertices wait in a bucket queue ([`Buckets`]) by priority. A
 //! **phase** is the lowest non-empty bucket: its live entries go to the
@@ -80,7 +81,10 @@ pub fn run<P: VertexProgram>(
     prog: &mut P,
     select: &SelectConfig,
     budget: &Budget,
-) -> Result<(PhaseStates<P>, RunStats)> {
+) -> Result<(PhaseStates<P>, RunStats)>
+where
+    P::Msg: PartialOrd,
+{
     match store.manifest().slot_width() {
         SlotWidth::Narrow => run_in::<P, u64, u32>(store, prog, select, budget),
         SlotWidth::Wide => run_in::<P, u64, u64>(store, prog, select, budget),
@@ -98,7 +102,10 @@ struct Phased<'a, P: VertexProgram, W: Word, T: Slot> {
     edges: u64,
 }
 
-impl<P: VertexProgram, W: Word, T: Slot> Phased<'_, P, W, T> {
+impl<P: VertexProgram, W: Word, T: Slot> Phased<'_, P, W, T>
+where
+    P::Msg: PartialOrd,
+{
     /// The bucket of a state word.
     #[inline(always)]
     fn bucket(prog: &P, on: bool, x: W) -> u64 {
@@ -145,18 +152,21 @@ impl<P: VertexProgram, W: Word, T: Slot> Phased<'_, P, W, T> {
         };
         let d = u.get() as usize;
         let old = self.words[d];
-        let new = W::msg(P::combine(old.get(), m));
-        if new == old {
-            return Ok(());
+        // The combine is a minimum: `m` lowers the state when it is less
+        // (one comparison, as a hand-written relaxation has; NaN never is).
+        if m < old.get::<P::Msg>() {
+            debug_assert!(W::msg(P::combine(old.get(), m)) == W::msg(m));
+            let new = W::msg(m);
+            self.words[d] = new;
+            let words = &self.words;
+            return self.queue.update(
+                u,
+                Self::bucket(prog, on, new),
+                Self::bucket(prog, on, old),
+                |x| Self::bucket(prog, on, words[x.get() as usize]),
+            );
         }
-        self.words[d] = new;
-        let words = &self.words;
-        self.queue.update(
-            u,
-            Self::bucket(prog, on, new),
-            Self::bucket(prog, on, old),
-            |x| Self::bucket(prog, on, words[x.get() as usize]),
-        )
+        Ok(())
     }
 
     /// Up to `k` queued vertices of the lowest buckets, least state first.
@@ -191,7 +201,10 @@ fn run_in<P: VertexProgram, W: Word, T: Slot>(
     prog: &mut P,
     select: &SelectConfig,
     budget: &Budget,
-) -> Result<(PhaseStates<P>, RunStats)> {
+) -> Result<(PhaseStates<P>, RunStats)>
+where
+    P::Msg: PartialOrd,
+{
     let start = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;

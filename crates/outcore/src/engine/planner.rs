@@ -52,7 +52,8 @@ impl std::str::FromStr for EngineChoice {
 
 /// The algorithms whose every reader merges a store's delta on the
 /// external engine (issue 53: the log engine's lists, S6; ids and ranks,
-/// S3; degrees). Triangles, LCC and walks read lists of their own.
+/// S3; degrees; the triangle listing's orientation, the walks' gathered
+/// lists and weighted PageRank's out-weights, S6).
 const ON_DELTA: &[&str] = &[
     "pagerank",
     "wcc",
@@ -63,29 +64,30 @@ const ON_DELTA: &[&str] = &[
     "coloring",
     "mis",
     "betweenness",
+    "lcc",
+    "triangles",
+    "randomwalk",
 ];
 
 /// The algorithms whose every reader merges a store's delta on the select
 /// engine too (its lists, S5; the view's degrees and ranks in their
-/// states).
-const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
+/// states; the walks' held lists, the view's CSR scan).
+const ON_DELTA_SELECT: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore", "randomwalk"];
+
+/// The algorithms the stream engine runs on a store's delta: its tiles
+/// merge the delta's (S4, `engine/stream/delta.rs`).
+const ON_DELTA_STREAM: &[&str] = &["pagerank", "wcc", "bfs", "sssp", "kcore"];
 
 /// The engine a run of `algorithm` takes on `store`: `choice` itself
 /// without a delta; with one (PartitionedVC's buffered updates, read
 /// LSM-style by merging on read), only an engine that merges it: the
 /// external engine's log path, and the select engine's lists (S5) for
 /// [`ON_DELTA_SELECT`], for which `auto` stays `auto` (in memory when the
-/// state fits, where the planned runner leaves the stream engine out:
-/// [`super::planned::engines_ok`]); the others go external. Stream and
-/// grid (tiles, S4) do not merge a delta yet and are refused, as are
-/// algorithms with readers of their own; `outcore compact` folds the delta
-/// into the base.
-pub fn for_delta(
-    store: &Store,
-    choice: EngineChoice,
-    algorithm: &str,
-    weighted: bool,
-) -> Result<EngineChoice> {
+/// state fits, on the stream engine's tiles, which merge it too (S4), or
+/// select) and `stream` stays `stream` for [`ON_DELTA_STREAM`]; the others
+/// go external. The grid does not merge a delta yet; `outcore compact`
+/// folds the delta into the base.
+pub fn for_delta(store: &Store, choice: EngineChoice, algorithm: &str) -> Result<EngineChoice> {
     let Some(d) = store.delta() else {
         return Ok(choice);
     };
@@ -98,11 +100,10 @@ pub fn for_delta(
         )))
     };
     match choice {
-        EngineChoice::Stream => refuse("the stream engine does not read".into()),
-        // Weighted PageRank's out-weights are read from the base's CSR.
-        _ if weighted && algorithm == "pagerank" => {
-            refuse("weighted pagerank does not read".into())
-        }
+        // The tiles merge the delta (S4): the programs that merge it in
+        // memory stream it too.
+        EngineChoice::Stream if ON_DELTA_STREAM.contains(&algorithm) => Ok(EngineChoice::Stream),
+        EngineChoice::Stream => refuse(format!("{algorithm} on the stream engine does not read")),
         EngineChoice::Select if !ON_DELTA_SELECT.contains(&algorithm) => {
             refuse(format!("{algorithm} on the select engine does not read"))
         }

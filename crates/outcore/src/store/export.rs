@@ -37,7 +37,9 @@ impl std::str::FromStr for Layout {
 /// undirected edge comes once, smaller original id first, unless
 /// `both_directions`, which gives (u, v) and (v, u) (a self-loop once).
 /// Streams: the original ids and one tile or CSR chunk in memory at a time.
-/// Returns the number of edges.
+/// Returns the number of edges. On a store with a delta the CSR layouts
+/// give the view (base + delta, [`scan_csr`]); the tiles, which hold the
+/// base alone, are refused.
 pub fn for_each_edge(
     store: &Store,
     layout: Layout,
@@ -49,6 +51,14 @@ pub fn for_each_edge(
         return Err(Error::Invalid(
             "csr-in exists only in directed stores (undirected adjacency is in csr)".into(),
         ));
+    }
+    if let (Layout::Tiles, Some(d)) = (layout, store.delta()) {
+        return Err(Error::Invalid(format!(
+            "the tiles of {} do not hold its pending updates (delta generation {}); export \
+             --layout csr (the view, base + delta) or run `outcore compact` on it first",
+            store.path().display(),
+            d.generation
+        )));
     }
     let ids = store.load_ids()?;
     let mut n = 0u64;

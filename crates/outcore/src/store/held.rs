@@ -19,13 +19,19 @@ pub struct HeldLists<T: Slot> {
     _charge: Charge,
 }
 
-/// Neighbour entries of direction `which`.
+/// Neighbour entries of direction `which`, at most: the base's, and with
+/// a delta its records of that direction (each addition one more).
 fn entries(store: &Store, which: &str) -> u64 {
     let csr = &store.manifest().csr;
-    match which {
-        "in" => csr.in_entries,
-        _ => csr.out_entries,
-    }
+    let added = store
+        .delta()
+        .and_then(|d| d.lists.get(which))
+        .map_or(0, |l| l.records);
+    added
+        + match which {
+            "in" => csr.in_entries,
+            _ => csr.out_entries,
+        }
 }
 
 impl<T: Slot> HeldLists<T> {

@@ -9,7 +9,9 @@
 mod external;
 mod ids;
 mod prune;
+mod readers;
 mod select;
+mod stream;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;

@@ -167,6 +167,17 @@ fn bopts(shape: Shape) -> BuildOptions {
 /// Builds a store of `edges` (and isolated `vertices`, as a vertex list
 /// of an LDBC pair when there are any) at `dir/file`.
 pub(crate) fn import(dir: &Path, file: &str, shape: Shape, o: &Oracle) -> Store {
+    import_coded(dir, file, shape, o, false)
+}
+
+/// [`import`], with compressed tiles and lists when `compress`.
+pub(crate) fn import_coded(
+    dir: &Path,
+    file: &str,
+    shape: Shape,
+    o: &Oracle,
+    compress: bool,
+) -> Store {
     let edges: Vec<(u64, u64, f64)> = o.edges.iter().map(|(&(s, d), &w)| (s, d, w)).collect();
     let e = write_edges(dir, &format!("{file}.e"), shape, &edges, false);
     let mut vt = String::new();
@@ -178,7 +189,11 @@ pub(crate) fn import(dir: &Path, file: &str, shape: Shape, o: &Oracle) -> Store 
     let (_, po) = popts(shape, shape.weighted);
     let mut src = parse::open(&[vp, e], InputFormat::Ldbc, &po).unwrap();
     let path = dir.join(file);
-    build_store(src.as_mut(), &path, &bopts(shape)).unwrap();
+    let b = BuildOptions {
+        compress,
+        ..bopts(shape)
+    };
+    build_store(src.as_mut(), &path, &b).unwrap();
     Store::open_with_delta(&path).unwrap()
 }
 

@@ -1,7 +1,7 @@
 //! Unit tests of the SSSP internals (bucketing); the runs against the
 //! in-memory reference are in `tests/it/sssp_kcore.rs`.
 
-use super::state::bucket_of;
+use super::bucket_of;
 
 #[test]
 fn buckets_are_monotone_and_saturate() {

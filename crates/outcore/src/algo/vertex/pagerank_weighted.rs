@@ -6,6 +6,13 @@
 //! kept in the state (rank, W(v)): the engines' degrees are no divisor
 //! here, so it is not in the accumulating form of
 //! [`super::pagerank::PageRankVp`]. Runs on the external engine.
+//!
+//! On a store with a delta (issue 53), W(v) of a vertex whose out-list the
+//! delta touches is summed over its merged list (the view's CSR scan,
+//! [`scan_csr`], whose merged entries have no base slot) before the run;
+//! the others' come from the base files as above.
+//! `OUTCORE_DELTA_SKIP=weights` takes the base's sums alone (the red
+//! check).
 
 use super::pagerank::{OnDisk, PageRankVp};
 use crate::algo::pagerank::PageRankConfig;
@@ -13,7 +20,8 @@ use crate::engine::external::ExternalConfig;
 use crate::engine::vertex::{Aggregate, Edges, VertexInfo, VertexProgram};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
-use crate::store::csrscan::CheckedReader;
+use crate::store::csrscan::{scan_csr, CheckedReader, NO_SLOT};
+use crate::store::delta::{skip, DeltaLists};
 use crate::store::Store;
 use std::sync::Mutex;
 
@@ -24,6 +32,21 @@ struct OutWeights {
     wts: CheckedReader,
     at: u64,
     next: u64,
+    /// The base's vertices, and with a delta the total out-weight of each
+    /// vertex whose list it touches, by vertex.
+    n_base: u64,
+    touched: Vec<(u64, f64)>,
+    _held: Option<crate::mem::budget::Charge>,
+}
+
+/// A weight W(v) may sum: finite, non-negative.
+fn checked(v: u64, w: f64) -> Result<f64> {
+    match w < 0.0 || !w.is_finite() {
+        true => Err(Error::Invalid(format!(
+            "weighted PageRank needs finite non-negative weights; vertex {v} has an out-edge of weight {w}"
+        ))),
+        false => Ok(w),
+    }
 }
 
 impl OutWeights {
@@ -31,12 +54,36 @@ impl OutWeights {
         let (_, o, w) = crate::store::csr::files("out");
         let mut off = CheckedReader::open_in(store, &o, budget)?;
         off.req_u64()?;
-        Ok(OutWeights {
+        let mut ow = OutWeights {
             off,
             wts: CheckedReader::open_in(store, &w, budget)?,
             at: 0,
             next: 0,
-        })
+            n_base: store.base().num_vertices,
+            touched: Vec::new(),
+            _held: None,
+        };
+        let lists = match skip("weights") {
+            true => None,
+            false => DeltaLists::load(store, "out")?,
+        };
+        if let Some(l) = lists {
+            let k = l.cursor().count() as u64;
+            ow._held = Some(budget.charge(16 * k, "weighted PageRank touched out-weights")?);
+            ow.touched = l.cursor().map(|r| (r.v, 0.0)).collect();
+            drop(l);
+            // Entries of the lists the delta touches come without a slot.
+            let mut i = 0;
+            let t = &mut ow.touched;
+            scan_csr(store, "out", true, |v, slot, _, w| {
+                if slot == NO_SLOT {
+                    i += t[i..].partition_point(|x| x.0 < v);
+                    t[i].1 += checked(v, w)?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(ow)
     }
 
     fn of(&mut self, v: u64) -> Result<f64> {
@@ -46,19 +93,25 @@ impl OutWeights {
             )));
         }
         self.next += 1;
+        let merged = match self.touched.binary_search_by_key(&v, |x| x.0) {
+            Ok(i) => Some(self.touched[i].1),
+            Err(_) if v >= self.n_base => Some(0.0),
+            Err(_) => None,
+        };
+        if v >= self.n_base {
+            return Ok(merged.unwrap_or(0.0));
+        }
         let end = self.off.req_u64()?;
         let mut sum = 0.0;
         while self.at < end {
             let w = self.wts.req_f64()?;
-            if w < 0.0 || !w.is_finite() {
-                return Err(Error::Invalid(format!(
-                    "weighted PageRank needs finite non-negative weights; vertex {v} has an out-edge of weight {w}"
-                )));
-            }
-            sum += w;
+            sum += match merged {
+                Some(_) => w,
+                None => checked(v, w)?,
+            };
             self.at += 1;
         }
-        Ok(sum)
+        Ok(merged.unwrap_or(sum))
     }
 }
 

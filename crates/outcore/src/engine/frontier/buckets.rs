@@ -95,8 +95,9 @@ impl<T: Slot> Buckets<T> {
 
     /// `v`'s priority became `b` (it was `old` while queued): queues `v` in
     /// bucket `b`, or files it again when it waits in another bucket (that
-    /// entry goes stale).
-    #[inline]
+    /// entry goes stale). Inlined into the caller's relaxation loop, with
+    /// the growth of a list out of line ([`Buckets::push`]).
+    #[inline(always)]
     pub fn update(&mut self, v: T, b: u64, old: u64, prio: impl Fn(T) -> u64) -> Result<()> {
         if !self.is_queued(v) {
             let (w, bit) = flag(v);
@@ -110,8 +111,25 @@ impl<T: Slot> Buckets<T> {
         }
     }
 
-    /// Files `v` in bucket `b`; on a refused charge, compacts and tries again.
+    /// Files `v` in bucket `b`: in place when its list has room (the
+    /// common case, inlined), else through [`Buckets::grow`].
+    #[inline(always)]
     fn push(&mut self, v: T, b: u64, prio: impl Fn(T) -> u64) -> Result<()> {
+        if let Some(list) = self.buckets.get_mut(&b) {
+            if list.len() < list.capacity() {
+                list.push(v);
+                self.entries += 1;
+                return Ok(());
+            }
+        }
+        self.grow(v, b, prio)
+    }
+
+    /// [`Buckets::push`] when `b`'s list is full or missing: grows it and
+    /// charges the growth; on a refused charge, compacts and tries again.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, v: T, b: u64, prio: impl Fn(T) -> u64) -> Result<()> {
         let fresh = !self.buckets.contains_key(&b);
         let list = self.buckets.entry(b).or_default();
         let before = list.capacity();

@@ -43,14 +43,12 @@ pub struct Engines {
 /// Whether `prog` may stream and may select under `choice`: an error when
 /// it can do neither in memory.
 pub fn engines_ok<P: VertexProgram>(
-    store: &Store,
+    _store: &Store,
     prog: &P,
     choice: EngineChoice,
 ) -> Result<(bool, bool)> {
-    // The tiles do not merge a delta (issue 53, S4): with one, select
-    // (which merges it on read) takes every superstep.
-    let stream_ok =
-        stream_vp::supports(prog) && choice != EngineChoice::Select && store.delta().is_none();
+    // Both merge a store's delta (issue 53: the tiles S4, the lists S5).
+    let stream_ok = stream_vp::supports(prog) && choice != EngineChoice::Select;
     // Auto leaves select out for programs whose every vertex sends every
     // superstep (PageRank): it could not win, and the stream engine keeps
     // the whole cache.

@@ -88,7 +88,12 @@ pub fn required_bytes(store: &Store, state_bytes: u64) -> u64 {
         true => decode_bytes(rayon::current_num_threads()),
         false => 0,
     };
-    state_bytes + index + 2 * seg + decode + SLACK
+    // The delta's tiles (4 bytes a piece for their tombstone runs).
+    let delta = match store.delta() {
+        Some(_) => crate::store::delta::tiles::load_bytes(store) + 4 * pieces,
+        None => 0,
+    };
+    state_bytes + index + 2 * seg + decode + delta + SLACK
 }
 
 /// Frame decoding scratch of compressed tiles for `threads` threads.

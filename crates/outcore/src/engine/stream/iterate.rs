@@ -24,15 +24,11 @@ impl StreamEngine {
             ..Default::default()
         };
         // Which directions of which tiles this iteration needs.
-        let needs: Vec<u8> = self
-            .tiles
-            .tiles
-            .iter()
-            .map(|t| {
-                (fwd && prog.active(t.row as u64)) as u8
-                    | ((rev && prog.active(t.col as u64)) as u8) << 1
-            })
-            .collect();
+        let need = |t: &TileMeta| {
+            (fwd && prog.active(t.row as u64)) as u8
+                | ((rev && prog.active(t.col as u64)) as u8) << 1
+        };
+        let needs: Vec<u8> = self.tiles.tiles.iter().map(need).collect();
         let uncached: Vec<usize> = (0..needs.len())
             .filter(|&i| needs[i] != 0 && !self.pool.contains(i))
             .collect();
@@ -109,6 +105,24 @@ impl StreamEngine {
             let done = j + 1;
             progress.tick(|| format!("iteration {iter}: segment {done}/{}", loads.len()));
         }
+        // The delta's additions, held in memory: an extra pass of tiles
+        // under the same selective fetching.
+        if let Some(d) = &self.delta {
+            let tc = Instant::now();
+            let needs: Vec<u8> = d.metas.iter().map(need).collect();
+            let batch: Vec<(usize, &[u32])> = (0..needs.len())
+                .filter(|&i| needs[i] != 0)
+                .map(|i| (i, d.piece(i)))
+                .collect();
+            it.cache_hits += batch.len() as u64;
+            let min = self.cfg.share_min_edges.unwrap_or(SHARE_MIN_EDGES);
+            let share = self.scratch.as_ref().map(|s| (s, min));
+            let (metas, threads) = (&d.metas, self.threads);
+            process(
+                prog, metas, &needs, &batch, threads, share, false, None, &mut it,
+            );
+            it.compute_seconds += tc.elapsed().as_secs_f64();
+        }
         it.segments = k;
         it.loads = loads.len() as u64;
         let io1 = self.reader.stats();
@@ -139,6 +153,7 @@ impl StreamEngine {
             self.threads,
             share,
             coded,
+            self.delta.as_ref(),
             it,
         );
     }

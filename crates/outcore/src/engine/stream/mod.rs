@@ -49,6 +49,7 @@ use std::time::Instant;
 use work::Scratch;
 
 mod config;
+mod delta;
 mod iterate;
 mod work;
 
@@ -80,6 +81,9 @@ pub struct StreamEngine {
     /// each decoded straight into its arena; else it holds them coded, and
     /// more of them.
     pool_plain: bool,
+    /// The store's delta: tombstones filtered from base pieces, additions
+    /// applied as tiles of their own (see [`delta`]).
+    delta: Option<delta::StreamDelta>,
 }
 
 /// The reads in flight, per segment of the ring. A request's tag is
@@ -115,6 +119,7 @@ impl StreamEngine {
     pub fn new(store: &Store, budget: &Budget, cfg: StreamConfig) -> Result<StreamEngine> {
         let piece = cfg.piece_bytes.unwrap_or(PIECE_BYTES).max(4) & !3;
         let tiles = TileSet::load(store, budget, piece)?;
+        let delta = delta::StreamDelta::load(store, budget, &tiles, piece)?;
         let min_seg = min_segment(tiles.max_tile_bytes);
         let free = budget.available().saturating_sub(SLACK);
         if let Some(k) = cfg.segments.filter(|&k| k < 2) {
@@ -213,6 +218,7 @@ impl StreamEngine {
             budget: budget.clone(),
             coded,
             pool_plain,
+            delta,
         })
     }
 

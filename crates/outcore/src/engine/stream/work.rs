@@ -2,6 +2,7 @@
 //! one thread each, hub blocks of reductions shared through private copies,
 //! squares of tiles kept in cache (see [`process`]).
 
+use super::delta::{filtered, StreamDelta};
 use super::*;
 
 /// Blocks per side of the square of tiles whose work is done together (see
@@ -37,6 +38,7 @@ pub(super) fn process<P: TileProgram>(
     threads: usize,
     share: Option<(&Scratch, u64)>,
     coded: bool,
+    kills: Option<&StreamDelta>,
     it: &mut IterStats,
 ) {
     if batch.is_empty() {
@@ -91,14 +93,20 @@ pub(super) fn process<P: TileProgram>(
                 (false, Dir::Forward) => &[Dir::Forward],
                 (false, Dir::Reverse) => &[Dir::Reverse],
             };
-            match coded {
-                true => {
-                    let n = tilecode::for_each_frame(edges, &mut frame, |e| {
-                        dirs.iter().for_each(|&d| apply(e, d))
-                    });
+            // The delta's tombstones in this piece's tile: its edges are
+            // applied in the runs between them (see [`super::delta`]).
+            let all = |e: &[u32]| dirs.iter().for_each(|&d| apply(e, d));
+            match (coded, kills.and_then(|k| k.kills(i))) {
+                (true, None) => {
+                    let n = tilecode::for_each_frame(edges, &mut frame, all);
                     decoded += n * dirs.len() as u64;
                 }
-                false => dirs.iter().for_each(|&d| apply(edges, d)),
+                (true, Some(dead)) => {
+                    let n = tilecode::for_each_frame(edges, &mut frame, |e| filtered(e, dead, all));
+                    decoded += n * dirs.len() as u64;
+                }
+                (false, None) => all(edges),
+                (false, Some(dead)) => filtered(edges, dead, all),
             }
         }
         edges_done.fetch_add(decoded, Relaxed);

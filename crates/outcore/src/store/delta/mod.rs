@@ -18,6 +18,7 @@ pub mod format;
 pub mod ids;
 pub mod lists;
 pub mod testing;
+pub mod tiles;
 mod verify;
 pub mod write;
 

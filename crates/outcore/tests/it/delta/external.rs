@@ -40,8 +40,14 @@ pub(super) fn run_from(
     o.source = matches!(alg, Algorithm::Bfs | Algorithm::Sssp).then(|| source.to_string());
     o.memory = 256 << 20;
     o.iterations = 6;
+    run_with(store, &o)
+}
+
+/// `id value` lines of a run of `o` on `store`, by id.
+pub(super) fn run_with(store: &Store, o: &RunOptions) -> BTreeMap<String, String> {
+    let alg = o.algorithm;
     let budget = Budget::checked(o.memory).unwrap();
-    let mut r = outcore::api::run(store, &o, &budget).unwrap_or_else(|e| panic!("{alg:?}: {e}"));
+    let mut r = outcore::api::run(store, o, &budget).unwrap_or_else(|e| panic!("{alg:?}: {e}"));
     let scratch = outcore::api::run::scratch_dir(store, None);
     let path = store.path().with_extension(format!("{}.txt", alg.name()));
     let out = Out {
@@ -188,10 +194,8 @@ fn delta_refused_where_not_read() {
     let (_d, view, _) = case(false, false, 3);
     let budget = Budget::checked(256 << 20).unwrap();
     let cases = [
-        (Algorithm::Pagerank, EngineChoice::Stream, "stream engine"),
+        (Algorithm::Cdlp, EngineChoice::Stream, "stream engine"),
         (Algorithm::Cdlp, EngineChoice::Select, "select engine"),
-        (Algorithm::Triangles, EngineChoice::Auto, "triangles"),
-        (Algorithm::Randomwalk, EngineChoice::External, "randomwalk"),
     ];
     for (alg, engine, what) in cases {
         let mut o = RunOptions::new(alg);

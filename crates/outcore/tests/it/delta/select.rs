@@ -65,7 +65,7 @@ fn compare(view: &Store, rebuilt: &Store, shape: Shape, io: Backend, srcs: &[Str
         (Algorithm::Pagerank, EngineChoice::Select),
         (Algorithm::Wcc, EngineChoice::Select),
         (Algorithm::Bfs, EngineChoice::Select),
-        // In memory under auto: the planner leaves the tiles out.
+        // In memory under auto: the tiles (S4) or the lists.
         (Algorithm::Pagerank, EngineChoice::Auto),
         (Algorithm::Wcc, EngineChoice::Auto),
         (Algorithm::Bfs, EngineChoice::Auto),

@@ -141,7 +141,7 @@ fn buckets_bound_the_relaxations_on_a_grid() {
             no_priority,
             ..select(Backend::Sync, None)
         };
-        let (d, stats) = sssp_program(
+        let (d, stats) = sssp(
             &store,
             source,
             &SsspConfig::default(),

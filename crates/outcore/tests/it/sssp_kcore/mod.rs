@@ -16,7 +16,7 @@ use common::{
 use outcore::algo::kcore::{kcore, kcore_vertices};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::reference::{self, MemGraph};
-use outcore::algo::sssp::{sssp, sssp_program, SsspConfig};
+use outcore::algo::sssp::{sssp, SsspConfig};
 use outcore::algo::validate::{rule_for, validate};
 use outcore::engine::select::SelectConfig;
 use outcore::error::Error;
@@ -98,16 +98,7 @@ fn check_sssp(store: &Store, g: &MemGraph, source: u64, cfg: &SsspConfig, sel: &
     let active: u64 = stats.iterations.iter().map(|i| i.active_vertices).sum();
     let reached = expect.iter().filter(|d| d.is_finite()).count() as u64;
     assert!(active >= reached, "{active} processed < {reached} reached");
-    // The program with its priority, in phases: the same fixpoint, bit for bit.
-    let (prog, _) = sssp_program(store, source, cfg, sel, &budget).unwrap();
-    for v in 0..expect.len() {
-        assert_eq!(
-            prog.value(v).to_bits(),
-            got.value(v).to_bits(),
-            "program dist[{v}]"
-        );
-    }
-    drop((got, prog));
+    drop(got);
     assert_eq!(budget.used(), 0, "everything is released");
 }
 

@@ -1,6 +1,16 @@
 //! Step 1 of triangle listing: the neighbourhoods as sets ignoring
 //! direction, oriented towards lower dense ids (higher degree), cut into
 //! blocks that fit the budget.
+//!
+//! On a store with a delta (issue 53) the lists are the view's: a list the
+//! delta touches is read whole and merged with its records (the LSM-style
+//! merge on read of PartitionedVC's buffered updates,
+//! [`crate::store::delta::merge`]), a new vertex's list is its additions.
+//! New vertices take dense ids past the base's whatever their degree, so
+//! the orientation is no longer by degree there: the listing stays exact
+//! (any total order lists each triangle once), only a new hub's oriented
+//! list is longer. `OUTCORE_DELTA_SKIP=triangles` reads the base alone
+//! (the red check of the merge).
 
 use super::super::words::{CodedSlots, WordStream};
 use super::entry::Entry;
@@ -11,6 +21,7 @@ use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::csr::{files, SlotWidth, PAD};
 use crate::store::csrcode::PageDir;
+use crate::store::delta::{merge, skip, DeltaLists};
 use crate::store::pagesums::PageSums;
 use crate::store::Store;
 use std::sync::Arc;
@@ -31,11 +42,48 @@ struct Lists<'a> {
     coded: Option<CodedSlots>,
     /// Slots of two words each (a wide store, [`SlotWidth::Wide`]).
     wide: bool,
+    /// The view's side: the base's vertices (those with base lists), the
+    /// vertex [`Lists::start`] moves to next, and the delta's lists of this
+    /// direction.
+    n_base: u64,
+    v: u64,
+    delta: Option<&'a DeltaLists>,
+    /// A touched or new vertex's list, merged whole, and the next position
+    /// in it (`None`: the base list is read as it is).
+    base_list: Vec<(u64, f64)>,
+    merged: Vec<(u64, f64)>,
+    at_merged: Option<usize>,
 }
 
 impl Lists<'_> {
-    /// Moves to the next vertex's list.
+    /// Moves to the next vertex's list: the base's, merged with the
+    /// delta's records when it touches the vertex.
     fn start(&mut self, reader: &mut Reader) -> Result<()> {
+        let v = self.v;
+        self.v += 1;
+        self.at_merged = None;
+        if v < self.n_base {
+            self.start_base(reader)?;
+        } else {
+            self.skip(reader)?;
+        }
+        match self.delta.and_then(|d| d.lookup(v)) {
+            Some(r) => {
+                self.base_list.clear();
+                while let Some(u) = self.next_base(reader)? {
+                    self.base_list.push((u, 1.0));
+                }
+                merge(&self.base_list, &r, &mut self.merged);
+            }
+            None if v < self.n_base => return Ok(()),
+            None => self.merged.clear(),
+        }
+        self.at_merged = Some(0);
+        Ok(())
+    }
+
+    /// Moves to the next vertex's base list.
+    fn start_base(&mut self, reader: &mut Reader) -> Result<()> {
         self.skip(reader)?;
         let end = self.off.next_u64(reader)?;
         if end < self.at {
@@ -47,9 +95,21 @@ impl Lists<'_> {
         Ok(())
     }
 
-    /// The list's next neighbour (padding ends the list).
+    /// The list's next neighbour.
     #[inline]
     fn next(&mut self, reader: &mut Reader) -> Result<Option<u64>> {
+        match self.at_merged {
+            Some(i) => {
+                self.at_merged = Some(i + 1);
+                Ok(self.merged.get(i).map(|e| e.0))
+            }
+            None => self.next_base(reader),
+        }
+    }
+
+    /// The base list's next neighbour (padding ends the list).
+    #[inline]
+    fn next_base(&mut self, reader: &mut Reader) -> Result<Option<u64>> {
         if self.left == 0 {
             return Ok(None);
         }
@@ -95,20 +155,40 @@ pub(super) fn orient<E: Entry>(
 ) -> Result<Vec<(u64, u64)>> {
     let m = store.manifest();
     let n = m.num_vertices;
+    let n_base = store.base().num_vertices;
     let dirs: &[(&str, u64)] = if m.directed {
         &[("out", m.csr.out_slots), ("in", m.csr.in_slots)]
     } else {
         &[("out", m.csr.out_slots)]
     };
+    // The delta's lists, held while the lists are oriented; a touched
+    // list is merged whole (the base's and the view's largest degrees).
+    let mut deltas = Vec::new();
+    let mut _held = Vec::new();
+    for &(d, _) in dirs {
+        let l = match skip("triangles") {
+            true => None,
+            false => DeltaLists::load(store, d)?,
+        };
+        if let Some(l) = &l {
+            let (b, v) = (&store.base().degrees, &m.degrees);
+            let longest = b.max_out.max(b.max_in) + v.max_out.max(v.max_in);
+            _held.push(budget.charge(
+                l.memory_bytes() + 16 * longest,
+                "delta lists merged into triangle listing",
+            )?);
+        }
+        deltas.push(l);
+    }
     let mut lists = Vec::new();
     let Bufs { s, out } = bufs;
-    for (&(d, slots), pair) in dirs.iter().zip(s.chunks_exact_mut(2)) {
+    for ((&(d, slots), pair), delta) in dirs.iter().zip(s.chunks_exact_mut(2)).zip(&deltas) {
         let (a, o, _) = files(d);
         let of = store.open_in(reader, &o, "offsets")?;
         let [off, adj] = pair else { unreachable!() };
         let coded = PageDir::load(store, d, budget)?.map(Arc::new);
         let sums = |rel: &str| PageSums::load(store, rel, budget);
-        off.seek_checked(reader, of, 0, 2 * (n + 1), sums(&o)?)?;
+        off.seek_checked(reader, of, 0, 2 * (n_base + 1), sums(&o)?)?;
         match &coded {
             Some(dir) => {
                 let (adz, _) = crate::store::csrcode::files(d);
@@ -135,6 +215,12 @@ pub(super) fn orient<E: Entry>(
             left: 0,
             coded: coded.map(|d| CodedSlots::new(d, m.slot_width())),
             wide: store.manifest().slot_width() == SlotWidth::Wide,
+            n_base,
+            v: 0,
+            delta: delta.as_ref(),
+            base_list: Vec::new(),
+            merged: Vec::new(),
+            at_merged: None,
         };
         if l.off.next_u64(reader)? != 0 {
             return Err(Error::damaged(

@@ -240,6 +240,12 @@ fn walks_with<T: Slot>(
         ..Default::default()
     };
     let mut select = SelectEngine::new(store, "out", false, budget, &select_cfg)?;
+    // The delta's out-lists: which lists `step` gathers whole.
+    let delta = crate::store::delta::DeltaLists::load(store, "out")?;
+    let _delta = match &delta {
+        Some(d) => Some(budget.charge(d.memory_bytes(), "delta lists of the walks")?),
+        None => None,
+    };
     let _chunk = budget.charge(sz.chunk as u64 * CHUNK_BYTES, "random walk chunk")?;
     let batch = if paths.is_some() {
         sz.batch
@@ -326,6 +332,9 @@ fn walks_with<T: Slot>(
                 walkers: 0,
                 moved: 0,
                 stopped: 0,
+                delta: delta.as_ref(),
+                budget,
+                gather: Vec::new(),
             };
             let mut mc = MergeCounts::default();
             for i in 0..sz.bounds.len() - 1 {
