@@ -10,10 +10,9 @@
 
 use super::external::{run_from, same};
 use crate::common::Rng;
-use crate::delta_update::{batch, import, name, sources, text, unquote, Oracle, Shape};
+use crate::delta_update::{batch, import, name, random_base, text, unquote, update_step, Shape};
 use outcore::api::query::{self as q, Answer, Query};
-use outcore::api::update as edit;
-use outcore::api::{Algorithm, UpdateOptions};
+use outcore::api::Algorithm;
 use outcore::engine::planner::EngineChoice;
 use outcore::engine::select::{SelectConfig, SelectEngine};
 use outcore::io::Backend;
@@ -112,35 +111,11 @@ fn sequence(shape: Shape, seed: u64, io: Backend) {
     let d = tempfile::tempdir().unwrap();
     let mut r = Rng::new(seed);
     let n = 70;
-    let mut o = Oracle {
-        shape,
-        edges: BTreeMap::new(),
-        vertices: (0..n).collect(),
-    };
-    let base: Vec<(u64, u64, f64)> = (0..4 * n)
-        .map(|i| {
-            let s = if i % 3 == 0 { r.below(4) } else { r.below(n) };
-            (s, r.below(n), (r.below(5) + 1) as f64)
-        })
-        .collect();
-    o.apply(&[], &base);
-    let path = d.path().join("g.oc");
-    import(d.path(), "g.oc", shape, &o);
-    let uopts = UpdateOptions {
-        memory: 256 << 20,
-        scratch_dir: None,
-    };
+    let (mut o, path) = random_base(d.path(), shape, &mut r, n, 4, false);
     for step in 0..3 {
-        let store = Store::open_with_delta(&path).unwrap();
         let (rm, add) = batch(&o, &mut r, n, 30 + 20 * step);
-        let [adds, removes] = sources(d.path(), &store, shape, &format!("u{step}"), &rm, &add);
-        drop(store);
         let before: BTreeSet<u64> = o.vertices.clone();
-        o.apply(&rm, &add);
-        let opened = edit::open_with_delta(&path).unwrap();
-        edit::update_delta(opened, adds, removes, &uopts).unwrap();
-        let view = Store::open_with_delta(&path).unwrap();
-        assert!(view.delta().is_some());
+        let view = update_step(d.path(), &path, &mut o, &format!("u{step}"), &rm, &add);
         let rebuilt = import(d.path(), &format!("want{step}.oc"), shape, &o);
         // Sources: a hub, a vertex of the base, a new vertex.
         let mut srcs = vec![name(shape, 1), name(shape, r.below(n))];

@@ -12,14 +12,13 @@
 
 use super::external::{run_from, same};
 use crate::common::Rng;
-use crate::delta_update::{batch, import_coded, name, sources, Oracle, Shape};
-use outcore::api::update as edit;
-use outcore::api::{Algorithm, RunOptions, UpdateOptions};
+use crate::delta_update::{batch, import_coded, name, random_base, update_step, Shape};
+use outcore::api::{Algorithm, RunOptions};
 use outcore::engine::planner::EngineChoice;
 use outcore::io::Backend;
 use outcore::mem::Budget;
 use outcore::store::Store;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// The engines `alg`'s iterations ran on, under `engine`.
 fn engines(store: &Store, alg: Algorithm, engine: EngineChoice, src: &str) -> BTreeSet<String> {
@@ -64,40 +63,16 @@ fn sequence(shape: Shape, seed: u64, io: Backend, n: u64, compress: bool, steps:
     outcore::progress::set_quiet(true);
     let d = tempfile::tempdir().unwrap();
     let mut r = Rng::new(seed);
-    let mut o = Oracle {
-        shape,
-        edges: BTreeMap::new(),
-        vertices: (0..n).collect(),
-    };
-    let base: Vec<(u64, u64, f64)> = (0..4 * n)
-        .map(|i| {
-            let s = if i % 3 == 0 { r.below(4) } else { r.below(n) };
-            (s, r.below(n), (r.below(5) + 1) as f64)
-        })
-        .collect();
-    o.apply(&[], &base);
-    let path = d.path().join("g.oc");
-    import_coded(d.path(), "g.oc", shape, &o, compress);
-    let uopts = UpdateOptions {
-        memory: 256 << 20,
-        scratch_dir: None,
-    };
+    let (mut o, path) = random_base(d.path(), shape, &mut r, n, 4, compress);
     // Big stores: enough new vertices to open a tile block of their own.
     let size = |step: usize| match n > 1000 {
         true => 4000 + 1000 * step,
         false => 30 + 20 * step,
     };
     for step in 0..steps {
-        let store = Store::open_with_delta(&path).unwrap();
         let (rm, add) = batch(&o, &mut r, n, size(step));
-        let [adds, removes] = sources(d.path(), &store, shape, &format!("u{step}"), &rm, &add);
-        drop(store);
         let before: BTreeSet<u64> = o.vertices.clone();
-        o.apply(&rm, &add);
-        let opened = edit::open_with_delta(&path).unwrap();
-        edit::update_delta(opened, adds, removes, &uopts).unwrap();
-        let view = Store::open_with_delta(&path).unwrap();
-        assert!(view.delta().is_some());
+        let view = update_step(d.path(), &path, &mut o, &format!("u{step}"), &rm, &add);
         let want = format!("want{step}.oc");
         let rebuilt = import_coded(d.path(), &want, shape, &o, compress);
         // Sources: a hub, a vertex of the base, a new vertex.
