@@ -34,6 +34,16 @@ pub(crate) struct Shape {
     pub loops: bool,
 }
 
+/// A shape without self-loops (the delta sequences' stores).
+pub(crate) fn shape(directed: bool, weighted: bool, names: bool) -> Shape {
+    Shape {
+        directed,
+        weighted,
+        names,
+        loops: false,
+    }
+}
+
 /// The oracle: edges (NetworkX semantics) and vertices, by integer id.
 pub(crate) struct Oracle {
     pub shape: Shape,

@@ -14,7 +14,9 @@
 
 use super::external::{run_with, same};
 use crate::common::Rng;
-use crate::delta_update::{batch, import, name, random_base, text, unquote, update_step, Shape};
+use crate::delta_update::{
+    batch, import, name, random_base, shape, text, unquote, update_step, Shape,
+};
 use outcore::algo::randomwalk::{random_walks, reference, WalkConfig};
 use outcore::algo::reference::MemGraph;
 use outcore::algo::{lcc, triangles};
@@ -181,15 +183,6 @@ fn sequence(shape: Shape, seed: u64, io: Backend) {
             name(shape, hub)
         );
         compare(&view, &rebuilt, shape, io, step as u64, &what);
-    }
-}
-
-fn shape(directed: bool, weighted: bool, names: bool) -> Shape {
-    Shape {
-        directed,
-        weighted,
-        names,
-        loops: false,
     }
 }
 

@@ -10,7 +10,9 @@
 
 use super::external::{run_from, same};
 use crate::common::Rng;
-use crate::delta_update::{batch, import, name, random_base, text, unquote, update_step, Shape};
+use crate::delta_update::{
+    batch, import, name, random_base, shape, text, unquote, update_step, Shape,
+};
 use outcore::api::query::{self as q, Answer, Query};
 use outcore::api::Algorithm;
 use outcore::engine::planner::EngineChoice;
@@ -124,15 +126,6 @@ fn sequence(shape: Shape, seed: u64, io: Backend) {
         }
         let what = format!("{shape:?} seed {seed} step {step} {io:?}");
         compare(&view, &rebuilt, shape, io, &srcs, &what);
-    }
-}
-
-fn shape(directed: bool, weighted: bool, names: bool) -> Shape {
-    Shape {
-        directed,
-        weighted,
-        names,
-        loops: false,
     }
 }
 

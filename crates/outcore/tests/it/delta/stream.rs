@@ -12,7 +12,7 @@
 
 use super::external::{run_from, same};
 use crate::common::Rng;
-use crate::delta_update::{batch, import_coded, name, random_base, update_step, Shape};
+use crate::delta_update::{batch, import_coded, name, random_base, shape, update_step, Shape};
 use outcore::api::{Algorithm, RunOptions};
 use outcore::engine::planner::EngineChoice;
 use outcore::io::Backend;
@@ -82,15 +82,6 @@ fn sequence(shape: Shape, seed: u64, io: Backend, n: u64, compress: bool, steps:
         }
         let what = format!("{shape:?} seed {seed} step {step} {io:?} compress {compress}");
         compare(&view, &rebuilt, io, &srcs, &what);
-    }
-}
-
-fn shape(directed: bool, weighted: bool, names: bool) -> Shape {
-    Shape {
-        directed,
-        weighted,
-        names,
-        loops: false,
     }
 }
 
