@@ -149,13 +149,8 @@ mod tests {
     /// edges' range.
     #[test]
     fn filtered_runs_drop_exactly_the_tombstones() {
-        let mut x = 7u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::base::rng::SplitMix64::new(7);
+        let mut next = || rng.next_u64();
         for round in 0..200 {
             let len = (next() % 300) as usize;
             let mut keys: Vec<u32> = (0..len).map(|_| (next() % 5000) as u32).collect();
