@@ -51,6 +51,7 @@ use work::Scratch;
 mod config;
 mod delta;
 mod iterate;
+mod plan;
 mod work;
 
 use config::{decode_bytes, min_segment, DEFAULT_SEGMENTS, MAX_RING, MIN_RING, MIN_SEGMENT, SLACK};
