@@ -11,6 +11,7 @@ mod ids;
 mod prune;
 mod readers;
 mod select;
+mod steps;
 mod stream;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};

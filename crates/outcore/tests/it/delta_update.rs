@@ -23,7 +23,7 @@ use outcore::store::{Id, Manifest, Store, VertexOrder};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-type Key = (u64, u64);
+pub(crate) type Key = (u64, u64);
 
 /// A store's shape.
 #[derive(Clone, Copy, Debug)]
@@ -32,16 +32,6 @@ pub(crate) struct Shape {
     pub weighted: bool,
     pub names: bool,
     pub loops: bool,
-}
-
-/// A shape without self-loops (the delta sequences' stores).
-pub(crate) fn shape(directed: bool, weighted: bool, names: bool) -> Shape {
-    Shape {
-        directed,
-        weighted,
-        names,
-        loops: false,
-    }
 }
 
 /// The oracle: edges (NetworkX semantics) and vertices, by integer id.
@@ -257,58 +247,6 @@ fn counts(m: &Manifest) -> [u64; 5] {
         m.degrees.max_out,
         m.degrees.max_in,
     ]
-}
-
-/// A base of `n` vertices and `per * n` random edges (every third from
-/// one of 4 hubs; weights 1-5) in the oracle and imported (coded when
-/// `compress`) at `dir/g.oc`: the oracle and the store's path.
-pub(crate) fn random_base(
-    dir: &Path,
-    shape: Shape,
-    r: &mut Rng,
-    n: u64,
-    per: u64,
-    compress: bool,
-) -> (Oracle, PathBuf) {
-    let mut o = Oracle {
-        shape,
-        edges: BTreeMap::new(),
-        vertices: (0..n).collect(),
-    };
-    let base: Vec<(u64, u64, f64)> = (0..per * n)
-        .map(|i| {
-            let s = if i % 3 == 0 { r.below(4) } else { r.below(n) };
-            (s, r.below(n), (r.below(5) + 1) as f64)
-        })
-        .collect();
-    o.apply(&[], &base);
-    import_coded(dir, "g.oc", shape, &o, compress);
-    (o, dir.join("g.oc"))
-}
-
-/// One update of the store at `path` into its delta (removals `rm`, then
-/// additions `add`; files tagged `tag` in `dir`), applied to the oracle
-/// too: the store's view after it.
-pub(crate) fn update_step(
-    dir: &Path,
-    path: &Path,
-    o: &mut Oracle,
-    tag: &str,
-    rm: &[Key],
-    add: &[(u64, u64, f64)],
-) -> Store {
-    let store = Store::open_with_delta(path).unwrap();
-    let [adds, removes] = sources(dir, &store, o.shape, tag, rm, add);
-    drop(store);
-    o.apply(rm, add);
-    let opts = UpdateOptions {
-        memory: 256 << 20,
-        scratch_dir: None,
-    };
-    edit::update_delta(edit::open_with_delta(path).unwrap(), adds, removes, &opts).unwrap();
-    let view = Store::open_with_delta(path).unwrap();
-    assert!(view.delta().is_some());
-    view
 }
 
 /// A batch: removals of held edges (either way round, twice), of absent

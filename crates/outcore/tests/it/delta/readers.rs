@@ -13,10 +13,9 @@
 //! turn them red.
 
 use super::external::{run_with, same};
+use super::steps::{random_base, shape, update_step};
 use crate::common::Rng;
-use crate::delta_update::{
-    batch, import, name, random_base, shape, text, unquote, update_step, Shape,
-};
+use crate::delta_update::{batch, import, name, text, unquote, Shape};
 use outcore::algo::randomwalk::{random_walks, reference, WalkConfig};
 use outcore::algo::reference::MemGraph;
 use outcore::algo::{lcc, triangles};

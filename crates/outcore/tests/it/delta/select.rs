@@ -9,10 +9,9 @@
 //! (the engine reads the base alone) turns them red.
 
 use super::external::{run_from, same};
+use super::steps::{random_base, shape, update_step};
 use crate::common::Rng;
-use crate::delta_update::{
-    batch, import, name, random_base, shape, text, unquote, update_step, Shape,
-};
+use crate::delta_update::{batch, import, name, text, unquote, Shape};
 use outcore::api::query::{self as q, Answer, Query};
 use outcore::api::Algorithm;
 use outcore::engine::planner::EngineChoice;

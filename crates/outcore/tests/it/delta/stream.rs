@@ -11,8 +11,9 @@
 //! turns them red, as do `stream-tombstones` and `stream-additions`.
 
 use super::external::{run_from, same};
+use super::steps::{random_base, shape, update_step};
 use crate::common::Rng;
-use crate::delta_update::{batch, import_coded, name, random_base, shape, update_step, Shape};
+use crate::delta_update::{batch, import_coded, name, Shape};
 use outcore::api::{Algorithm, RunOptions};
 use outcore::engine::planner::EngineChoice;
 use outcore::io::Backend;
