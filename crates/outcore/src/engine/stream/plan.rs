@@ -3,8 +3,10 @@
 //! of reductions shared over threads (longest-processing-time first, then
 //! water-filling), and the cache-square order of a thread's work.
 
-use super::work::MAX_SHARED;
 use super::*;
+
+/// Blocks whose work may be split over threads in one batch.
+pub(super) const MAX_SHARED: usize = 2;
 
 /// Blocks per side of the square of tiles whose work is done together (see
 /// [`super::work::process`]): 16 blocks of 2^16 vertices keep the read side of the square's

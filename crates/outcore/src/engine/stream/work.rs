@@ -3,7 +3,7 @@
 //! squares of tiles kept in cache (see [`process`]).
 
 use super::delta::{filtered, StreamDelta};
-use super::plan::{assign_work, work_key};
+use super::plan::{assign_work, work_key, MAX_SHARED};
 use super::*;
 
 /// Applies a batch of tiles on every thread; counts the edges processed
@@ -136,9 +136,6 @@ pub(super) fn process<P: TileProgram>(
             .sum::<u64>(),
     };
 }
-
-/// Blocks whose work may be split over threads in one batch.
-pub(super) const MAX_SHARED: usize = 2;
 
 /// Private zeroed copies of [`MAX_SHARED`] blocks for every thread, charged
 /// to the budget (1 MiB per thread).
