@@ -30,7 +30,7 @@ fn edges_of(n: u64, m: usize, seed: u64) -> Vec<(u64, u64, f64)> {
     (0..m)
         .map(|i| {
             let (s, d) = match i % 10 {
-                0 | 4 => (3, r.below(n)),
+                0 | 4 => (3 % n, r.below(n)),
                 7 => (r.below(300.min(n)), r.below(300.min(n))),
                 _ => (r.below(n), r.below(n)),
             };
@@ -128,14 +128,18 @@ proptest! {
     }
 }
 
-/// A store of a few edges (a CI run once drew m = 5) codes within a
-/// frame's overhead of the plain tiles; `check_pair` bounds it.
+/// A store of a few edges (a CI run once drew m = 5), or of n <= 3
+/// vertices, codes within a frame's overhead of the plain tiles;
+/// `check_pair` bounds it.
 #[test]
 fn a_few_edges_code_within_a_frame_of_plain() {
-    for m in 1..=8 {
+    for (n, m) in (1..=8)
+        .map(|m| (70_000, m))
+        .chain([(1, 9), (2, 9), (3, 40)])
+    {
         for directed in [false, true] {
             let dir = tempfile::tempdir().unwrap();
-            let (plain, coded) = pair(dir.path(), 70_000, &edges_of(70_000, m, m as u64), directed);
+            let (plain, coded) = pair(dir.path(), n, &edges_of(n, m, m as u64), directed);
             check_pair(&plain, &coded);
         }
     }

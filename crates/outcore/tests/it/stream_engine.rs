@@ -97,7 +97,7 @@ fn random_edges(n: u64, m: usize, seed: u64, hub: bool) -> Vec<(u64, u64)> {
     };
     (0..m)
         .map(|i| {
-            let s = if hub && i % 4 == 0 { 3 } else { next() % n };
+            let s = if hub && i % 4 == 0 { 3 % n } else { next() % n };
             (s, next() % n)
         })
         .collect()
