@@ -140,11 +140,19 @@ fn an_update_killed_at_any_moment_leaves_the_store_before_or_after_it() {
     restore();
     let (mut old, mut new) = (0, 0);
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    for i in 0..16u32 {
+    // Jittered moments, then (only if the timed run was slow and every
+    // kill came too late) earlier and earlier ones.
+    let jittered = (0..16u32).map(|i| {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let frac = (i as f64 + (x % 1000) as f64 / 1000.0) / 16.0;
+        ((i as f64 + (x % 1000) as f64 / 1000.0) / 16.0, false)
+    });
+    let earlier = (1..=6).map(|j| (0.5 / 16.0 / f64::from(1 << j), true));
+    for (frac, extra) in jittered.collect::<Vec<_>>().into_iter().chain(earlier) {
+        if extra && old > 0 {
+            break;
+        }
         let mut child = update().spawn().unwrap();
         std::thread::sleep(whole.mul_f64(frac));
         let _ = child.kill(); // SIGKILL

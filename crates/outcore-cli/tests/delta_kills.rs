@@ -120,8 +120,9 @@ fn timed(cmd: &dyn Fn() -> Command) -> Duration {
 
 /// Runs `cmd` `kills` times, killed at jittered moments spread over
 /// `whole`; after each kill the store verifies and `check` sees it (true:
-/// the command had landed). Returns how many kills left the store before
-/// and after.
+/// the command had landed); if none left it before, up to six more come
+/// at earlier moments. Returns how many kills left the store before and
+/// after.
 fn kill_at_moments(
     p: &Path,
     cmd: &dyn Fn() -> Command,
@@ -132,11 +133,23 @@ fn kill_at_moments(
 ) -> (u32, u32) {
     let (mut before, mut after) = (0, 0);
     let mut x = seed;
-    for i in 0..kills {
+    // The jittered moments, then (only if the timed run was slow, say on a
+    // cold cache, so that every kill came too late) earlier and earlier
+    // ones.
+    let jittered = (0..kills).map(|i| {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let frac = (i as f64 + (x % 1000) as f64 / 1000.0) / kills as f64;
+        (
+            (i as f64 + (x % 1000) as f64 / 1000.0) / kills as f64,
+            false,
+        )
+    });
+    let earlier = (1..=6).map(|j| (0.5 / kills as f64 / f64::from(1 << j), true));
+    for (frac, extra) in jittered.collect::<Vec<_>>().into_iter().chain(earlier) {
+        if extra && before > 0 {
+            break;
+        }
         let mut child = cmd().spawn().unwrap();
         std::thread::sleep(whole.mul_f64(frac));
         let _ = child.kill(); // SIGKILL
