@@ -50,6 +50,7 @@ if ! command -v chromium >/dev/null 2>&1 && [ "${OUTCORE_REQUIRE_BROWSER:-}" != 
   echo "note: chromium is not installed, so the report's browser tests (tests/python/test_report.py) are skipped; apt-get install chromium runs them" >&2
 fi
 # Three at a time (pytest-xdist): they wait on the CLI's processes and the
-# browser more than they compute.
+# browser more than they compute. The Ray cluster tests share a group, so
+# one worker runs them (one cluster at a time).
 PYTHONPATH="$PWD/target/python${PYTHONPATH:+:$PYTHONPATH}" \
-  OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q -n 3 tests/python
+  OUTCORE_BIN="$PWD/target/release/outcore" python3 -m pytest -q -n 3 --dist loadgroup tests/python

@@ -313,10 +313,15 @@ def _dead(ray, actor, wait: float = 20.0) -> bool:
             ray.get(actor.node.remote(), timeout=wait)
         except ray.exceptions.RayActorError:
             return True
+        except ray.exceptions.GetTimeoutError:
+            pass
         time.sleep(0.2)
     return False
 
 
+# One Ray cluster at a time: both cluster tests go to one xdist worker
+# (scripts/test.sh runs pytest with --dist loadgroup).
+@pytest.mark.xdist_group("ray-cluster")
 def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster, tmp_path):
     ray, c = cluster
     assert len([n for n in ray.nodes() if n["Alive"]]) == 3
@@ -338,6 +343,9 @@ def test_ray_cluster_runs_equal_the_single_machine_run(graphs, cluster, tmp_path
         if step == 2 and not killed:
             killed.append(actors[1])
             ray.kill(actors[1])
+            # Dead before the next superstep's calls (the kill is sent
+            # asynchronously and could land after the run).
+            assert _dead(ray, actors[1])
 
     with outcore.ray.open(parts[3]) as ps:
         got = ps.pagerank(iterations=12, progress=False, _hook=kill)

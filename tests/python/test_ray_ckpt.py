@@ -21,7 +21,7 @@ import pytest
 import outcore.ray
 from outcore.ray import Local
 
-from test_ray import _call, _same, _single, cluster, graphs  # noqa: F401 (fixtures)
+from test_ray import _call, _dead, _same, _single, cluster, graphs  # noqa: F401 (fixtures)
 
 
 class _Lost(Exception):
@@ -111,6 +111,9 @@ def test_the_command_reports_checkpoints(graphs, tmp_path):
     assert not _ckpt_dirs(tmp_path)
 
 
+# One Ray cluster at a time: both cluster tests go to one xdist worker
+# (scripts/test.sh runs pytest with --dist loadgroup).
+@pytest.mark.xdist_group("ray-cluster")
 def test_ray_cluster_restarts_a_killed_actor_from_a_checkpoint(graphs, cluster, tmp_path):
     ray, c = cluster
     name, store, parts, source = graphs[0]
@@ -122,6 +125,10 @@ def test_ray_cluster_restarts_a_killed_actor_from_a_checkpoint(graphs, cluster, 
         if step == 6 and not killed:
             killed.append(actors[1])
             ray.kill(actors[1])
+            # Dead before superstep 7's calls: the kill is sent
+            # asynchronously, and one landing later would restore from
+            # another checkpoint than the one this test asserts.
+            assert _dead(ray, actors[1])
 
     with outcore.ray.open(parts[3], checkpoint_every=5, checkpoint_dir=tmp_path) as ps:
         got = ps.pagerank(iterations=12, progress=False, _hook=kill)

@@ -318,8 +318,25 @@ fn a_run_begun_before_an_update_and_a_replace_reads_the_old_store() {
     ];
     let trash = || names(p).iter().filter(|n| n.contains(".old")).count();
     let mut reader = run("g.oc", "got.txt", Some("50")).spawn().unwrap();
-    // Time to open the store before the first writer replaces it.
-    std::thread::sleep(Duration::from_millis(500));
+    // The run has opened (pinned) the store before the first writer
+    // replaces it: a descriptor of the store's directory is among its own.
+    let dir = p.join("g.oc").canonicalize().unwrap();
+    let fds = format!("/proc/{}/fd", reader.id());
+    let pinned = || {
+        std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| std::fs::read_link(e.path()).is_ok_and(|l| l == dir))
+    };
+    let t = Instant::now();
+    while !pinned() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the run never opened the store"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let mut waiting = Vec::new();
     for w in &writers {
         ok(bin().current_dir(p).args(w));
