@@ -38,16 +38,16 @@
 //!
 //! Files: this one holds the result and the iteration loop ([`kcore`]);
 //! `state.rs` the estimates, the active bitmap and the h-index update
-//! (`State`, `h_index`); `gather.rs` a batch's list pieces and the merge of
-//! a vertex's out- and in-list into its neighbour set (`Gather`, `Piece`,
-//! `Scratch`). The in-memory reference is
+//! (`State`, `h_index`); the select engine's simple lists
+//! (`engine/select/simple.rs`) gather a batch's list pieces and merge a
+//! vertex's out- and in-list into its neighbour set. The in-memory reference is
 //! `crate::algo::reference::core_numbers` (`reference/cores.rs`).
 
-mod gather;
 mod state;
 #[cfg(test)]
 mod tests;
 
+use crate::engine::select::simple::Simple;
 use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::select_run::{
     min_pool_bytes, pool_bytes, run_stats, slot_batches, Snap, SLOT_CHUNK, VERTEX_CHUNK,
@@ -60,7 +60,6 @@ use crate::progress::Progress;
 use crate::size::format_size;
 use crate::store::csr::{Slot, SlotWidth};
 use crate::store::Store;
-use gather::Gather;
 use state::State;
 use std::time::Instant;
 
@@ -154,7 +153,7 @@ fn kcore_as<T: Slot>(
     let vertices = VERTEX_CHUNK.min(n as usize) as u64;
     let id = std::mem::size_of::<T>() as u64;
     let batch_bytes = slots * 2 * id
-        + (vertices + slots / 256 + 1) * std::mem::size_of::<gather::Piece<T>>() as u64
+        + (vertices + slots / 256 + 1) * Simple::<T>::PIECE_BYTES
         + threads * (4 + 3 * id) * (bound.min(n) + 1)
         + vertices * (112 + 28 + id)
         + 4096;
@@ -207,7 +206,7 @@ fn kcore_as<T: Slot>(
 
     let mut iterations = Vec::new();
     let mut progress = Progress::new("kcore");
-    let mut g = Gather::<T>::default();
+    let mut g = Simple::<T>::default();
     let mut batch: Vec<T> = Vec::new();
     let mut iter = 0usize;
     while st.active_count > 0 {
@@ -225,15 +224,7 @@ fn kcore_as<T: Slot>(
             let ranges = slot_batches(&mut refs, &max_degs, &batch)?;
             for r in ranges {
                 let vs = &batch[r];
-                g.clear();
-                for (dir, e) in refs.iter_mut().enumerate() {
-                    e.for_each_list(vs, |v, nbrs| {
-                        g.piece(v, dir as u8, nbrs);
-                        Ok(())
-                    })?;
-                }
-                edges += g.flat.len() as u64;
-                g.pieces.sort_unstable_by_key(|p| (p.v, p.dir, p.first));
+                edges += g.gather(&mut refs, vs)?;
                 changed += st.update(vs, &g);
             }
             let done = cursor;
