@@ -10,7 +10,9 @@
 use crate::engine::bits::Bits;
 
 mod buckets;
+mod dense;
 pub use buckets::{Buckets, BUCKET_CHUNK};
+pub use dense::Dense;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Frontiers of at most this many vertices are kept as lists (the select

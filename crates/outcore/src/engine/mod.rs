@@ -16,6 +16,7 @@ pub mod planned;
 pub mod planner;
 pub mod pool;
 pub mod program;
+pub mod pull;
 pub mod results;
 pub mod select;
 pub mod select_run;

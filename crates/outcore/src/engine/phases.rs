@@ -27,7 +27,7 @@ use crate::engine::select_run::{
 };
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::superstep::init::Input;
-use crate::engine::vertex::{Aggregate, Edges, VertexProgram};
+use crate::engine::vertex::{Aggregate, VertexProgram};
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
@@ -208,7 +208,7 @@ where
     let start = Instant::now();
     let m = store.manifest();
     let n = m.num_vertices;
-    let directed_both = m.directed && prog.edges() == Edges::Both;
+    let directed_both = m.directed && prog.edges().both();
     if !P::IN_PLACE || !P::COMBINES || directed_both {
         return Err(Error::Invalid(format!(
             "internal: {} runs in phases, so it must combine in place along out-lists",

@@ -23,7 +23,7 @@ use crate::engine::state::BLOCK;
 use crate::engine::stats::RunStats;
 use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
 use crate::engine::superstep::{state_bytes, MemState};
-use crate::engine::vertex::{Edges, VertexProgram};
+use crate::engine::vertex::VertexProgram;
 use crate::engine::words::{lower, word_bytes, Word, Words};
 use crate::error::{Error, Result};
 use crate::mem::Budget;
@@ -44,7 +44,7 @@ pub(crate) struct TileVp<'a, P: VertexProgram, W: Word> {
 impl<'a, P: VertexProgram, W: Word> TileVp<'a, P, W> {
     pub(crate) fn new(store: &Store, st: &'a mut MemState<P, W>, prog: &'a mut P) -> Self {
         let directed = store.manifest().directed;
-        let both = !directed || prog.edges() == Edges::Both;
+        let both = !directed || prog.edges().both();
         TileVp {
             st,
             dirs: if both {

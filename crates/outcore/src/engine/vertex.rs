@@ -66,6 +66,21 @@ pub enum Edges {
     /// every neighbour once, as `Out`). A neighbour linked both ways on a
     /// directed store receives two messages.
     Both,
+    /// To every distinct neighbour of the undirected simple graph once
+    /// (`out ∪ in` as a set), never to itself: k-core's lists. The pull
+    /// mode (`engine/pull.rs`) reads them so (`select/simple.rs`); the
+    /// engines that push messages deliver them as [`Edges::Both`], so the
+    /// program's `edge` drops self-loops and its `apply` counts a sender
+    /// once.
+    Simple,
+}
+
+impl Edges {
+    /// True when messages travel along in-lists too on a directed store
+    /// ([`Edges::Both`], and [`Edges::Simple`] on the engines that push).
+    pub fn both(self) -> bool {
+        matches!(self, Edges::Both | Edges::Simple)
+    }
 }
 
 /// What the engine knows about a vertex when it initialises its state.
@@ -316,6 +331,14 @@ pub trait VertexProgram: Sync {
     #[inline]
     fn priority(&self, _s: &Self::State) -> Option<u64> {
         None
+    }
+    /// In the pull mode (`engine/pull.rs`), whether a vertex whose state
+    /// went from `old` to `new` may change a neighbour in state `nbr`, which
+    /// then runs again (k-core: the neighbour counted the vertex and no
+    /// longer does). Default: always.
+    #[inline]
+    fn wakes(&self, _old: &Self::State, _new: &Self::State, _nbr: &Self::State) -> bool {
+        true
     }
     /// Before the first phase of a program with a
     /// [`priority`](VertexProgram::priority): may read `store`'s lists

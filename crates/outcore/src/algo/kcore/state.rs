@@ -3,7 +3,7 @@
 //! their estimates to the h-index of their neighbours' (in parallel) and
 //! activating the neighbours that may follow.
 
-use super::gather::{Gather, Scratch};
+use crate::engine::select::simple::{Scratch, Simple};
 use crate::engine::select_run::VERTEX_CHUNK;
 use crate::store::csr::Slot;
 use rayon::prelude::*;
@@ -50,7 +50,7 @@ impl State {
     }
 
     /// Lowers the estimate of every vertex of `vs` (ascending) to the h-index
-    /// of its neighbours (`g`: the batch's list pieces, sorted) and
+    /// of its neighbours (`g`: the batch's simple lists) and
     /// activates the neighbours that may follow; returns how many estimates
     /// dropped.
     ///
@@ -59,18 +59,7 @@ impl State {
     /// batches), then applied; the activation test then sees the new
     /// estimates, so a neighbour in the same batch is activated if it
     /// counted a vertex that dropped.
-    pub(super) fn update<T: Slot>(&mut self, vs: &[T], g: &Gather<T>) -> u64 {
-        // The pieces of vs[i] are pieces[bounds[i]..bounds[i + 1]].
-        let mut bounds = Vec::with_capacity(vs.len() + 1);
-        let mut at = 0usize;
-        bounds.push(0);
-        for &v in vs {
-            while at < g.pieces.len() && g.pieces[at].v == v {
-                at += 1;
-            }
-            bounds.push(at);
-        }
-        debug_assert_eq!(at, g.pieces.len(), "pieces of vertices outside the batch");
+    pub(super) fn update<T: Slot>(&mut self, vs: &[T], g: &Simple<T>) -> u64 {
         let chunk = (vs.len() / (8 * rayon::current_num_threads())).max(64);
         let est = &self.est;
         let hs: Vec<u32> = vs
@@ -78,13 +67,13 @@ impl State {
             .enumerate()
             .flat_map_iter(|(c, part)| {
                 let mut sc = Scratch::default();
+                let mut counts = Vec::new();
                 let base = c * chunk;
                 part.iter()
                     .enumerate()
                     .map(|(k, &v)| {
-                        let i = base + k;
-                        g.neighbours(v, bounds[i]..bounds[i + 1], &mut sc);
-                        h_index(est, &sc.set, est[v.get() as usize], &mut sc.counts)
+                        g.neighbours(base + k, v, &mut sc);
+                        h_index(est, sc.set(), est[v.get() as usize], &mut counts)
                     })
                     .collect::<Vec<u32>>()
             })
@@ -106,8 +95,8 @@ impl State {
                 let mut sc = Scratch::default();
                 let mut out = Vec::new();
                 for &(i, old, h) in part {
-                    g.neighbours(vs[i], bounds[i]..bounds[i + 1], &mut sc);
-                    out.extend(sc.set.iter().copied().filter(|&u| {
+                    g.neighbours(i, vs[i], &mut sc);
+                    out.extend(sc.set().iter().copied().filter(|&u| {
                         let eu = est[u.get() as usize];
                         eu > h && eu <= old
                     }));

@@ -1,7 +1,7 @@
-//! Unit tests of the k-core internals (h-index, list merging, active scan);
+//! Unit tests of the k-core internals (h-index, active scan; the list
+//! merging's are in `engine/select/simple.rs`);
 //! the runs against the in-memory reference are in `tests/it/sssp_kcore.rs`.
 
-use super::gather::{Gather, Scratch};
 use super::state::{h_index, State};
 
 fn state(est: Vec<u32>) -> State {
@@ -24,43 +24,6 @@ fn h_index_of_estimates() {
     assert_eq!(h_index::<u32>(&est, &[], 7, &mut counts), 0);
     assert_eq!(h_index(&est, &nbrs[4..], 9, &mut counts), 0);
     assert!(counts.iter().all(|&c| c == 0));
-}
-
-#[test]
-fn neighbours_merge_pieces() {
-    let mut g = Gather::<u32>::default();
-    // Vertex 7: out-list 1 3 7 9 | 12 (two pages, arriving late page first),
-    // in-list 3 5 | 9 12 20.
-    g.piece(7, 0, &[12]);
-    g.piece(7, 1, &[9, 12, 20]);
-    g.piece(7, 0, &[1, 3, 7, 9]);
-    g.piece(7, 1, &[3, 5]);
-    g.pieces.sort_unstable_by_key(|p| (p.v, p.dir, p.first));
-    let mut sc = Scratch::default();
-    g.neighbours(7, 0..4, &mut sc);
-    assert_eq!(sc.set, vec![1, 3, 5, 9, 12, 20]);
-    g.neighbours(7, 0..2, &mut sc);
-    assert_eq!(sc.set, vec![1, 3, 9, 12]);
-}
-
-/// A wide store's lists merge on whole u64 ids: ids sharing their low 32
-/// bits stay apart, and only `v` itself (not its low half) is left out.
-#[test]
-fn neighbours_merge_wide_ids() {
-    let far = 1u64 << 32;
-    let v = far + 7;
-    let mut g = Gather::<u64>::default();
-    g.piece(v, 0, &[7, far + 3, v]);
-    g.piece(v, 1, &[3, far + 3, 2 * far + 7]);
-    g.pieces.sort_unstable_by_key(|p| (p.v, p.dir, p.first));
-    let mut sc = Scratch::default();
-    g.neighbours(v, 0..2, &mut sc);
-    assert_eq!(sc.set, vec![3, 7, far + 3, 2 * far + 7]);
-    // Out-list only (an undirected store).
-    g.clear();
-    g.piece(v, 0, &[7, far + 3, v]);
-    g.neighbours(v, 0..1, &mut sc);
-    assert_eq!(sc.set, vec![7, far + 3]);
 }
 
 #[test]

@@ -1,12 +1,15 @@
 //! Core numbers (as [`crate::algo::kcore`]: direction and self-loops
-//! ignored, like `networkx.core_number`) as a vertex program: synchronous
-//! h-index iteration (Lü et al.; Montresor et al.'s distributed k-core).
-//! Every vertex starts at infinity and sends (its id, its estimate) to its
-//! neighbours each superstep (the id a [`Label`]: u64 on a wide store, on
-//! the external engine); a vertex takes the h-index of its distinct
-//! neighbours' estimates, capped by its own. Messages do not combine (the
-//! h-index needs them all: PartitionedVC's grouped delivery). The run ends
-//! after a superstep in which no estimate changed.
+//! ignored, like `networkx.core_number`) as a vertex program: h-index
+//! iteration (Lü et al.; Montresor et al.'s distributed k-core). Every
+//! vertex starts at infinity and sends (its id, its estimate) to its
+//! neighbours in the simple graph ([`Edges::Simple`]; the id a [`Label`]:
+//! u64 on a wide store, on the external engine); a vertex takes the
+//! h-index of its distinct neighbours' estimates, capped by its own.
+//! Messages do not combine (the h-index needs them all: PartitionedVC's
+//! grouped delivery). In memory it runs in the select engine's pull mode
+//! (`engine/pull.rs`: Gauss-Seidel rounds, only the neighbours a drop
+//! uncounts woken); elsewhere in synchronous supersteps. The run ends
+//! when no estimate changes.
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
@@ -71,6 +74,51 @@ impl<L: Label> Value for Sent<L> {
     }
 }
 
+thread_local! {
+    /// [`h_index_capped`]'s counts (zero between calls).
+    static COUNTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `min(h_index(msgs), cap)`; counted in one pass when the senders are
+/// distinct and ascending (the pull mode's simple lists), else as
+/// [`h_index`].
+pub fn h_index_capped<L: Label>(msgs: &[Sent<L>], cap: u32) -> u32 {
+    let k = msgs.len().min(cap as usize);
+    if k == 0 {
+        return 0;
+    }
+    COUNTS.with_borrow_mut(|counts| {
+        if counts.len() < k + 1 {
+            counts.resize(k + 1, 0);
+        }
+        let counts = &mut counts[..=k];
+        // Counted while checking the senders ascend (distinct).
+        let mut ascending = true;
+        let mut last = msgs[0].from;
+        counts[(msgs[0].core as usize).min(k)] += 1;
+        for m in &msgs[1..] {
+            ascending &= last < m.from;
+            last = m.from;
+            counts[(m.core as usize).min(k)] += 1;
+        }
+        if !ascending {
+            counts.fill(0);
+            return h_index(msgs).min(cap);
+        }
+        let mut h = 0;
+        let mut at_least = 0u32;
+        for c in (1..=k).rev() {
+            at_least += counts[c];
+            if at_least as usize >= c {
+                h = c as u32;
+                break;
+            }
+        }
+        counts.fill(0);
+        h
+    })
+}
+
 /// The h-index of the messages' estimates, each sender counted once.
 pub fn h_index<L: Label>(msgs: &[Sent<L>]) -> u32 {
     let mut vals: Vec<Sent<L>> = msgs.to_vec();
@@ -99,7 +147,7 @@ impl<L: Label> VertexProgram for KCoreVp<L> {
         "kcore"
     }
     fn edges(&self) -> Edges {
-        Edges::Both
+        Edges::Simple
     }
     fn init(&self, _info: &VertexInfo, _agg: &mut Aggregate) -> (u32, bool) {
         (u32::MAX, true)
@@ -123,7 +171,7 @@ impl<L: Label> VertexProgram for KCoreVp<L> {
         (src != dst).then_some(m)
     }
     fn apply(&self, _v: u64, s: &mut u32, msgs: &[Sent<L>], agg: &mut Aggregate) -> bool {
-        let h = h_index(msgs).min(*s);
+        let h = h_index_capped(msgs, *s);
         if h != *s {
             *s = h;
             agg.sums[0] += 1.0;
@@ -132,6 +180,12 @@ impl<L: Label> VertexProgram for KCoreVp<L> {
     }
     fn end(&mut self, _step: usize, agg: &Aggregate, _active: u64) -> bool {
         agg.sums[0] == 0.0
+    }
+    /// A neighbour `u` counted `v` while `est(v) >= est(u)`; it no longer
+    /// does when `est(u)` lies in `(new, old]`.
+    #[inline]
+    fn wakes(&self, old: &u32, new: &u32, nbr: &u32) -> bool {
+        nbr > new && nbr <= old
     }
 }
 
@@ -175,5 +229,20 @@ mod tests {
         m((1 << 40) + 3, 17).put(&mut b);
         assert_eq!(Sent::<u64>::get(&b), m((1 << 40) + 3, 17));
         assert_eq!(Sent::<u32>::BYTES, 8);
+    }
+
+    /// Counted and sorted h-indices agree, capped.
+    #[test]
+    fn counted_h_index_is_the_sorted_one() {
+        let m = |from: u32, core| Sent { from, core };
+        let msgs: Vec<Sent<u32>> = (0..40).map(|i| m(2 * i, (i * 7919) % 23)).collect();
+        for cap in [0, 1, 5, 12, 40, u32::MAX] {
+            for len in [0, 1, 3, 17, 40] {
+                let want = h_index(&msgs[..len]).min(cap);
+                assert_eq!(h_index_capped(&msgs[..len], cap), want, "{len} {cap}");
+            }
+        }
+        // Repeated senders: counted once.
+        assert_eq!(h_index_capped(&[m(1, 3), m(1, 3)], 9), 1);
     }
 }

@@ -136,7 +136,7 @@ fn run_with<P: VertexProgram, T: Slot>(
         )));
     }
     let dirs: &[&str] = match (prog.edges(), m.directed) {
-        (Edges::Both, true) => &["out", "in"],
+        (Edges::Both | Edges::Simple, true) => &["out", "in"],
         _ => &["out"],
     };
     let lists = setup::open_lists(store, &mut reader, dirs, weighted, budget)?;
@@ -158,7 +158,7 @@ fn run_with<P: VertexProgram, T: Slot>(
     // Dense supersteps of programs with an identity may fold tiles instead
     // of logging messages (grid/).
     let grid_ok = !resident && cfg.grid != Some(false) && grid_runs;
-    let reverse = prog.edges() == Edges::Both;
+    let reverse = prog.edges().both();
     let grid_reads = sz.chunk as u64;
     let mut words = grid::Words {
         files: [

@@ -11,7 +11,7 @@ use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::stream::{StreamConfig, StreamEngine};
 use crate::engine::stream_vp::{self, TileVp};
 use crate::engine::superstep::MemState;
-use crate::engine::vertex::{Edges, VertexProgram};
+use crate::engine::vertex::VertexProgram;
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
@@ -97,7 +97,7 @@ impl Engines {
         } else {
             None
         };
-        let lists = if m.directed && prog.edges() == Edges::Both {
+        let lists = if m.directed && prog.edges().both() {
             2
         } else {
             1

@@ -24,6 +24,7 @@ pub mod bufpool;
 mod delta;
 mod pieces;
 mod runahead;
+pub mod simple;
 mod weighted;
 
 /// Select engine settings.

@@ -50,7 +50,7 @@ unsafe impl<M: Send> Sync for Arena<M> {}
 fn entries(store: &Store, edges: Edges) -> u64 {
     let m = store.manifest();
     match (m.directed, edges) {
-        (true, Edges::Both) => m.csr.out_entries + m.csr.in_entries,
+        (true, Edges::Both | Edges::Simple) => m.csr.out_entries + m.csr.in_entries,
         _ => m.csr.out_entries,
     }
 }
@@ -80,7 +80,7 @@ impl<M: Copy + Send> Arena<M> {
         let dirs: &[&str] = match (m.directed, edges) {
             (false, _) => &["out"],
             (true, Edges::Out) => &["in"],
-            (true, Edges::Both) => &["in", "out"],
+            (true, Edges::Both | Edges::Simple) => &["in", "out"],
         };
         let mut streams = dirs
             .iter()
