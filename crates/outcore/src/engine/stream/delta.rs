@@ -294,11 +294,11 @@ mod tests {
             let want: Vec<u32> = (edges.iter().copied())
                 .filter(|&e| dead.binary_search(&key(e)).is_err())
                 .collect();
-            let slot = OnceLock::new();
+            let slot: OnceLock<Box<[u32]>> = OnceLock::new();
             for pass in 0..3 {
                 let mut cuts = PieceCuts {
                     dead: &dead,
-                    known: slot.get().map(|c: &Box<[u32]>| &c[..]),
+                    known: slot.get().map(|c| &c[..]),
                     found: Vec::new(),
                     at: 0,
                     k: 0,
