@@ -275,12 +275,22 @@ impl DegreeStream {
 
     /// The degrees of the next `out.len()` vertices, in one read.
     pub fn next_degrees(&mut self, out: &mut [u64], buf: &mut Vec<u8>) -> Result<()> {
-        if self.view.is_some() {
-            return out.iter_mut().try_for_each(|o| {
-                *o = self.next_degree()?;
-                Ok(())
-            });
-        }
+        let Some(mut view) = self.view.take() else {
+            return self.next_base_degrees(out, buf);
+        };
+        // The base's degrees in one read, 0 past it, the delta's over them.
+        let first = self.v;
+        let k = view.n_base().saturating_sub(first).min(out.len() as u64) as usize;
+        let (based, added) = out.split_at_mut(k);
+        let read = self.next_base_degrees(based, buf);
+        added.fill(0);
+        self.v += added.len() as u64;
+        view.overlay(first, out);
+        self.view = Some(view);
+        read
+    }
+
+    fn next_base_degrees(&mut self, out: &mut [u64], buf: &mut Vec<u8>) -> Result<()> {
         buf.resize(2 * out.len(), 0);
         self.compact.read_exact(buf)?;
         for (o, c) in out.iter_mut().zip(buf.chunks_exact(2)) {

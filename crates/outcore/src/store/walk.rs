@@ -93,6 +93,27 @@ impl RankBatch {
         }
     }
 
+    /// Appends `other`'s vertices `at..at + len`.
+    fn extend_from(&mut self, other: &RankBatch, at: usize, len: usize) {
+        let range = at..at + len;
+        self.dense.extend_from_slice(&other.dense[range.clone()]);
+        if !other.ints.is_empty() {
+            self.ints.extend_from_slice(&other.ints[range]);
+        } else if other.ends.is_empty() {
+            // Ids are ranks.
+            self.ints.extend(range.map(|i| other.first + i as u64));
+        } else {
+            range.for_each(|i| self.push_name(other, i));
+        }
+    }
+
+    fn push_name(&mut self, other: &RankBatch, i: usize) {
+        if let Id::Name(n) = other.id(i) {
+            self.names.extend_from_slice(&n);
+            self.ends.push(self.names.len());
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.dense.len()
     }
@@ -225,14 +246,17 @@ impl RankWalk {
                 m.at = 0;
             }
             let base_rank = (m.at < m.base.len()).then(|| m.base.first + m.at as u64);
-            match m.ids.by_id().get(m.next_new) {
-                Some(&(before, v)) if base_rank.is_none_or(|r| before <= r) => {
+            match (m.ids.by_id().get(m.next_new), base_rank) {
+                (Some(&(before, v)), r) if r.is_none_or(|r| before <= r) => {
                     b.push(v, &m.ids.id(v));
                     m.next_new += 1;
                 }
-                _ if base_rank.is_some() => {
-                    b.push(m.base.dense[m.at], &m.base.id(m.at));
-                    m.at += 1;
+                // The base's run before the next new vertex, at once.
+                (next, Some(r)) => {
+                    let until = next.map_or(usize::MAX, |e| (e.0 - r) as usize);
+                    let len = until.min(m.base.len() - m.at).min(max - b.len());
+                    b.extend_from(&m.base, m.at, len);
+                    m.at += len;
                 }
                 _ => break,
             }

@@ -13,6 +13,7 @@ mod readers;
 mod select;
 mod steps;
 mod stream;
+mod tiles;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;

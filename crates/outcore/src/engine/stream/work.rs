@@ -2,7 +2,7 @@
 //! one thread each, hub blocks of reductions shared through private copies,
 //! squares of tiles kept in cache (see [`process`]).
 
-use super::delta::{filtered, StreamDelta};
+use super::delta::StreamDelta;
 use super::plan::{assign_work, work_key, MAX_SHARED};
 use super::*;
 
@@ -92,17 +92,21 @@ pub(super) fn process<P: TileProgram>(
             // The delta's tombstones in this piece's tile: its edges are
             // applied in the runs between them (see [`super::delta`]).
             let all = |e: &[u32]| dirs.iter().for_each(|&d| apply(e, d));
-            match (coded, kills.and_then(|k| k.kills(i))) {
+            match (coded, kills.and_then(|k| k.cutter(i))) {
                 (true, None) => {
                     let n = tilecode::for_each_frame(edges, &mut frame, all);
                     decoded += n * dirs.len() as u64;
                 }
-                (true, Some(dead)) => {
-                    let n = tilecode::for_each_frame(edges, &mut frame, |e| filtered(e, dead, all));
+                (true, Some(mut cuts)) => {
+                    let n = tilecode::for_each_frame(edges, &mut frame, |e| cuts.feed(e, all));
                     decoded += n * dirs.len() as u64;
+                    cuts.finish();
                 }
                 (false, None) => all(edges),
-                (false, Some(dead)) => filtered(edges, dead, all),
+                (false, Some(mut cuts)) => {
+                    cuts.feed(edges, all);
+                    cuts.finish();
+                }
             }
         }
         edges_done.fetch_add(decoded, Relaxed);

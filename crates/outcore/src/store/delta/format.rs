@@ -12,6 +12,10 @@
 //! ids/new.bin          original ids of dense n_base..n' (integer ids), or
 //! ids/new.str, new.off their names and u64 offsets (string ids)
 //! ids/ins.bin          (base ranks before, dense id) u64 pairs, by original id
+//! tiles/adds.bin       u32 packed edges of the additions, by tile ([`crate::store::delta::tiles`])
+//! tiles/adds.idx       u64 pairs per tile: row << 32 | col, end of its edges
+//! tiles/dels.bin       u32 tombstone keys, by tile, each tile's sorted
+//! tiles/dels.idx       as adds.idx
 //! *.xxh                a checksum per 4 KiB page ([`crate::store::pagesums`])
 //! ```
 //!
@@ -19,7 +23,10 @@
 //! edge (a self-loop once), as their CSR does. Records are normalised: an
 //! addition is an edge the base lacks (or a new weight: a tombstone and an
 //! addition of the same neighbour), a tombstone an edge the base holds.
-//! Tiles of additions and removals are not written yet (a later commit).
+//! The tiles are the `out` records again, grouped as the stream engine
+//! reads them, written by the update so that a reader need not group them
+//! at every open; a generation written before them has none, and readers
+//! group its lists.
 
 use crate::store::manifest::{FileEntry, Manifest};
 use crate::store::pagesums::{sums_file, PAGE_BYTES};
@@ -41,6 +48,15 @@ pub const NEW_STR_FILE: &str = "ids/new.str";
 pub const NEW_OFF_FILE: &str = "ids/new.off";
 /// Where each new vertex falls among the base ranks.
 pub const INS_FILE: &str = "ids/ins.bin";
+
+/// The delta's records as tiles: the additions' edges and index, the
+/// tombstones' edges and index.
+pub const TILES_FILES: [&str; 4] = [
+    "tiles/adds.bin",
+    "tiles/adds.idx",
+    "tiles/dels.bin",
+    "tiles/dels.idx",
+];
 
 /// Bits per rank block of `.bits` (`.rnk` holds one count per block).
 pub const RANK_BLOCK_BITS: u64 = 512;
@@ -149,6 +165,10 @@ pub fn expected_files(base: &Manifest, d: &DeltaInfo) -> BTreeMap<String, Option
             v.insert(NEW_IDS_FILE.into(), Some(8 * new));
         }
         v.insert(INS_FILE.into(), Some(16 * new));
+    }
+    // Tiles: all four or (a generation written before them) none.
+    if TILES_FILES.iter().any(|f| d.files.contains_key(*f)) {
+        v.extend(TILES_FILES.map(|f| (f.to_string(), None)));
     }
     let sums: Vec<(String, Option<u64>)> = v
         .iter()

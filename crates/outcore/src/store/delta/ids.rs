@@ -40,6 +40,29 @@ pub struct NewIds {
     ins: Vec<(u64, u64)>,
     /// Position in `ins` of new vertex `n_base + i`.
     pos: Vec<u64>,
+    /// `#{ins < b << SHIFT_BUCKET_BITS}` for each bucket `b` of base
+    /// ranks (and one past the last): [`NewIds::shift`] searches one
+    /// bucket's few entries, not all of `ins` (a bucketed rank directory,
+    /// as succinct rank/select structures keep). Empty under
+    /// `OUTCORE_DELTA_SKIP=ids`: no shift.
+    first: Vec<u32>,
+}
+
+/// Base ranks per bucket of [`NewIds::shift`]'s directory.
+const SHIFT_BUCKET_BITS: u32 = 8;
+
+/// The directory of [`NewIds::first`] for `ins` over `n_base` base ranks.
+fn shift_directory(ins: &[(u64, u64)], n_base: u64) -> Vec<u32> {
+    let buckets = (n_base >> SHIFT_BUCKET_BITS) + 2;
+    let mut first = Vec::with_capacity(buckets as usize);
+    let mut j = 0usize;
+    for b in 0..buckets {
+        while ins.get(j).is_some_and(|e| e.0 < b << SHIFT_BUCKET_BITS) {
+            j += 1;
+        }
+        first.push(j as u32);
+    }
+    first
 }
 
 /// A view rank: a base vertex's base rank, or a new vertex's dense id.
@@ -98,6 +121,10 @@ impl NewIds {
         let ids = NewIds {
             n_base,
             names,
+            first: match super::skip("ids") {
+                true => Vec::new(),
+                false => shift_directory(&ins, n_base),
+            },
             ins,
             pos,
         };
@@ -132,16 +159,22 @@ impl NewIds {
             Names::Ints(v) => 8 * v.len(),
             Names::Strings { off, bytes } => 8 * off.len() + bytes.len(),
         };
-        (names + 24 * self.ins.len()) as u64
+        (names + 24 * self.ins.len() + 4 * self.first.len()) as u64
     }
 
     /// The view rank of base rank `r`.
     #[inline]
     pub fn shift(&self, r: u64) -> u64 {
-        if super::skip("ids") {
-            return r;
+        if self.first.is_empty() {
+            return r; // `OUTCORE_DELTA_SKIP=ids`
         }
-        r + self.ins.partition_point(|e| e.0 <= r) as u64
+        // Entries of buckets before r's are all <= r; past the next, > r.
+        let b = (r >> SHIFT_BUCKET_BITS) as usize;
+        let (lo, hi) = match (self.first.get(b), self.first.get(b + 1)) {
+            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
+            _ => return r + self.ins.partition_point(|e| e.0 <= r) as u64,
+        };
+        r + (lo + self.ins[lo..hi].partition_point(|e| e.0 <= r)) as u64
     }
 
     /// The view rank of new vertex `v` (a dense id `>= n_base`).
@@ -208,10 +241,12 @@ mod tests {
             .map(|(&id, v)| (id, base.partition_point(|&b| b < id) as u64, v))
             .collect();
         ins.sort();
+        let flat: Vec<(u64, u64)> = ins.iter().map(|e| (e.1, e.2)).collect();
         let ids = NewIds {
             n_base: 4,
             names: Names::Ints(arrival.to_vec()),
-            ins: ins.iter().map(|e| (e.1, e.2)).collect(),
+            first: shift_directory(&flat, 4),
+            ins: flat,
             pos: arrival
                 .iter()
                 .map(|id| ins.iter().position(|e| e.0 == *id).unwrap() as u64)
@@ -232,5 +267,32 @@ mod tests {
             assert_eq!(ids.find(&Id::Int(*id)), Some(v));
         }
         assert_eq!(ids.find(&Id::Int(20)), None);
+    }
+
+    /// The bucketed directory of `shift` counts as a search of all of
+    /// `ins` does, across buckets, at their edges and past the last.
+    #[test]
+    fn shift_directory_counts_as_a_full_search() {
+        let mut rng = crate::base::rng::SplitMix64::new(3);
+        for n_base in [1u64, 255, 256, 257, 5000, 70000] {
+            let k = (rng.next_u64() % 300) as usize;
+            let mut before: Vec<u64> = (0..k).map(|_| rng.next_u64() % (n_base + 1)).collect();
+            before.extend([0, n_base, n_base.saturating_sub(1), 256.min(n_base)]);
+            before.sort_unstable();
+            let ins: Vec<(u64, u64)> = (before.iter().zip(n_base..))
+                .map(|(&b, v)| (b, v))
+                .collect();
+            let ids = NewIds {
+                n_base,
+                names: Names::Ints(Vec::new()),
+                first: shift_directory(&ins, n_base),
+                pos: Vec::new(),
+                ins,
+            };
+            for r in 0..n_base {
+                let want = r + ids.ins.partition_point(|e| e.0 <= r) as u64;
+                assert_eq!(ids.shift(r), want, "n_base {n_base}, rank {r}");
+            }
+        }
     }
 }

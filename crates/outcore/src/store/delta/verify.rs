@@ -1,7 +1,8 @@
 //! `outcore verify` of a delta generation: every file's checksum, then the
 //! lists' invariants (bits and their ranks agree with the offsets, records
 //! sorted per vertex and in range, tombstones only between base vertices)
-//! and the new vertices' ids, and the generation's own record of itself
+//! and the new vertices' ids, the tiles (the `out` records grouped again),
+//! and the generation's own record of itself
 //! (`generation.json`, which must say what the manifest says). Holds each
 //! file in memory: a delta is small beside its base until compaction.
 
@@ -98,6 +99,10 @@ pub(crate) fn verify_delta(store: &Store, report: &mut VerifyReport) -> Result<(
                 }
             }
         }
+    }
+    if !super::tiles::tiles_match_lists(store)? {
+        let why = "its tiles do not hold the lists' records".to_string();
+        return Err(bad(format::TILES_FILES[0], why));
     }
     let new = d.new_vertices(n_base);
     if new > 0 {

@@ -19,6 +19,7 @@ use super::format::{
     self, generation_dir, lists_files, DeltaInfo, ListsInfo, DELTA_DIR, DELTA_FORMAT_VERSION,
     GENERATION_FILE, INS_FILE, NEW_IDS_FILE, NEW_OFF_FILE, NEW_STR_FILE, RANK_BLOCK_BITS,
 };
+use super::tiles::TileCollector;
 use crate::error::{Error, IoContext, Result};
 use crate::store::file::{DataWriter, StoreDir, WriteLe};
 use crate::store::manifest::{Manifest, MANIFEST_FILE};
@@ -75,6 +76,8 @@ pub struct ListsWriter {
     deg: DataWriter,
     rec: DataWriter,
     w: Option<DataWriter>,
+    /// The `out` records grouped as tiles, written beside the lists.
+    tiles: Option<TileCollector>,
     last: Option<u64>,
     info: ListsInfo,
 }
@@ -158,6 +161,7 @@ impl DeltaWriter {
                 true => Some(self.dir.paged_file(&w)?),
                 false => None,
             },
+            tiles: (which == "out").then(|| TileCollector::new(!self.base.directed)),
             last: None,
             info: ListsInfo::default(),
         })
@@ -182,6 +186,9 @@ impl DeltaWriter {
         let mut r = self.dir.paged_file(&rnk)?;
         r.put_u64s(&ranks)?;
         self.dir.close(r)?;
+        if let Some(t) = l.tiles.take() {
+            t.finish().write(&mut self.dir)?;
+        }
         for w in [Some(l.off), Some(l.deg), Some(l.rec), l.w]
             .into_iter()
             .flatten()
@@ -315,6 +322,9 @@ impl ListsWriter {
         self.rec.put_u64s(recs)?;
         if let Some(w) = &mut self.w {
             w.put_f64s(weights)?;
+        }
+        if let Some(t) = &mut self.tiles {
+            t.push(v, recs);
         }
         self.bits[(v / 64) as usize] |= 1 << (v % 64);
         self.last = Some(v);
