@@ -122,7 +122,9 @@ pub fn update_delta(
     let recs = probe::records(store, &old, &touched);
     drop(old);
     let n_recs: u64 = recs.iter().map(|v| v.len() as u64).sum();
-    let need = b.bytes() + touched.len() as u64 * TOUCHED_BYTES + n_recs * REC_BYTES;
+    // The out records are also collected as tiles, written beside them.
+    let tiles = recs[0].len() as u64 * crate::store::delta::tiles::COLLECT_BYTES;
+    let need = b.bytes() + touched.len() as u64 * TOUCHED_BYTES + n_recs * REC_BYTES + tiles;
     if need > left {
         return Err(too_big(opts.memory, held, need));
     }

@@ -159,6 +159,11 @@ pub fn key(packed: u32) -> u32 {
     packed.rotate_left(16)
 }
 
+/// Bytes a collected `out` record may take at its peak (a 12-byte entry
+/// with the vector's slack, the stable sort's buffer, then the grouped
+/// edges): what an update charges for the tiles it writes.
+pub const COLLECT_BYTES: u64 = 32;
+
 /// Groups `out` records into tiles, vertex by vertex: what an update
 /// writes beside the lists, and what a reader of a generation without
 /// tiles (or `verify`) builds from the lists.
