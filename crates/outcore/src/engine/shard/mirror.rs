@@ -18,6 +18,9 @@
 //! finds them. Shard j's ghosts owned here are laid out in global id
 //! order after its earlier owners' groups ([`super::ShardIds`]), so the
 //! i-th vertex found for j is j's local id `first[j] + i`.
+//!
+//! `OUTCORE_GHOST_MIRRORS=0` turns them off (the exchange of one message
+//! per cross edge direction, to compare).
 
 use super::{Outbox, ShardIds};
 use crate::engine::bits::Bits;
@@ -30,6 +33,31 @@ use crate::mem::Budget;
 use crate::store::csrscan::scan_csr;
 use crate::store::partition::PartitionManifest;
 use crate::store::Store;
+
+/// False when `OUTCORE_GHOST_MIRRORS=0` turns the mirrors off.
+pub(super) fn enabled() -> bool {
+    std::env::var("OUTCORE_GHOST_MIRRORS").map_or(true, |v| v != "0")
+}
+
+/// Charges shard `k`'s exchange to `budget` for the run, when a superstep
+/// sends and receives at most one message per ghost (a combining program,
+/// or a grouped one with mirrors): out, one per vertex of `k` another
+/// shard holds; in, one per ghost of `k` (or the reverse); an 8-byte id and
+/// the message each. `None` without that bound (mirrors off).
+pub(super) fn charge_exchange<P: VertexProgram>(
+    m: &PartitionManifest,
+    k: usize,
+    mirrors: bool,
+    budget: &Budget,
+) -> Result<Option<Charge>> {
+    if !P::COMBINES && !mirrors {
+        return Ok(None);
+    }
+    let held: u64 = m.shards.iter().map(|s| s.ghosts[k]).sum();
+    let per = 8 + <P::Msg as Value>::BYTES as u64;
+    let bytes = (held + m.shards[k].ghost_count()) * per;
+    Ok(Some(budget.charge(bytes, "outboxes and inboxes")?))
+}
 
 /// Which owned vertices other shards hold as ghosts, and where.
 pub(super) struct Mirrors {

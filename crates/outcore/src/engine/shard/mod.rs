@@ -33,6 +33,7 @@ use crate::engine::superstep::{Local, MemState};
 use crate::engine::vertex::{Aggregate, Value, VertexProgram};
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
+use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::partition::{Partition, PartitionManifest};
@@ -160,6 +161,8 @@ pub struct ShardRun<P: VertexProgram, W: Word> {
     /// whose deliveries `apply` runs (after the injections).
     mirrors: Option<mirror::Mirrors>,
     pending: Option<usize>,
+    /// The outboxes' and inboxes' bound, charged for the run.
+    _exchange: Option<Charge>,
 }
 
 impl<P: VertexProgram, W: Word> ShardRun<P, W> {
@@ -209,13 +212,14 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         };
         let mut st = MemState::<P, W>::new_in(&store, &prog, &budget, Some(&local))?;
         drop(order);
-        let mirrors = match P::COMBINES || ids.parts == 1 {
+        let mirrors = match P::COMBINES || ids.parts == 1 || !mirror::enabled() {
             true => None,
             false => Some(mirror::Mirrors::load(m, &store, &ids, &budget)?),
         };
         if mirrors.is_some() {
             st.set_mirrors();
         }
+        let exchange = mirror::charge_exchange::<P>(m, k, mirrors.is_some(), &budget)?;
         let (agg, active) = (st.agg, st.active_count());
         let (engines, mut stats) = Engines::new(&store, &prog, choice, stream, select, &budget)?;
         stats.vertex_state_bytes = planned::state_bytes::<P>(store.manifest().num_vertices);
@@ -237,6 +241,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             store_sum: m.shards[k].manifest.xxh3.clone(),
             mirrors,
             pending: None,
+            _exchange: exchange,
         };
         Ok((run, agg, active))
     }
