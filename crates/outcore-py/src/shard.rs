@@ -209,7 +209,7 @@ impl RawShardJob {
     /// Applies the owned vertices: their aggregate and how many are active
     /// next superstep.
     fn apply(&self, py: Python<'_>) -> PyResult<(Agg, u64)> {
-        let (a, active) = self.with(py, |j| Ok(j.apply()))?;
+        let (a, active) = self.with(py, |j| j.apply())?;
         Ok((agg_of(&a), active))
     }
 

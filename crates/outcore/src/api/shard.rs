@@ -96,8 +96,8 @@ impl<P: VertexProgram, W: Word> ShardSteps for Job<P, W> {
     fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
         self.run.receive(from, targets, bytes)
     }
-    fn apply(&mut self) -> (Aggregate, u64) {
-        self.run.apply()
+    fn apply(&mut self) -> Result<(Aggregate, u64)> {
+        self.run.apply().map_err(|e| self.in_shard(e))
     }
     fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool {
         self.run.finish(step, agg, active)

@@ -97,6 +97,10 @@ pub struct MemState<P: VertexProgram, W: Word> {
     /// The vertices applied and sending: all but a shard's ghosts
     /// ([`Local`]).
     owned: std::ops::Range<usize>,
+    /// Ghost mirrors on a shard ([`MemState::set_mirrors`]): deliveries
+    /// to ghosts are dropped (their owners deliver along their own copies
+    /// of the edges).
+    mirrors: bool,
     _charge: Charge,
 }
 
@@ -236,6 +240,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             deg,
             agg,
             owned,
+            mirrors: false,
             _charge: charge,
         })
     }
@@ -370,6 +375,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             true => prog.edge_rev(m, s as u64, d as u64, w),
         };
         if let (Some(msg), Some(g)) = (msg, &self.grouped) {
+            if self.mirrors && !self.owned.contains(&d) {
+                return false;
+            }
             // SAFETY: the caller guarantees exclusive access to `d`.
             unsafe { g.push(d, msg) };
             true

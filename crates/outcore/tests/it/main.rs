@@ -27,6 +27,7 @@ mod relabel;
 mod results;
 mod shards;
 mod shards_ckpt;
+mod shards_mirror;
 mod sssp_kcore;
 mod store_roundtrip;
 mod stream_engine;

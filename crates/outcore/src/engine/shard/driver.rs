@@ -106,7 +106,7 @@ pub trait ShardSteps {
     /// [`ShardRun::receive`].
     fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()>;
     /// [`ShardRun::apply`].
-    fn apply(&mut self) -> (Aggregate, u64);
+    fn apply(&mut self) -> Result<(Aggregate, u64)>;
     /// [`ShardRun::finish`].
     fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool;
 }
@@ -121,7 +121,7 @@ impl<P: VertexProgram, W: Word> ShardSteps for ShardRun<P, W> {
     fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
         ShardRun::receive(self, from, targets, bytes)
     }
-    fn apply(&mut self) -> (Aggregate, u64) {
+    fn apply(&mut self) -> Result<(Aggregate, u64)> {
         ShardRun::apply(self)
     }
     fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool {
@@ -139,7 +139,7 @@ impl<T: ShardSteps + ?Sized> ShardSteps for Box<T> {
     fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
         (**self).receive(from, targets, bytes)
     }
-    fn apply(&mut self) -> (Aggregate, u64) {
+    fn apply(&mut self) -> Result<(Aggregate, u64)> {
         (**self).apply()
     }
     fn finish(&mut self, step: usize, agg: Aggregate, active: u64) -> bool {
@@ -195,7 +195,7 @@ pub fn steps<R: ShardSteps>(
         }
         let (mut agg, mut active) = (Aggregate::default(), 0u64);
         for r in runs.iter_mut() {
-            let (a, c) = r.apply();
+            let (a, c) = r.apply()?;
             agg.merge(&a);
             active += c;
         }

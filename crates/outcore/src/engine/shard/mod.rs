@@ -19,6 +19,7 @@
 
 mod ckpt;
 mod driver;
+mod mirror;
 
 pub use ckpt::Checkpoint;
 pub use driver::{exchange, run_parts, steps, PartsRun, ShardSteps, StepExchange};
@@ -32,6 +33,7 @@ use crate::engine::superstep::{Local, MemState};
 use crate::engine::vertex::{Aggregate, Value, VertexProgram};
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
+use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::progress::Progress;
 use crate::store::partition::{Partition, PartitionManifest};
@@ -155,6 +157,12 @@ pub struct ShardRun<P: VertexProgram, W: Word> {
     active: u64,
     /// The shard store's manifest checksum, naming it in checkpoints.
     store_sum: String,
+    /// A grouped program's ghost mirrors ([`mirror`]); the superstep
+    /// whose deliveries `apply` runs (after the injections).
+    mirrors: Option<mirror::Mirrors>,
+    pending: Option<usize>,
+    /// The outboxes' and inboxes' bound, charged for the run.
+    _exchange: Option<Charge>,
 }
 
 impl<P: VertexProgram, W: Word> ShardRun<P, W> {
@@ -202,8 +210,16 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             owned: ids.owned.clone(),
             rank: &rank,
         };
-        let st = MemState::<P, W>::new_in(&store, &prog, &budget, Some(&local))?;
+        let mut st = MemState::<P, W>::new_in(&store, &prog, &budget, Some(&local))?;
         drop(order);
+        let mirrors = match P::COMBINES || ids.parts == 1 || !mirror::enabled() {
+            true => None,
+            false => Some(mirror::Mirrors::load(m, &store, &ids, &budget)?),
+        };
+        if mirrors.is_some() {
+            st.set_mirrors();
+        }
+        let exchange = mirror::charge_exchange::<P>(m, k, mirrors.is_some(), &budget)?;
         let (agg, active) = (st.agg, st.active_count());
         let (engines, mut stats) = Engines::new(&store, &prog, choice, stream, select, &budget)?;
         stats.vertex_state_bytes = planned::state_bytes::<P>(store.manifest().num_vertices);
@@ -223,6 +239,9 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             next: 0,
             active,
             store_sum: m.shards[k].manifest.xxh3.clone(),
+            mirrors,
+            pending: None,
+            _exchange: exchange,
         };
         Ok((run, agg, active))
     }
@@ -244,7 +263,9 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
 
     /// Runs superstep `step`'s deliveries: the outboxes of the messages for
     /// other shards' vertices (one per shard with any, in shard order), or
-    /// `None` when the program stops before the superstep.
+    /// `None` when the program stops before the superstep. With ghost
+    /// mirrors ([`mirror`]), the owned senders' messages for the shards
+    /// that hold them as ghosts, and the deliveries wait for `apply`.
     pub fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
         crate::cancel::check()?;
         self.passes = self.st.passes;
@@ -252,16 +273,11 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             return Ok(None);
         }
         self.step_t0 = Instant::now();
-        let it = self.engines.step(
-            &self.store,
-            &self.budget,
-            &mut self.st,
-            &mut self.prog,
-            step,
-            &mut self.stats,
-            &mut self.progress,
-        )?;
-        self.stats.iterations.push(it);
+        if let Some(mi) = &self.mirrors {
+            self.pending = Some(step);
+            return Ok(Some(mi.outboxes(&self.st, &self.ids)));
+        }
+        self.deliver(step)?;
         let mut out = Vec::new();
         let b = <P::Msg as Value>::BYTES;
         for j in 0..self.ids.parts {
@@ -287,11 +303,37 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         Ok(Some(out))
     }
 
+    /// The engine's deliveries of superstep `step` on this shard.
+    fn deliver(&mut self, step: usize) -> Result<()> {
+        let it = self.engines.step(
+            &self.store,
+            &self.budget,
+            &mut self.st,
+            &mut self.prog,
+            step,
+            &mut self.stats,
+            &mut self.progress,
+        )?;
+        self.stats.iterations.push(it);
+        Ok(())
+    }
+
     /// Folds the messages shard `from` sent this shard this superstep.
     pub fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
         let b = <P::Msg as Value>::BYTES;
         let k = self.ids.k;
         let owned = &self.ids.owned;
+        let ghosts = &self.ids.ghosts;
+        if self.mirrors.is_some() {
+            // Mirrors: the sender's vertices this shard holds as ghosts.
+            let gh = ghosts.get(from).cloned().unwrap_or(0..0);
+            if let Some(t) = targets.iter().find(|&&t| !gh.contains(&(t as usize))) {
+                return Err(Error::Invalid(format!(
+                    "shard {k}: shard {from} sent a mirror for local id {t}, which is not a ghost it owns (those are {}..{})",
+                    gh.start, gh.end
+                )));
+            }
+        }
         if targets.len() * b != bytes.len() {
             return Err(Error::Invalid(format!(
                 "shard {k}: {} targets from shard {from} came with {} message bytes, not {} ({b} a message)",
@@ -300,22 +342,35 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
                 targets.len() * b
             )));
         }
-        if let Some(t) = targets.iter().find(|&&t| !owned.contains(&(t as usize))) {
+        let mirrored = self.mirrors.is_some();
+        if let Some(t) = (targets.iter())
+            .filter(|_| !mirrored)
+            .find(|&&t| !owned.contains(&(t as usize)))
+        {
             return Err(Error::Invalid(format!(
                 "shard {k}: shard {from} sent a message for local id {t}, which it does not own (its vertices are {}..{})",
                 owned.start, owned.end
             )));
         }
         for (&t, m) in targets.iter().zip(bytes.chunks_exact(b)) {
-            self.st.receive(t as usize, P::Msg::get(m));
+            match mirrored {
+                true => self.st.inject(t as usize, P::Msg::get(m)),
+                false => self.st.receive(t as usize, P::Msg::get(m)),
+            }
         }
         Ok(())
     }
 
     /// Applies the owned vertices: their aggregate and how many are active
-    /// in the next superstep (the driver sums them over the shards).
-    pub fn apply(&mut self) -> (Aggregate, u64) {
-        self.st.apply_local(&self.prog)
+    /// in the next superstep (the driver sums them over the shards). With
+    /// ghost mirrors, first the superstep's deliveries, the injected
+    /// ghosts sending too.
+    pub fn apply(&mut self) -> Result<(Aggregate, u64)> {
+        if let Some(step) = self.pending.take() {
+            self.st.mirror_senders();
+            self.deliver(step)?;
+        }
+        Ok(self.st.apply_local(&self.prog))
     }
 
     /// Ends superstep `step` with every shard's summed aggregate and active

@@ -12,11 +12,13 @@
 //! store every vertex is owned and nothing is drained: the run is as
 //! before.
 
-use super::MemState;
+use super::{MemState, CHUNK};
+use crate::engine::frontier::{Collect, Part};
 use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{accumulates, Aggregate, VertexProgram};
 use crate::engine::words::{lower, Word, Words};
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// A shard's local view of its vertices, for [`MemState::new_in`].
@@ -120,6 +122,51 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 self.received.set_mut(d / BLOCK);
             }
         }
+    }
+
+    /// Turns ghost mirrors on (Gemini's master/mirror vertices): a
+    /// grouped program's ghosts send the messages their owners computed
+    /// ([`MemState::inject`]), along this shard's copies of their edges,
+    /// and deliveries to ghosts are dropped (their owners make them).
+    pub fn set_mirrors(&mut self) {
+        assert!(
+            self.grouped.is_some(),
+            "internal: ghost mirrors are for grouped programs"
+        );
+        self.mirrors = true;
+    }
+
+    /// Vertex `v`'s message this superstep (a grouped program's; its
+    /// owner's value, for the shards that hold `v` as a ghost).
+    pub fn message(&self, v: usize) -> Option<P::Msg> {
+        self.out.get(v).copied().flatten()
+    }
+
+    /// Ghost `v` sends `m` this superstep, the message its owner computed
+    /// (where `v`'s whole degree is known): the mirror of `v`. Takes
+    /// effect at [`MemState::mirror_senders`].
+    pub fn inject(&mut self, v: usize, m: P::Msg) {
+        self.out[v] = Some(m);
+        self.active.set(v, true);
+    }
+
+    /// After the injections: the senders, owned and ghosts, again (one
+    /// pass over the messages). Ghosts leave the frontier at the apply.
+    pub fn mirror_senders(&mut self) {
+        let col = Collect::default();
+        let mut parts: Vec<Part> = (self.out.par_chunks(CHUNK).enumerate())
+            .map(|(c, out)| {
+                let mut part = col.part();
+                for (i, o) in out.iter().enumerate() {
+                    if o.is_some() {
+                        part.push(c * CHUNK + i);
+                    }
+                }
+                col.done(&part);
+                part
+            })
+            .collect();
+        self.set_senders(&mut parts);
     }
 
     /// The owned vertices active before the first superstep (after
