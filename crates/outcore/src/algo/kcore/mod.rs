@@ -45,7 +45,7 @@
 //! program).
 //!
 //! Files: this one holds the result and the driver's loop;
-//! `state.rs` the estimates, the active bitmap and the h-index update
+//! `state.rs` the estimates, the active set (`Dense`) and the h-index update
 //! (`State`, `h_index`); the select engine's simple lists
 //! (`engine/select/simple.rs`) gather a batch's list pieces and merge a
 //! vertex's out- and in-list into its neighbour set. The in-memory reference is
@@ -56,6 +56,7 @@ mod state;
 mod tests;
 
 use crate::algo::vertex::kcore::KCoreVp;
+use crate::engine::frontier::Dense;
 use crate::engine::pull::{self, PullStates};
 use crate::engine::select::simple::Simple;
 use crate::engine::select::{SelectConfig, SelectEngine};
@@ -233,27 +234,21 @@ fn kcore_as<T: Slot>(
 
     let mut st = State {
         est: huge_vec(n as usize, |_| u32::MAX),
-        active: vec![u64::MAX; n.div_ceil(64) as usize],
-        active_count: n,
+        active: Dense::full(n),
     };
-    if n & 63 != 0 {
-        if let Some(last) = st.active.last_mut() {
-            *last = (1u64 << (n % 64)) - 1;
-        }
-    }
 
     let mut iterations = Vec::new();
     let mut progress = Progress::new("kcore");
     let mut g = Simple::<T>::default();
     let mut batch: Vec<T> = Vec::new();
     let mut iter = 0usize;
-    while st.active_count > 0 {
+    while st.active.count() > 0 {
         let snap = Snap::take(&engines.iter().collect::<Vec<_>>());
         let (mut processed, mut edges, mut changed) = (0u64, 0u64, 0u64);
         let mut cursor = 0u64;
         loop {
             crate::cancel::check()?;
-            st.take_active(&mut cursor, n, &mut batch);
+            st.active.take(&mut cursor, VERTEX_CHUNK, &mut batch);
             if batch.is_empty() {
                 break;
             }

@@ -1,54 +1,21 @@
 //! The h-index iteration's vertex state: core-number estimates and the
-//! active bitmap; taking a batch of active vertices in id order, lowering
+//! active set (a [`Dense`] frontier); taking a batch of them in id order, lowering
 //! their estimates to the h-index of their neighbours' (in parallel) and
 //! activating the neighbours that may follow.
 
+use crate::algo::vertex::kcore::h_of_counts;
+use crate::engine::frontier::Dense;
 use crate::engine::select::simple::{Scratch, Simple};
-use crate::engine::select_run::VERTEX_CHUNK;
 use crate::store::csr::Slot;
 use rayon::prelude::*;
 
-/// Estimates, the active bitmap and the h-index scratch.
+/// Estimates and the active set (a dense frontier scanned in id order).
 pub(super) struct State {
     pub(super) est: Vec<u32>,
-    pub(super) active: Vec<u64>,
-    pub(super) active_count: u64,
+    pub(super) active: Dense,
 }
 
 impl State {
-    /// Moves up to [`VERTEX_CHUNK`] active vertices at or after `cursor`
-    /// (ascending) into `batch`, clearing their bits; advances `cursor`.
-    pub(super) fn take_active<T: Slot>(&mut self, cursor: &mut u64, n: u64, batch: &mut Vec<T>) {
-        batch.clear();
-        while *cursor < n && batch.len() < VERTEX_CHUNK {
-            let wi = (*cursor / 64) as usize;
-            let mut word = self.active[wi] & (u64::MAX << (*cursor % 64));
-            if word == 0 {
-                *cursor = (wi as u64 + 1) * 64;
-                continue;
-            }
-            while word != 0 && batch.len() < VERTEX_CHUNK {
-                let b = word.trailing_zeros() as u64;
-                word &= word - 1;
-                batch.push(T::of(wi as u64 * 64 + b));
-                self.active[wi] &= !(1u64 << b);
-                self.active_count -= 1;
-                *cursor = wi as u64 * 64 + b + 1;
-            }
-        }
-    }
-
-    #[inline]
-    pub(super) fn activate<T: Slot>(&mut self, u: T) {
-        let u = u.get();
-        let w = &mut self.active[(u >> 6) as usize];
-        let bit = 1u64 << (u & 63);
-        if *w & bit == 0 {
-            *w |= bit;
-            self.active_count += 1;
-        }
-    }
-
     /// Lowers the estimate of every vertex of `vs` (ascending) to the h-index
     /// of its neighbours (`g`: the batch's simple lists) and
     /// activates the neighbours that may follow; returns how many estimates
@@ -105,7 +72,7 @@ impl State {
             })
             .collect();
         for u in wake.into_iter().flatten() {
-            self.activate(u);
+            self.active.activate(u);
         }
         dropped.len() as u64
     }
@@ -126,15 +93,5 @@ pub(super) fn h_index<T: Slot>(est: &[u32], nbrs: &[T], cap: u32, counts: &mut V
         let e = est[u.get() as usize] as usize;
         counts[e.min(k)] += 1;
     }
-    let mut h = 0;
-    let mut at_least = 0u32;
-    for c in (1..=k).rev() {
-        at_least += counts[c];
-        if at_least as usize >= c {
-            h = c as u32;
-            break;
-        }
-    }
-    counts.fill(0);
-    h
+    h_of_counts(counts)
 }

@@ -105,18 +105,25 @@ pub fn h_index_capped<L: Label>(msgs: &[Sent<L>], cap: u32) -> u32 {
             counts.fill(0);
             return h_index(msgs).min(cap);
         }
-        let mut h = 0;
-        let mut at_least = 0u32;
-        for c in (1..=k).rev() {
-            at_least += counts[c];
-            if at_least as usize >= c {
-                h = c as u32;
-                break;
-            }
-        }
-        counts.fill(0);
-        h
+        h_of_counts(counts)
     })
+}
+
+/// The largest h <= k (`counts[..=k]`: how many estimates equal each
+/// value, those above k counted at k) such that at least h estimates are
+/// >= h; leaves `counts` zeroed. The driver's h-index ends here too.
+pub fn h_of_counts(counts: &mut [u32]) -> u32 {
+    let mut h = 0;
+    let mut at_least = 0u32;
+    for c in (1..counts.len()).rev() {
+        at_least += counts[c];
+        if at_least as usize >= c {
+            h = c as u32;
+            break;
+        }
+    }
+    counts.fill(0);
+    h
 }
 
 /// The h-index of the messages' estimates, each sender counted once.
