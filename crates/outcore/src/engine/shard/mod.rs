@@ -15,14 +15,17 @@
 //! Ids: a shard's local ids are what the engines and the program see; a
 //! program that names a vertex (BFS's source) is given its local id on the
 //! shard that owns it, and `init` sees global ranks (WCC's labels).
-//! Messages travel to their owner as its local ids.
+//! Messages travel to their owner as its local ids, 4 bytes each while
+//! they fit ([`outbox`]).
 
 mod ckpt;
 mod driver;
 mod mirror;
+mod outbox;
 
 pub use ckpt::Checkpoint;
 pub use driver::{exchange, run_parts, steps, PartsRun, ShardSteps, StepExchange};
+pub use outbox::{check_width, id_bytes, Ids, Outbox, Targets};
 
 use crate::engine::planned::{self, Engines};
 use crate::engine::planner::EngineChoice;
@@ -41,16 +44,6 @@ use crate::store::{IdFiles, OriginalIds, Store};
 use std::ops::Range;
 use std::time::Instant;
 
-/// The messages of one superstep from a shard for shard `to`: the
-/// receivers as `to`'s local ids, and the messages' [`Value`] encodings
-/// one after another, in the same order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Outbox {
-    pub to: usize,
-    pub targets: Vec<u64>,
-    pub bytes: Vec<u8>,
-}
-
 /// Where a shard's vertices live: its owned local range, its ghosts'
 /// ranges by owner, and the global id of every local vertex.
 pub struct ShardIds {
@@ -66,6 +59,9 @@ pub struct ShardIds {
     /// Per shard j: the local id of its first owned vertex and its first
     /// global id (its receivers' ids are `local_first + g - bounds[j]`).
     pub receivers: Vec<(u64, u64)>,
+    /// Per shard j: its local vertices (owned and ghosts), which size
+    /// the ids of its outboxes ([`id_bytes`]).
+    pub sizes: Vec<u64>,
     /// Global id of each local vertex.
     pub global: std::sync::Arc<Vec<u64>>,
 }
@@ -104,6 +100,7 @@ impl ShardIds {
             first_global: m.bounds[k],
             ghosts,
             receivers,
+            sizes: m.shards.iter().map(|s| s.owned + s.ghost_count()).collect(),
             global: std::sync::Arc::new(global),
         };
         // The layout partition.json describes must be the store's.
@@ -127,6 +124,11 @@ impl ShardIds {
     pub fn receiver(&self, j: usize, g: u64) -> u64 {
         let (local_first, first) = self.receivers[j];
         local_first + (g - first)
+    }
+
+    /// The bytes of a target id in the outboxes for shard `j`.
+    pub fn id_bytes(&self, j: usize) -> usize {
+        id_bytes(self.sizes[j])
     }
 
     /// The local id of global id `g` if this shard owns it.
@@ -217,7 +219,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             false => Some(mirror::Mirrors::load(m, &store, &ids, &budget)?),
         };
         if mirrors.is_some() {
-            st.set_mirrors();
+            st.set_mirrors(&budget)?;
         }
         let exchange = mirror::charge_exchange::<P>(m, k, mirrors.is_some(), &budget)?;
         let (agg, active) = (st.agg, st.active_count());
@@ -251,6 +253,13 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         &self.ids
     }
 
+    /// The messages a superstep can deliver on this shard: a grouped
+    /// program's arena slots (with ghost mirrors, the list entries naming
+    /// owned vertices only), 0 for a combining program.
+    pub fn arena_slots(&self) -> usize {
+        self.st.arena_slots()
+    }
+
     /// The program (PageRank's iterations, ...).
     pub fn program(&self) -> &P {
         &self.prog
@@ -275,7 +284,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         self.step_t0 = Instant::now();
         if let Some(mi) = &self.mirrors {
             self.pending = Some(step);
-            return Ok(Some(mi.outboxes(&self.st, &self.ids)));
+            return Ok(Some(mi.outboxes(&self.st, &self.ids)?));
         }
         self.deliver(step)?;
         let mut out = Vec::new();
@@ -285,17 +294,22 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             if range.is_empty() {
                 continue;
             }
-            let mut bx = Outbox {
-                to: j,
-                ..Default::default()
-            };
             let ids = &self.ids;
+            let mut bx = Outbox::new(j, ids.id_bytes(j));
+            let mut wide = None;
             self.st.drain(range, |v, m| {
-                bx.targets.push(ids.receiver(j, ids.global[v]));
+                let t = ids.receiver(j, ids.global[v]);
+                if !bx.targets.push(t) {
+                    wide.get_or_insert(t);
+                    return;
+                }
                 let at = bx.bytes.len();
                 bx.bytes.resize(at + b, 0);
                 m.put(&mut bx.bytes[at..]);
             });
+            if let Some(t) = wide {
+                return Err(too_wide(ids.k, j, t, ids.sizes[j]));
+            }
             if !bx.targets.is_empty() {
                 out.push(bx);
             }
@@ -318,16 +332,19 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         Ok(())
     }
 
-    /// Folds the messages shard `from` sent this shard this superstep.
-    pub fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+    /// Folds the messages shard `from` sent this shard this superstep:
+    /// `targets` this shard's local ids, of the width its outboxes carry
+    /// ([`id_bytes`]; another width is refused).
+    pub fn receive(&mut self, from: usize, targets: Ids<'_>, bytes: &[u8]) -> Result<()> {
         let b = <P::Msg as Value>::BYTES;
         let k = self.ids.k;
+        check_width(k, from, self.ids.sizes[k], targets)?;
         let owned = &self.ids.owned;
         let ghosts = &self.ids.ghosts;
         if self.mirrors.is_some() {
             // Mirrors: the sender's vertices this shard holds as ghosts.
             let gh = ghosts.get(from).cloned().unwrap_or(0..0);
-            if let Some(t) = targets.iter().find(|&&t| !gh.contains(&(t as usize))) {
+            if let Some(t) = targets.iter().find(|&t| !gh.contains(&(t as usize))) {
                 return Err(Error::Invalid(format!(
                     "shard {k}: shard {from} sent a mirror for local id {t}, which is not a ghost it owns (those are {}..{})",
                     gh.start, gh.end
@@ -345,14 +362,14 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         let mirrored = self.mirrors.is_some();
         if let Some(t) = (targets.iter())
             .filter(|_| !mirrored)
-            .find(|&&t| !owned.contains(&(t as usize)))
+            .find(|&t| !owned.contains(&(t as usize)))
         {
             return Err(Error::Invalid(format!(
                 "shard {k}: shard {from} sent a message for local id {t}, which it does not own (its vertices are {}..{})",
                 owned.start, owned.end
             )));
         }
-        for (&t, m) in targets.iter().zip(bytes.chunks_exact(b)) {
+        for (t, m) in targets.iter().zip(bytes.chunks_exact(b)) {
             match mirrored {
                 true => self.st.inject(t as usize, P::Msg::get(m)),
                 false => self.st.receive(t as usize, P::Msg::get(m)),
@@ -406,4 +423,13 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
     pub fn into_program(self) -> P {
         self.prog
     }
+}
+
+/// A target id that does not fit the outbox for shard `j` (of `n` local
+/// vertices): partition.json and the shard disagree.
+fn too_wide(k: usize, j: usize, t: u64, n: u64) -> Error {
+    Error::Invalid(format!(
+        "shard {k}: local id {t} of shard {j} does not fit its outbox's {}-byte ids (partition.json says it has {n} vertices); partition the store again",
+        id_bytes(n)
+    ))
 }
