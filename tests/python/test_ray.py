@@ -143,6 +143,31 @@ def test_read_only_outboxes_are_read_in_place(graphs):
     _same("pagerank", "read-only outboxes", want, got)
 
 
+def test_outboxes_carry_four_byte_ids_and_refuse_the_other_width(graphs):
+    """An outbox's targets are uint32 (the receiver's local ids fit): 4 id
+    bytes and the value a message (PageRank's f64, CDLP's u32 label), in
+    the run's figures too; uint64 ids are refused, not misread."""
+    from outcore import _outcore
+
+    name, store, parts, source = graphs[1]
+    for alg, value, kw in (("pagerank", 8, {"iterations": 3}), ("cdlp", 4, {"iterations": 3})):
+        jobs = [_outcore.RawShardJob(str(parts[3]), k, alg, **kw) for k in range(3)]
+        boxes = jobs[0].scatter(0)
+        assert boxes, alg
+        for to, targets, payload in boxes:
+            assert targets.dtype == np.uint32, alg
+            assert payload.nbytes == len(targets) * value, alg
+            with pytest.raises(outcore.InputError, match="8-byte target ids.*refused"):
+                jobs[to].receive(0, targets.astype(np.uint64), payload)
+            with pytest.raises(outcore.InputError, match="uint32 or uint64"):
+                jobs[to].receive(0, targets.astype(np.int64), payload)
+            jobs[to].receive(0, targets, payload)
+        with outcore.ray.open(parts[3], executor="local") as ps:
+            got = _sharded(ps, alg, source)
+        steps = got.stats["supersteps"]
+        assert steps and all(s["bytes"] == s["messages"] * (4 + value) for s in steps), alg
+
+
 def test_arguments_are_checked_as_stores_are(graphs):
     ps = outcore.ray.open(graphs[0][2][2], executor="local")
     with pytest.raises(TypeError, match="valid:"):

@@ -15,6 +15,7 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use outcore::algo::output::{Cell, Lines};
 use outcore::api::shard::ShardJob;
 use outcore::api::{self, Kind};
+use outcore::engine::shard::{Ids, Targets};
 use outcore::engine::vertex::Aggregate;
 use outcore::mem::Budget;
 use outcore::store::partition::Partition;
@@ -38,8 +39,9 @@ type PyValues<'py> = (
     &'static str,
 );
 
-/// One outbox: the receiving shard, its local ids, the message bytes.
-type PyOutbox = (usize, Py<PyArray1<u64>>, Py<PyArray1<u8>>);
+/// One outbox: the receiving shard, its local ids (uint32, or uint64 for a
+/// shard past 2^32 vertices), the message bytes.
+type PyOutbox = (usize, Py<PyAny>, Py<PyArray1<u8>>);
 
 fn kind_name(k: Kind) -> &'static str {
     match k {
@@ -173,27 +175,33 @@ impl RawShardJob {
     }
 
     /// Superstep `step`'s deliveries: None when the program stops before
-    /// it, else a list of (shard, local ids uint64, message bytes uint8),
-    /// one per shard with messages, in shard order.
+    /// it, else a list of (shard, local ids, message bytes uint8), one per
+    /// shard with messages, in shard order; the ids are uint32 (uint64 for
+    /// a receiver past 2^32 vertices), as the receiver's `receive` wants.
     fn scatter(&self, py: Python<'_>, step: usize) -> PyResult<Option<Vec<PyOutbox>>> {
         let boxes = self.with(py, |j| j.scatter(step))?;
         Ok(boxes.map(|b| {
             b.into_iter()
                 .map(|o| {
-                    let t = o.targets.into_pyarray(py).unbind();
+                    let t = match o.targets {
+                        Targets::U32(t) => t.into_pyarray(py).into_any().unbind(),
+                        Targets::U64(t) => t.into_pyarray(py).into_any().unbind(),
+                    };
                     (o.to, t, o.bytes.into_pyarray(py).unbind())
                 })
                 .collect()
         }))
     }
 
-    /// Folds the messages shard `sender` sent this shard (read in place).
+    /// Folds the messages shard `sender` sent this shard (read in place):
+    /// `targets` as its `scatter` gave them (uint32 or uint64; the width
+    /// this shard's outboxes carry, or the outbox is refused).
     #[pyo3(name = "receive")]
     fn receive_py(
         &self,
         py: Python<'_>,
         sender: usize,
-        targets: PyReadonlyArray1<'_, u64>,
+        targets: &Bound<'_, PyAny>,
         bytes: PyReadonlyArray1<'_, u8>,
     ) -> PyResult<()> {
         let contiguous = |e| {
@@ -201,7 +209,26 @@ impl RawShardJob {
                 "receive: the arrays must be contiguous ({e})"
             )))
         };
-        let t = targets.as_slice().map_err(contiguous)?;
+        let narrow = targets.extract::<PyReadonlyArray1<'_, u32>>().ok();
+        let wide = match narrow {
+            Some(_) => None,
+            None => Some(
+                targets
+                    .extract::<PyReadonlyArray1<'_, u64>>()
+                    .map_err(|_| {
+                        let dtype = targets.getattr("dtype").map(|d| d.to_string());
+                        to_py(outcore::Error::Invalid(format!(
+                    "receive: the target ids must be a uint32 or uint64 numpy array, not {}",
+                    dtype.unwrap_or_else(|_| "that".into())
+                )))
+                    })?,
+            ),
+        };
+        let t = match (&narrow, &wide) {
+            (Some(a), _) => Ids::U32(a.as_slice().map_err(contiguous)?),
+            (_, Some(a)) => Ids::U64(a.as_slice().map_err(contiguous)?),
+            _ => unreachable!("one of the two widths was extracted"),
+        };
         let b = bytes.as_slice().map_err(contiguous)?;
         self.with(py, |j| j.receive(sender, t, b))
     }

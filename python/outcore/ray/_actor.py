@@ -63,9 +63,10 @@ class ShardActor:
         """Superstep `step`'s messages for other shards, combined on this
         one (a message log per destination): a list of parts + 1 entries,
         first this shard's figures (None when the program stops before the
-        superstep), then per shard j the outbox for j, (local ids uint64,
-        message bytes uint8) or None. Ray returns each entry as its own
-        object (`num_returns`), which only shard j's actor fetches."""
+        superstep), then per shard j the outbox for j, (its local ids,
+        uint32 or uint64 past 2^32 vertices; message bytes uint8) or None.
+        Ray returns each entry as its own object (`num_returns`), which
+        only shard j's actor fetches."""
         t = time.perf_counter()
         boxes = self.job.scatter(step)
         out: list = [None] * (self.parts + 1)

@@ -19,7 +19,7 @@ use crate::algo::vertex::sssp::SsspVp;
 use crate::algo::vertex::wcc::WccVp;
 use crate::engine::planner::EngineChoice;
 use crate::engine::select::SelectConfig;
-use crate::engine::shard::{exchange, Outbox, ShardIds, ShardRun, ShardSteps, StepExchange};
+use crate::engine::shard::{exchange, Ids, Outbox, ShardIds, ShardRun, ShardSteps, StepExchange};
 use crate::engine::stats::RunStats;
 use crate::engine::stream::StreamConfig;
 use crate::engine::vertex::{Aggregate, Label, VertexProgram};
@@ -53,6 +53,8 @@ pub trait ShardJob: ShardSteps + Send {
     /// call is `scatter(step)`. A damaged checkpoint, or one of another
     /// shard, store, job or superstep, is refused.
     fn restore(&mut self, path: &Path, step: usize) -> Result<()>;
+    /// [`ShardRun::arena_slots`].
+    fn arena_slots(&self) -> usize;
 }
 
 struct Job<P: VertexProgram, W: Word> {
@@ -93,7 +95,7 @@ impl<P: VertexProgram, W: Word> ShardSteps for Job<P, W> {
         (self.check)(self.run.program(), self.run.ids(), &self.dir)?;
         Ok(out)
     }
-    fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+    fn receive(&mut self, from: usize, targets: Ids<'_>, bytes: &[u8]) -> Result<()> {
         self.run.receive(from, targets, bytes)
     }
     fn apply(&mut self) -> Result<(Aggregate, u64)> {
@@ -125,6 +127,9 @@ impl<P: VertexProgram + Send, W: Word> ShardJob for Job<P, W> {
     }
     fn restore(&mut self, path: &Path, step: usize) -> Result<()> {
         self.run.restore(path, &self.key, step)
+    }
+    fn arena_slots(&self) -> usize {
+        self.run.arena_slots()
     }
 }
 

@@ -238,19 +238,33 @@ fn messages_cross_to_their_owners_only() {
             s.messages > 0 && s.messages <= 2 * cross,
             "{s:?}, {cross} cross edges"
         );
-        assert_eq!(s.bytes, s.messages * 16);
+        // A 4-byte target id and an 8-byte rank each.
+        assert_eq!(s.bytes, s.messages * 12);
     }
     let (mut job, _, _) = outcore::api::shard::open(&out, 1, &o).unwrap();
     let e = job
-        .receive(0, &[0], &1.0f64.to_le_bytes())
+        .receive(0, (&[0u32][..]).into(), &1.0f64.to_le_bytes())
         .unwrap_err()
         .to_string();
     let first = Partition::open(&out).unwrap().manifest().shards[1].local_first;
     if first > 0 {
         assert!(e.contains("does not own"), "{e}");
     }
-    let e = job.receive(0, &[first], &[0u8; 3]).unwrap_err().to_string();
+    let first32 = [first as u32];
+    let e = job
+        .receive(0, (&first32[..]).into(), &[0u8; 3])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("message bytes"), "{e}");
+    // An outbox of 8-byte ids is refused, not read as 4-byte ones.
+    let e = job
+        .receive(0, (&[first][..]).into(), &1.0f64.to_le_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("8-byte target ids") && e.contains("refused"),
+        "{e}"
+    );
 }
 
 /// A shard whose state does not fit its budget says so (the external

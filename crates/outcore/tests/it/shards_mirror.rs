@@ -59,3 +59,88 @@ fn messages_per_superstep_are_at_most_the_ghosts() {
         }
     }
 }
+
+/// Outboxes carry 4-byte target ids (the receiver's local ids fit a u32):
+/// every message is 4 id bytes and its value (PageRank's f64, CDLP's and
+/// WCC's u32 labels, k-core's (sender, core)), and the exchange figures
+/// count exactly that; an outbox of 8-byte ids is refused by its receiver.
+#[test]
+fn outbox_messages_are_four_id_bytes_and_the_value() {
+    let d = tempfile::tempdir().unwrap();
+    let edges = random_edges(33, 400, 4000);
+    let store = build_with(d.path(), &edges, false, false);
+    let out = d.path().join("p3");
+    parts_of(&store, &out, 3);
+    let source = edges[0].0.to_string();
+    for (alg, value) in [
+        (Algorithm::Pagerank, 8),
+        (Algorithm::Cdlp, 4),
+        (Algorithm::Wcc, 4),
+        (Algorithm::Kcore, 8),
+    ] {
+        let o = options(alg, EngineChoice::Auto, &source);
+        let r = run_parts(&out, &o).unwrap();
+        assert!(r.steps[0].messages > 0, "{}", alg.name());
+        for s in &r.steps {
+            assert_eq!(s.bytes, s.messages * (4 + value), "{}: {s:?}", alg.name());
+        }
+        // The outboxes themselves, and a receiver refusing the other width.
+        let mut jobs: Vec<_> = (0..3)
+            .map(|k| outcore::api::shard::open(&out, k, &o).unwrap().0)
+            .collect();
+        let boxes = jobs[0].scatter(0).unwrap().unwrap();
+        assert!(!boxes.is_empty(), "{}", alg.name());
+        for bx in &boxes {
+            assert_eq!(bx.targets.width(), 4, "{}", alg.name());
+            assert_eq!(bx.bytes.len(), bx.targets.len() * value as usize);
+            let wide: Vec<u64> = bx.targets.ids().iter().collect();
+            let e = jobs[bx.to]
+                .receive(0, (&wide[..]).into(), &bx.bytes)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("8-byte target ids") && e.contains("refused"),
+                "{e}"
+            );
+            jobs[bx.to].receive(0, bx.targets.ids(), &bx.bytes).unwrap();
+        }
+    }
+}
+
+/// With ghost mirrors a ghost never receives, so the grouped arena holds
+/// no rows for ghosts: its slots are the list entries naming owned
+/// vertices, the shard's entries less one per cross edge (the ghost's
+/// entry of each; edges between two ghosts are not stored).
+#[test]
+fn ghosts_take_no_arena_rows() {
+    for (seed, directed) in [(34, false), (35, true)] {
+        let d = tempfile::tempdir().unwrap();
+        let edges = random_edges(seed, 400, 4000);
+        let store = build_with(d.path(), &edges, directed, false);
+        let out = d.path().join("p3");
+        parts_of(&store, &out, 3);
+        let part = Partition::open(&out).unwrap();
+        let m = part.manifest().clone();
+        for alg in [Algorithm::Cdlp, Algorithm::Kcore] {
+            let o = options(alg, EngineChoice::Auto, "0");
+            for k in 0..3 {
+                let job = outcore::api::shard::open(&out, k, &o).unwrap().0;
+                let sm = outcore::store::Store::open(&part.shard_path(k))
+                    .unwrap()
+                    .manifest()
+                    .clone();
+                let entries = match directed {
+                    true => sm.csr.out_entries + sm.csr.in_entries,
+                    false => sm.csr.out_entries,
+                };
+                let what = format!("{} shard {k}, directed {directed}", alg.name());
+                assert!(m.shards[k].cross_edges > 0, "{what}");
+                assert_eq!(
+                    job.arena_slots() as u64,
+                    entries - m.shards[k].cross_edges,
+                    "{what}: {entries} entries"
+                );
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! every run): the tests' driver, and the one a distributed run is
 //! checked against.
 
-use super::{Outbox, ShardIds, ShardRun};
+use super::{Ids, Outbox, ShardIds, ShardRun};
 use crate::engine::planner::EngineChoice;
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
@@ -23,7 +23,8 @@ pub struct StepExchange {
     pub seconds: f64,
     /// Messages sent to other shards (after combining on the sender).
     pub messages: u64,
-    /// Their bytes: an 8-byte target and the message each.
+    /// Their bytes: a target id (4 bytes, or 8 for a shard past 2^32
+    /// vertices) and the message each.
     pub bytes: u64,
 }
 
@@ -104,7 +105,7 @@ pub trait ShardSteps {
     /// [`ShardRun::scatter`].
     fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>>;
     /// [`ShardRun::receive`].
-    fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()>;
+    fn receive(&mut self, from: usize, targets: Ids<'_>, bytes: &[u8]) -> Result<()>;
     /// [`ShardRun::apply`].
     fn apply(&mut self) -> Result<(Aggregate, u64)>;
     /// [`ShardRun::finish`].
@@ -118,7 +119,7 @@ impl<P: VertexProgram, W: Word> ShardSteps for ShardRun<P, W> {
     fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
         ShardRun::scatter(self, step)
     }
-    fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+    fn receive(&mut self, from: usize, targets: Ids<'_>, bytes: &[u8]) -> Result<()> {
         ShardRun::receive(self, from, targets, bytes)
     }
     fn apply(&mut self) -> Result<(Aggregate, u64)> {
@@ -136,7 +137,7 @@ impl<T: ShardSteps + ?Sized> ShardSteps for Box<T> {
     fn scatter(&mut self, step: usize) -> Result<Option<Vec<Outbox>>> {
         (**self).scatter(step)
     }
-    fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+    fn receive(&mut self, from: usize, targets: Ids<'_>, bytes: &[u8]) -> Result<()> {
         (**self).receive(from, targets, bytes)
     }
     fn apply(&mut self) -> Result<(Aggregate, u64)> {
@@ -189,8 +190,8 @@ pub fn steps<R: ShardSteps>(
         for (from, b) in boxes.into_iter().enumerate() {
             for bx in b.into_iter().flatten() {
                 ex.messages += bx.targets.len() as u64;
-                ex.bytes += (bx.targets.len() * 8 + bx.bytes.len()) as u64;
-                runs[bx.to].receive(from, &bx.targets, &bx.bytes)?;
+                ex.bytes += bx.wire_bytes();
+                runs[bx.to].receive(from, bx.targets.ids(), &bx.bytes)?;
             }
         }
         let (mut agg, mut active) = (Aggregate::default(), 0u64);

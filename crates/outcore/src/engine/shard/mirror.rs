@@ -22,7 +22,7 @@
 //! `OUTCORE_GHOST_MIRRORS=0` turns them off (the exchange of one message
 //! per cross edge direction, to compare).
 
-use super::{Outbox, ShardIds};
+use super::{id_bytes, Outbox, ShardIds};
 use crate::engine::bits::Bits;
 use crate::engine::superstep::MemState;
 use crate::engine::vertex::{Value, VertexProgram};
@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::csrscan::scan_csr;
-use crate::store::partition::PartitionManifest;
+use crate::store::partition::{PartitionManifest, ShardInfo};
 use crate::store::Store;
 
 /// False when `OUTCORE_GHOST_MIRRORS=0` turns the mirrors off.
@@ -42,8 +42,9 @@ pub(super) fn enabled() -> bool {
 /// Charges shard `k`'s exchange to `budget` for the run, when a superstep
 /// sends and receives at most one message per ghost (a combining program,
 /// or a grouped one with mirrors): out, one per vertex of `k` another
-/// shard holds; in, one per ghost of `k` (or the reverse); an 8-byte id and
-/// the message each. `None` without that bound (mirrors off).
+/// shard holds; in, one per ghost of `k` (or the reverse); a target id of
+/// the receiver's width ([`id_bytes`]) and the message each. `None`
+/// without that bound (mirrors off).
 pub(super) fn charge_exchange<P: VertexProgram>(
     m: &PartitionManifest,
     k: usize,
@@ -53,9 +54,12 @@ pub(super) fn charge_exchange<P: VertexProgram>(
     if !P::COMBINES && !mirrors {
         return Ok(None);
     }
-    let held: u64 = m.shards.iter().map(|s| s.ghosts[k]).sum();
-    let per = 8 + <P::Msg as Value>::BYTES as u64;
-    let bytes = (held + m.shards[k].ghost_count()) * per;
+    let b = <P::Msg as Value>::BYTES as u64;
+    let width = |s: &ShardInfo| id_bytes(s.owned + s.ghost_count()) as u64;
+    // Out: j's ghosts owned here, in j's ids; in: the ghosts here, in ours.
+    let out: u64 = m.shards.iter().map(|s| s.ghosts[k] * (width(s) + b)).sum();
+    let mine = &m.shards[k];
+    let bytes = out + mine.ghost_count() * (width(mine) + b);
     Ok(Some(budget.charge(bytes, "outboxes and inboxes")?))
 }
 
@@ -122,17 +126,17 @@ impl Mirrors {
         &self,
         st: &MemState<P, W>,
         ids: &ShardIds,
-    ) -> Vec<Outbox> {
+    ) -> Result<Vec<Outbox>> {
         let b = <P::Msg as Value>::BYTES;
         let mut out = Vec::new();
         for (j, held) in self.held.iter().enumerate().filter(|&(j, _)| j != ids.k) {
-            let mut bx = Outbox {
-                to: j,
-                ..Default::default()
-            };
+            let mut bx = Outbox::new(j, ids.id_bytes(j));
             for (x, i) in held.ones().enumerate() {
                 if let Some(m) = st.message(ids.owned.start + i) {
-                    bx.targets.push(self.first[j] + x as u64);
+                    let t = self.first[j] + x as u64;
+                    if !bx.targets.push(t) {
+                        return Err(super::too_wide(ids.k, j, t, ids.sizes[j]));
+                    }
                     let at = bx.bytes.len();
                     bx.bytes.resize(at + b, 0);
                     m.put(&mut bx.bytes[at..]);
@@ -142,6 +146,6 @@ impl Mirrors {
                 out.push(bx);
             }
         }
-        out
+        Ok(out)
     }
 }

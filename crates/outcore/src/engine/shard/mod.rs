@@ -15,14 +15,19 @@
 //! Ids: a shard's local ids are what the engines and the program see; a
 //! program that names a vertex (BFS's source) is given its local id on the
 //! shard that owns it, and `init` sees global ranks (WCC's labels).
-//! Messages travel to their owner as its local ids.
+//! Messages travel to their owner as its local ids, 4 bytes each while
+//! they fit ([`outbox`]).
 
 mod ckpt;
 mod driver;
+mod ids;
 mod mirror;
+mod outbox;
 
 pub use ckpt::Checkpoint;
 pub use driver::{exchange, run_parts, steps, PartsRun, ShardSteps, StepExchange};
+pub use ids::ShardIds;
+pub use outbox::{check_width, id_bytes, Ids, Outbox, Targets};
 
 use crate::engine::planned::{self, Engines};
 use crate::engine::planner::EngineChoice;
@@ -36,106 +41,9 @@ use crate::error::{Error, Result};
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::progress::Progress;
-use crate::store::partition::{Partition, PartitionManifest};
+use crate::store::partition::Partition;
 use crate::store::{IdFiles, OriginalIds, Store};
-use std::ops::Range;
 use std::time::Instant;
-
-/// The messages of one superstep from a shard for shard `to`: the
-/// receivers as `to`'s local ids, and the messages' [`Value`] encodings
-/// one after another, in the same order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Outbox {
-    pub to: usize,
-    pub targets: Vec<u64>,
-    pub bytes: Vec<u8>,
-}
-
-/// Where a shard's vertices live: its owned local range, its ghosts'
-/// ranges by owner, and the global id of every local vertex.
-pub struct ShardIds {
-    /// Shard index and K.
-    pub k: usize,
-    pub parts: usize,
-    /// Owned local ids.
-    pub owned: Range<usize>,
-    /// The first global id owned.
-    pub first_global: u64,
-    /// Per shard j != k: the local ids of the ghosts it owns (empty for k).
-    pub ghosts: Vec<Range<usize>>,
-    /// Per shard j: the local id of its first owned vertex and its first
-    /// global id (its receivers' ids are `local_first + g - bounds[j]`).
-    pub receivers: Vec<(u64, u64)>,
-    /// Global id of each local vertex.
-    pub global: std::sync::Arc<Vec<u64>>,
-}
-
-impl ShardIds {
-    /// The ids of shard `k` of `m`, whose store is `store`.
-    pub fn load(m: &PartitionManifest, k: usize, store: &Store) -> Result<ShardIds> {
-        let parts = m.parts as usize;
-        let info = &m.shards[k];
-        let n = store.manifest().num_vertices;
-        let ids = store.load_ids()?;
-        let global: Vec<u64> = (0..n)
-            .map(|v| ids.get(v).as_u64().unwrap_or(u64::MAX))
-            .collect();
-        let mut ghosts = Vec::with_capacity(parts);
-        let mut start = 0usize;
-        for j in 0..parts {
-            if j == k {
-                ghosts.push(0..0);
-                start += info.owned as usize;
-            } else {
-                let c = info.ghosts[j] as usize;
-                ghosts.push(start..start + c);
-                start += c;
-            }
-        }
-        let first = info.local_first as usize;
-        let owned = first..first + info.owned as usize;
-        let receivers = (m.shards.iter().zip(&m.bounds))
-            .map(|(s, &b)| (s.local_first, b))
-            .collect();
-        let sid = ShardIds {
-            k,
-            parts,
-            owned,
-            first_global: m.bounds[k],
-            ghosts,
-            receivers,
-            global: std::sync::Arc::new(global),
-        };
-        // The layout partition.json describes must be the store's.
-        let bad = (start as u64 != n)
-            || sid
-                .owned
-                .clone()
-                .any(|v| sid.global[v] != m.bounds[k] + (v - first) as u64)
-            || (0..parts).any(|j| sid.ghosts[j].clone().any(|v| m.owner(sid.global[v]) != j));
-        if bad {
-            return Err(Error::store(
-                store.path(),
-                format!("shard {k}: its vertices are not laid out as partition.json says (owned, then ghosts by owner); partition the store again"),
-            ));
-        }
-        Ok(sid)
-    }
-
-    /// The local id on shard `j` of global id `g` (owned by `j`).
-    #[inline]
-    pub fn receiver(&self, j: usize, g: u64) -> u64 {
-        let (local_first, first) = self.receivers[j];
-        local_first + (g - first)
-    }
-
-    /// The local id of global id `g` if this shard owns it.
-    pub fn local_of(&self, g: u64) -> Option<u64> {
-        let owned = self.owned.len() as u64;
-        (g >= self.first_global && g - self.first_global < owned)
-            .then(|| self.owned.start as u64 + (g - self.first_global))
-    }
-}
 
 /// A vertex program on one shard, in memory.
 pub struct ShardRun<P: VertexProgram, W: Word> {
@@ -217,7 +125,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             false => Some(mirror::Mirrors::load(m, &store, &ids, &budget)?),
         };
         if mirrors.is_some() {
-            st.set_mirrors();
+            st.set_mirrors(&budget)?;
         }
         let exchange = mirror::charge_exchange::<P>(m, k, mirrors.is_some(), &budget)?;
         let (agg, active) = (st.agg, st.active_count());
@@ -251,6 +159,13 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         &self.ids
     }
 
+    /// The messages a superstep can deliver on this shard: a grouped
+    /// program's arena slots (with ghost mirrors, the list entries naming
+    /// owned vertices only), 0 for a combining program.
+    pub fn arena_slots(&self) -> usize {
+        self.st.arena_slots()
+    }
+
     /// The program (PageRank's iterations, ...).
     pub fn program(&self) -> &P {
         &self.prog
@@ -275,7 +190,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         self.step_t0 = Instant::now();
         if let Some(mi) = &self.mirrors {
             self.pending = Some(step);
-            return Ok(Some(mi.outboxes(&self.st, &self.ids)));
+            return Ok(Some(mi.outboxes(&self.st, &self.ids)?));
         }
         self.deliver(step)?;
         let mut out = Vec::new();
@@ -285,17 +200,22 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             if range.is_empty() {
                 continue;
             }
-            let mut bx = Outbox {
-                to: j,
-                ..Default::default()
-            };
             let ids = &self.ids;
+            let mut bx = Outbox::new(j, ids.id_bytes(j));
+            let mut wide = None;
             self.st.drain(range, |v, m| {
-                bx.targets.push(ids.receiver(j, ids.global[v]));
+                let t = ids.receiver(j, ids.global[v]);
+                if !bx.targets.push(t) {
+                    wide.get_or_insert(t);
+                    return;
+                }
                 let at = bx.bytes.len();
                 bx.bytes.resize(at + b, 0);
                 m.put(&mut bx.bytes[at..]);
             });
+            if let Some(t) = wide {
+                return Err(too_wide(ids.k, j, t, ids.sizes[j]));
+            }
             if !bx.targets.is_empty() {
                 out.push(bx);
             }
@@ -318,16 +238,19 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         Ok(())
     }
 
-    /// Folds the messages shard `from` sent this shard this superstep.
-    pub fn receive(&mut self, from: usize, targets: &[u64], bytes: &[u8]) -> Result<()> {
+    /// Folds the messages shard `from` sent this shard this superstep:
+    /// `targets` this shard's local ids, of the width its outboxes carry
+    /// ([`id_bytes`]; another width is refused).
+    pub fn receive(&mut self, from: usize, targets: Ids<'_>, bytes: &[u8]) -> Result<()> {
         let b = <P::Msg as Value>::BYTES;
         let k = self.ids.k;
+        check_width(k, from, self.ids.sizes[k], targets)?;
         let owned = &self.ids.owned;
         let ghosts = &self.ids.ghosts;
         if self.mirrors.is_some() {
             // Mirrors: the sender's vertices this shard holds as ghosts.
             let gh = ghosts.get(from).cloned().unwrap_or(0..0);
-            if let Some(t) = targets.iter().find(|&&t| !gh.contains(&(t as usize))) {
+            if let Some(t) = targets.iter().find(|&t| !gh.contains(&(t as usize))) {
                 return Err(Error::Invalid(format!(
                     "shard {k}: shard {from} sent a mirror for local id {t}, which is not a ghost it owns (those are {}..{})",
                     gh.start, gh.end
@@ -345,14 +268,14 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         let mirrored = self.mirrors.is_some();
         if let Some(t) = (targets.iter())
             .filter(|_| !mirrored)
-            .find(|&&t| !owned.contains(&(t as usize)))
+            .find(|&t| !owned.contains(&(t as usize)))
         {
             return Err(Error::Invalid(format!(
                 "shard {k}: shard {from} sent a message for local id {t}, which it does not own (its vertices are {}..{})",
                 owned.start, owned.end
             )));
         }
-        for (&t, m) in targets.iter().zip(bytes.chunks_exact(b)) {
+        for (t, m) in targets.iter().zip(bytes.chunks_exact(b)) {
             match mirrored {
                 true => self.st.inject(t as usize, P::Msg::get(m)),
                 false => self.st.receive(t as usize, P::Msg::get(m)),
@@ -406,4 +329,13 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
     pub fn into_program(self) -> P {
         self.prog
     }
+}
+
+/// A target id that does not fit the outbox for shard `j` (of `n` local
+/// vertices): partition.json and the shard disagree.
+fn too_wide(k: usize, j: usize, t: u64, n: u64) -> Error {
+    Error::Invalid(format!(
+        "shard {k}: local id {t} of shard {j} does not fit its outbox's {}-byte ids (partition.json says it has {n} vertices); partition the store again",
+        id_bytes(n)
+    ))
 }

@@ -18,6 +18,8 @@ use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{accumulates, Aggregate, VertexProgram};
 use crate::engine::words::{lower, Word, Words};
+use crate::error::Result;
+use crate::mem::Budget;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -127,13 +129,21 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
     /// Turns ghost mirrors on (Gemini's master/mirror vertices): a
     /// grouped program's ghosts send the messages their owners computed
     /// ([`MemState::inject`]), along this shard's copies of their edges,
-    /// and deliveries to ghosts are dropped (their owners make them).
-    pub fn set_mirrors(&mut self) {
-        assert!(
-            self.grouped.is_some(),
-            "internal: ghost mirrors are for grouped programs"
-        );
+    /// and deliveries to ghosts are dropped (their owners make them). So
+    /// the ghosts never receive: their rows of the grouped arena are
+    /// dropped and its charge to `budget` is the owned vertices' rows.
+    /// Before the first superstep.
+    pub fn set_mirrors(&mut self, budget: &Budget) -> Result<()> {
+        let g = (self.grouped.as_mut()).expect("internal: ghost mirrors are for grouped programs");
+        g.keep_rows(self.owned.clone(), budget)?;
         self.mirrors = true;
+        Ok(())
+    }
+
+    /// The messages a superstep can deliver: the grouped arena's slots
+    /// (0 for a combining program).
+    pub fn arena_slots(&self) -> usize {
+        self.grouped.as_ref().map_or(0, |g| g.slots())
     }
 
     /// Vertex `v`'s message this superstep (a grouped program's; its

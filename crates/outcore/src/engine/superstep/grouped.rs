@@ -16,6 +16,10 @@
 //!
 //! Memory: 8 bytes of offset and 8 of cursor a vertex plus the message
 //! size per entry ([`arena_bytes`]), charged to the budget for the run.
+//! On a shard with ghost mirrors the ghosts never receive (their owners
+//! deliver along their own copies of the edges), so their rows are
+//! dropped ([`Arena::keep_rows`]): the slots are the entries naming owned
+//! vertices, and the charge shrinks to them.
 
 use super::{MemState, CHUNK};
 use crate::engine::frontier::{Collect, Part};
@@ -110,6 +114,43 @@ impl<M: Copy + Send> Arena<M> {
             slots,
             _charge: charge,
         })
+    }
+
+    /// Keeps the rows of the vertices of `keep` only (a shard's owned
+    /// vertices, when its ghosts never receive): the other vertices get
+    /// no slots, the slots are allocated anew for the kept rows and the
+    /// charge is theirs. Before any delivery (every cursor rewound).
+    pub(super) fn keep_rows(
+        &mut self,
+        keep: std::ops::Range<usize>,
+        budget: &Budget,
+    ) -> Result<()> {
+        let n = self.next.len();
+        let (mut total, mut start) = (0u64, self.off[0]);
+        for v in 0..n {
+            let end = self.off[v + 1];
+            let at = self.next[v].get_mut();
+            assert_eq!(*at, start, "internal: keep_rows after a delivery");
+            self.off[v] = total;
+            *at = total;
+            total += if keep.contains(&v) { end - start } else { 0 };
+            start = end;
+        }
+        self.off[n] = total;
+        // The old slots and charge go first: the peak is the larger one.
+        let zero = budget.charge(0, "grouped messages")?;
+        drop(std::mem::replace(&mut self._charge, zero));
+        self.slots = Vec::new();
+        let bytes = 16 * n as u64 + 8 + total * std::mem::size_of::<M>() as u64;
+        self._charge = budget.charge(bytes, "grouped messages")?;
+        self.slots =
+            crate::mem::huge_vec(total as usize, |_| UnsafeCell::new(MaybeUninit::uninit()));
+        Ok(())
+    }
+
+    /// The slots (messages the arena can hold in a superstep).
+    pub(super) fn slots(&self) -> usize {
+        self.slots.len()
     }
 
     /// Adds `m` to `d`'s messages.
