@@ -17,6 +17,7 @@ pub mod degrees;
 pub mod format;
 pub mod ids;
 pub mod lists;
+pub mod paged;
 pub mod testing;
 pub mod tiles;
 mod verify;
@@ -25,6 +26,7 @@ pub mod write;
 pub use format::{DeltaInfo, ListsInfo, DELTA_FORMAT_VERSION};
 pub use ids::{NewIds, Ranked};
 pub use lists::{merge, DeltaLists, Records};
+pub use paged::{PagedLists, Window};
 pub use write::{DeltaWriter, ListsWriter, Stop, ViewCounts};
 
 use super::manifest::{Manifest, MANIFEST_FILE};
