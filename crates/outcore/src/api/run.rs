@@ -186,6 +186,9 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
         engine: planner::for_delta(store, o.engine, o.algorithm.name())?,
         ..o.clone()
     };
+    // The view's out-degrees, loaded once for the source's choice, the
+    // planner and the states' init (issue 53), charged while the run is.
+    let _degrees = crate::store::delta::degrees::hold(store, "out", budget)?;
     if let Some(path) = &o.walks_out {
         crate::outfile::check_writable(path)?;
     }

@@ -157,21 +157,34 @@ impl Degrees {
     }
 
     /// Direction `which` of the graph `store` holds: the base's degrees
-    /// with the delta's merged in ([`for_each_of`]).
+    /// (loaded whole) with the delta's touched ones written over them
+    /// ([`ViewDegrees`]) and the new vertices' after them.
     pub fn of(store: &super::Store, which: &str) -> Result<Degrees> {
-        if store.delta().is_none() {
-            return Degrees::load(store.root(), which);
-        }
-        let n = store.manifest().num_vertices as usize;
-        let (mut compact, mut overflow) = (Vec::with_capacity(n), Vec::new());
-        for_each_of(store, which, |v, d| {
-            if d >= OVERFLOW as u64 {
-                overflow.push((v, d));
+        let mut d = Degrees::load(store.root(), which)?;
+        let Some(view) = ViewDegrees::load(store, which)? else {
+            return Ok(d);
+        };
+        let t = view.touched();
+        d.compact.resize(view.n() as usize, 0);
+        // Overflow entries of touched vertices go; those of their new
+        // degrees come.
+        let mut overflow = Vec::with_capacity(d.overflow.len());
+        let mut old = d.overflow.iter().peekable();
+        t.for_each(|v, deg| {
+            while let Some(&&e) = old.peek().filter(|e| e.0 <= v) {
+                if e.0 < v {
+                    overflow.push(e);
+                }
+                old.next();
             }
-            compact.push(d.min(OVERFLOW as u64) as u16);
-            Ok(())
-        })?;
-        Ok(Degrees { compact, overflow })
+            if deg >= OVERFLOW as u64 {
+                overflow.push((v, deg));
+            }
+            d.compact[v as usize] = deg.min(OVERFLOW as u64) as u16;
+        });
+        overflow.extend(old);
+        d.overflow = overflow;
+        Ok(d)
     }
 
     /// Bytes needed in memory for `n` vertices (without the small overflow table).

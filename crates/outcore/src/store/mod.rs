@@ -87,6 +87,9 @@ pub struct Store {
     /// `flock`, so a later update does not prune it while this reads it
     /// ([`delta::pin_generation`]).
     _generation: Option<Arc<std::fs::File>>,
+    /// With a delta: the view's degrees its readers share while held
+    /// ([`delta::degrees::hold`]).
+    degrees: Arc<delta::degrees::Shared>,
 }
 
 impl Store {
@@ -170,6 +173,7 @@ impl Store {
             base: manifest,
             view,
             _generation: generation.map(Arc::new),
+            degrees: Arc::default(),
         })
     }
 

@@ -8,6 +8,7 @@ mod compressed;
 mod compressed_csr;
 mod corruption;
 mod delta;
+mod delta_open;
 mod delta_update;
 mod external_engine;
 mod external_ids;

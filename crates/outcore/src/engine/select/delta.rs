@@ -10,7 +10,10 @@
 //! the entries its tombstones remove ([`Scratch::kept`]); its additions
 //! follow as one more piece once its window's pages are read
 //! ([`Scratch::additions`]): nothing is held beyond a piece, and a
-//! replaced weight is a tombstone and an addition. With
+//! replaced weight is a tombstone and an addition. The delta's records
+//! are read a window at a time too ([`PagedLists::window`]): the engine
+//! holds `.bits`, `.rnk` and page sums, charged; a window's records live
+//! while its pieces are delivered. With
 //! `OUTCORE_DELTA_SKIP=select` the engine reads the base alone (the
 //! seam's red check).
 
@@ -18,28 +21,33 @@ use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::store::csr::Slot;
-use crate::store::delta::{skip, DeltaLists};
+use crate::store::delta::{skip, PagedLists, Window};
 use crate::store::Store;
 
-/// One direction's delta lists, held (and charged) by a select engine.
+/// One direction's delta lists, opened (what it holds charged) by a
+/// select engine.
 pub(super) struct Delta {
-    lists: DeltaLists,
+    lists: PagedLists,
     _held: Charge,
 }
 
 impl Delta {
-    /// Direction `which` of `store`'s delta, charged to `budget` as the
-    /// external engine charges it; `None` without a delta (or with the
-    /// seam switched off).
+    /// Direction `which` of `store`'s delta, what it holds charged to
+    /// `budget`; `None` without a delta (or with the seam switched off).
     pub(super) fn load(store: &Store, which: &str, budget: &Budget) -> Result<Option<Delta>> {
         if skip("select") {
             return Ok(None);
         }
-        let Some(lists) = DeltaLists::load(store, which)? else {
+        let Some(lists) = PagedLists::open(store, which)? else {
             return Ok(None);
         };
         let held = budget.charge(lists.memory_bytes(), "delta lists")?;
         Ok(Some(Delta { lists, _held: held }))
+    }
+
+    /// The records of the touched vertices among `vs`.
+    pub(super) fn window<T: Slot>(&self, vs: &[T]) -> Result<Window> {
+        self.lists.window(vs.iter().map(|v| v.get()))
     }
 }
 
@@ -64,12 +72,12 @@ impl<T: Slot> Scratch<T> {
     /// the delta removes dropped; `None` when the delta leaves `v` alone.
     pub(super) fn kept(
         &mut self,
-        d: &Delta,
+        d: &Window,
         v: u64,
         nbrs: &[T],
         ws: &[f64],
     ) -> Option<(&[T], &[f64])> {
-        let r = d.lists.lookup(v)?;
+        let r = d.lookup(v)?;
         self.ids.clear();
         self.ws.clear();
         for (k, &u) in nbrs.iter().enumerate() {
@@ -87,12 +95,12 @@ impl<T: Slot> Scratch<T> {
     /// occurrence) the delta adds to.
     pub(super) fn additions(
         &mut self,
-        d: &Delta,
+        d: &Window,
         vs: &[T],
         mut f: impl FnMut(T, &[T], &[f64]) -> Result<()>,
     ) -> Result<()> {
         for &v in vs {
-            let Some(r) = d.lists.lookup(v.get()) else {
+            let Some(r) = d.lookup(v.get()) else {
                 continue;
             };
             self.ids.clear();

@@ -24,6 +24,7 @@ impl SelectEngine {
         };
         let mut sc = delta::Scratch::default();
         vs.chunks(PIECE_WINDOW).try_for_each(|w| {
+            let d = d.window(w)?;
             self.pieces_of(w, &mut |v: T, slot, start, nbrs: &[T]| match sc.kept(
                 &d,
                 v.get(),

@@ -67,6 +67,7 @@ impl SelectEngine {
             }
             return Ok(());
         };
+        let d = d.window(vs)?;
         let mut sc = super::delta::Scratch::default();
         for &(v, _, at, len) in &pieces {
             let (ns, ws) = (&nbrs[at..at + len], &weights[at..at + len]);

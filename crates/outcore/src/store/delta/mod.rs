@@ -17,6 +17,7 @@ pub mod degrees;
 pub mod format;
 pub mod ids;
 pub mod lists;
+pub mod paged;
 pub mod testing;
 pub mod tiles;
 mod verify;
@@ -25,6 +26,7 @@ pub mod write;
 pub use format::{DeltaInfo, ListsInfo, DELTA_FORMAT_VERSION};
 pub use ids::{NewIds, Ranked};
 pub use lists::{merge, DeltaLists, Records};
+pub use paged::{PagedLists, Window};
 pub use write::{DeltaWriter, ListsWriter, Stop, ViewCounts};
 
 use super::manifest::{Manifest, MANIFEST_FILE};
@@ -35,6 +37,12 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 impl Store {
+    /// The view's degrees this store's readers share
+    /// ([`degrees::hold`]).
+    pub(crate) fn shared_degrees(&self) -> &degrees::Shared {
+        &self.degrees
+    }
+
     /// The delta, when the store has one.
     pub fn delta(&self) -> Option<&DeltaInfo> {
         self.base.delta.as_ref()
@@ -88,7 +96,8 @@ impl Store {
 /// The seams' switch for tests (issue 53, §7): with
 /// `OUTCORE_DELTA_SKIP=PART[,PART...]` in the environment, the reader of
 /// that part of the delta ignores it (`ids`: the rank shift; `tombstones`:
-/// the external engine's filter; `degrees`: the view's degrees; `prune`:
+/// the external engine's filter; `degrees`: the view's degrees;
+/// `shared-degrees`: their sharing, each reader loads its own; `prune`:
 /// the removal of superseded generations), so the
 /// tests of that seam go red.
 pub fn skip(part: &str) -> bool {
