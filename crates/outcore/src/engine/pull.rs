@@ -1,10 +1,12 @@
 //! The pull mode of a program whose messages do not combine, in memory on
 //! the select engine, over the simple graph ([`Edges::Simple`]: k-core's
 //! h-index iteration, Montresor et al.'s distributed k-core run
-//! Gauss-Seidel). A vertex's messages are not sent but pulled: built from
-//! its neighbours' current states (`edge(scatter(u, state[u]))` for every
-//! distinct neighbour `u`, in id order) in a thread's scratch, then
-//! `apply`d.
+//! Gauss-Seidel). Nothing is sent: a vertex pulls its distinct
+//! neighbours' current states, in id order, straight into
+//! [`VertexProgram::pull`] (a fused gather, Ligra's `EdgeMapDense`: one
+//! pass over the list, no message built; k-core counts the estimates
+//! into its h-index there). Its default builds the messages
+//! `edge(scatter(u, state[u]))` and `apply`s them.
 //!
 //! - Active vertices wait in a dense bitset ([`Dense`]) scanned in id
 //!   order, in batches of up to 64 Ki vertices (smaller when their lists
@@ -14,7 +16,7 @@
 //! - A batch's new states are computed on every core from the states
 //!   before the batch, then written (Jacobi inside a batch, Gauss-Seidel
 //!   across batches): a vertex activated ahead of the scan runs in the
-//!   same round. A vertex whose state changed (and whose `apply` says it
+//!   same round. A vertex whose state changed (and whose `pull` says it
 //!   sends) wakes the neighbours [`VertexProgram::wakes`] names, tested
 //!   against the new states.
 //! - A round ends at the end of the scan; the run ends when none is active
@@ -174,8 +176,8 @@ where
     let mut progress = Progress::new(prog.name());
     let mut g = Simple::<T>::default();
     let mut batch: Vec<T> = Vec::new();
-    // Each thread's scratch lists and messages, kept from batch to batch.
-    let work: Vec<Mutex<Work<P, T>>> = (0..=threads).map(|_| Mutex::default()).collect();
+    // Each thread's scratch lists, kept from batch to batch.
+    let work: Vec<Mutex<Scratch<T>>> = (0..=threads).map(|_| Mutex::default()).collect();
     let mut round = 0usize;
     while active.count() > 0 && prog.begin(round, &agg) {
         agg = Aggregate::default();
@@ -230,22 +232,7 @@ where
     Ok((PullStates { states, charge }, stats))
 }
 
-/// A thread's scratch: a vertex's lists and the messages it pulls.
-struct Work<P: VertexProgram, T> {
-    sc: Scratch<T>,
-    msgs: Vec<P::Msg>,
-}
-
-impl<P: VertexProgram, T> Default for Work<P, T> {
-    fn default() -> Self {
-        Work {
-            sc: Scratch::default(),
-            msgs: Vec::new(),
-        }
-    }
-}
-
-/// The calling thread's [`Work`] (one each; the last for a caller outside
+/// The calling thread's scratch (one each; the last for a caller outside
 /// the pool).
 fn mine<W>(work: &[Mutex<W>]) -> std::sync::MutexGuard<'_, W> {
     let i = rayon::current_thread_index().map_or(work.len() - 1, |i| i.min(work.len() - 1));
@@ -262,7 +249,7 @@ fn pull<P: VertexProgram, T: Slot>(
     active: &mut Dense,
     vs: &[T],
     g: &Simple<T>,
-    work: &[Mutex<Work<P, T>>],
+    work: &[Mutex<Scratch<T>>],
     agg: &mut Aggregate,
 ) -> u64
 where
@@ -277,7 +264,7 @@ where
         .enumerate()
         .map(|(c, part)| {
             let mut w = mine(work);
-            let Work { sc, msgs } = &mut *w;
+            let sc = &mut *w;
             let mut a = Aggregate::default();
             let base = c * chunk;
             let out = part
@@ -285,18 +272,11 @@ where
                 .enumerate()
                 .map(|(k, &v)| {
                     g.neighbours(base + k, v, sc);
+                    // The fused gather: the neighbours' states as they are.
+                    let nbrs = (sc.set().iter()).map(|&u| (u.get(), st[u.get() as usize]));
                     let v = v.get();
-                    msgs.clear();
-                    msgs.reserve(sc.set().len());
-                    for &u in sc.set() {
-                        let u = u.get();
-                        let m = prog.scatter(u, &st[u as usize]);
-                        if let Some(m) = m.and_then(|m| prog.edge(m, u, v, 1.0)) {
-                            msgs.push(m);
-                        }
-                    }
                     let mut s = st[v as usize];
-                    let sends = prog.apply(v, &mut s, msgs, &mut a);
+                    let sends = prog.pull(v, &mut s, nbrs, &mut a);
                     (s, sends)
                 })
                 .collect();
@@ -326,7 +306,7 @@ where
         .par_chunks((moved.len() / (8 * rayon::current_num_threads())).max(64))
         .map(|part| {
             let mut w = mine(work);
-            let sc = &mut w.sc;
+            let sc = &mut *w;
             let mut out = Vec::new();
             for &(i, old) in part {
                 g.neighbours(i, vs[i], sc);

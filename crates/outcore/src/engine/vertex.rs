@@ -340,6 +340,33 @@ pub trait VertexProgram: Sync {
     fn wakes(&self, _old: &Self::State, _new: &Self::State, _nbr: &Self::State) -> bool {
         true
     }
+    /// In the pull mode (`engine/pull.rs`), `v`'s step from its
+    /// neighbours' current states, handed over as they are: a **fused
+    /// gather** (Ligra's `EdgeMapDense`, which reads a vertex's
+    /// neighbours and updates it in the one pass; Montresor et al.'s
+    /// h-index read straight from the neighbours' estimates). `nbrs`
+    /// yields (id, state) of every distinct neighbour once, in id order;
+    /// the vertex's state is updated in `s`; returns whether a change
+    /// wakes neighbours (as `apply`). Default: each neighbour's message
+    /// `edge(scatter(u))` collected and handed to
+    /// [`apply`](VertexProgram::apply); a program that can fold the
+    /// states one by one overrides it, and no message is built.
+    #[inline]
+    fn pull(
+        &self,
+        v: u64,
+        s: &mut Self::State,
+        nbrs: impl ExactSizeIterator<Item = (u64, Self::State)>,
+        agg: &mut Aggregate,
+    ) -> bool
+    where
+        Self: Sized,
+    {
+        let msgs: Vec<Self::Msg> = nbrs
+            .filter_map(|(u, su)| self.scatter(u, &su).and_then(|m| self.edge(m, u, v, 1.0)))
+            .collect();
+        self.apply(v, s, &msgs, agg)
+    }
     /// Before the first phase of a program with a
     /// [`priority`](VertexProgram::priority): may read `store`'s lists
     /// through the run's select engine (SSSP's default delta, from a

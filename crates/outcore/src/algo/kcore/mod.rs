@@ -40,9 +40,10 @@
 //! ([`KCoreVp`]) in the select engine's pull mode (`engine/pull.rs`,
 //! [`crate::engine::select::simple`] lists, [`crate::engine::frontier::Dense`]
 //! rounds); [`kcore_driver`] is the hand-written loop below, which the api
-//! runs until the program meets issue 50's speed gate (P4: measured 1.18x
-//! wall, 1.20x user on kron-22 at 1 GiB; `OUTCORE_KCORE=program` picks the
-//! program).
+//! runs until the program meets issue 50's speed gate (P4: with the pull
+//! mode's fused gather, wall 0.95-1.17x and cpu 1.01-1.05x the driver's on
+//! kron-22 at 1 GiB in three noisy calls; `OUTCORE_KCORE=program` picks
+//! the program).
 //!
 //! Files: this one holds the result and the driver's loop;
 //! `state.rs` the estimates, the active set (`Dense`) and the h-index update

@@ -8,8 +8,9 @@
 //! Messages do not combine (the h-index needs them all: PartitionedVC's
 //! grouped delivery). In memory it runs in the select engine's pull mode
 //! (`engine/pull.rs`: Gauss-Seidel rounds, only the neighbours a drop
-//! uncounts woken); elsewhere in synchronous supersteps. The run ends
-//! when no estimate changes.
+//! uncounts woken), where [`KCoreVp::pull`] counts the h-index straight
+//! from the neighbours' estimates and no message is built; elsewhere in
+//! synchronous supersteps. The run ends when no estimate changes.
 
 use crate::engine::external::ExternalConfig;
 use crate::engine::stats::RunStats;
@@ -75,15 +76,28 @@ impl<L: Label> Value for Sent<L> {
 }
 
 thread_local! {
-    /// [`h_index_capped`]'s counts (zero between calls).
+    /// [`h_index_counted`]'s counts (zero between calls).
     static COUNTS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// `min(h_index(msgs), cap)`; counted in one pass when the senders are
-/// distinct and ascending (the pull mode's simple lists), else as
-/// [`h_index`].
+/// `min(h_index(msgs), cap)`; counted ([`h_index_counted`]) when the
+/// senders are distinct and ascending (the pull mode's simple lists), else
+/// as [`h_index`].
 pub fn h_index_capped<L: Label>(msgs: &[Sent<L>], cap: u32) -> u32 {
-    let k = msgs.len().min(cap as usize);
+    if msgs.windows(2).all(|w| w[0].from < w[1].from) {
+        h_index_counted(msgs.iter().map(|m| m.core), cap)
+    } else {
+        h_index(msgs).min(cap)
+    }
+}
+
+/// The largest h <= `cap` such that at least h of `ests` (the estimates
+/// of distinct neighbours) are >= h, in one pass: each estimate counted
+/// at `min(est, k)` in an array of `k + 1` counts, `k = min(len, cap)`
+/// (Montresor et al.'s `computeIndex`).
+#[inline]
+pub fn h_index_counted(ests: impl ExactSizeIterator<Item = u32>, cap: u32) -> u32 {
+    let k = ests.len().min(cap as usize);
     if k == 0 {
         return 0;
     }
@@ -92,18 +106,8 @@ pub fn h_index_capped<L: Label>(msgs: &[Sent<L>], cap: u32) -> u32 {
             counts.resize(k + 1, 0);
         }
         let counts = &mut counts[..=k];
-        // Counted while checking the senders ascend (distinct).
-        let mut ascending = true;
-        let mut last = msgs[0].from;
-        counts[(msgs[0].core as usize).min(k)] += 1;
-        for m in &msgs[1..] {
-            ascending &= last < m.from;
-            last = m.from;
-            counts[(m.core as usize).min(k)] += 1;
-        }
-        if !ascending {
-            counts.fill(0);
-            return h_index(msgs).min(cap);
+        for e in ests {
+            counts[(e as usize).min(k)] += 1;
         }
         h_of_counts(counts)
     })
@@ -111,7 +115,7 @@ pub fn h_index_capped<L: Label>(msgs: &[Sent<L>], cap: u32) -> u32 {
 
 /// The largest h <= k (`counts[..=k]`: how many estimates equal each
 /// value, those above k counted at k) such that at least h estimates are
-/// >= h; leaves `counts` zeroed. The driver's h-index ends here too.
+/// >= h; leaves `counts` zeroed.
 pub fn h_of_counts(counts: &mut [u32]) -> u32 {
     let mut h = 0;
     let mut at_least = 0u32;
@@ -179,6 +183,23 @@ impl<L: Label> VertexProgram for KCoreVp<L> {
     }
     fn apply(&self, _v: u64, s: &mut u32, msgs: &[Sent<L>], agg: &mut Aggregate) -> bool {
         let h = h_index_capped(msgs, *s);
+        if h != *s {
+            *s = h;
+            agg.sums[0] += 1.0;
+        }
+        true
+    }
+    /// The pull mode's fused gather: the h-index counted straight from
+    /// the neighbours' estimates, capped by the vertex's own; no message.
+    #[inline]
+    fn pull(
+        &self,
+        _v: u64,
+        s: &mut u32,
+        nbrs: impl ExactSizeIterator<Item = (u64, u32)>,
+        agg: &mut Aggregate,
+    ) -> bool {
+        let h = h_index_counted(nbrs.map(|(_, e)| e), *s);
         if h != *s {
             *s = h;
             agg.sums[0] += 1.0;

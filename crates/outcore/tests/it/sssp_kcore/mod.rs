@@ -31,6 +31,7 @@ use proptest::prelude::*;
 mod against_references;
 mod delta_stepping;
 mod ldbc_examples;
+mod pull_mode;
 mod refusals;
 
 fn select(io: Backend, pool: Option<u64>) -> SelectConfig {
