@@ -329,14 +329,7 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
                 (VertexValues::disk(Kind::Int, c, |x| x), stats)
             } else {
                 only(EngineChoice::Select, "select")?;
-                // The hand-written driver, until the program in the pull
-                // mode meets the speed gate (issue 50, P4);
-                // OUTCORE_KCORE=program runs the program.
-                let program = std::env::var("OUTCORE_KCORE").is_ok_and(|v| v == "program");
-                let (k, stats) = match program {
-                    false => kcore::kcore_driver(store, &select, budget)?,
-                    true => kcore::kcore(store, &select, budget)?,
-                };
+                let (k, stats) = kcore::kcore(store, &select, budget)?;
                 let values = VertexValues::memory(Kind::Int, move |v| k.value(v as usize) as u64);
                 (values, stats)
             };

@@ -19,7 +19,6 @@ pub mod program;
 pub mod pull;
 pub mod results;
 pub mod select;
-pub mod select_run;
 pub mod shard;
 pub mod state;
 pub mod stats;

@@ -21,10 +21,10 @@
 //! the rest, less 8 MiB and a quarter at most kept for the queue.
 
 use crate::engine::frontier::{Buckets, BUCKET_CHUNK};
-use crate::engine::select::{SelectConfig, SelectEngine};
-use crate::engine::select_run::{
+use crate::engine::select::run::{
     min_pool_bytes, pool_bytes, run_stats, Phases, Snap, SLOT_CHUNK, VERTEX_CHUNK,
 };
+use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::superstep::init::Input;
 use crate::engine::vertex::{Aggregate, VertexProgram};

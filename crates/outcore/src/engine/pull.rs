@@ -26,11 +26,11 @@
 //! batch buffers; the buffer pools take the rest (less 8 MiB).
 
 use crate::engine::frontier::Dense;
-use crate::engine::select::simple::{Scratch, Simple};
-use crate::engine::select::{SelectConfig, SelectEngine};
-use crate::engine::select_run::{
+use crate::engine::select::run::{
     min_pool_bytes, pool_bytes, run_stats, slot_batches, Snap, SLOT_CHUNK, VERTEX_CHUNK,
 };
+use crate::engine::select::simple::{Scratch, Simple};
+use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::superstep::init::Input;
 use crate::engine::vertex::{Aggregate, Edges, VertexProgram};
@@ -171,6 +171,8 @@ where
             }
         }
     }
+    // Its batch of ranks and degrees (tens of MiB) is not kept for the rounds.
+    drop(input);
 
     let mut iterations: Vec<IterStats> = Vec::new();
     let mut progress = Progress::new(prog.name());

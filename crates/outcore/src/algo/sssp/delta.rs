@@ -2,8 +2,8 @@
 //! units of the mean weight): a sample's mean edge weight divided by the
 //! mean degree, read through the select engine before the first phase.
 
+use crate::engine::select::run::slot_batches;
 use crate::engine::select::SelectEngine;
-use crate::engine::select_run::slot_batches;
 use crate::error::{Error, Result};
 use crate::store::csr::Slot;
 

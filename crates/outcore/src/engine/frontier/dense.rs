@@ -26,15 +26,6 @@ impl Dense {
         }
     }
 
-    /// Every vertex of `n` active.
-    pub fn full(n: u64) -> Dense {
-        let mut words = vec![u64::MAX; n.div_ceil(64) as usize];
-        if let (Some(last), r @ 1..) = (words.last_mut(), n % 64) {
-            *last = (1u64 << r) - 1;
-        }
-        Dense { words, count: n }
-    }
-
     /// Active vertices.
     pub fn count(&self) -> u64 {
         self.count
@@ -103,17 +94,5 @@ mod tests {
         s.take(&mut cursor, 100, &mut batch);
         assert_eq!(batch, vec![10]);
         assert_eq!(s.count(), 0);
-    }
-
-    #[test]
-    fn full_holds_every_vertex_and_no_more() {
-        for n in [0u64, 1, 63, 64, 65, 200] {
-            let mut s = Dense::full(n);
-            assert_eq!(s.count(), n);
-            let (mut cursor, mut batch) = (0, Vec::<u32>::new());
-            s.take(&mut cursor, 1000, &mut batch);
-            assert_eq!(batch, (0..n as u32).collect::<Vec<_>>());
-            assert_eq!(s.count(), 0);
-        }
     }
 }

@@ -23,6 +23,7 @@ use std::sync::Arc;
 pub mod bufpool;
 mod delta;
 mod pieces;
+pub(crate) mod run;
 mod runahead;
 pub mod simple;
 mod weighted;

@@ -13,7 +13,7 @@
 //! [`super::SelectConfig::no_run_ahead`].
 
 use super::SelectEngine;
-use crate::engine::select_run::{slot_batches, VERTEX_CHUNK};
+use crate::engine::select::run::{slot_batches, VERTEX_CHUNK};
 use crate::error::Result;
 use crate::store::csr::Slot;
 use std::collections::{HashSet, VecDeque};

@@ -13,13 +13,12 @@ use common::{
     dense_id, dense_store as store_of, graphalytics_dir as data,
     graphalytics_properties as properties, to_dense as dense_edges,
 };
-use outcore::algo::kcore::{kcore, kcore_driver, kcore_vertices, KCore};
+use outcore::algo::kcore::{kcore, kcore_vertices};
 use outcore::algo::output::{write_vertex_values, Ldbc};
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::sssp::{sssp, SsspConfig};
 use outcore::algo::validate::{rule_for, validate};
 use outcore::engine::select::SelectConfig;
-use outcore::engine::stats::RunStats;
 use outcore::error::Error;
 use outcore::ingest::build::{build_store, BuildOptions};
 use outcore::ingest::VecSource;
@@ -104,18 +103,10 @@ fn check_sssp(store: &Store, g: &MemGraph, source: u64, cfg: &SsspConfig, sel: &
     assert_eq!(budget.used(), 0, "everything is released");
 }
 
-/// The program in the pull mode ([`kcore`]) and the hand-written driver
-/// it replaces, each against the reference.
+/// The program in the pull mode ([`kcore`]) against the reference.
 fn check_kcore(store: &Store, g: &MemGraph, sel: &SelectConfig) {
-    check_kcore_by(kcore, store, g, sel);
-    check_kcore_by(kcore_driver, store, g, sel);
-}
-
-type KcoreFn = fn(&Store, &SelectConfig, &Budget) -> outcore::error::Result<(KCore, RunStats)>;
-
-fn check_kcore_by(run: KcoreFn, store: &Store, g: &MemGraph, sel: &SelectConfig) {
     let budget = Budget::new(1 << 30);
-    let (got, stats) = run(store, sel, &budget).unwrap();
+    let (got, stats) = kcore(store, sel, &budget).unwrap();
     let expect = reference::core_numbers(g);
     for (v, &e) in expect.iter().enumerate() {
         assert_eq!(got.value(v), e, "core number of {v}");

@@ -2,7 +2,8 @@
 //! buffer pools inside the budget, cutting vertex batches so a call's lists
 //! fit the batch buffers, per-phase statistics from the engines' counters,
 //! and the run totals. Shared by the loops that drive the select engine
-//! themselves (the phase runner `phases.rs`, k-core's h-index rounds).
+//! themselves (the phase runner `engine/phases.rs`, the pull mode
+//! `engine/pull.rs`, the run-ahead and SSSP's relaxations).
 
 use crate::engine::select::SelectEngine;
 use crate::engine::stats::{IterStats, RunStats};
