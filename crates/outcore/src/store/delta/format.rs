@@ -61,6 +61,26 @@ pub const TILES_FILES: [&str; 4] = [
 /// Bits per rank block of `.bits` (`.rnk` holds one count per block).
 pub const RANK_BLOCK_BITS: u64 = 512;
 
+/// The rank of touched vertex `v` among the touched ones (its index in
+/// `.off`), `None` when untouched: a rank directory (Jacobson's rank
+/// structure) over `bits`, `rnk[b]` counting the bits before block `b`.
+pub fn touched_rank(bits: &[u64], rnk: &[u64], n: u64, v: u64) -> Option<u64> {
+    if v >= n || bits[(v / 64) as usize] >> (v % 64) & 1 == 0 {
+        return None;
+    }
+    let per = RANK_BLOCK_BITS / 64;
+    let word = v / 64;
+    let before: u64 = (word / per * per..word)
+        .map(|k| bits[k as usize].count_ones() as u64)
+        .sum();
+    let mask = (1u64 << (v % 64)) - 1;
+    Some(
+        rnk[(v / RANK_BLOCK_BITS) as usize]
+            + before
+            + (bits[word as usize] & mask).count_ones() as u64,
+    )
+}
+
 /// Generation `g`'s directory, relative to the store.
 pub fn generation_dir(g: u64) -> String {
     format!("{DELTA_DIR}/g{g:06}")

@@ -13,7 +13,7 @@
 //! checked whole against the manifest's checksums: a delta stays small
 //! beside its base until compaction.
 
-use super::format::{is_tombstone, lists_files, nbr, record, RANK_BLOCK_BITS};
+use super::format::{is_tombstone, lists_files, nbr, record, touched_rank};
 use crate::error::{Error, Result};
 use crate::store::csrscan::{scan_base_csr, scan_base_lists};
 use crate::store::Store;
@@ -97,18 +97,7 @@ impl DeltaLists {
 
     /// The records of vertex `v`, when the delta touches it.
     pub fn lookup(&self, v: u64) -> Option<Records<'_>> {
-        if !self.touches(v) {
-            return None;
-        }
-        let per = RANK_BLOCK_BITS / 64;
-        let word = v / 64;
-        let before: u64 = (word / per * per..word)
-            .map(|k| self.bits[k as usize].count_ones() as u64)
-            .sum();
-        let mask = (1u64 << (v % 64)) - 1;
-        let i = self.rnk[(v / RANK_BLOCK_BITS) as usize]
-            + before
-            + (self.bits[word as usize] & mask).count_ones() as u64;
+        let i = touched_rank(&self.bits, &self.rnk, self.n, v)?;
         Some(self.records(v, i as usize))
     }
 
@@ -239,6 +228,7 @@ pub fn scan_csr(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::delta::format::RANK_BLOCK_BITS;
 
     /// Lookups past the first rank block agree with the cursor, and a
     /// merge applies tombstones, replacements and additions.

@@ -8,7 +8,7 @@
 //! reach a few thousand lists then reads a few pages, not the whole lists
 //! at open ([`super::DeltaLists`] holds them whole for the scans).
 
-use super::format::{lists_files, RANK_BLOCK_BITS};
+use super::format::{lists_files, touched_rank, RANK_BLOCK_BITS};
 use super::lists::Records;
 use crate::error::{Error, IoContext, Result};
 use crate::store::pagesums::{check_page, sums_file, PAGE_BYTES};
@@ -160,20 +160,7 @@ impl PagedLists {
 
     /// The index in `.off` of touched vertex `v`, `None` when untouched.
     fn rank(&self, v: u64) -> Option<u64> {
-        if v >= self.n || self.bits[(v / 64) as usize] >> (v % 64) & 1 == 0 {
-            return None;
-        }
-        let per = RANK_BLOCK_BITS / 64;
-        let word = v / 64;
-        let before: u64 = (word / per * per..word)
-            .map(|k| self.bits[k as usize].count_ones() as u64)
-            .sum();
-        let mask = (1u64 << (v % 64)) - 1;
-        Some(
-            self.rnk[(v / RANK_BLOCK_BITS) as usize]
-                + before
-                + (self.bits[word as usize] & mask).count_ones() as u64,
-        )
+        touched_rank(&self.bits, &self.rnk, self.n, v)
     }
 
     /// The records of the touched vertices among `vs` (any order,
