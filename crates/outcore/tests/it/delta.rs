@@ -17,6 +17,7 @@ mod stream;
 mod tiles;
 
 use damage::updated_store;
+pub(crate) use external::run_with;
 
 use crate::common::{dense_store, hub_edges, reference, Rng};
 use outcore::algo::reference::MemGraph;

@@ -10,8 +10,6 @@
 
 use crate::common::{dense_store, Rng};
 use outcore::api::{Algorithm, RunOptions};
-use outcore::engine::results::Out;
-use outcore::mem::Budget;
 use outcore::store::degrees::{self, DegreeStream, Degrees};
 use outcore::store::delta::degrees::loads;
 use outcore::store::delta::testing::write_ops;
@@ -53,23 +51,7 @@ fn run(store: &Store, alg: Algorithm) -> BTreeMap<String, String> {
     o.source = (alg == Algorithm::Bfs).then(|| "max-degree".to_string());
     o.memory = 256 << 20;
     o.iterations = 6;
-    let budget = Budget::checked(o.memory).unwrap();
-    let mut r = outcore::api::run(store, &o, &budget).unwrap();
-    let scratch = outcore::api::run::scratch_dir(store, None);
-    let path = store.path().with_extension(format!("{}.txt", alg.name()));
-    let out = Out {
-        path: &path,
-        store,
-        budget: &budget,
-        scratch: &scratch,
-    };
-    r.values.write(&out).unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let line = |l: &str| {
-        l.split_once(' ')
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-    };
-    text.lines().map(|l| line(l).unwrap()).collect()
+    crate::delta::run_with(store, &o)
 }
 
 #[test]

@@ -44,7 +44,7 @@ pub(super) fn run_from(
 }
 
 /// `id value` lines of a run of `o` on `store`, by id.
-pub(super) fn run_with(store: &Store, o: &RunOptions) -> BTreeMap<String, String> {
+pub(crate) fn run_with(store: &Store, o: &RunOptions) -> BTreeMap<String, String> {
     let alg = o.algorithm;
     let budget = Budget::checked(o.memory).unwrap();
     let mut r = outcore::api::run(store, o, &budget).unwrap_or_else(|e| panic!("{alg:?}: {e}"));
