@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import outcore  # noqa: E402 (from this tree: see conftest.py)
-from outcore.errors import InputError
+from outcore.errors import BudgetError, InputError
 
 BIN = os.environ.get("OUTCORE_BIN", str(Path(__file__).resolve().parents[2] / "target/release/outcore"))
 
@@ -86,6 +86,29 @@ def test_update_with_arrays_matches_networkx(tmp_path, directed):
         g.remove_edge(ids[3], ids[4])
     same_answers(outcore.open(s.path), g)
     assert s.verify()["files"] > 0
+
+
+def test_an_update_too_big_for_the_delta_rewrites_the_store(tmp_path):
+    """Batches beyond the budget: additions (a stream of arrays, read again
+    from its spill) that the delta cannot hold at `memory` rewrite the
+    store; with compact=False they are refused and the store kept."""
+    s = outcore.import_edges((np.arange(100), np.arange(1, 101)), tmp_path / "g.oc",
+                             directed=False, progress=False)
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 300_000, 2_000_000), rng.integers(0, 300_000, 2_000_000)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    with pytest.raises(BudgetError, match="without --no-compact"):
+        s.add_edges(src, dst, memory=160 << 20, compact=False, progress=False)
+    assert (s.num_edges, s.info()["delta"]) == (100, None)
+    counts = s.add_edges(src, dst, memory=160 << 20, progress=False)
+    assert (counts["delta"], counts["compacted"]) == (False, True)
+    assert "rewrote the store" in counts["compaction"]
+    pairs = np.concatenate([np.stack([np.minimum(src, dst), np.maximum(src, dst)], 1),
+                            np.stack([np.arange(100), np.arange(1, 101)], 1)])
+    want = len(np.unique(pairs, axis=0))
+    assert counts["edges"] == want
+    assert outcore.open(s.path).num_edges == want
 
 
 @pytest.mark.parametrize("compact", [True, False])

@@ -103,7 +103,7 @@ pub fn update(mut a: UpdateArgs) -> Result<()> {
         eprintln!("{}", edit::delta_line(&a.store, d));
     }
     match (&r.delta, &r.compaction) {
-        (None, Some(c)) => eprintln!("{}", c.line()),
+        (None, Some(c)) => eprintln!("{}\n{}", c.line(), r.reason),
         (Some(_), Some(c)) => eprintln!("{}; {:.2} s", r.reason, c.build.seconds),
         _ => eprintln!("{}", r.reason),
     }

@@ -333,3 +333,52 @@ fn updates_land_in_the_delta_until_the_policy_compacts() {
     assert_eq!(got, want, "the updated store's edges");
     ok_in(p, &["verify", "g.oc"]);
 }
+
+/// Batches beyond the budget: an update whose additions the delta cannot
+/// hold at `--memory` rewrites the store (the build streams them), ending
+/// as an import of the updated list; with `--no-compact` it is refused
+/// and the store is left as it was.
+#[test]
+fn an_update_too_big_for_the_delta_rewrites_the_store() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let gen = |scale: &str, out: &str| {
+        ok_in(p, &["generate", "kron", "--scale", scale, "--edges", out]);
+    };
+    gen("10", "k.txt");
+    // About two million edges: more than 160 MiB's delta share holds.
+    gen("17", "add.txt");
+    ok_in(p, &["import", "k.txt", "--undirected", "--out", "g.oc"]);
+    let (before, listed) = (files(&p.join("g.oc")), names(p));
+    let update = |flags: &[&str]| {
+        let args = [
+            "-q", "update", "g.oc", "--add", "add.txt", "--memory", "160MiB",
+        ];
+        bin()
+            .current_dir(p)
+            .args(args)
+            .args(flags)
+            .output()
+            .unwrap()
+    };
+    let o = update(&["--no-compact"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("without --no-compact"), "{err}");
+    assert!(files(&p.join("g.oc")) == before, "the store changed");
+    assert_eq!(names(p), listed);
+    let o = update(&["--stats", "s.json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join("s.json")).unwrap()).unwrap();
+    let (delta, compacted) = (&s["delta"], &s["compaction"]["compacted"]);
+    assert_eq!((delta, compacted), (&false.into(), &true.into()), "{s}");
+    let reason = s["compaction"]["reason"].as_str().unwrap();
+    assert!(reason.contains("rewrote the store") && reason.contains("need more than"));
+    let read = |f: &str| std::fs::read_to_string(p.join(f)).unwrap();
+    let mut want = undirected(&read("k.txt"));
+    want.extend(undirected(&read("add.txt")));
+    let got = undirected(&ok_in(p, &["export", "g.oc", "--out", "-"]));
+    assert!(got == want, "the rewritten store's edges");
+    ok_in(p, &["verify", "g.oc"]);
+}

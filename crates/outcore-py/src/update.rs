@@ -123,7 +123,7 @@ pub fn update_store<'py>(
         }
         (None, None) => {}
     }
-    if progress && r.delta.is_some() {
+    if progress {
         eprintln!("{}", r.reason);
     }
     let (vertices, edges) = r.counts();

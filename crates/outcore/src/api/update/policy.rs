@@ -14,7 +14,7 @@
 
 use super::{compact, lock, update, Locked, UpdateOptions, UpdateReport};
 use crate::error::{Error, Result};
-use crate::ingest::update::DeltaReport;
+use crate::ingest::update::{try_update_delta, DeltaReport};
 use crate::ingest::EdgeSource;
 use crate::store::manifest::Manifest;
 use crate::store::Store;
@@ -182,7 +182,9 @@ impl PolicyReport {
 /// ([`super::update_delta`]), then, when the delta has passed the
 /// policy's fraction of the base, a compaction ([`compact`]) in the same
 /// hold of the store's lock. At fraction 0 the update rewrites the store
-/// ([`update`]): one pass, no delta written. A kill between the delta's
+/// ([`update`]): one pass, no delta written; so does an update too large
+/// for the delta's share of the budget (`ingest::update::TooBig`), unless
+/// the policy is [`Compaction::Never`], which returns its error. A kill between the delta's
 /// commit and the compaction's leaves the updated store with its delta.
 pub fn update_with_policy(
     target: Locked,
@@ -203,13 +205,33 @@ pub fn update_with_policy(
             seconds: t0.elapsed().as_secs_f64(),
         });
     }
-    let Locked { store, _lock } = target;
-    let path = store.path().to_path_buf();
+    let (mut adds, mut removes) = (adds, removes);
     let dopts = crate::ingest::update::DeltaOptions {
         memory: opts.memory,
         stop: None,
     };
-    let d = crate::ingest::update::update_delta(&store, adds, removes, &dopts)?;
+    let tried = try_update_delta(target.store(), &mut adds, &mut removes, &dopts)?;
+    let d = match (tried, policy) {
+        (Ok(d), _) => d,
+        (Err(big), Compaction::Never) => return Err(big.into()),
+        // Batches beyond the budget: the delta holds an update's edges in
+        // memory, a rewrite streams them through the external build (and
+        // holds only the removals), so an update too large for the delta
+        // rewrites the store, reading its sources again from the start.
+        (Err(big), Compaction::At(_)) => {
+            let r = update(target, adds, removes, opts)?;
+            return Ok(PolicyReport {
+                delta: None,
+                compaction: Some(r),
+                size: None,
+                policy,
+                reason: format!("rewrote the store: {} (a rewrite streams them)", big.why),
+                seconds: t0.elapsed().as_secs_f64(),
+            });
+        }
+    };
+    let Locked { store, _lock } = target;
+    let path = store.path().to_path_buf();
     // The store as committed, locked before this update's lock goes: a
     // waiting update finds the manifest replaced, opens it again and
     // waits on this lock, so no other update comes between. (Unchanged,

@@ -60,6 +60,8 @@ pub struct Batch {
     pub adds: Vec<(u32, u32, f64)>,
     pub removes: Vec<(u32, u32)>,
     limit: u64,
+    /// Set when a read stopped because the batch passed its limit.
+    pub overflowed: bool,
 }
 
 impl Batch {
@@ -89,13 +91,15 @@ impl Batch {
         })
     }
 
-    fn check(&self, what: &str) -> Result<()> {
+    fn check(&mut self, what: &str) -> Result<()> {
         if self.bytes() > self.limit || self.ids.len() >= u32::MAX as usize {
+            self.overflowed = true;
             return Err(Error::Budget(format!(
                 "{what}: the update's edges and ids need more than the {} --memory leaves \
                  them ({} ids, {} additions, {} removals so far); split the update into \
-                 several, raise --memory, or rewrite the store \
-                 instead (`outcore update --rewrite`; Python: compact_at=0)",
+                 several, raise --memory, or let the update rewrite \
+                 the store (without --no-compact it does so by itself; `outcore update \
+                 --rewrite`; Python: compact=True)",
                 format_size(self.limit),
                 self.ids.len(),
                 self.adds.len(),

@@ -72,15 +72,48 @@ pub struct DeltaReport {
 const TOUCHED_BYTES: u64 = std::mem::size_of::<probe::Touched>() as u64 + 16;
 const REC_BYTES: u64 = std::mem::size_of::<Rec>() as u64;
 
+/// An update the delta cannot take inside the budget: its batch (the
+/// edges and ids read, then the touched edges and records) passed the
+/// share of `--memory` the delta path holds in memory. Nothing was
+/// written; the sources can be read again from their start
+/// ([`EdgeSource`]: files are reopened, streams replay their spill), so
+/// the caller may rewrite the store instead, which holds only removals.
+#[derive(Debug)]
+pub struct TooBig {
+    /// The error for a caller that cannot rewrite (it names the remedies).
+    pub error: Error,
+    /// Why, in a clause: "the update needs more than ...".
+    pub why: String,
+}
+
+impl From<TooBig> for Error {
+    fn from(t: TooBig) -> Error {
+        t.error
+    }
+}
+
 /// Applies `removes`, then `adds`, to `store` (opened with its delta,
 /// [`Store::open_with_delta`]) as its next delta generation (see the
-/// module docs). The caller excludes other updates of the store.
+/// module docs). The caller excludes other updates of the store. An update
+/// larger than the budget holds is an [`Error::Budget`]
+/// ([`try_update_delta`] tells it apart).
 pub fn update_delta(
     store: &Store,
-    adds: Vec<Box<dyn EdgeSource>>,
-    removes: Vec<Box<dyn EdgeSource>>,
+    mut adds: Vec<Box<dyn EdgeSource>>,
+    mut removes: Vec<Box<dyn EdgeSource>>,
     opts: &DeltaOptions,
 ) -> Result<DeltaReport> {
+    Ok(try_update_delta(store, &mut adds, &mut removes, opts)??)
+}
+
+/// [`update_delta`], with an update larger than the budget holds returned
+/// as [`TooBig`] (nothing written) and the sources left to the caller.
+pub fn try_update_delta(
+    store: &Store,
+    adds: &mut [Box<dyn EdgeSource>],
+    removes: &mut [Box<dyn EdgeSource>],
+    opts: &DeltaOptions,
+) -> Result<std::result::Result<DeltaReport, TooBig>> {
     let t0 = Instant::now();
     let (m, view) = (store.base(), store.manifest());
     let mut r = DeltaReport {
@@ -98,11 +131,23 @@ pub fn update_delta(
             .map_or(0, |d| d.files.values().map(|f| f.bytes).sum());
     let left = opts.memory.saturating_sub(held);
     let mut b = batch::Batch::new(left / 3);
-    for mut s in removes {
-        r.removals_read += b.read(s.as_mut(), false, m.string_ids)?;
-    }
-    for mut s in adds {
-        r.additions_read += b.read(s.as_mut(), true, m.string_ids)?;
+    let sources =
+        (removes.iter_mut().map(|s| (s, false))).chain(adds.iter_mut().map(|s| (s, true)));
+    for (s, add) in sources {
+        match b.read(s.as_mut(), add, m.string_ids) {
+            Ok(n) if add => r.additions_read += n,
+            Ok(n) => r.removals_read += n,
+            Err(error) if b.overflowed => {
+                let why = format!(
+                    "the update's edges and ids read so far need more than the {} of --memory {} \
+                     the delta's batch may hold",
+                    format_size(left / 3),
+                    format_size(opts.memory)
+                );
+                return Ok(Err(TooBig { error, why }));
+            }
+            Err(e) => return Err(e),
+        }
     }
     crate::cancel::check()?;
     let ids = store.load_base_ids()?;
@@ -112,7 +157,7 @@ pub fn update_delta(
     let ops = b.removes.len() + b.adds.len();
     let need = b.bytes() + touched.len() as u64 * TOUCHED_BYTES + ops as u64 * 32;
     if need > left {
-        return Err(too_big(opts.memory, held, need));
+        return Ok(Err(too_big(opts.memory, held, need)));
     }
     let old: Vec<Option<DeltaLists>> = (directions(m).iter())
         .map(|w| DeltaLists::load(store, w))
@@ -126,7 +171,7 @@ pub fn update_delta(
     let tiles = recs[0].len() as u64 * crate::store::delta::tiles::COLLECT_BYTES;
     let need = b.bytes() + touched.len() as u64 * TOUCHED_BYTES + n_recs * REC_BYTES + tiles;
     if need > left {
-        return Err(too_big(opts.memory, held, need));
+        return Ok(Err(too_big(opts.memory, held, need)));
     }
     drop(touched);
     r.new_vertices = j.new_vertices;
@@ -136,7 +181,7 @@ pub fn update_delta(
     r.vertices = j.n_view;
     r.edges = counts.num_edges;
     r.seconds = t0.elapsed().as_secs_f64();
-    Ok(r)
+    Ok(Ok(r))
 }
 
 /// `OUTCORE_UPDATE_UNSAFE=drop-first` (tests of the crash safety, all
@@ -148,17 +193,26 @@ pub fn unsafe_switch() -> bool {
     std::env::var("OUTCORE_UPDATE_UNSAFE").is_ok_and(|v| v == "drop-first")
 }
 
-fn too_big(memory: u64, held: u64, need: u64) -> Error {
-    Error::Budget(format!(
+fn too_big(memory: u64, held: u64, need: u64) -> TooBig {
+    let why = format!(
+        "the update's edges, touched edges and records ({}) need more than --memory {} \
+         leaves beside the store's id maps and delta ({})",
+        format_size(need),
+        format_size(memory),
+        format_size(held)
+    );
+    let error = Error::Budget(format!(
         "--memory {} is too small for this update into the delta: the store's id maps and \
          delta ({}) and the update's edges ({}) are held in memory; split the update, raise \
-         --memory to {} or more, or rewrite the store \
-         instead (`outcore update --rewrite`; Python: compact_at=0)",
+         --memory to {} or more, or let the update rewrite the \
+         store (without --no-compact it does so by itself; `outcore update --rewrite`; \
+         Python: compact=True)",
         format_size(memory),
         format_size(held),
         format_size(need),
         format_size((held + 3 * need).next_multiple_of(1 << 20)),
-    ))
+    ));
+    TooBig { error, why }
 }
 
 /// A vertex's records in a sorted direction: `recs[a..b]`, and its degree
