@@ -144,6 +144,8 @@ def main() -> int:
                 top = max((s["messages"] for s in steps), default=0)
                 rss = [(x["peak_rss_bytes"] - x.get("start_rss_bytes", 0))
                        for s in steps for x in s["actors"]]
+                charged = [(x.get("state_bytes", 0), x.get("budget_peak_bytes", 0))
+                           for s in steps for x in s["actors"]]
                 diff = _same(alg, one[alg], r)
                 bad += bool(diff)
                 print(f"  {alg}: {wall:.2f} s wall, {len(steps)} supersteps "
@@ -152,7 +154,10 @@ def main() -> int:
                       f"{msgs} messages {nbytes / MIB:.1f} MiB, most in a superstep {top} "
                       f"({top / max(ghosts, 1):.2f} of the ghosts, {top / max(cross, 1):.3f} "
                       f"of the cross edges); peak RSS growth {max(rss, default=0) / MIB:.0f} "
-                      f"MiB (budget + 64 MiB = {(budget + 64 * MIB) / MIB:.0f}); "
+                      f"MiB (budget + 64 MiB = {(budget + 64 * MIB) / MIB:.0f}); charged at "
+                      f"most {max((c[1] for c in charged), default=0) / MIB:.1f} MiB, state "
+                      f"{max((c[0] for c in charged), default=0) / MIB:.1f} MiB (max over the "
+                      f"actors); "
                       f"{'SAME as' if not diff else 'DIFFERS from (' + diff + ')'} the "
                       f"single machine", flush=True)
                 if a.steps:

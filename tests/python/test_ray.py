@@ -204,6 +204,8 @@ def test_the_command_writes_what_the_cli_writes(graphs, tmp_path):
     assert step["messages"] > 0 and len(step["actors"]) == 3
     assert sum(a["bytes"] for a in step["actors"]) == step["bytes"]
     assert sum(a["received_messages"] for a in step["actors"]) == step["messages"]
+    # What each shard's state holds is charged to its budget.
+    assert all(0 < a["state_bytes"] <= a["budget_peak_bytes"] for a in step["actors"])
 
 
 def test_the_command_runs_sssp_cdlp_and_kcore_as_the_cli_does(graphs, tmp_path):

@@ -268,6 +268,14 @@ impl RawShardJob {
         Ok(serde_json::to_string(&s).unwrap_or_default())
     }
 
+    /// The bytes the shard's state charges to its budget (states, bits,
+    /// message cells, the grouped arena) and the most its budget had
+    /// charged at once: (state bytes, budget peak).
+    fn charged(&self) -> (u64, u64) {
+        let j = self.job.lock().unwrap_or_else(|e| e.into_inner());
+        (j.state_bytes(), j.budget_peak())
+    }
+
     /// The superstep the job is at the beginning of (0 after opening,
     /// `step + 1` after `finish(step)`).
     #[getter]

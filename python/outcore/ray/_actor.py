@@ -92,9 +92,11 @@ class ShardActor:
                 self.job.receive(sender, box[0], box[1])
                 received += len(box[0])
         agg, active = self.job.apply()
+        state, peak = self.job.charged()
         return agg, active, {"apply_seconds": time.perf_counter() - t,
                              "received_messages": received, "peak_rss_bytes": _peak_rss(),
-                             "start_rss_bytes": self.start_rss}
+                             "start_rss_bytes": self.start_rss, "state_bytes": state,
+                             "budget_peak_bytes": peak}
 
     def finish(self, step: int, agg: tuple, active: int) -> bool:
         return self.job.finish(step, agg, active)

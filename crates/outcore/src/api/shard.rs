@@ -55,6 +55,10 @@ pub trait ShardJob: ShardSteps + Send {
     fn restore(&mut self, path: &Path, step: usize) -> Result<()>;
     /// [`ShardRun::arena_slots`].
     fn arena_slots(&self) -> usize;
+    /// [`ShardRun::state_bytes`].
+    fn state_bytes(&self) -> u64;
+    /// [`ShardRun::budget_peak`].
+    fn budget_peak(&self) -> u64;
 }
 
 struct Job<P: VertexProgram, W: Word> {
@@ -130,6 +134,12 @@ impl<P: VertexProgram + Send, W: Word> ShardJob for Job<P, W> {
     }
     fn arena_slots(&self) -> usize {
         self.run.arena_slots()
+    }
+    fn state_bytes(&self) -> u64 {
+        self.run.state_bytes()
+    }
+    fn budget_peak(&self) -> u64 {
+        self.run.budget_peak()
     }
 }
 

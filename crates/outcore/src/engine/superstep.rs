@@ -62,7 +62,15 @@ const _: () = assert!(BLOCK.is_multiple_of(CHUNK));
 /// The in-memory state of a vertex program between supersteps.
 pub struct MemState<P: VertexProgram, W: Word> {
     pub n: usize,
-    pub states: Vec<P::State>,
+    /// The states of the vertices of `held` (`states[v - held.start]`).
+    states: Vec<P::State>,
+    /// The vertices that hold a state (general and grouped forms): every
+    /// vertex on one store; on a shard the owned ones, from the chunk
+    /// holding the first (so chunks of states, active bits and message
+    /// cells stay aligned). A ghost is never applied, so it holds only
+    /// its message cell and its active bit (PowerGraph's ghosts cache a
+    /// vertex's data; ours need none of it).
+    held: std::ops::Range<usize>,
     /// This superstep's message of each vertex (None: inactive or silent);
     /// empty when `words` holds them.
     out: Vec<Option<P::Msg>>,
@@ -96,7 +104,7 @@ pub struct MemState<P: VertexProgram, W: Word> {
     /// The vertices applied and sending: all but a shard's ghosts
     /// ([`Local`]).
     owned: std::ops::Range<usize>,
-    /// Ghost mirrors on a shard ([`MemState::set_mirrors`]): deliveries
+    /// Ghost mirrors on a shard ([`Local::mirrors`]): deliveries
     /// to ghosts are dropped (their owners deliver along their own copies
     /// of the edges).
     mirrors: bool,
@@ -122,9 +130,15 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
         self.passes += 1;
         let prog = &*prog;
-        let (states, active) = (&self.states, &self.active);
+        let (states, active, base) = (&self.states, &self.active, self.held.start);
         let n = self.n;
-        let scatter = |v: usize| active.get(v).then(|| prog.scatter(v as u64, &states[v]))?;
+        let scatter = |v: usize| -> Option<P::Msg> {
+            match active.get(v) {
+                // Only held vertices are ever active here.
+                true => prog.scatter(v as u64, states.get(v.wrapping_sub(base))?),
+                false => None,
+            }
+        };
         let col = Collect::default();
         let mut parts: Vec<Part> = match &mut self.words {
             Some(w) => {

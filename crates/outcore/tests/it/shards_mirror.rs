@@ -144,3 +144,95 @@ fn ghosts_take_no_arena_rows() {
         }
     }
 }
+
+/// A ghost is never applied, so it holds only what it uses: its message
+/// cell and its active bit (with mirrors, the value its owner sent), no
+/// state and no grouped-arena row. On shard 0 of 5 (every ghost after the
+/// owned vertices, most of the shard's vertices ghosts) the state charged
+/// is at most the owned vertices' states, cells, arena rows and slots
+/// plus a cell and a byte a ghost; ghosts with full state cells (a 4-byte
+/// state and 16 bytes of arena row more each) go over.
+#[test]
+fn ghosts_hold_only_their_message_cells() {
+    for (seed, directed) in [(36, false), (37, true)] {
+        let d = tempfile::tempdir().unwrap();
+        let edges = random_edges(seed, 400, 4000);
+        let store = build_with(d.path(), &edges, directed, false);
+        let out = d.path().join("p5");
+        parts_of(&store, &out, 5);
+        let m = Partition::open(&out).unwrap().manifest().clone();
+        let (owned, ghosts) = (m.shards[0].owned, m.shards[0].ghost_count());
+        assert!(ghosts > 2 * owned, "{owned} owned, {ghosts} ghosts");
+        let n = owned + ghosts;
+        // (state, message cell, message) bytes: CDLP's u32 labels,
+        // k-core's u32 core and (u32 sender, u32 core) messages.
+        for (alg, state, cell, msg) in [
+            (Algorithm::Cdlp, 4, size_of::<Option<u32>>(), 4),
+            (Algorithm::Kcore, 4, size_of::<Option<(u32, u32)>>(), 8),
+        ] {
+            let o = options(alg, EngineChoice::Auto, "0");
+            let job = outcore::api::shard::open(&out, 0, &o).unwrap().0;
+            let (state, cell) = (state as u64, cell as u64);
+            let slots = job.arena_slots() as u64;
+            let bound = owned * (state + cell + 16) + 8 + slots * msg + ghosts * (cell + 1);
+            let held = job.state_bytes();
+            let what = format!(
+                "{} directed {directed}: {owned} owned, {ghosts} ghosts, n {n}",
+                alg.name()
+            );
+            assert!(
+                held <= bound,
+                "{what}: {held} bytes held, more than {bound}"
+            );
+            assert!(
+                held >= n * cell,
+                "{what}: {held} bytes held, fewer than the cells"
+            );
+        }
+    }
+}
+
+/// The budget a shard's run needs is charged for what it holds: the
+/// smallest budget shard 0 of 5 opens in is the whole-store layout's need
+/// ([`outcore::engine::planned::required_by`], every vertex with a state
+/// and a grouped-arena row) less at least the 20 bytes a ghost no longer
+/// holds (a 4-byte label, 16 bytes of row); a budget just under it is
+/// refused.
+#[test]
+fn a_shard_is_charged_at_open_for_what_it_holds() {
+    let d = tempfile::tempdir().unwrap();
+    let edges = random_edges(38, 400, 4000);
+    let store = build_with(d.path(), &edges, false, false);
+    let out = d.path().join("p5");
+    parts_of(&store, &out, 5);
+    let part = Partition::open(&out).unwrap();
+    let ghosts = part.manifest().shards[0].ghost_count();
+    let shard = outcore::store::Store::open(&part.shard_path(0)).unwrap();
+    let prog = outcore::algo::cdlp::CdlpVp::<u32>::new(12);
+    let whole = outcore::engine::planned::required_by(&shard, &prog);
+    let mut o = options(Algorithm::Cdlp, EngineChoice::Auto, "0");
+    let opens = |memory: u64| {
+        let mut o = o.clone();
+        o.memory = memory;
+        outcore::api::shard::open(&out, 0, &o).map(|_| ())
+    };
+    let (mut lo, mut hi) = (1u64 << 20, whole + (64 << 20));
+    assert!(opens(hi).is_ok());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match opens(mid) {
+            Ok(()) => hi = mid,
+            Err(_) => lo = mid,
+        }
+    }
+    assert!(
+        hi + 20 * ghosts <= whole,
+        "shard 0 needs {hi} bytes, the whole layout {whole}, with {ghosts} ghosts"
+    );
+    o.memory = hi - 1;
+    let e = outcore::api::shard::open(&out, 0, &o)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("budget") || e.contains("in memory only"), "{e}");
+}

@@ -34,7 +34,7 @@ use crate::engine::planner::EngineChoice;
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
 use crate::engine::stream::StreamConfig;
-use crate::engine::superstep::{Local, MemState};
+use crate::engine::superstep::{self, Local, MemState};
 use crate::engine::vertex::{Aggregate, Value, VertexProgram};
 use crate::engine::words::Word;
 use crate::error::{Error, Result};
@@ -97,12 +97,12 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
         let ids = ShardIds::load(m, k, &store)?;
         let prog = make(&ids)?;
         planned::engines_ok(&store, &prog, choice)?;
-        if let Err(e) = planned::check_budget::<P>(&store, &prog, &budget) {
-            return Err(Error::Budget(format!(
+        let refused = |e: String| {
+            Error::Budget(format!(
                 "shard {k} ({}): {e}; runs over shards are in memory only for now (the external engine does not run on shards yet)",
                 part.shard_path(k).display()
-            )));
-        }
+            ))
+        };
         // Global ranks: the partition's order map (global id -> rank).
         let kind = IdFiles {
             n: m.num_vertices,
@@ -114,23 +114,38 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
             OriginalIds::load_in(&part.path().join(crate::store::partition::IDS_DIR), &kind)?;
         let global = &ids.global;
         let rank = |v: u64| order.rank(global[v as usize]);
+        let mirrored = !P::COMBINES && ids.parts > 1 && mirror::enabled();
         let local = Local {
             owned: ids.owned.clone(),
             rank: &rank,
+            mirrors: mirrored,
+            ghost_states: ghost_states(),
         };
-        let mut st = MemState::<P, W>::new_in(&store, &prog, &budget, Some(&local))?;
+        let st = match MemState::<P, W>::new_in(&store, &prog, &budget, Some(&local)) {
+            Err(Error::Budget(e)) => return Err(refused(e)),
+            st => st?,
+        };
         drop(order);
-        let mirrors = match P::COMBINES || ids.parts == 1 || !mirror::enabled() {
-            true => None,
-            false => Some(mirror::Mirrors::load(m, &store, &ids, &budget)?),
-        };
-        if mirrors.is_some() {
-            st.set_mirrors(&budget)?;
+        let need = need(&store, &prog, &st);
+        if budget.limit() < need {
+            return Err(refused(format!(
+                "{} on {} vertices ({} owned) needs at least {} in memory",
+                prog.name(),
+                store.manifest().num_vertices,
+                ids.owned.len(),
+                crate::size::format_size(need)
+            )));
         }
+        let mirrors = match mirrored {
+            false => None,
+            true => Some(mirror::Mirrors::load(m, &store, &ids, &budget)?),
+        };
         let exchange = mirror::charge_exchange::<P>(m, k, mirrors.is_some(), &budget)?;
         let (agg, active) = (st.agg, st.active_count());
         let (engines, mut stats) = Engines::new(&store, &prog, choice, stream, select, &budget)?;
-        stats.vertex_state_bytes = planned::state_bytes::<P>(store.manifest().num_vertices);
+        let n = store.manifest().num_vertices;
+        stats.vertex_state_bytes =
+            planned::state_bytes::<P>(n) - superstep::state_bytes::<P>(n) + st.held_bytes();
         let progress = Progress::new(prog.name());
         let run = ShardRun {
             store,
@@ -164,6 +179,18 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
     /// owned vertices only), 0 for a combining program.
     pub fn arena_slots(&self) -> usize {
         self.st.arena_slots()
+    }
+
+    /// The bytes the shard's state holds and charges: states, bits,
+    /// message cells, the grouped arena (ghosts hold their message cells
+    /// and bits only).
+    pub fn state_bytes(&self) -> u64 {
+        self.st.held_bytes()
+    }
+
+    /// The most this shard's budget has had charged at once.
+    pub fn budget_peak(&self) -> u64 {
+        self.budget.peak()
     }
 
     /// The program (PageRank's iterations, ...).
@@ -311,11 +338,7 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
     /// The owned vertices' final states, in global id order (the shard's
     /// `bounds[k]..bounds[k + 1]`); once, at the end of the run.
     pub fn values(&mut self) -> Vec<P::State> {
-        let mut s = self.st.take_states(&self.prog);
-        let owned = self.ids.owned.clone();
-        s.truncate(owned.end);
-        s.drain(..owned.start);
-        s
+        self.st.take_owned(&self.prog)
     }
 
     /// The run's statistics so far (one entry a superstep).
@@ -329,6 +352,28 @@ impl<P: VertexProgram, W: Word> ShardRun<P, W> {
     pub fn into_program(self) -> P {
         self.prog
     }
+}
+
+/// False when `OUTCORE_GHOST_CELLS=full` gives ghosts full state cells
+/// again (the layout before they held only what they use, to compare).
+fn ghost_states() -> bool {
+    std::env::var("OUTCORE_GHOST_CELLS").is_ok_and(|v| v == "full")
+}
+
+/// The least budget a shard's run takes: what the planner asks of a whole
+/// store ([`planned::required_by`]: the engines' buffers, the program's
+/// own, the state and grouped arena of every vertex), with the state and
+/// arena replaced by what `st` holds (ghosts hold their message cells
+/// only; with mirrors no arena rows), so a shard is charged what it uses.
+fn need<P: VertexProgram, W: Word>(store: &Store, prog: &P, st: &MemState<P, W>) -> u64 {
+    let whole = superstep::state_bytes::<P>(store.manifest().num_vertices)
+        + match P::COMBINES {
+            true => 0,
+            false => {
+                superstep::arena_bytes(store, prog.edges(), std::mem::size_of::<P::Msg>() as u64)
+            }
+        };
+    planned::required_by(store, prog) - whole + st.held_bytes()
 }
 
 /// A target id that does not fit the outbox for shard `j` (of `n` local

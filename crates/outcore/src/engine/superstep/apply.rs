@@ -39,16 +39,21 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let cells = &self.acc;
         // A chunk is whole words of `active` (no word is shared), and the
         // accumulators are read and zeroed through `&mut` (no locked swap).
-        let chunks = self.n.div_ceil(CHUNK);
+        // The chunks are the held vertices' (`b`: a whole chunk).
+        let b = self.held.start;
+        let chunks = self.states.len().div_ceil(CHUNK);
         let (out, id, acc): (&[W::Cell], W, &mut [W::Cell]) = match &mut self.words {
-            Some(w) => (&w.out, w.id, &mut w.acc),
+            Some(w) => (&w.out, w.id, &mut w.acc[b..]),
             None => (&[], W::default(), &mut []),
         };
         let mut accs: Vec<&mut [W::Cell]> = acc.chunks_mut(CHUNK).take(chunks).collect();
         accs.resize_with(chunks, Default::default);
         // The general form's next messages (written only when fused).
         let mut msgs: Vec<&mut [Option<P::Msg>]> = match fuse {
-            true => self.out.chunks_mut(CHUNK).collect(),
+            true => {
+                let from = b.min(self.out.len());
+                self.out[from..].chunks_mut(CHUNK).collect()
+            }
             false => Vec::new(),
         };
         msgs.resize_with(chunks, Default::default);
@@ -56,7 +61,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let parts: Vec<(u64, Aggregate, Part)> = self
             .states
             .par_chunks_mut(CHUNK)
-            .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
+            .zip(self.active.words_mut()[b / 64..].par_chunks_mut(CHUNK / 64))
             .zip(accs)
             .zip(msgs)
             .enumerate()
@@ -64,7 +69,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 let (mut count, mut agg, mut part) = (0u64, Aggregate::default(), col.part());
                 active.fill(0);
                 for (i, s) in states.iter_mut().enumerate() {
-                    let v = c * CHUNK + i;
+                    let v = b + c * CHUNK + i;
                     let m = if out.is_empty() {
                         // SAFETY: every delivery of the superstep has returned.
                         unsafe { (*cells.0[v].get()).take() }
@@ -103,15 +108,28 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         self.gather(parts, fuse)
     }
 
-    /// The end of an applying pass: sums the chunks' active counts and
-    /// aggregates and, when the pass computed the next messages (`fuse`),
-    /// takes their senders as the next frontier.
+    /// The end of an applying pass over the held vertices' chunks: sums
+    /// their active counts and aggregates and, when the pass computed the
+    /// next messages (`fuse`), takes their senders as the next frontier.
+    /// The vertices not held (a shard's ghosts) leave the frontier: a
+    /// mirror's bit, set by `inject`, lasts one superstep.
     pub(super) fn gather(
         &mut self,
         mut parts: Vec<(u64, Aggregate, Part)>,
         fuse: bool,
     ) -> (Aggregate, u64) {
         self.passes += 1;
+        let (b, end) = (self.held.start, self.held.end.div_ceil(64));
+        let words = self.active.words_mut();
+        let end = end.min(words.len());
+        words[..b / 64].fill(0);
+        words[end..].fill(0);
+        // The chunks before the held ones: empty (listed whole).
+        let col = Collect::default();
+        parts.splice(
+            0..0,
+            (0..b / CHUNK).map(|_| (0, Aggregate::default(), col.part())),
+        );
         let (mut count, mut agg) = (0, Aggregate::default());
         for (c, a, _) in &parts {
             count += c;

@@ -18,8 +18,6 @@ use crate::engine::program::IterEnd;
 use crate::engine::state::BLOCK;
 use crate::engine::vertex::{accumulates, Aggregate, VertexProgram};
 use crate::engine::words::{lower, Word, Words};
-use crate::error::Result;
-use crate::mem::Budget;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -31,6 +29,15 @@ pub struct Local<'a> {
     /// The rank a program sees for a local id (WCC's labels): the global
     /// rank, so labels match a run on the whole store.
     pub rank: &'a (dyn Fn(u64) -> u64 + Sync),
+    /// Ghost mirrors (Gemini's master/mirror vertices): a grouped
+    /// program's ghosts send the messages their owners computed
+    /// ([`MemState::inject`]), along this shard's copies of their edges,
+    /// and deliveries to ghosts are dropped (their owners make them). So
+    /// the ghosts never receive and get no rows of the grouped arena.
+    pub mirrors: bool,
+    /// Ghosts hold full state cells, as before they held only what they
+    /// use (`OUTCORE_GHOST_CELLS=full`, to compare).
+    pub ghost_states: bool,
 }
 
 impl<P: VertexProgram, W: Word> MemState<P, W> {
@@ -126,18 +133,25 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
     }
 
-    /// Turns ghost mirrors on (Gemini's master/mirror vertices): a
-    /// grouped program's ghosts send the messages their owners computed
-    /// ([`MemState::inject`]), along this shard's copies of their edges,
-    /// and deliveries to ghosts are dropped (their owners make them). So
-    /// the ghosts never receive: their rows of the grouped arena are
-    /// dropped and its charge to `budget` is the owned vertices' rows.
-    /// Before the first superstep.
-    pub fn set_mirrors(&mut self, budget: &Budget) -> Result<()> {
-        let g = (self.grouped.as_mut()).expect("internal: ghost mirrors are for grouped programs");
-        g.keep_rows(self.owned.clone(), budget)?;
-        self.mirrors = true;
-        Ok(())
+    /// The bytes the state holds, charged to the budget: states, bits,
+    /// message words or cells, the grouped arena.
+    pub fn held_bytes(&self) -> u64 {
+        self._charge.bytes() + self.grouped.as_ref().map_or(0, |g| g.charged())
+    }
+
+    /// The owned vertices' final states, in local id order; once, at the
+    /// end of the run.
+    pub fn take_owned(&mut self, prog: &P) -> Vec<P::State> {
+        // The word forms' states cover every vertex; the others', `held`.
+        let from = match P::IN_PLACE || accumulates::<P>() {
+            true => 0,
+            false => self.held.start,
+        };
+        let owned = self.owned.clone();
+        let mut s = self.take_states(prog);
+        s.truncate(owned.end - from);
+        s.drain(..owned.start - from);
+        s
     }
 
     /// The messages a superstep can deliver: the grouped arena's slots

@@ -17,9 +17,10 @@
 //! Memory: 8 bytes of offset and 8 of cursor a vertex plus the message
 //! size per entry ([`arena_bytes`]), charged to the budget for the run.
 //! On a shard with ghost mirrors the ghosts never receive (their owners
-//! deliver along their own copies of the edges), so their rows are
-//! dropped ([`Arena::keep_rows`]): the slots are the entries naming owned
-//! vertices, and the charge shrinks to them.
+//! deliver along their own copies of the edges), so the arena is built
+//! with rows for the held vertices only and slots for the owned ones
+//! ([`Arena::new`]'s `rows` and `keep`): the slots are the entries naming
+//! owned vertices, and the charge at open is theirs.
 
 use super::{MemState, CHUNK};
 use crate::engine::frontier::{Collect, Part};
@@ -33,10 +34,13 @@ use crate::store::Store;
 use rayon::prelude::*;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 
 /// The messages one superstep may deliver, by receiver.
 pub(super) struct Arena<M> {
-    /// First slot of each vertex, plus the total.
+    /// The vertex of the first row (row `i` is vertex `first + i`).
+    first: usize,
+    /// First slot of each row, plus the total.
     off: Vec<u64>,
     /// Next free slot of each vertex (`off[v]` when nothing arrived).
     next: Vec<UnsafeCell<u64>>,
@@ -68,19 +72,24 @@ pub fn arena_bytes(store: &Store, edges: Edges, msg_bytes: u64) -> u64 {
 }
 
 impl<M: Copy + Send> Arena<M> {
-    /// The arena of `prog` on `store`, charged to `budget`.
+    /// The arena of `prog` on `store`, charged to `budget`: rows for the
+    /// vertices of `rows`, slots for those of `keep` (every vertex on one
+    /// store; a shard's ghosts, which never receive under mirrors, get
+    /// neither). The rows are charged before the degrees are read, the
+    /// slots once their number is known.
     pub(super) fn new<P: VertexProgram<Msg = M>>(
         store: &Store,
         prog: &P,
         budget: &Budget,
+        rows: Range<usize>,
+        keep: Range<usize>,
     ) -> Result<Arena<M>> {
         let m = store.manifest();
         let n = m.num_vertices as usize;
         let edges = prog.edges();
-        let bytes = arena_bytes(store, edges, std::mem::size_of::<M>() as u64);
-        let charge = budget.charge(bytes, "grouped messages")?;
-        let mut off = Vec::with_capacity(n + 1);
-        let mut next = Vec::with_capacity(n);
+        let charge = budget.charge(16 * rows.len() as u64 + 8, "grouped messages")?;
+        let mut off = Vec::with_capacity(rows.len() + 1);
+        let mut next = Vec::with_capacity(rows.len());
         let dirs: &[&str] = match (m.directed, edges) {
             (false, _) => &["out"],
             (true, Edges::Out) => &["in"],
@@ -90,25 +99,32 @@ impl<M: Copy + Send> Arena<M> {
             .iter()
             .map(|d| DegreeStream::open(store.root(), d))
             .collect::<Result<Vec<_>>>()?;
-        let mut total = 0u64;
-        for _ in 0..n {
-            off.push(total);
-            next.push(UnsafeCell::new(total));
+        let (mut total, mut all) = (0u64, 0u64);
+        for v in 0..n {
+            if rows.contains(&v) {
+                off.push(total);
+                next.push(UnsafeCell::new(total));
+            }
             for s in &mut streams {
-                total += s.next_degree()?;
+                let d = s.next_degree()?;
+                all += d;
+                total += if keep.contains(&v) { d } else { 0 };
             }
         }
         off.push(total);
-        if total != entries(store, edges) {
+        if all != entries(store, edges) {
             return Err(Error::Invalid(format!(
-                "{}: the degrees sum to {total} list entries but the manifest counts {}; the store is damaged, rebuild it",
+                "{}: the degrees sum to {all} list entries but the manifest counts {}; the store is damaged, rebuild it",
                 store.path().display(),
                 entries(store, edges)
             )));
         }
+        let bytes = total * std::mem::size_of::<M>() as u64;
+        let charge = charge.absorb(budget.charge(bytes, "grouped messages")?);
         let slots =
             crate::mem::huge_vec(total as usize, |_| UnsafeCell::new(MaybeUninit::uninit()));
         Ok(Arena {
+            first: rows.start,
             off,
             next,
             slots,
@@ -116,36 +132,15 @@ impl<M: Copy + Send> Arena<M> {
         })
     }
 
-    /// Keeps the rows of the vertices of `keep` only (a shard's owned
-    /// vertices, when its ghosts never receive): the other vertices get
-    /// no slots, the slots are allocated anew for the kept rows and the
-    /// charge is theirs. Before any delivery (every cursor rewound).
-    pub(super) fn keep_rows(
-        &mut self,
-        keep: std::ops::Range<usize>,
-        budget: &Budget,
-    ) -> Result<()> {
-        let n = self.next.len();
-        let (mut total, mut start) = (0u64, self.off[0]);
-        for v in 0..n {
-            let end = self.off[v + 1];
-            let at = self.next[v].get_mut();
-            assert_eq!(*at, start, "internal: keep_rows after a delivery");
-            self.off[v] = total;
-            *at = total;
-            total += if keep.contains(&v) { end - start } else { 0 };
-            start = end;
-        }
-        self.off[n] = total;
-        // The old slots and charge go first: the peak is the larger one.
-        let zero = budget.charge(0, "grouped messages")?;
-        drop(std::mem::replace(&mut self._charge, zero));
-        self.slots = Vec::new();
-        let bytes = 16 * n as u64 + 8 + total * std::mem::size_of::<M>() as u64;
-        self._charge = budget.charge(bytes, "grouped messages")?;
-        self.slots =
-            crate::mem::huge_vec(total as usize, |_| UnsafeCell::new(MaybeUninit::uninit()));
-        Ok(())
+    /// The bytes charged for the arena.
+    pub(super) fn charged(&self) -> u64 {
+        self._charge.bytes()
+    }
+
+    /// The row of vertex `v` (one with a row).
+    #[inline(always)]
+    fn row(&self, v: usize) -> usize {
+        v - self.first
     }
 
     /// The slots (messages the arena can hold in a superstep).
@@ -159,12 +154,13 @@ impl<M: Copy + Send> Arena<M> {
     /// No other thread may push to `d` at the same time.
     #[inline]
     pub(super) unsafe fn push(&self, d: usize, m: M) {
+        let r = self.row(d);
         // SAFETY: the caller's exclusive access to `d`.
-        let at = unsafe { &mut *self.next[d].get() };
+        let at = unsafe { &mut *self.next[r].get() };
         // More messages than entries naming `d`: the engines deliver one
         // per entry, so this is a broken invariant, not bad input.
         assert!(
-            *at < self.off[d + 1],
+            *at < self.off[r + 1],
             "internal: vertex {d} received more messages than its lists hold"
         );
         // SAFETY: slot `*at` belongs to `d`, which the caller holds.
@@ -182,12 +178,13 @@ impl<M: Copy + Send> Arena<M> {
     /// Hands `f` the messages `v` received, in arrival order, and rewinds
     /// its cursor (a shard's drain of a ghost).
     pub(super) fn take(&mut self, v: usize, mut f: impl FnMut(M)) {
+        let r = self.row(v);
         let (off, next, slots) = self.parts();
-        let at = next[v].get_mut();
-        for &m in &slots[off[v] as usize..*at as usize] {
+        let at = next[r].get_mut();
+        for &m in &slots[off[r] as usize..*at as usize] {
             f(m);
         }
-        *at = off[v];
+        *at = off[r];
     }
 
     /// The offsets, the cursors (to rewind) and the slots as messages.
@@ -209,30 +206,34 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let p = prog;
         let apply_all = p.apply_all();
         let fuse = P::SCATTER_PURE;
-        let n = self.n;
         let owned = self.owned.clone();
-        let (off, next, slots) = self.grouped.as_mut().expect("a grouped arena").parts();
+        // The held vertices' chunks (`b`: a whole chunk), their rows.
+        let b = self.held.start;
+        let g = self.grouped.as_mut().expect("a grouped arena");
+        let first = g.first;
+        let (off, next, slots) = g.parts();
+        let off = &off[b - first..];
         let mut msgs: Vec<&mut [Option<P::Msg>]> = match fuse {
-            true => self.out.chunks_mut(CHUNK).collect(),
+            true => self.out[b..].chunks_mut(CHUNK).collect(),
             false => Vec::new(),
         };
-        msgs.resize_with(n.div_ceil(CHUNK), Default::default);
+        msgs.resize_with(self.states.len().div_ceil(CHUNK), Default::default);
         let col = Collect::default();
         let parts: Vec<(u64, Aggregate, Part)> = self
             .states
             .par_chunks_mut(CHUNK)
-            .zip(self.active.words_mut().par_chunks_mut(CHUNK / 64))
-            .zip(next.par_chunks_mut(CHUNK))
+            .zip(self.active.words_mut()[b / 64..].par_chunks_mut(CHUNK / 64))
+            .zip(next[b - first..].par_chunks_mut(CHUNK))
             .zip(msgs)
             .enumerate()
             .map(|(c, (((states, active), next), msgs))| {
                 let (mut count, mut agg, mut part) = (0u64, Aggregate::default(), col.part());
                 active.fill(0);
                 for (i, s) in states.iter_mut().enumerate() {
-                    let v = c * CHUNK + i;
+                    let (r, v) = (c * CHUNK + i, b + c * CHUNK + i);
                     let at = next[i].get_mut();
-                    let m = &slots[off[v] as usize..*at as usize];
-                    *at = off[v];
+                    let m = &slots[off[r] as usize..*at as usize];
+                    *at = off[r];
                     let a = match m.is_empty() && !apply_all {
                         // A ghost: its owner applies it (its messages
                         // were drained to the owner).

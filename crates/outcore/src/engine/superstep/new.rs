@@ -19,6 +19,13 @@ use std::cell::UnsafeCell;
 
 /// In-memory bytes per vertex of `P`.
 pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
+    held_state_bytes::<P>(n, n)
+}
+
+/// [`state_bytes`] on a shard of `n` local vertices of which `held` hold
+/// a state ([`MemState::held`](super::MemState)): the others (ghosts)
+/// hold their message cells and bits only.
+pub fn held_state_bytes<P: VertexProgram>(n: u64, held: u64) -> u64 {
     // Words are padded to whole blocks.
     let msgs = match P::IDENTITY {
         // In place: the state words and one bit a vertex, nothing else.
@@ -41,7 +48,7 @@ pub fn state_bytes<P: VertexProgram>(n: u64) -> u64 {
         _ => 2 * std::mem::size_of::<Option<P::Msg>>() as u64 * n,
     };
     // One bit a vertex for the next frontier.
-    n * std::mem::size_of::<P::State>() as u64 + Bits::bytes(n) + msgs
+    held * std::mem::size_of::<P::State>() as u64 + Bits::bytes(n) + msgs
 }
 
 impl<P: VertexProgram, W: Word> MemState<P, W> {
@@ -53,7 +60,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
 
     /// [`MemState::new`] on a shard (`local`): ghosts start inactive and
     /// silent (their `init`s add nothing to the aggregate), and `init` sees
-    /// the global ranks.
+    /// the global ranks. Ghosts hold no state, and with `local.mirrors` no
+    /// grouped-arena row: the charge is what is held.
     pub fn new_in(
         store: &Store,
         prog: &P,
@@ -70,9 +78,14 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
         in_place::check(prog)?;
         accumulate::check(prog)?;
-        let n = store.manifest().num_vertices;
-        let charge = budget.charge(state_bytes::<P>(n), "vertex program state")?;
-        let n = n as usize;
+        let n = store.manifest().num_vertices as usize;
+        let owned = local.map_or(0..n, |l| l.owned.clone());
+        let held = match local {
+            Some(l) if !l.ghost_states => owned.start / CHUNK * CHUNK..owned.end,
+            _ => 0..n,
+        };
+        let bytes = held_state_bytes::<P>(n as u64, held.len() as u64);
+        let charge = budget.charge(bytes, "vertex program state")?;
         let mut agg = Aggregate::default();
         let blocks = n.div_ceil(BLOCK).max(1);
         let mut words = P::IDENTITY
@@ -88,7 +101,7 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let in_place = P::IN_PLACE;
         let acc_form = accumulates::<P>();
         let lean = in_place || acc_form;
-        let mut states = Vec::with_capacity(if lean { 0 } else { n });
+        let mut states = Vec::with_capacity(if lean { 0 } else { held.len() });
         let mut active = Bits::new(if lean { 0 } else { n });
         let deg = match acc_form {
             true => Some(Degrees::of(store, "out")?),
@@ -100,7 +113,6 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         let mut firsts: Vec<Part> = Vec::new();
         let changed = AtomicBits::new(if in_place { n } else { 0 });
         let received = AtomicBits::new(blocks);
-        let owned = local.map_or(0..n, |l| l.owned.clone());
         let mut input = init::Input::open(store, local)?;
         while input.next()? {
             let (start, len) = (input.start, input.rank.len());
@@ -116,7 +128,9 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
                 _ => {
                     for i in 0..len {
                         let (s, a) = input.init(prog, i, &mut agg);
-                        states.push(s);
+                        if held.contains(&(start + i)) {
+                            states.push(s);
+                        }
                         active.set(start + i, a);
                     }
                 }
@@ -130,9 +144,19 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
         }
         let senders = firsts.iter().map(|p| p.count).sum();
         let general = if words.is_some() { 0 } else { n };
-        let grouped = match P::COMBINES {
-            true => None,
-            false => Some(grouped::Arena::new(store, prog, budget)?),
+        // With ghost mirrors a ghost never receives: rows for the held
+        // vertices, slots for the owned ones.
+        let mirrors = local.is_some_and(|l| l.mirrors);
+        let grouped = match (P::COMBINES, mirrors) {
+            (true, _) => None,
+            (false, true) => Some(grouped::Arena::new(
+                store,
+                prog,
+                budget,
+                held.clone(),
+                owned.clone(),
+            )?),
+            (false, false) => Some(grouped::Arena::new(store, prog, budget, 0..n, 0..n)?),
         };
         let cells = if grouped.is_some() { 0 } else { general };
         Ok(MemState {
@@ -153,7 +177,8 @@ impl<P: VertexProgram, W: Word> MemState<P, W> {
             deg,
             agg,
             owned,
-            mirrors: false,
+            held,
+            mirrors,
             _charge: charge,
         })
     }
