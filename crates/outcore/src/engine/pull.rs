@@ -19,6 +19,9 @@
 //!   same round. A vertex whose state changed (and whose `pull` says it
 //!   sends) wakes the neighbours [`VertexProgram::wakes`] names, tested
 //!   against the new states.
+//! - A vertex whose new state [`VertexProgram::again`] names steps again
+//!   in the next round by itself (colouring's tentative vertices; such a
+//!   program double-buffers its state if its rounds are synchronous).
 //! - A round ends at the end of the scan; the run ends when none is active
 //!   or `end` says so. One [`IterStats`] per round.
 //!
@@ -293,6 +296,9 @@ where
         out
     });
     for (i, (&v, (s, sends))) in vs.iter().zip(news).enumerate() {
+        if prog.again(&s) {
+            active.activate(v);
+        }
         let v = v.get() as usize;
         let old = states[v];
         if s != old {

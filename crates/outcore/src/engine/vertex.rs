@@ -240,6 +240,14 @@ pub trait VertexProgram: Sync {
     fn wakes(&self, _old: &Self::State, _new: &Self::State, _nbr: &Self::State) -> bool {
         true
     }
+    /// In the pull mode (`engine/pull.rs`), whether a vertex now in state
+    /// `s` steps again in the next round by itself, woken or not: rounds
+    /// in which every undecided vertex steps (colouring's tentative
+    /// vertices). Default: no (it runs again only when woken).
+    #[inline]
+    fn again(&self, _s: &Self::State) -> bool {
+        false
+    }
     /// In the pull mode (`engine/pull.rs`), `v`'s step from its
     /// neighbours' current states, handed over as they are: a **fused
     /// gather** (Ligra's `EdgeMapDense`, which reads a vertex's

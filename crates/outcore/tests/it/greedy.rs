@@ -144,19 +144,8 @@ fn a_star_takes_two_colours() {
 /// logs, on the portable backend and on one thread.
 #[test]
 fn kron_16_colours_in_tens_of_supersteps() {
-    use outcore::gen::{self, GenConfig, GenKind};
-    use outcore::ingest::build::{build_store, BuildOptions};
-    outcore::progress::set_quiet(true);
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("k.oc");
-    let cfg = GenConfig::new(GenKind::Kron);
-    let mut src = gen::generator(&cfg).unwrap();
-    let opts = BuildOptions {
-        memory: 128 << 20,
-        ..Default::default()
-    };
-    build_store(src.as_mut(), &path, &opts).unwrap();
-    let store = Store::open(&path).unwrap();
+    let store = kron_16(dir.path(), true);
     let n = store.manifest().num_vertices as usize;
     let exported = crate::common::exported(&store, outcore::store::export::Layout::Tiles, false);
     let dense = dense_edges(&store, &exported);
@@ -183,4 +172,76 @@ fn kron_16_colours_in_tens_of_supersteps() {
             .0,
         got
     );
+}
+
+/// The kron generator's default graph (scale 16) as a store in `dir`,
+/// `directed` or not.
+fn kron_16(dir: &std::path::Path, directed: bool) -> Store {
+    use outcore::gen::{self, GenConfig, GenKind};
+    use outcore::ingest::build::{build_store, BuildOptions};
+    outcore::progress::set_quiet(true);
+    let path = dir.join("k.oc");
+    let cfg = GenConfig::new(GenKind::Kron);
+    let mut src = gen::generator(&cfg).unwrap();
+    let opts = BuildOptions {
+        memory: 128 << 20,
+        directed,
+        ..Default::default()
+    };
+    build_store(src.as_mut(), &path, &opts).unwrap();
+    Store::open(&path).unwrap()
+}
+
+/// The pull mode (select engine, synchronous rounds over Gauss-Seidel
+/// batches: kron-16's 2 M list slots take several batches of 256 Ki, so
+/// a vertex reads neighbours stepped earlier in the same round) colours
+/// as the reference's rounds, for several seeds, on every thread count;
+/// `auto` picks it when it fits, and the superstep form still runs on a
+/// budget where it does not.
+#[test]
+fn pull_mode_colours_as_the_rounds_across_batches() {
+    use outcore::algo::vertex::Engines;
+    use outcore::engine::planner::EngineChoice;
+    use outcore::engine::results::collect;
+    let dir = tempfile::tempdir().unwrap();
+    let store = kron_16(dir.path(), false);
+    let m = store.manifest();
+    let (n, directed) = (m.num_vertices, m.directed);
+    assert!(!directed);
+    assert!(m.csr.out_entries > 4 << 18, "several batches");
+    let exported = crate::common::exported(&store, outcore::store::export::Layout::Tiles, false);
+    let dense = dense_edges(&store, &exported);
+    let bits = priority::rank_bits(n);
+    let ext = ExternalConfig::default();
+    let budget = Budget::new(256 << 20);
+    let run = |choice, seed, budget: &Budget| {
+        let (mut v, stats) =
+            coloring::coloring_run(&store, seed, &Engines::auto(choice, &ext), budget).unwrap();
+        let engines: Vec<&str> = stats.iterations.iter().map(|i| i.engine).collect();
+        (collect(v.as_mut(), budget, |x| x as u32).unwrap(), engines)
+    };
+    for seed in [0u64, 3, 11] {
+        let k = keys(&store, |r, d| coloring::key(seed, r, d, bits)).unwrap();
+        let want = coloring::reference(&k, &dense, directed);
+        assert!(coloring::pulls(EngineChoice::Auto, directed, n, &budget));
+        let (got, engines) = run(EngineChoice::Auto, seed, &budget);
+        assert!(engines.iter().all(|&e| e == "select"), "{engines:?}");
+        assert_eq!(got, want, "seed {seed}");
+        assert_eq!(budget.used(), 0);
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert_eq!(
+            one.install(|| run(EngineChoice::Select, seed, &budget)).0,
+            want
+        );
+    }
+    // Too small for the pull mode's state: the supersteps, off memory.
+    let small = Budget::new(16 << 20);
+    assert!(!coloring::pulls(EngineChoice::Auto, directed, n, &small));
+    let k = keys(&store, |r, d| coloring::key(3, r, d, bits)).unwrap();
+    let (got, engines) = run(EngineChoice::Auto, 3, &small);
+    assert!(engines.iter().all(|&e| e != "select"), "{engines:?}");
+    assert_eq!(got, coloring::reference(&k, &dense, directed));
 }

@@ -48,30 +48,70 @@
 //! active in the same supersteps as without the filter: the colours do not
 //! depend on it (nor on which vertices an engine knows final: a shard's
 //! ghosts never are, so their messages pass).
+//!
+//! **Pull mode** (on an undirected store whose state fits, [`coloring_run`]): the
+//! same program in the select engine's pull mode ([`crate::engine::pull`],
+//! Ligra's `EdgeMapDense`): a tentative vertex reads its distinct
+//! neighbours' (key, colour, final) states straight from the state array
+//! ([`VertexProgram::pull`], a fused gather: no message is built) and
+//! final vertices do no work: only the tentative ones are active, each
+//! running again the next round by itself ([`VertexProgram::again`]),
+//! none woken by a neighbour. The engine writes a batch's states before
+//! the next batch reads them (Gauss-Seidel across batches), but the rounds
+//! here are synchronous (Jacobi), so the state is double-buffered: a
+//! vertex stepped in round `r` keeps its word from before (`prev`) and
+//! stamps `r + 1` (`step`), and a neighbour read in round `r` shows
+//! `prev` when stamped `r + 1`, else its word: the colours as of the
+//! round's start, so the pull mode colours exactly as the supersteps and
+//! [`reference`] do.
 
 use crate::algo::priority::{self, Msg};
-use crate::base::rng::{hash3, stream};
-use crate::engine::external::ExternalConfig;
-use crate::engine::stats::RunStats;
+use crate::base::rng::stream;
 use crate::engine::vertex::{Aggregate, Edges, Value, VertexInfo, VertexProgram};
-use crate::error::Result;
-use crate::mem::Budget;
-use crate::store::Store;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+mod pick;
+mod reference;
+mod run;
+
+use pick::{nth_free, pick};
+
+pub use reference::reference;
+pub use run::{coloring, coloring_on_disk, coloring_run, pulls};
 
 /// Bit of a colour word (state and message) set once the colour is final.
 const FINAL: u32 = 1 << 31;
 /// The colour in a colour word (colours stay below 2^31: at most the degree).
 const COLOR: u32 = FINAL - 1;
 
-/// A vertex's state.
-#[derive(Clone, Copy, Debug)]
+/// A vertex's state: 24 bytes in memory, 16 encoded (the pull mode's
+/// double buffer, `prev` and `step`, is not: the superstep engines
+/// deliver the round's colours in messages).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ColorState {
     key: u64,
     /// Colour, with [`FINAL`] once final.
     word: u32,
     /// Conflicts lost.
     losses: u32,
+    /// The pull mode: the word before the vertex's last step.
+    prev: u32,
+    /// The pull mode: 1 + the round of the vertex's last step (0: none).
+    step: u32,
+}
+
+impl ColorState {
+    /// The word a neighbour reads in round `round` of the pull mode: as
+    /// of the round's start (Jacobi), whether or not this vertex has
+    /// stepped in the round already.
+    #[inline]
+    fn at(&self, round: u32) -> u32 {
+        if self.step == round + 1 {
+            self.prev
+        } else {
+            self.word
+        }
+    }
 }
 
 impl Value for ColorState {
@@ -86,6 +126,8 @@ impl Value for ColorState {
             key: u64::get(b),
             word: u32::get(&b[8..]),
             losses: u32::get(&b[12..]),
+            prev: 0,
+            step: 0,
         }
     }
 }
@@ -101,6 +143,10 @@ pub struct ColoringVp {
     pub supersteps: usize,
     /// Conflicts repaired (vertices that picked again), over all rounds.
     pub repairs: u64,
+    /// In the pull mode ([`ColoringVp::pulled`]): along simple lists.
+    pull: bool,
+    /// The current round (set by `begin`).
+    round: u32,
     /// Vertices final when the current superstep began, a bit each (read by
     /// `edge`).
     fin: Vec<u64>,
@@ -118,9 +164,51 @@ impl ColoringVp {
             directed,
             supersteps: 0,
             repairs: 0,
+            pull: false,
+            round: 0,
             fin: vec![0; n.div_ceil(64) as usize],
             fin_next: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    /// The program for the pull mode on an undirected store of `n`
+    /// vertices: along simple lists, without the final bits (no message
+    /// to filter).
+    pub fn pulled(seed: u64, n: u64) -> ColoringVp {
+        ColoringVp {
+            pull: true,
+            fin: Vec::new(),
+            fin_next: Vec::new(),
+            ..ColoringVp::new(seed, n, false)
+        }
+    }
+
+    /// One round of tentative vertex `s` whose neighbours have (key,
+    /// word) `near` (a neighbour linked both ways twice on a directed
+    /// store): turns it final (returns true) when no higher neighbour has
+    /// its word, else picks its next colour (conflict repair).
+    #[inline]
+    fn decide(
+        &self,
+        s: &mut ColorState,
+        near: impl Iterator<Item = (u64, u32)> + Clone,
+        agg: &mut Aggregate,
+    ) -> bool {
+        // Higher neighbours with this colour (tentative too: a final
+        // neighbour's colour was avoided when this one was picked).
+        let k = (near.clone())
+            .filter(|&(key, w)| w == s.word && key > s.key)
+            .count() as u64;
+        if k == 0 {
+            s.word |= FINAL;
+            return true;
+        }
+        s.losses = s.losses.saturating_add(1);
+        let k = if self.directed { k.div_ceil(2) } else { k };
+        let j = pick(s.key, s.losses, k);
+        s.word = nth_free(near.map(|(_, w)| w & COLOR), j);
+        agg.sums[0] += 1.0;
+        false
     }
 
     /// True when `v` was final when the superstep began (false for an id
@@ -132,44 +220,16 @@ impl ColoringVp {
     }
 }
 
+thread_local! {
+    /// The pull mode's (key, word) of a vertex's neighbours.
+    static NEAR: std::cell::RefCell<Vec<(u64, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The colouring key of a vertex of rank `rank` and out-degree `degree`
 /// (ranks of `bits` bits: [`priority::rank_bits`]).
 pub fn key(seed: u64, rank: u64, degree: u64, bits: u32) -> u64 {
     let class = priority::log_degree_class(degree);
     priority::key(seed, stream::COLORING, rank, class, bits)
-}
-
-/// Which free colour a vertex of key `key` picks after `losses` losses to
-/// `k` distinct higher competitors: `j` in `0..min(2^(losses-1), k)`
-/// (exponential backoff).
-fn pick(key: u64, losses: u32, k: u64) -> u64 {
-    let spread = 1u64 << losses.saturating_sub(1).min(63);
-    hash3(key, stream::COLORING, losses as u64) % k.min(spread).max(1)
-}
-
-/// The `j`-th (from 0) colour that none of `colors` is, found in windows of
-/// 64 colours: a pass over `colors` per window.
-fn nth_free(colors: impl Iterator<Item = u32> + Clone, mut j: u64) -> u32 {
-    let mut base = 0u32;
-    loop {
-        let taken = colors
-            .clone()
-            .fold(0u64, |t, c| match c.wrapping_sub(base) {
-                d if d < 64 => t | 1 << d,
-                _ => t,
-            });
-        let free = !taken;
-        let n = free.count_ones() as u64;
-        if j < n {
-            let mut f = free;
-            for _ in 0..j {
-                f &= f - 1;
-            }
-            return base + f.trailing_zeros();
-        }
-        j -= n;
-        base += 64;
-    }
 }
 
 impl VertexProgram for ColoringVp {
@@ -183,7 +243,11 @@ impl VertexProgram for ColoringVp {
         "coloring"
     }
     fn edges(&self) -> Edges {
-        Edges::Both
+        if self.pull {
+            Edges::Simple
+        } else {
+            Edges::Both
+        }
     }
     fn held_bytes(&self) -> u64 {
         16 * self.fin.len() as u64
@@ -194,10 +258,13 @@ impl VertexProgram for ColoringVp {
             key,
             word: 0,
             losses: 0,
+            prev: 0,
+            step: 0,
         };
         (s, true)
     }
-    fn begin(&mut self, _step: usize, _agg: &Aggregate) -> bool {
+    fn begin(&mut self, step: usize, _agg: &Aggregate) -> bool {
+        self.round = step as u32;
         for (f, n) in self.fin.iter_mut().zip(&self.fin_next) {
             *f = n.load(Relaxed);
         }
@@ -219,123 +286,50 @@ impl VertexProgram for ColoringVp {
         if s.word & FINAL != 0 {
             return tentative_near();
         }
-        // Higher neighbours with this colour (tentative too: a final
-        // neighbour's colour was avoided when this one was picked).
-        let k = msgs
-            .iter()
-            .filter(|m| m.word() == s.word && m.key() > s.key)
-            .count() as u64;
-        if k == 0 {
-            s.word |= FINAL;
-            if let Some(w) = self.fin_next.get((v / 64) as usize) {
-                w.fetch_or(1 << (v % 64), Relaxed);
-            }
-            return tentative_near();
+        if !self.decide(s, msgs.iter().map(|m| (m.key(), m.word())), agg) {
+            return true;
         }
-        s.losses = s.losses.saturating_add(1);
-        let k = if self.directed { k.div_ceil(2) } else { k };
-        let j = pick(s.key, s.losses, k);
-        s.word = nth_free(msgs.iter().map(|m| m.word() & COLOR), j);
-        agg.sums[0] += 1.0;
-        true
+        if let Some(w) = self.fin_next.get((v / 64) as usize) {
+            w.fetch_or(1 << (v % 64), Relaxed);
+        }
+        tentative_near()
+    }
+    /// The pull mode's fused gather: a tentative vertex decides from its
+    /// neighbours' words as of the round's start ([`ColorState::at`]),
+    /// copied once into a scratch list (the free colours take a pass per
+    /// window of 64); a final one does nothing. Wakes no one: the
+    /// tentative vertices run again by themselves ([`Self::again`]).
+    #[inline]
+    fn pull(
+        &self,
+        _v: u64,
+        s: &mut ColorState,
+        nbrs: impl ExactSizeIterator<Item = (u64, ColorState)>,
+        agg: &mut Aggregate,
+    ) -> bool {
+        if s.word & FINAL != 0 {
+            return false;
+        }
+        let r = self.round;
+        NEAR.with_borrow_mut(|near| {
+            near.clear();
+            near.extend(nbrs.map(|(_, u)| (u.key, u.at(r))));
+            let prev = s.word;
+            self.decide(s, near.iter().copied(), agg);
+            (s.prev, s.step) = (prev, r + 1);
+        });
+        false
+    }
+    /// A tentative vertex steps again next round (synchronous rounds).
+    #[inline]
+    fn again(&self, s: &ColorState) -> bool {
+        s.word & FINAL == 0
     }
     fn end(&mut self, step: usize, agg: &Aggregate, active: u64) -> bool {
         self.supersteps = step + 1;
         self.repairs += agg.sums[0] as u64;
         active == 0
     }
-}
-
-/// Colours on the external engine, left on disk (by dense id).
-pub fn coloring_on_disk(
-    store: &Store,
-    seed: u64,
-    ext: &ExternalConfig,
-    budget: &Budget,
-) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
-    coloring_run(
-        store,
-        seed,
-        &crate::algo::vertex::Engines::external(ext),
-        budget,
-    )
-}
-
-/// Colours on the engines `eng` allows, where the planner puts it (in
-/// memory when it fits), by dense id.
-pub fn coloring_run(
-    store: &Store,
-    seed: u64,
-    eng: &crate::algo::vertex::Engines,
-    budget: &Budget,
-) -> Result<(Box<dyn crate::engine::results::Values>, RunStats)> {
-    let m = store.manifest();
-    let mut p = ColoringVp::new(seed, m.num_vertices, m.directed);
-    let _bits = budget.charge(p.held_bytes(), "colouring's final bits")?;
-    crate::algo::vertex::run_planned(store, &mut p, usize::MAX, eng, budget, |s| {
-        (s.word & COLOR) as u64
-    })
-}
-
-/// Colours by dense id.
-pub fn coloring(
-    store: &Store,
-    seed: u64,
-    ext: &ExternalConfig,
-    budget: &Budget,
-) -> Result<(Vec<u32>, RunStats)> {
-    crate::algo::vertex::collected(coloring_on_disk(store, seed, ext, budget)?, budget, |x| {
-        x as u32
-    })
-}
-
-/// The in-memory reference: the same rounds on the graph of `edges` on
-/// `0..keys.len()` (arcs when `directed`: a pair linked both ways counts
-/// twice, as its messages do), by dense id.
-pub fn reference(keys: &[u64], edges: &[(u32, u32)], directed: bool) -> Vec<u32> {
-    let n = keys.len();
-    let mut arcs: Vec<(u32, u32)> = edges
-        .iter()
-        .filter(|(a, b)| a != b)
-        .map(|&(a, b)| {
-            if directed {
-                (a, b)
-            } else {
-                (a.min(b), a.max(b))
-            }
-        })
-        .collect();
-    arcs.sort_unstable();
-    arcs.dedup();
-    let mut nbrs = vec![Vec::new(); n];
-    for &(a, b) in &arcs {
-        nbrs[a as usize].push(b as usize);
-        nbrs[b as usize].push(a as usize);
-    }
-    let (mut word, mut losses) = (vec![0u32; n], vec![0u32; n]);
-    while word.iter().any(|w| w & FINAL == 0) {
-        let before = word.clone();
-        for v in 0..n {
-            let near = || nbrs[v].iter().map(|&u| before[u]);
-            if before[v] & FINAL != 0 || nbrs[v].is_empty() {
-                word[v] |= FINAL;
-                continue;
-            }
-            let k = nbrs[v]
-                .iter()
-                .filter(|&&u| before[u] == before[v] && keys[u] > keys[v])
-                .count() as u64;
-            if k == 0 {
-                word[v] |= FINAL;
-                continue;
-            }
-            losses[v] += 1;
-            let k = if directed { k.div_ceil(2) } else { k };
-            let j = pick(keys[v], losses[v], k);
-            word[v] = nth_free(near().map(|w| w & COLOR), j);
-        }
-    }
-    word.iter().map(|w| w & COLOR).collect()
 }
 
 #[cfg(test)]
@@ -355,6 +349,8 @@ mod tests {
             key: 10,
             word: 0,
             losses: 0,
+            prev: 0,
+            step: 0,
         };
         // Only a lower neighbour: 70 turns final (a tentative one is near).
         assert!(p.apply(70, &mut s, &[Msg::new(5, 0)], &mut agg));
