@@ -418,6 +418,6 @@ pub fn betweenness(
 ) -> Result<(Vec<f64>, crate::engine::stats::RunStats)> {
     let mut p = BcVp::new(store, cfg);
     let (states, stats) =
-        crate::engine::planned::run(store, &mut p, usize::MAX, choice, stream, select, budget)?;
+        crate::engine::run(store, &mut p, usize::MAX, choice, stream, select, budget)?;
     Ok((states.iter().map(|s| s.bc).collect(), stats))
 }

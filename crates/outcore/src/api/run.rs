@@ -6,7 +6,6 @@
 use super::values::{Kind, VertexValues};
 use crate::algo::{bfs, kcore, pagerank, sssp, vertex};
 use crate::engine::external::ExternalConfig;
-use crate::engine::planned;
 use crate::engine::planner::{self, EngineChoice};
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
@@ -247,7 +246,10 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
     };
     let (values, stats, iterations, summary) = match alg {
         Algorithm::Pagerank
-            if o.weighted || external(planned::required::<vertex::pagerank::PageRankVp>(store)) =>
+            if o.weighted
+                || external(
+                    crate::engine::run::required::<vertex::pagerank::PageRankVp>(store),
+                ) =>
         {
             if o.weighted && !matches!(o.engine, EngineChoice::Auto | EngineChoice::External) {
                 return Err(Error::Invalid("weighted pagerank runs on the external engine; drop --engine or pass --engine external".into()));
@@ -279,16 +281,17 @@ pub fn run(store: &Store, o: &RunOptions, budget: &Budget) -> Result<Run> {
         }
         Algorithm::Bfs => {
             let dense = src.expect("resolved above");
-            let (mut values, stats) = if external(planned::required::<vertex::bfs::BfsVp>(store)) {
-                let (b, stats) = vertex::bfs::run_on_disk(store, dense, &ext, budget)?;
-                let depth = |d: u64| vertex::bfs::depth(d as u32) as u64;
-                (VertexValues::disk(Kind::Int, b, depth), stats)
-            } else {
-                let (d, stats) =
-                    vertex::bfs::planned(store, dense, o.engine, engine, &select, budget)?;
-                let depth = move |v: u64| vertex::bfs::depth(d[v as usize]) as u64;
-                (VertexValues::memory(Kind::Int, depth), stats)
-            };
+            let (mut values, stats) =
+                if external(crate::engine::run::required::<vertex::bfs::BfsVp>(store)) {
+                    let (b, stats) = vertex::bfs::run_on_disk(store, dense, &ext, budget)?;
+                    let depth = |d: u64| vertex::bfs::depth(d as u32) as u64;
+                    (VertexValues::disk(Kind::Int, b, depth), stats)
+                } else {
+                    let (d, stats) =
+                        vertex::bfs::planned(store, dense, o.engine, engine, &select, budget)?;
+                    let depth = move |v: u64| vertex::bfs::depth(d[v as usize]) as u64;
+                    (VertexValues::memory(Kind::Int, depth), stats)
+                };
             let fold = |(n, depth): (u64, i64), _, d: u64| match d as i64 {
                 bfs::UNREACHABLE => (n, depth),
                 d => (n + 1, depth.max(d)),

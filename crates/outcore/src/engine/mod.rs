@@ -1,5 +1,7 @@
 //! `engine`: executes algorithms against a store (DESIGN.md, "Engines").
 //!
+//! - [`run`]: the runner, which executes a vertex program in memory,
+//!   superstep by superstep on the engine the [`planner`] picks.
 //! - [`stream`]: G-Store's slide-cache-rewind over the tiles.
 //! - [`select`]: TurboGraph's pin-and-slide over the CSR pages of active vertices.
 //! - [`external`]: GraFBoost's sort-reduce over PartitionedVC's per-interval
@@ -12,12 +14,12 @@ pub mod bits;
 pub mod external;
 pub mod frontier;
 pub mod phases;
-pub mod planned;
 pub mod planner;
 pub mod pool;
 pub mod program;
 pub mod pull;
 pub mod results;
+pub mod run;
 pub mod select;
 pub mod shard;
 pub mod state;
@@ -28,3 +30,5 @@ pub mod superstep;
 pub mod tileset;
 pub mod vertex;
 pub mod words;
+
+pub use run::run;

@@ -24,6 +24,12 @@ use crate::error::{Error, Result};
 use crate::mem::Budget;
 use crate::store::Store;
 
+mod grid;
+mod memory;
+
+pub use grid::{choose_external, grid_work};
+pub use memory::{engines_ok, holds_degrees, select_pool_bytes, stream_cache_bytes};
+
 /// Which engine runs an algorithm (`--engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineChoice {

@@ -13,20 +13,17 @@
 //! needed next when its source block received a message this superstep.
 //!
 //! The state and the superstep's three steps are `superstep::MemState`'s,
-//! shared with the select engine. Programs whose messages do not combine
+//! shared with the select engine; the loop is the runner's
+//! ([`crate::engine::run`], `EngineChoice::Stream` for this engine alone). Programs whose messages do not combine
 //! (CDLP, MIS, colouring) deliver into the state's grouped arena through
 //! the general path; weighted programs run on the external or select
 //! engines.
 
 use crate::engine::program::{unpack, Dir, IterEnd, Tile, TileProgram};
 use crate::engine::state::BLOCK;
-use crate::engine::stats::RunStats;
-use crate::engine::stream::{required_bytes, StreamConfig, StreamEngine};
-use crate::engine::superstep::{state_bytes, MemState};
+use crate::engine::superstep::MemState;
 use crate::engine::vertex::VertexProgram;
-use crate::engine::words::{lower, word_bytes, Word, Words};
-use crate::error::{Error, Result};
-use crate::mem::Budget;
+use crate::engine::words::{lower, Word, Words};
 use crate::store::Store;
 use std::sync::atomic::AtomicU64;
 
@@ -252,58 +249,4 @@ fn in_place<P: VertexProgram, W: Word, const FLIP: bool, const SKIP_LOOPS: bool>
             }
         }
     }
-}
-
-/// Whether the stream engine can run `prog` (unweighted: tiles hold no
-/// weights).
-pub fn supports<P: VertexProgram>(prog: &P) -> bool {
-    !prog.weighted()
-}
-
-/// Runs `prog` for at most `max_steps` supersteps on the stream engine;
-/// returns the final states by dense id.
-pub fn run<P: VertexProgram>(
-    store: &Store,
-    prog: &mut P,
-    max_steps: usize,
-    cfg: StreamConfig,
-    budget: &Budget,
-) -> Result<(Vec<P::State>, RunStats)> {
-    match word_bytes::<P>() {
-        4 => run_in::<P, u32>(store, prog, max_steps, cfg, budget),
-        _ => run_in::<P, u64>(store, prog, max_steps, cfg, budget),
-    }
-}
-
-/// [`run`] with the messages in words of `W`.
-fn run_in<P: VertexProgram, W: Word>(
-    store: &Store,
-    prog: &mut P,
-    max_steps: usize,
-    cfg: StreamConfig,
-    budget: &Budget,
-) -> Result<(Vec<P::State>, RunStats)> {
-    if !supports(prog) {
-        return Err(Error::Invalid(format!(
-            "{} does not run on the stream engine (it needs weights); use --engine external",
-            prog.name()
-        )));
-    }
-    let n = store.manifest().num_vertices;
-    let state = state_bytes::<P>(n);
-    let need = required_bytes(store, state);
-    if budget.limit() < need {
-        return Err(Error::Budget(format!(
-            "{} on {n} vertices needs at least {} on the stream engine; raise --memory or use --engine external",
-            prog.name(),
-            crate::size::format_size(need)
-        )));
-    }
-    let mut st = MemState::<P, W>::new(store, prog, budget)?;
-    let mut cfg = cfg;
-    cfg.label = prog.name().to_string();
-    let mut eng = StreamEngine::new(store, budget, cfg)?;
-    let mut stats = eng.run(&mut TileVp::new(store, &mut st, prog), max_steps)?;
-    stats.vertex_state_bytes = state;
-    Ok((st.take_states(prog), stats))
 }

@@ -156,7 +156,7 @@ pub trait VertexProgram: Sync {
     fn edges(&self) -> Edges;
     /// Bytes the program itself holds through a run (colouring's final
     /// bits), which its runner charges to the budget; the planner counts
-    /// them with the states ([`crate::engine::planned::required_by`]).
+    /// them with the states ([`crate::engine::run::required_by`]).
     /// Default: none.
     fn held_bytes(&self) -> u64 {
         0

@@ -178,7 +178,7 @@ fn the_planner_puts_grouped_runs_where_they_fit() {
     assert_eq!(big.used(), 0);
     // Half the arena's worst case (every entry's message) beyond what the
     // state needs: external.
-    let need = outcore::engine::planned::required::<outcore::algo::cdlp::CdlpVp<u32>>(&store);
+    let need = outcore::engine::run::required::<outcore::algo::cdlp::CdlpVp<u32>>(&store);
     let arena =
         outcore::engine::superstep::arena_bytes(&store, outcore::engine::vertex::Edges::Both, 4);
     assert!(arena > 1 << 20, "arena {arena}");
@@ -199,7 +199,7 @@ fn the_planner_puts_grouped_runs_where_they_fit() {
 /// words, at its state's alone; both with the references' answers.
 #[test]
 fn mis_and_colouring_fit_with_twelve_byte_slots() {
-    use outcore::engine::planned::{required, required_by};
+    use outcore::engine::run::{required, required_by};
     use outcore::engine::superstep::arena_bytes;
     use outcore::engine::vertex::Edges;
     let dir = tempfile::tempdir().unwrap();

@@ -11,8 +11,8 @@ use common::{dense_store as store_of, Rng};
 use outcore::algo::pagerank::PageRankConfig;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::vertex::{self, bfs::BfsVp, pagerank::PageRankVp, sssp::SsspVp, wcc::WccVp};
+use outcore::engine;
 use outcore::engine::external::ExternalConfig;
-use outcore::engine::planned;
 use outcore::engine::planner::EngineChoice;
 use outcore::engine::select::SelectConfig;
 use outcore::engine::stream::StreamConfig;
@@ -74,19 +74,19 @@ proptest! {
 
         let pr = PageRankConfig { iterations: 4, ..Default::default() };
         let mut p = PageRankVp::new(n, &pr);
-        let (s, _) = planned::run(&store, &mut p, 4, choice, scfg.clone(), &sel, &budget).unwrap();
+        let (s, _) = engine::run(&store, &mut p, 4, choice, scfg.clone(), &sel, &budget).unwrap();
         let want = reference::pagerank(&g, 0.85, 4);
         for v in 0..g.n {
             prop_assert!((s[v] - want[v]).abs() <= 1e-9 * want[v], "pagerank[{}]", v);
         }
-        let (w, _) = planned::run(&store, &mut WccVp::<u32>::new(), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        let (w, _) = engine::run(&store, &mut WccVp::<u32>::new(), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
         let source = (seed % n) as u32;
-        let (b, _) = planned::run(&store, &mut BfsVp::new(source as u64), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
+        let (b, _) = engine::run(&store, &mut BfsVp::new(source as u64), usize::MAX, choice, scfg.clone(), &sel, &budget).unwrap();
         prop_assert_eq!(depths(&b), reference::bfs(&g, source));
         // Weighted: select only (auto picks it; stream refuses).
         let mut sp = SsspVp::new(source as u64, None);
-        let r = planned::run(&store, &mut sp, usize::MAX, choice, scfg.clone(), &sel, &budget);
+        let r = engine::run(&store, &mut sp, usize::MAX, choice, scfg.clone(), &sel, &budget);
         if choice == EngineChoice::Stream {
             prop_assert!(r.is_err());
         } else {
@@ -121,13 +121,13 @@ fn programs_initialise_past_one_batch() {
         ..Default::default()
     };
     let mut p = PageRankVp::new(n, &pr);
-    let (s, _) = planned::run(&store, &mut p, 3, auto, scfg.clone(), &sel, &budget).unwrap();
+    let (s, _) = engine::run(&store, &mut p, 3, auto, scfg.clone(), &sel, &budget).unwrap();
     let want = reference::pagerank(&g, 0.85, 3);
     for v in 0..g.n {
         assert!((s[v] - want[v]).abs() <= 1e-9 * want[v], "pagerank[{v}]");
     }
     let mut w = WccVp::<u32>::new();
-    let (w, _) = planned::run(
+    let (w, _) = engine::run(
         &store,
         &mut w,
         usize::MAX,
@@ -139,7 +139,7 @@ fn programs_initialise_past_one_batch() {
     .unwrap();
     assert!(w == reference::wcc(&g), "wcc labels differ");
     let source = n - 5;
-    let (b, _) = planned::run(
+    let (b, _) = engine::run(
         &store,
         &mut BfsVp::new(source),
         usize::MAX,
@@ -170,7 +170,7 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
     let store = store_of(dir.path(), n, &edges, true, false);
     let budget = Budget::new(512 << 20);
     let sel = SelectConfig::default();
-    let (_, stats) = planned::run(
+    let (_, stats) = engine::run(
         &store,
         &mut BfsVp::new(common::dense_id(&store, 0)),
         8,
@@ -201,7 +201,7 @@ fn sparse_supersteps_go_select_dense_ones_stream() {
             ..Default::default()
         },
     );
-    let (_, stats) = planned::run(
+    let (_, stats) = engine::run(
         &store,
         &mut p,
         3,
@@ -295,7 +295,7 @@ fn the_external_estimate_prices_the_adjacency_as_stored() {
     let planned_est = |s: &Store| {
         let mut p = PageRankVp::new(n, &cfg);
         let sel = SelectConfig::default();
-        let (_, stats) = planned::run(
+        let (_, stats) = engine::run(
             s,
             &mut p,
             1,

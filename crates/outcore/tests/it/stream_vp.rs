@@ -1,8 +1,9 @@
 //! Vertex programs (the external engine's PageRank, WCC and BFS) on the
-//! stream engine's tiles against the in-memory references: random directed
-//! and undirected graphs with hubs, self-loops and duplicates (several tile
-//! blocks), segments from the smallest to the default, caches from none to
-//! everything, both I/O backends.
+//! stream engine's tiles (the runner with `EngineChoice::Stream`) against
+//! the in-memory references: random directed and undirected graphs with
+//! hubs, self-loops and duplicates (several tile blocks), segments from the
+//! smallest to the default, caches from none to everything, both I/O
+//! backends.
 
 use crate::common;
 
@@ -10,12 +11,35 @@ use common::{dense_store as store_of, hub_edges};
 use outcore::algo::pagerank::PageRankConfig;
 use outcore::algo::reference::{self, MemGraph};
 use outcore::algo::vertex::{bfs::BfsVp, pagerank::PageRankVp, wcc::WccVp};
+use outcore::engine::planner::EngineChoice;
+use outcore::engine::select::SelectConfig;
+use outcore::engine::stats::RunStats;
 use outcore::engine::stream::StreamConfig;
-use outcore::engine::stream_vp;
+use outcore::engine::vertex::VertexProgram;
 use outcore::io::Backend;
 use outcore::mem::Budget;
-use outcore::store::VertexOrder;
+use outcore::store::{Store, VertexOrder};
 use proptest::prelude::*;
+
+/// The runner with the stream engine forced (`--engine stream`).
+fn on_stream<P: VertexProgram>(
+    store: &Store,
+    prog: &mut P,
+    max_steps: usize,
+    cfg: StreamConfig,
+    budget: &Budget,
+) -> outcore::error::Result<(Vec<P::State>, RunStats)> {
+    let sel = SelectConfig::default();
+    outcore::engine::run(
+        store,
+        prog,
+        max_steps,
+        EngineChoice::Stream,
+        cfg,
+        &sel,
+        budget,
+    )
+}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
@@ -45,18 +69,18 @@ proptest! {
 
         let pr_cfg = PageRankConfig { iterations: 5, ..Default::default() };
         let mut p = PageRankVp::new(n, &pr_cfg);
-        let (s, stats) = pool.install(|| stream_vp::run(&store, &mut p, 5, cfg.clone(), &budget)).unwrap();
+        let (s, stats) = pool.install(|| on_stream(&store, &mut p, 5, cfg.clone(), &budget)).unwrap();
         prop_assert_eq!(stats.engine.as_str(), "stream");
         let want = reference::pagerank(&g, 0.85, 5);
         for v in 0..g.n {
             prop_assert!((s[v] - want[v]).abs() <= 1e-9 * want[v].abs(), "pagerank[{}] = {} != {}", v, s[v], want[v]);
         }
 
-        let (w, _) = pool.install(|| stream_vp::run(&store, &mut WccVp::<u32>::new(), usize::MAX, cfg.clone(), &budget)).unwrap();
+        let (w, _) = pool.install(|| on_stream(&store, &mut WccVp::<u32>::new(), usize::MAX, cfg.clone(), &budget)).unwrap();
         prop_assert_eq!(w, reference::wcc(&g));
 
         let source = (seed % n) as u32;
-        let (b, stats) = stream_vp::run(&store, &mut BfsVp::new(source as u64), usize::MAX, cfg.clone(), &budget).unwrap();
+        let (b, stats) = on_stream(&store, &mut BfsVp::new(source as u64), usize::MAX, cfg.clone(), &budget).unwrap();
         let b: Vec<i64> = b.iter().map(|&d| if d == u32::MAX { i64::MAX } else { d as i64 }).collect();
         prop_assert_eq!(b, reference::bfs(&g, source));
         let _ = stats;
@@ -80,7 +104,7 @@ fn only_sending_rows_are_read() {
         VertexOrder::Original,
     );
     let budget = Budget::new(256 << 20);
-    let (d, stats) = stream_vp::run(
+    let (d, stats) = on_stream(
         &store,
         &mut BfsVp::new(3 * b),
         usize::MAX,
@@ -97,7 +121,7 @@ fn only_sending_rows_are_read() {
     );
     // PageRank sends everywhere: every tile.
     let mut p = PageRankVp::new(4 * b, &PageRankConfig::default());
-    let (_, stats) = stream_vp::run(&store, &mut p, 1, StreamConfig::default(), &budget).unwrap();
+    let (_, stats) = on_stream(&store, &mut p, 1, StreamConfig::default(), &budget).unwrap();
     assert_eq!(stats.iterations[0].tiles_processed, 4);
 }
 
@@ -111,7 +135,7 @@ fn eager_labels_travel_within_a_superstep() {
     let edges: Vec<(u64, u64, f64)> = (0..n - 1).map(|i| (i, i + 1, 1.0)).collect();
     let store = common::dense_store_in(dir.path(), n, &edges, false, false, VertexOrder::Original);
     let budget = Budget::new(256 << 20);
-    let (w, stats) = stream_vp::run(
+    let (w, stats) = on_stream(
         &store,
         &mut WccVp::<u32>::new(),
         usize::MAX,
@@ -144,22 +168,21 @@ fn vertex_state_is_lean() {
     let bits = n.div_ceil(64) * 8;
     let cfg = StreamConfig::default;
     let mut bfs = BfsVp::new(0);
-    let (_, stats) = stream_vp::run(&store, &mut bfs, usize::MAX, cfg(), &budget).unwrap();
+    let (_, stats) = on_stream(&store, &mut bfs, usize::MAX, cfg(), &budget).unwrap();
     assert_eq!(stats.vertex_state_bytes, 4 * padded + bits);
     let mut wcc = WccVp::<u32>::new();
-    let (_, stats) = stream_vp::run(&store, &mut wcc, usize::MAX, cfg(), &budget).unwrap();
+    let (_, stats) = on_stream(&store, &mut wcc, usize::MAX, cfg(), &budget).unwrap();
     assert_eq!(stats.vertex_state_bytes, 4 * padded + bits);
     let pr_cfg = PageRankConfig::default();
     // The hand kernel's bytes, which the program holds.
     let kernel = 16 * padded + 2 * n;
     let mut pr = PageRankVp::new(n, &pr_cfg);
-    let (_, stats) = stream_vp::run(&store, &mut pr, 3, cfg(), &budget).unwrap();
+    let (_, stats) = on_stream(&store, &mut pr, 3, cfg(), &budget).unwrap();
     assert_eq!(stats.vertex_state_bytes, kernel);
     let mut pr = PageRankVp::new(n, &pr_cfg);
     let sel = outcore::engine::select::SelectConfig::default();
     let auto = outcore::engine::planner::EngineChoice::Auto;
-    let (_, stats) =
-        outcore::engine::planned::run(&store, &mut pr, 3, auto, cfg(), &sel, &budget).unwrap();
+    let (_, stats) = outcore::engine::run(&store, &mut pr, 3, auto, cfg(), &sel, &budget).unwrap();
     assert_eq!(stats.vertex_state_bytes, kernel);
     assert!(
         stats.iterations.iter().all(|i| i.state_passes == 1),
@@ -187,7 +210,7 @@ fn tiles_sent_backward_next_stay_cached() {
         VertexOrder::Original,
     );
     let budget = Budget::new(256 << 20);
-    let (d, stats) = stream_vp::run(
+    let (d, stats) = on_stream(
         &store,
         &mut BfsVp::new(0),
         usize::MAX,

@@ -94,7 +94,7 @@ pub fn planned(
     budget: &Budget,
 ) -> Result<(Vec<u32>, RunStats)> {
     let mut p = BfsVp::new(source);
-    crate::engine::planned::run(store, &mut p, usize::MAX, choice, stream, select, budget)
+    crate::engine::run(store, &mut p, usize::MAX, choice, stream, select, budget)
 }
 
 /// BFS on the external engine: depths by dense id ([`UNREACHABLE`] when not reached).

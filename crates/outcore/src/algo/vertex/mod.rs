@@ -13,7 +13,6 @@ pub mod sssp;
 pub mod wcc;
 
 use crate::engine::external::{self, ExternalConfig};
-use crate::engine::planned;
 use crate::engine::planner::{self, EngineChoice};
 use crate::engine::results::{StateValues, Values};
 use crate::engine::select::SelectConfig;
@@ -71,7 +70,7 @@ impl Engines {
 
 /// Runs `prog` where the planner puts it: in memory on the stream and
 /// select engines, superstep by superstep
-/// ([`crate::engine::planned::run`]), when its state (and for a program
+/// ([`crate::engine::run::run`]), when its state (and for a program
 /// whose messages do not combine, its grouped messages' worst case) fits
 /// the budget; else, or when `--engine external` asks, on the external
 /// engine ([`run_on_disk`]). The states come back mapped by `map`.
@@ -86,12 +85,12 @@ pub fn run_planned<P: VertexProgram>(
 where
     P::State: 'static,
 {
-    let need = planned::required_by(store, prog);
+    let need = crate::engine::run::required_by(store, prog);
     if planner::needs_external(eng.choice, prog.name(), need, budget) {
         return run_on_disk(store, prog, max_steps, &eng.ext, budget, map);
     }
     let (s, c) = (eng.stream.clone(), &eng.select);
-    let (states, stats) = planned::run(store, prog, max_steps, eng.choice, s, c, budget)?;
+    let (states, stats) = crate::engine::run(store, prog, max_steps, eng.choice, s, c, budget)?;
     Ok((Box::new(MemValues { states, map }), stats))
 }
 

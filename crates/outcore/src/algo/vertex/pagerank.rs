@@ -170,7 +170,7 @@ pub fn planned(
 ) -> Result<(Vec<f64>, PageRankVp, RunStats)> {
     cfg.validate()?;
     let mut p = PageRankVp::new(store.manifest().num_vertices, cfg);
-    let (ranks, stats) = crate::engine::planned::run(
+    let (ranks, stats) = crate::engine::run(
         store,
         &mut p,
         cfg.iterations,

@@ -10,7 +10,6 @@
 //! on a wide store ([`Label`]).
 
 use crate::engine::external::ExternalConfig;
-use crate::engine::planned;
 use crate::engine::planner::EngineChoice;
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
@@ -107,7 +106,7 @@ pub fn run_on_disk(
 /// The least budget [`planned`] runs in, at the store's label width.
 pub fn required(store: &Store) -> u64 {
     fn on<L: Label>(store: &Store) -> u64 {
-        planned::required::<WccVp<L>>(store)
+        crate::engine::run::required::<WccVp<L>>(store)
     }
     crate::with_label!(store, on(store))
 }
@@ -132,7 +131,8 @@ pub fn planned(
         budget: &Budget,
     ) -> Result<(Labels, RunStats)> {
         let mut p = WccVp::<L>::new();
-        let (w, stats) = planned::run(store, &mut p, usize::MAX, choice, stream, select, budget)?;
+        let (w, stats) =
+            crate::engine::run(store, &mut p, usize::MAX, choice, stream, select, budget)?;
         Ok((Box::new(move |v| w[v as usize].id()), stats))
     }
     crate::with_label!(store, on(store, choice, stream, select, budget))

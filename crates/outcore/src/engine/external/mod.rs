@@ -264,7 +264,7 @@ fn run_with<P: VertexProgram, T: Slot>(
                 grid::cap(store, free, grid_reads).min(cfg.grid_window_blocks.unwrap_or(u64::MAX));
             work.grid = grid::windows(&bounds, cap as usize).map(|w| {
                 let fused = words.ready.is_some();
-                grid::work(
+                planner::grid_work(
                     store,
                     reverse,
                     w.len() as u64,
@@ -275,14 +275,14 @@ fn run_with<P: VertexProgram, T: Slot>(
                 )
             });
         }
-        let mut plan = planner::choose(&model, None, None, Some(&work));
+        // A forced grid may alternate with the log (tests).
+        let grid = match cfg.grid {
+            Some(true) => Some(!cfg.grid_alternate || step % 2 == 0),
+            g => g,
+        };
+        let plan = planner::choose_external(&model, &work, grid);
         blk_active.fill(0);
-        let forced = cfg.grid == Some(true) && (!cfg.grid_alternate || step % 2 == 0);
-        let use_grid = work.grid.is_some()
-            && (forced || cfg.grid.is_none() && plan.grid_seconds < plan.external_seconds);
-        if use_grid {
-            plan.chosen = "external-grid";
-        }
+        let use_grid = plan.chosen == "external-grid";
         let mut ls = logstep::LogStep::default();
         let mut next_agg = Aggregate::default();
         let mut gcounts = None;

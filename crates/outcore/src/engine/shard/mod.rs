@@ -29,8 +29,8 @@ pub use driver::{exchange, run_parts, steps, PartsRun, ShardSteps, StepExchange}
 pub use ids::ShardIds;
 pub use outbox::{check_width, id_bytes, Ids, Outbox, Targets};
 
-use crate::engine::planned::{self, Engines};
 use crate::engine::planner::EngineChoice;
+use crate::engine::run::{self as planned, Engines};
 use crate::engine::select::SelectConfig;
 use crate::engine::stats::RunStats;
 use crate::engine::stream::StreamConfig;

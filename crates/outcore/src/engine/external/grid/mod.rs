@@ -40,7 +40,7 @@ mod kernel;
 mod pass;
 mod size;
 
-pub use size::{cap, runs, windows, work};
+pub use size::{cap, runs, windows};
 use size::{cover, decode_bytes, read_size};
 
 use super::disk::{read_exact, Appender};

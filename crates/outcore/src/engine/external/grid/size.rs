@@ -1,10 +1,10 @@
-//! What a grid superstep may run on, holds and costs: the planner's side
-//! of [`super`] (accumulator blocks a budget holds, intervals grouped into
-//! windows, bytes read and written).
+//! What a grid superstep may run on and holds (accumulator blocks a budget
+//! holds, intervals grouped into windows); what it costs is the planner's
+//! ([`crate::engine::planner::grid_work`]).
 
 use super::{BLOCK_BYTES, LEFT_FREE, NBUF, WIN_BLOCKS};
 use crate::engine::state::BLOCK;
-use crate::engine::tileset::{tile_bytes, TileSet};
+use crate::engine::tileset::TileSet;
 use crate::engine::vertex::VertexProgram;
 use crate::store::tiles::{CHUNK_BYTES, EDGES_FILE};
 use crate::store::Store;
@@ -46,34 +46,6 @@ pub(super) fn decode_bytes(store: &Store, rb: u64) -> u64 {
         true => 4 * rb,
         false => 0,
     }
-}
-
-/// Bytes a grid superstep reads and writes with `windows` windows when a
-/// share `f` of the tile blocks holds an active vertex: each direction's
-/// tiles (those of blocks with a sender) times `tile_factor`, what the last
-/// grid superstep read of its own such estimate (band windows read the
-/// tiles inside them once; reads round to whole chunks); the words written
-/// once and read per window, the states read twice (values, apply; once
-/// when the last apply wrote the words, `fused`) and written once, the
-/// active bits; and the edge directions folded (4 bytes each: the
-/// unscaled tile estimate).
-pub fn work(
-    store: &Store,
-    reverse: bool,
-    windows: u64,
-    f: f64,
-    state: u64,
-    fused: bool,
-    tile_factor: f64,
-) -> (u64, u64, u64) {
-    let m = store.manifest();
-    let n = m.num_vertices.max(1);
-    let dirs = if reverse || !m.directed { 2 } else { 1 };
-    let tiles = (tile_bytes(store) as f64 * dirs as f64 * f) as u64;
-    let edges = (m.tiles.edges as f64 * dirs as f64 * f) as u64;
-    let passes = if fused { 1 } else { 2 };
-    let read = (tiles as f64 * tile_factor) as u64 + windows * n * 8 + passes * n * state + n / 8;
-    (read, n * 8 + n * state + n / 8, edges)
 }
 
 /// Blocks of `lo..hi` counted whole.

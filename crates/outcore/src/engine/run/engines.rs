@@ -1,4 +1,4 @@
-//! The engines of a planned run in memory ([`super::run`]), one superstep's
+//! The engines of a run in memory ([`super::run`]), one superstep's
 //! edges at a time: the planner prices the stream engine's tile bytes
 //! against the select engine's pages for the frontier and the cheaper one
 //! delivers the senders' messages into a [`MemState`]. The loop (begin,
@@ -9,11 +9,11 @@ use crate::engine::planner::{self, CostModel, EngineChoice, ExternalWork};
 use crate::engine::select::{SelectConfig, SelectEngine};
 use crate::engine::stats::{IterStats, RunStats};
 use crate::engine::stream::{StreamConfig, StreamEngine};
-use crate::engine::stream_vp::{self, TileVp};
+use crate::engine::stream_vp::TileVp;
 use crate::engine::superstep::MemState;
 use crate::engine::vertex::VertexProgram;
 use crate::engine::words::Word;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mem::budget::Charge;
 use crate::mem::Budget;
 use crate::progress::Progress;
@@ -40,30 +40,6 @@ pub struct Engines {
     _deg: Option<Charge>,
 }
 
-/// Whether `prog` may stream and may select under `choice`: an error when
-/// it can do neither in memory.
-pub fn engines_ok<P: VertexProgram>(
-    _store: &Store,
-    prog: &P,
-    choice: EngineChoice,
-) -> Result<(bool, bool)> {
-    // Both merge a store's delta (issue 53: the tiles S4, the lists S5).
-    let stream_ok = stream_vp::supports(prog) && choice != EngineChoice::Select;
-    // Auto leaves select out for programs whose every vertex sends every
-    // superstep (PageRank): it could not win, and the stream engine keeps
-    // the whole cache.
-    let select_ok = choice != EngineChoice::Stream
-        && !(choice == EngineChoice::Auto && P::APPLY_ALL && stream_ok);
-    if choice == EngineChoice::External || !stream_ok && !select_ok {
-        return Err(Error::Invalid(format!(
-            "{} cannot run in memory on the {} engine; use --engine external",
-            prog.name(),
-            format!("{choice:?}").to_lowercase()
-        )));
-    }
-    Ok((stream_ok, select_ok))
-}
-
 impl Engines {
     /// Opens the engines `choice` allows for `prog` on `store` (the state
     /// already charged to `budget`): the stream engine now, select when the
@@ -78,20 +54,18 @@ impl Engines {
     ) -> Result<(Engines, RunStats)> {
         let m = store.manifest();
         let n = m.num_vertices;
-        let (stream_ok, select_ok) = engines_ok(store, prog, choice)?;
-        let (deg, _deg) = if P::APPLY_ALL {
-            (None, None)
-        } else {
+        let (stream_ok, select_ok) = planner::engines_ok(store, prog, choice)?;
+        let (deg, _deg) = if planner::holds_degrees::<P>(choice) {
             let c = budget.charge(Degrees::memory_bytes(n), "degrees for the planner")?;
             (Some(Degrees::of(store, "out")?), Some(c))
+        } else {
+            (None, None)
         };
         let stream = if stream_ok {
             let mut cfg = stream_cfg;
             cfg.label = prog.name().to_string();
-            if select_ok && cfg.cache_bytes.is_none() {
-                // Dense supersteps (stream) move far more bytes than sparse
-                // ones (select): the tile cache takes three quarters.
-                cfg.cache_bytes = Some(budget.available() / 4 * 3);
+            if cfg.cache_bytes.is_none() {
+                cfg.cache_bytes = planner::stream_cache_bytes(select_ok, budget.available());
             }
             Some(StreamEngine::new(store, budget, cfg)?)
         } else {
@@ -106,7 +80,7 @@ impl Engines {
         // all stream never loads its page sums nor maps its pools), with the
         // share left now beside the stream engine's cache.
         let select_share = SelectConfig {
-            pool_bytes: Some(budget.available().saturating_sub(8 << 20) / lists),
+            pool_bytes: Some(planner::select_pool_bytes(budget.available(), lists)),
             ..select_cfg.clone()
         };
         let mut stats = match &stream {
