@@ -194,7 +194,7 @@ fn ghosts_hold_only_their_message_cells() {
 
 /// The budget a shard's run needs is charged for what it holds: the
 /// smallest budget shard 0 of 5 opens in is the whole-store layout's need
-/// ([`outcore::engine::planned::required_by`], every vertex with a state
+/// ([`outcore::engine::run::required_by`], every vertex with a state
 /// and a grouped-arena row) less at least the 20 bytes a ghost no longer
 /// holds (a 4-byte label, 16 bytes of row); a budget just under it is
 /// refused.
@@ -209,7 +209,7 @@ fn a_shard_is_charged_at_open_for_what_it_holds() {
     let ghosts = part.manifest().shards[0].ghost_count();
     let shard = outcore::store::Store::open(&part.shard_path(0)).unwrap();
     let prog = outcore::algo::cdlp::CdlpVp::<u32>::new(12);
-    let whole = outcore::engine::planned::required_by(&shard, &prog);
+    let whole = outcore::engine::run::required_by(&shard, &prog);
     let mut o = options(Algorithm::Cdlp, EngineChoice::Auto, "0");
     let opens = |memory: u64| {
         let mut o = o.clone();
