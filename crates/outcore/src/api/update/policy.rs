@@ -194,16 +194,21 @@ pub fn update_with_policy(
     policy: Compaction,
 ) -> Result<PolicyReport> {
     let t0 = Instant::now();
-    if policy == Compaction::At(0.0) {
+    // The update as a rewrite of the store: no delta written.
+    let rewrite = |target, adds, removes, reason: String| -> Result<PolicyReport> {
         let r = update(target, adds, removes, opts)?;
-        return Ok(PolicyReport {
+        Ok(PolicyReport {
             delta: None,
             compaction: Some(r),
             size: None,
             policy,
-            reason: "rewrote the store (--compact-at 0: every update compacts)".into(),
+            reason,
             seconds: t0.elapsed().as_secs_f64(),
-        });
+        })
+    };
+    if policy == Compaction::At(0.0) {
+        let why = "rewrote the store (--compact-at 0: every update compacts)";
+        return rewrite(target, adds, removes, why.into());
     }
     let (mut adds, mut removes) = (adds, removes);
     let dopts = crate::ingest::update::DeltaOptions {
@@ -219,15 +224,8 @@ pub fn update_with_policy(
         // holds only the removals), so an update too large for the delta
         // rewrites the store, reading its sources again from the start.
         (Err(big), Compaction::At(_)) => {
-            let r = update(target, adds, removes, opts)?;
-            return Ok(PolicyReport {
-                delta: None,
-                compaction: Some(r),
-                size: None,
-                policy,
-                reason: format!("rewrote the store: {} (a rewrite streams them)", big.why),
-                seconds: t0.elapsed().as_secs_f64(),
-            });
+            let why = format!("rewrote the store: {} (a rewrite streams them)", big.why);
+            return rewrite(target, adds, removes, why);
         }
     };
     let Locked { store, _lock } = target;
